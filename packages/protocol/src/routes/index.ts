@@ -1,0 +1,3 @@
+export { findRoute, type RouteMatch } from './match.ts';
+export type { HttpMethod, RouteAuth, RouteDef } from './route-def.ts';
+export { type RouteId, routeById, routes } from './table.ts';

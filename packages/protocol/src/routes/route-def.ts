@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import type { Scope } from '../scopes/parse.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route:
+ * - `public`: no bearer;
+ * - `token`: any valid bearer (owner, app or node);
+ * - `owner`: the owner token only (an app token gets 403 `forbidden`);
+ * - `scope`: the owner, or a token whose list covers `scope` (else 403 `scope_missing`);
+ * - `node`: a node token, for its own node only (the broker control plane).
+ */
+export type RouteAuth =
+  | { kind: 'public' }
+  | { kind: 'token' }
+  | { kind: 'owner' }
+  | { kind: 'scope'; scope: Scope }
+  | { kind: 'node' };
+
+export interface RouteDef {
+  /** Stable operation id, `<resource>.<action>`; also the OpenAPI `operationId`. */
+  id: string;
+  method: HttpMethod;
+  /** Path template with `{name}` parameters, e.g. `/v1/tokens/{id}`. */
+  path: string;
+  auth: RouteAuth;
+  summary: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** The success answer; for a stream, one event's `data:`. */
+  response: z.ZodType;
+  stream?: 'sse';
+}

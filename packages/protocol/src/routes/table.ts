@@ -1,0 +1,140 @@
+/**
+ * The `/v1` route table (docs/api-v1.md): one entry per route, with the auth each needs and the
+ * zod schemas of its parts. The daemon mounts from it, the client and CLI read it, and the
+ * OpenAPI document is generated from it. Later stages append routes here.
+ */
+import { bashBodySchema, bashResultSchema } from '../schemas/bash.ts';
+import { listOf, listQuerySchema } from '../schemas/common.ts';
+import { eventSchema, eventsQuerySchema } from '../schemas/events.ts';
+import {
+  healthResponseSchema,
+  healthzResponseSchema,
+  openApiResponseSchema,
+  readinessResponseSchema,
+  shutdownResponseSchema,
+  statusResponseSchema,
+} from '../schemas/system.ts';
+import {
+  connectBodySchema,
+  connectResponseSchema,
+  grantResponseSchema,
+  tokenParamsSchema,
+  tokenSchema,
+} from '../schemas/tokens.ts';
+import type { RouteDef } from './route-def.ts';
+
+export const routes = [
+  {
+    id: 'healthz.get',
+    method: 'GET',
+    path: '/healthz',
+    auth: { kind: 'public' },
+    summary: 'Liveness: the daemon process answers',
+    response: healthzResponseSchema,
+  },
+  {
+    id: 'health.get',
+    method: 'GET',
+    path: '/v1/health',
+    auth: { kind: 'public' },
+    summary: 'Health check of the TCP listener',
+    response: healthResponseSchema,
+  },
+  {
+    id: 'status.get',
+    method: 'GET',
+    path: '/v1/status',
+    auth: { kind: 'token' },
+    summary: 'Daemon status: version, pid, uptime, home, listeners',
+    response: statusResponseSchema,
+  },
+  {
+    id: 'readiness.get',
+    method: 'GET',
+    path: '/v1/model-auth/readiness',
+    auth: { kind: 'token' },
+    summary: 'Which model providers have usable credentials',
+    response: readinessResponseSchema,
+  },
+  {
+    id: 'grant.get',
+    method: 'GET',
+    path: '/v1/grant',
+    auth: { kind: 'token' },
+    summary: "The calling token's kind, app and scope list",
+    response: grantResponseSchema,
+  },
+  {
+    id: 'openapi.get',
+    method: 'GET',
+    path: '/v1/openapi.json',
+    auth: { kind: 'public' },
+    summary: 'This API as an OpenAPI 3.1 document',
+    response: openApiResponseSchema,
+  },
+  {
+    id: 'events.stream',
+    method: 'GET',
+    path: '/v1/events',
+    auth: { kind: 'owner' },
+    summary: 'The event log as server-sent events, resumable with Last-Event-ID or ?after=',
+    query: eventsQuerySchema,
+    response: eventSchema,
+    stream: 'sse',
+  },
+  {
+    id: 'connect.create',
+    method: 'POST',
+    path: '/v1/connect',
+    auth: { kind: 'owner' },
+    summary: 'Turn the TCP listener on and return its base URL with a bearer token',
+    body: connectBodySchema,
+    response: connectResponseSchema,
+  },
+  {
+    id: 'tokens.list',
+    method: 'GET',
+    path: '/v1/tokens',
+    auth: { kind: 'owner' },
+    summary: 'List tokens (never their secrets)',
+    query: listQuerySchema,
+    response: listOf(tokenSchema),
+  },
+  {
+    id: 'tokens.revoke',
+    method: 'DELETE',
+    path: '/v1/tokens/{id}',
+    auth: { kind: 'owner' },
+    summary: 'Revoke a token',
+    params: tokenParamsSchema,
+    response: tokenSchema,
+  },
+  {
+    id: 'shutdown.create',
+    method: 'POST',
+    path: '/v1/shutdown',
+    auth: { kind: 'owner' },
+    summary: 'Stop the daemon: answer, then drain and exit',
+    response: shutdownResponseSchema,
+  },
+  {
+    id: 'bash.run',
+    method: 'POST',
+    path: '/v1/bash',
+    auth: { kind: 'scope', scope: 'svc:act' },
+    summary: 'Run one command in an absolute working directory; a non-zero exit is a value',
+    body: bashBodySchema,
+    response: bashResultSchema,
+  },
+] as const satisfies readonly RouteDef[];
+
+export type RouteId = (typeof routes)[number]['id'];
+
+const byId = new Map<string, RouteDef>(routes.map((r) => [r.id, r]));
+
+/** The route with this id; throws on an unknown id (a programming error). */
+export function routeById(id: RouteId): RouteDef {
+  const route = byId.get(id);
+  if (route === undefined) throw new TypeError(`unknown route id '${id}'`);
+  return route;
+}

@@ -1,0 +1,25 @@
+/** `POST /v1/bash`: one command in a required absolute working directory. */
+import { z } from 'zod';
+import { absolutePathSchema } from './common.ts';
+
+export const BASH_TIMEOUT_MAX_MS = 3_600_000;
+
+export const bashBodySchema = z.strictObject({
+  command: z.string().min(1).max(100_000),
+  cwd: absolutePathSchema,
+  timeout_ms: z.number().int().min(1).max(BASH_TIMEOUT_MAX_MS).optional(),
+  env: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(32_768))
+    .optional()
+    .describe('added to the environment of the command'),
+});
+
+/** A non-zero exit is a value, not an error. */
+export const bashResultSchema = z.object({
+  exit_code: z.number().int().nullable().describe('null when killed by a signal'),
+  signal: z.string().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean().describe('stdout or stderr was cut at the output limit'),
+  duration_ms: z.number().nonnegative(),
+});

@@ -1,0 +1,82 @@
+/** Building blocks every DTO shares (DESIGN §6): ids, timestamps, scopes, lists, the error envelope. */
+import { z } from 'zod';
+import { ERROR_STATUS } from '../errors.ts';
+import { ID_PREFIXES, type IdKind } from '../ids.ts';
+import { MAX_SCOPE_LENGTH } from '../scopes/parse.ts';
+
+/** An id of one kind: its prefix and a ULID. */
+export function idSchema(kind: IdKind) {
+  return z
+    .string()
+    .regex(new RegExp(`^${ID_PREFIXES[kind]}[0-7][0-9A-HJKMNP-TV-Z]{25}$`))
+    .describe(`${kind} id: '${ID_PREFIXES[kind]}' followed by a ULID`);
+}
+
+/** Provider, profile and app names. */
+export const nameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,62}$/)
+  .describe('a lowercase letter, then up to 62 of a-z, 0-9, -');
+
+/** RFC 3339 date-time in UTC, e.g. `2026-01-02T03:04:05.678Z`. */
+export const timestampSchema = z.iso.datetime();
+
+/**
+ * One scope string. Only its shape is checked here; the vocabulary is checked by
+ * `parseScopeList`, whose reasons (legacy names, `svc:act` without `svc:llm`) are the answer.
+ */
+export const scopeSchema = z.string().min(1).max(MAX_SCOPE_LENGTH).describe('a scope string');
+
+/** An absolute host path (the daemon resolves and checks it; no NUL byte). */
+export const absolutePathSchema = z
+  .string()
+  .regex(/^\/[^\0]*$/)
+  .max(4096)
+  .describe('an absolute path');
+
+/**
+ * A non-negative integer carried in a query string. Input is the decimal string, output the
+ * number, so the OpenAPI document (input side) shows what goes on the wire.
+ */
+export function queryInt(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .describe(`an integer from ${min} to ${max}`);
+}
+
+export const LIST_LIMIT_MAX = 200;
+
+/** `?limit=&after=` of every list (DESIGN §6). */
+export const listQuerySchema = z.object({
+  limit: queryInt(1, LIST_LIMIT_MAX).optional(),
+  after: z.string().min(1).max(200).optional().describe('the next_cursor of the previous page'),
+});
+
+/** `{"data": [...], "has_more", "next_cursor"}`. */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable(),
+  });
+}
+
+export const okSchema = z.object({ ok: z.literal(true) });
+
+const errorCodes = Object.keys(ERROR_STATUS) as [
+  keyof typeof ERROR_STATUS,
+  ...(keyof typeof ERROR_STATUS)[],
+];
+
+export const errorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.string().describe(`one of: ${errorCodes.join(', ')}`),
+    message: z.string(),
+    field: z.string().optional(),
+    received: z.unknown().optional(),
+    request_id: z.string(),
+  }),
+});

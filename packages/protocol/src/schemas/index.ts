@@ -1,0 +1,5 @@
+export * from './bash.ts';
+export * from './common.ts';
+export * from './events.ts';
+export * from './system.ts';
+export * from './tokens.ts';

@@ -1,0 +1,36 @@
+/** Liveness, health, status, readiness and shutdown of the daemon. */
+import { z } from 'zod';
+import { absolutePathSchema, okSchema, timestampSchema } from './common.ts';
+
+/** `GET /healthz` (liveness) and `POST /v1/shutdown`. */
+export { okSchema as healthzResponseSchema, okSchema as shutdownResponseSchema };
+
+export const healthResponseSchema = z.object({ ok: z.literal(true), version: z.string() });
+
+export const tcpListenerSchema = z.object({
+  host: z.string(),
+  port: z.number().int().min(1).max(65535),
+  base_url: z.url(),
+});
+
+export const statusResponseSchema = z.object({
+  status: z.literal('ready'),
+  version: z.string(),
+  pid: z.number().int().positive(),
+  started_at: timestampSchema,
+  uptime_s: z.number().nonnegative(),
+  home: absolutePathSchema,
+  socket_path: absolutePathSchema,
+  tcp: tcpListenerSchema.nullable().describe('null while the TCP listener is off'),
+});
+
+export const providerReadinessSchema = z.object({
+  provider: z.string(),
+  ready: z.boolean(),
+  reason: z.string().optional().describe('why the provider is not ready'),
+});
+
+export const readinessResponseSchema = z.object({ providers: z.array(providerReadinessSchema) });
+
+/** The OpenAPI document itself: an object this schema does not describe further. */
+export const openApiResponseSchema = z.record(z.string(), z.unknown());
