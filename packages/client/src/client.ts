@@ -1,0 +1,108 @@
+import type { APIPromise } from './core/api-promise.ts';
+import { SvcError } from './core/errors.ts';
+import type { Fetch, RequestOptions } from './core/request-options.ts';
+import { Transport } from './core/transport.ts';
+import { readEnv } from './internal/env.ts';
+import type { HeadersLike } from './internal/headers.ts';
+import { checkMaxRetries, checkTimeout, show } from './internal/options.ts';
+import { Auth } from './resources/auth.ts';
+import { Bash } from './resources/bash.ts';
+import { Events } from './resources/events.ts';
+import { Grant } from './resources/grant.ts';
+import { Health } from './resources/health.ts';
+import { System } from './resources/system.ts';
+
+export interface ClientOptions {
+  /** The daemon's URL, e.g. the `base_url` of `svc sys connect`. Default: `SVC_BASE_URL`. */
+  baseUrl?: string;
+  /** Bearer token. Default: `SVC_TOKEN`. */
+  token?: string;
+  /** Milliseconds per attempt. Default 60 000. */
+  timeout?: number;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** A WHATWG `fetch`. Default: the global one. */
+  fetch?: Fetch;
+  /** Headers sent with every request. */
+  defaultHeaders?: HeadersLike;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_RETRIES = 2;
+
+/** The client of the svc daemon's `/v1` API. */
+export class Svc {
+  readonly baseUrl: string;
+  readonly timeout: number;
+  readonly maxRetries: number;
+
+  readonly system: System;
+  readonly auth: Auth;
+  readonly grant: Grant;
+  readonly health: Health;
+  readonly bash: Bash;
+  readonly events: Events;
+
+  readonly #transport: Transport;
+
+  constructor(options: ClientOptions = {}) {
+    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? readEnv('SVC_BASE_URL'));
+    this.timeout = checkTimeout(options.timeout, 'options') ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = checkMaxRetries(options.maxRetries, 'options') ?? DEFAULT_MAX_RETRIES;
+    const token = options.token ?? readEnv('SVC_TOKEN');
+    if (token !== undefined && typeof token !== 'string') {
+      throw new TypeError(`options.token must be a string; received ${typeof token}`);
+    }
+    const fetch = options.fetch ?? globalThis.fetch?.bind(globalThis);
+    if (typeof fetch !== 'function') {
+      throw new TypeError('options.fetch must be a function (this runtime has no global fetch)');
+    }
+    this.#transport = new Transport({
+      baseUrl: this.baseUrl,
+      token,
+      timeout: this.timeout,
+      maxRetries: this.maxRetries,
+      fetch,
+      defaultHeaders: options.defaultHeaders,
+    });
+    this.system = new System(this.#transport);
+    this.auth = new Auth(this.#transport);
+    this.grant = new Grant(this.#transport);
+    this.health = new Health(this.#transport);
+    this.bash = new Bash(this.#transport);
+    this.events = new Events(this.#transport);
+  }
+
+  /**
+   * Any route, untyped: the way to excluded routes and routes newer than this client. Same
+   * token, retries, idempotency key and error classes as the typed methods; the answer is the
+   * parsed JSON body. Put query parameters in `path`.
+   */
+  request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: RequestOptions,
+  ): APIPromise<T> {
+    return this.#transport.request(method, path, body === undefined ? {} : { body }, options);
+  }
+}
+
+function normalizeBaseUrl(value: string | undefined): string {
+  if (value === undefined) {
+    throw new SvcError(
+      'missing_base_url',
+      'new Svc(): no baseUrl given and SVC_BASE_URL is not set. For the local daemon use ' +
+        "createLocalClient() from '@svc/client/node'; for a remote one run `svc sys connect` " +
+        'and pass its base_url and token (or set SVC_BASE_URL and SVC_TOKEN).',
+    );
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new TypeError(`options.baseUrl must be an http(s) URL; received ${show(value)}`);
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}

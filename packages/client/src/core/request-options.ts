@@ -1,0 +1,22 @@
+import type { HeadersLike } from '../internal/headers.ts';
+
+/** The last argument of every client method. */
+export interface RequestOptions {
+  /** Extra headers for this call; they win over the client's, and `null` removes one. */
+  headers?: HeadersLike;
+  /** Aborting it ends the call with `APIUserAbortError`; an aborted call is never retried. */
+  signal?: AbortSignal;
+  /** Milliseconds per attempt (default: the client's, 60 000). */
+  timeout?: number;
+  /** Retries after the first attempt (default: the client's, 2). */
+  maxRetries?: number;
+}
+
+/** Options of a streaming method: no `timeout` (streams are long-lived), plus `after`. */
+export interface StreamOptions extends Omit<RequestOptions, 'timeout'> {
+  /** Resume after this event id: sent as `Last-Event-ID` (WHATWG HTML §9.2). */
+  after?: string | number;
+}
+
+/** The `fetch` the client calls; any WHATWG-compatible implementation works. */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>;

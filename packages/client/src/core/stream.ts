@@ -1,0 +1,120 @@
+import { linkAbort } from '../internal/abort.ts';
+import { sleep } from '../internal/sleep.ts';
+import { APIConnectionError, APIError, APIUserAbortError } from './errors.ts';
+import { backoff, retryDelay, shouldRetry } from './retry.ts';
+import { type ServerSentEvent, SSEParser } from './sse.ts';
+import type { RawResponse } from './transport.ts';
+
+export interface StreamInit<T> {
+  /** Opens one connection, sending `lastEventId` (when not empty) as `Last-Event-ID`. */
+  open(lastEventId: string, signal: AbortSignal): Promise<RawResponse>;
+  parse(event: ServerSentEvent): T;
+  /** Consecutive failed connections tolerated before the stream gives up. */
+  maxRetries: number;
+  /** A connection silent (not even a keepalive comment) this long is treated as dropped. */
+  idleTimeout: number;
+  signal: AbortSignal | undefined;
+  after: string;
+}
+
+/**
+ * A server-sent event stream as an async iterator that survives disconnects: it reconnects
+ * with `Last-Event-ID` set to the last id seen, so the server resumes right after it (no event
+ * lost, none repeated). `break` out of the loop aborts the request.
+ */
+export class Stream<T> implements AsyncIterable<T> {
+  /** The id of the last event delivered: pass it as `after` to resume later. */
+  lastEventId: string;
+  readonly #init: StreamInit<T>;
+
+  constructor(init: StreamInit<T>) {
+    this.#init = init;
+    this.lastEventId = init.after;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    const { open, parse, maxRetries, idleTimeout, signal } = this.#init;
+    const stream = new AbortController();
+    const unlink = linkAbort(signal, stream);
+    // Only failures of the connection itself lead to a reconnect; a parse error propagates.
+    const disconnected = (error: unknown): never => {
+      if (signal?.aborted) throw new APIUserAbortError();
+      throw new Disconnected(asRetryable(error));
+    };
+    let failures = 0;
+    let reconnectMs: number | undefined;
+    try {
+      for (;;) {
+        const connection = new AbortController();
+        const unlinkConnection = linkAbort(stream.signal, connection);
+        let idle: ReturnType<typeof setTimeout> | undefined;
+        let failure: APIError | undefined;
+        try {
+          const raw = await open(this.lastEventId, connection.signal).catch(disconnected);
+          raw.endTimeout();
+          // WHATWG HTML §9.2.3: 204 No Content tells the client to stop reconnecting.
+          if (raw.response.status === 204) return;
+          const parser = new SSEParser(this.lastEventId);
+          const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+          const reader = raw.response.body!.getReader();
+          for (;;) {
+            idle = setTimeout(() => connection.abort(), idleTimeout);
+            const chunk = await reader.read().catch(disconnected);
+            clearTimeout(idle); // the consumer's own pace is not the connection's silence
+            if (chunk.done) break;
+            for (const event of parser.feed(decoder.decode(chunk.value, { stream: true }))) {
+              failures = 0;
+              this.lastEventId = event.id;
+              yield parse(event);
+            }
+            this.lastEventId = parser.lastEventId;
+            reconnectMs = parser.retry ?? reconnectMs;
+          }
+        } catch (error) {
+          if (!(error instanceof Disconnected)) throw error;
+          failure = error.failure;
+        } finally {
+          clearTimeout(idle);
+          unlinkConnection();
+          connection.abort();
+        }
+        // Disconnected: cleanly (the server ended the body) or by `failure`.
+        if (failures >= maxRetries) {
+          if (failure) throw failure;
+          return;
+        }
+        const delay = failure?.headers
+          ? retryDelay(failures, failure.headers)
+          : (reconnectMs ?? backoff(failures));
+        failures++;
+        try {
+          await sleep(delay, stream.signal);
+        } catch {
+          throw new APIUserAbortError();
+        }
+      }
+    } finally {
+      unlink();
+      stream.abort();
+    }
+  }
+}
+
+class Disconnected extends Error {
+  readonly failure: APIError;
+
+  constructor(failure: APIError) {
+    super(failure.message);
+    this.failure = failure;
+  }
+}
+
+/** Returns the failure when a reconnect may cure it; throws it otherwise. */
+function asRetryable(error: unknown): APIError {
+  if (error instanceof APIError) {
+    if (error.status === undefined || shouldRetry(error.status, error.headers!)) return error;
+    throw error;
+  }
+  // A broken body read (reset, idle timeout) surfaces as a plain error from the reader.
+  return new APIConnectionError({ message: 'The event stream was interrupted.', cause: error });
+}

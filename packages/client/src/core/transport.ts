@@ -1,0 +1,271 @@
+import { REQUEST_ID_HEADER } from '@svc/protocol';
+import { linkAbort } from '../internal/abort.ts';
+import { type HeadersLike, mergeHeaders } from '../internal/headers.ts';
+import { checkMaxRetries, checkTimeout } from '../internal/options.ts';
+import { sleep } from '../internal/sleep.ts';
+import { uuid4 } from '../internal/uuid.ts';
+import { APIPromise } from './api-promise.ts';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from './errors.ts';
+import type { Fetch, RequestOptions, StreamOptions } from './request-options.ts';
+import { retryDelay, shouldRetry } from './retry.ts';
+import { Stream } from './stream.ts';
+
+export interface TransportConfig {
+  baseUrl: string;
+  token: string | undefined;
+  timeout: number;
+  maxRetries: number;
+  fetch: Fetch;
+  defaultHeaders: HeadersLike | undefined;
+}
+
+/** Query parameters; arrays are sent comma-separated, `undefined` is left out. */
+export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+/** An answer whose headers are in; its body is still read under the attempt's timeout. */
+export interface RawResponse {
+  response: Response;
+  requestId: string | null;
+  /** Ends the attempt's timeout; the caller's signal can still abort the body (a stream). */
+  endTimeout(): void;
+  /** Ends the attempt: timeout and link to the caller's signal (the body has been read). */
+  release(): void;
+  /** The error for a failure while reading the body. */
+  fail(cause: unknown): APIError<undefined>;
+}
+
+interface Call {
+  method: string;
+  path: string;
+  query: Query | undefined;
+  body: unknown;
+  headers: HeadersLike | undefined;
+  signal: AbortSignal | undefined;
+  timeout: number;
+  maxRetries: number;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/**
+ * The one path every call takes: URL and headers, per-attempt timeout, retries with the shared
+ * policy, and the mapping of failures to the error classes.
+ */
+export class Transport {
+  readonly #config: TransportConfig;
+
+  constructor(config: TransportConfig) {
+    this.#config = config;
+  }
+
+  /** Sends a JSON request and resolves to the parsed JSON answer (`null` for an empty body). */
+  request<T>(
+    method: string,
+    path: string,
+    init: { query?: Query; body?: unknown } = {},
+    options: RequestOptions = {},
+  ): APIPromise<T> {
+    const call = this.#call(method.toUpperCase(), path, init.query, init.body, options);
+    return new APIPromise<T>(this.send(call), (raw) => readJson(raw) as Promise<T>);
+  }
+
+  /** Opens a resumable server-sent event stream; each event's `data` is parsed as JSON. */
+  stream<T>(path: string, query: Query | undefined, options: StreamOptions = {}): Stream<T> {
+    const maxRetries = checkMaxRetries(options.maxRetries, 'options') ?? this.#config.maxRetries;
+    return new Stream<T>({
+      open: (lastEventId, signal) =>
+        this.send({
+          ...this.#call('GET', path, query, undefined, { ...options, maxRetries: 0 }),
+          headers: mergeHeaders(options.headers, {
+            accept: 'text/event-stream',
+            'last-event-id': lastEventId || undefined,
+          }),
+          signal,
+        }),
+      parse: (event) => JSON.parse(event.data) as T,
+      maxRetries,
+      idleTimeout: this.#config.timeout,
+      signal: options.signal,
+      after: options.after === undefined ? '' : String(options.after),
+    });
+  }
+
+  #call(
+    method: string,
+    path: string,
+    query: Query | undefined,
+    body: unknown,
+    options: RequestOptions,
+  ): Call {
+    if (typeof path !== 'string' || !path.startsWith('/')) {
+      throw new TypeError(`path must be a string starting with "/"; received ${String(path)}`);
+    }
+    if (body !== undefined && SAFE_METHODS.has(method)) {
+      throw new TypeError(`a ${method} request has no body; put parameters in the query string`);
+    }
+    return {
+      method,
+      path,
+      query,
+      body,
+      headers: options.headers,
+      signal: options.signal,
+      timeout: checkTimeout(options.timeout, 'options') ?? this.#config.timeout,
+      maxRetries: checkMaxRetries(options.maxRetries, 'options') ?? this.#config.maxRetries,
+    };
+  }
+
+  /** Runs the attempts of one call; resolves once a 2xx answer's headers are in. */
+  async send(call: Call): Promise<RawResponse> {
+    const { baseUrl, token, defaultHeaders } = this.#config;
+    const url = baseUrl + call.path + queryString(call.query);
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const headers = mergeHeaders(
+      { accept: 'application/json' },
+      body === undefined ? undefined : { 'content-type': 'application/json' },
+      token === undefined ? undefined : { authorization: `Bearer ${token}` },
+      defaultHeaders,
+      call.headers,
+    );
+    // One key for every attempt of this call, so a retried create is applied once.
+    if (!SAFE_METHODS.has(call.method) && !headers.has('idempotency-key')) {
+      headers.set('idempotency-key', `svc-retry-${uuid4()}`);
+    }
+
+    for (let retry = 0; ; retry++) {
+      if (call.signal?.aborted) throw new APIUserAbortError();
+      if (retry > 0) headers.set('svc-retry-count', String(retry));
+      const attempt = new Attempt(call);
+      let response: Response;
+      try {
+        response = await this.#config.fetch(url, {
+          method: call.method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: attempt.signal,
+        });
+      } catch (cause) {
+        attempt.release();
+        const error = attempt.failure(cause);
+        if (error instanceof APIUserAbortError || retry >= call.maxRetries) throw error;
+        await wait(retryDelay(retry), call.signal);
+        continue;
+      }
+      const raw: RawResponse = {
+        response,
+        requestId: response.headers.get(REQUEST_ID_HEADER),
+        endTimeout: () => attempt.endTimeout(),
+        release: () => attempt.release(),
+        fail: (cause) => attempt.failure(cause),
+      };
+      if (response.ok) return raw;
+      if (retry < call.maxRetries && shouldRetry(response.status, response.headers)) {
+        attempt.release();
+        await response.body?.cancel().catch(() => {});
+        await wait(retryDelay(retry, response.headers), call.signal);
+        continue;
+      }
+      const text = await readBody(raw);
+      throw APIError.generate(response.status, parseLenient(text), response.headers);
+    }
+  }
+}
+
+/** The signal of one attempt: the caller's signal plus this attempt's timeout. */
+class Attempt {
+  readonly #controller = new AbortController();
+  readonly #unlink: () => void;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #call: Call;
+  #timedOut = false;
+
+  constructor(call: Call) {
+    this.#call = call;
+    this.#unlink = linkAbort(call.signal, this.#controller);
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#controller.abort();
+    }, call.timeout);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  endTimeout(): void {
+    clearTimeout(this.#timer);
+  }
+
+  release(): void {
+    clearTimeout(this.#timer);
+    this.#unlink();
+  }
+
+  /** Names what ended the attempt: the caller, the timeout, or the network. */
+  failure(cause: unknown): APIError<undefined> {
+    if (this.#call.signal?.aborted) return new APIUserAbortError();
+    if (this.#timedOut) return new APIConnectionTimeoutError(this.#call.timeout);
+    return new APIConnectionError({ message: `Connection error: ${describe(cause)}`, cause });
+  }
+}
+
+async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, signal);
+  } catch {
+    throw new APIUserAbortError();
+  }
+}
+
+async function readBody(raw: RawResponse): Promise<string> {
+  try {
+    return await raw.response.text();
+  } catch (cause) {
+    throw raw.fail(cause);
+  } finally {
+    raw.release();
+  }
+}
+
+/** A 2xx body: JSON when labelled so, else text; `null` when empty (e.g. 204). */
+async function readJson(raw: RawResponse): Promise<unknown> {
+  const text = await readBody(raw);
+  if (text === '') return null;
+  return isJson(raw.response.headers) ? JSON.parse(text) : text;
+}
+
+function parseLenient(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function isJson(headers: Headers): boolean {
+  return /\bjson\b/i.test(headers.get('content-type') ?? '');
+}
+
+function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    params.set(key, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** The innermost message: undici's "fetch failed" hides the useful "connect ECONNREFUSED …". */
+function describe(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}

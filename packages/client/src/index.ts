@@ -1,0 +1,29 @@
+export { type ClientOptions, Svc } from './client.ts';
+export { APIPromise } from './core/api-promise.ts';
+export {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  type ErrorBody,
+  InternalServerError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  RateLimitError,
+  SvcError,
+  UnprocessableEntityError,
+} from './core/errors.ts';
+export type { Fetch, RequestOptions, StreamOptions } from './core/request-options.ts';
+export type { ServerSentEvent } from './core/sse.ts';
+export { Stream } from './core/stream.ts';
+export type { HeadersLike } from './internal/headers.ts';
+export type { AuthStatus, ModelAuthReadiness } from './resources/auth.ts';
+export type { BashResult, BashRunParams } from './resources/bash.ts';
+export type { EventStreamParams, SvcEvent } from './resources/events.ts';
+export type { GrantInfo } from './resources/grant.ts';
+export type { HealthStatus } from './resources/health.ts';
+export type { Liveness, SystemStatus } from './resources/system.ts';

@@ -1,0 +1,34 @@
+import type { readinessResponseSchema } from '@svc/protocol';
+import type { RequestOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Output } from '../internal/types.ts';
+import type { SystemStatus } from './system.ts';
+
+export type ModelAuthReadiness = Output<typeof readinessResponseSchema>;
+
+export interface AuthStatus {
+  status: SystemStatus;
+  /** `null` while the daemon does not report `ready`. */
+  readiness: ModelAuthReadiness | null;
+}
+
+export class Auth extends APIResource {
+  /**
+   * The daemon's status, then model-auth readiness once the daemon says it is ready
+   * (GET /v1/status, then GET /v1/model-auth/readiness). A daemon still starting answers 503,
+   * which the retry policy waits out.
+   */
+  async status(options?: RequestOptions): Promise<AuthStatus> {
+    const status = await this._transport.request<SystemStatus>('GET', '/v1/status', {}, options);
+    const readiness =
+      status.status === 'ready'
+        ? await this._transport.request<ModelAuthReadiness>(
+            'GET',
+            '/v1/model-auth/readiness',
+            {},
+            options,
+          )
+        : null;
+    return { status, readiness };
+  }
+}

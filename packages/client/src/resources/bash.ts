@@ -1,0 +1,23 @@
+import type { bashBodySchema, bashResultSchema } from '@svc/protocol';
+import type { APIPromise } from '../core/api-promise.ts';
+import type { RequestOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import { show } from '../internal/options.ts';
+import type { Output } from '../internal/types.ts';
+
+/** `{ command, cwd, timeout_ms?, env? }`; `cwd` is absolute on the daemon's host (it checks). */
+export type BashRunParams = Output<typeof bashBodySchema>;
+/** A non-zero exit is a value: `exit_code` (null when killed), `signal`, `stdout`, `stderr`. */
+export type BashResult = Output<typeof bashResultSchema>;
+
+export class Bash extends APIResource {
+  /** Runs one command (POST /v1/bash). A non-zero exit is a value, not an error. */
+  run(params: BashRunParams, options?: RequestOptions): APIPromise<BashResult> {
+    for (const key of ['command', 'cwd'] as const) {
+      if (typeof params?.[key] !== 'string') {
+        throw new TypeError(`params.${key} must be a string; received ${show(params?.[key])}`);
+      }
+    }
+    return this._transport.request('POST', '/v1/bash', { body: params }, options);
+  }
+}

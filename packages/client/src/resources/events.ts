@@ -1,0 +1,33 @@
+import type { eventSchema } from '@svc/protocol';
+import type { StreamOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Stream } from '../core/stream.ts';
+import type { Output } from '../internal/types.ts';
+
+/** One event of the daemon's log: `{ seq, kind, subject_id, payload, created_at }`. */
+export type SvcEvent = Output<typeof eventSchema>;
+
+export interface EventStreamParams {
+  /** Start after this `seq` (the same as `options.after`). */
+  after?: number | string;
+  /** Only these kinds, e.g. `['token.created', 'token.revoked']`. */
+  kinds?: string | readonly string[];
+}
+
+export class Events extends APIResource {
+  /**
+   * The daemon's event log, backlog then live (GET /v1/events, SSE). Resumes after a disconnect
+   * from the last `seq` seen.
+   */
+  stream(params: EventStreamParams = {}, options: StreamOptions = {}): Stream<SvcEvent> {
+    const after = options.after ?? params.after;
+    return this._transport.stream(
+      '/v1/events',
+      { kinds: params.kinds },
+      {
+        ...options,
+        ...(after === undefined ? {} : { after }),
+      },
+    );
+  }
+}

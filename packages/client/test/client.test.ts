@@ -1,0 +1,195 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { id, name, path } from '../src/core/path.ts';
+import { Svc, SvcError } from '../src/index.ts';
+import { envelope, json, ScriptedServer } from './helpers/server.ts';
+
+const server = new ScriptedServer();
+let baseUrl: string;
+let client: Svc;
+
+beforeAll(async () => {
+  baseUrl = await server.listen();
+  client = new Svc({ baseUrl, token: 'svc_owner_secret', defaultHeaders: { 'x-app': 'tests' } });
+});
+afterAll(() => server.close());
+afterEach(() => vi.unstubAllEnvs());
+
+const STATUS = {
+  status: 'ready',
+  version: '0.1.0',
+  pid: 1,
+  started_at: '2026-01-01T00:00:00.000Z',
+  uptime_s: 1,
+  home: '/h',
+  socket_path: '/h/daemon.sock',
+  tcp: null,
+};
+
+describe('construction', () => {
+  it('reads SVC_BASE_URL and SVC_TOKEN when not given', async () => {
+    vi.stubEnv('SVC_BASE_URL', `${baseUrl}/`);
+    vi.stubEnv('SVC_TOKEN', 'svc_app_fromenv');
+    const fromEnv = new Svc();
+    expect(fromEnv.baseUrl).toBe(baseUrl);
+    server.reset((_req, res) => json(res, 200, STATUS));
+    await fromEnv.system.status();
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer svc_app_fromenv');
+  });
+
+  it('explains how to connect when there is no base URL', () => {
+    vi.stubEnv('SVC_BASE_URL', '');
+    const error = (() => {
+      try {
+        new Svc();
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(SvcError);
+    expect(error).toMatchObject({ code: 'missing_base_url' });
+    expect((error as Error).message).toMatch(/@svc\/client\/node/);
+    expect((error as Error).message).toMatch(/svc sys connect/);
+  });
+
+  it('names a bad option in a TypeError', () => {
+    expect(() => new Svc({ baseUrl: 'localhost:1' })).toThrow(/options\.baseUrl/);
+    expect(() => new Svc({ baseUrl, timeout: 0 })).toThrow(TypeError);
+    expect(() => new Svc({ baseUrl, timeout: 2 ** 31 })).toThrow(/options\.timeout/);
+    expect(() => new Svc({ baseUrl, maxRetries: 1.5 })).toThrow(/options\.maxRetries/);
+    expect(() => new Svc({ baseUrl, token: 42 as never })).toThrow(/options\.token/);
+    expect(() => client.system.status({ timeout: -1 })).toThrow(/options\.timeout/);
+    expect(() => client.request('GET', 'v1/status')).toThrow(/path must be a string/);
+    expect(() => client.request('GET', '/v1/status', { a: 1 })).toThrow(/GET request has no body/);
+  });
+
+  it('keeps a base URL path prefix and defaults timeout and retries', () => {
+    const prefixed = new Svc({ baseUrl: 'https://example.com/svc/' });
+    expect(prefixed).toMatchObject({
+      baseUrl: 'https://example.com/svc',
+      timeout: 60_000,
+      maxRetries: 2,
+    });
+    expect(JSON.stringify(new Svc({ baseUrl, token: 'svc_owner_secret' }))).not.toMatch(/secret/);
+  });
+});
+
+describe('resources', () => {
+  it('system, grant and health call their routes with the token and headers', async () => {
+    server.reset((req, res) => json(res, 200, { route: req.url }));
+    await expect(client.system.status()).resolves.toEqual({ route: '/v1/status' });
+    await expect(client.system.health()).resolves.toEqual({ route: '/healthz' });
+    await expect(client.grant.get()).resolves.toEqual({ route: '/v1/grant' });
+    await expect(client.health.get()).resolves.toEqual({ route: '/v1/health' });
+    for (const req of server.requests) {
+      expect(req.method).toBe('GET');
+      expect(req.headers).toMatchObject({
+        authorization: 'Bearer svc_owner_secret',
+        accept: 'application/json',
+        'x-app': 'tests',
+      });
+    }
+  });
+
+  it('per-call headers win and null removes a default', async () => {
+    server.reset((_req, res) => json(res, 200, {}));
+    await client.grant.get({ headers: { 'x-app': 'call', authorization: null } });
+    expect(server.requests[0]?.headers['x-app']).toBe('call');
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('auth.status reads readiness once the daemon is ready', async () => {
+    const readiness = { providers: [{ provider: 'scripted', ready: true }] };
+    server.reset((req, res) => json(res, 200, req.url === '/v1/status' ? STATUS : readiness));
+    await expect(client.auth.status()).resolves.toEqual({ status: STATUS, readiness });
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/status', '/v1/model-auth/readiness']);
+
+    server.reset((_req, res) => json(res, 200, { ...STATUS, status: 'starting' }));
+    await expect(client.auth.status()).resolves.toMatchObject({ readiness: null });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('bash.run posts its body and returns a non-zero exit as a value', async () => {
+    const result = {
+      exit_code: 3,
+      signal: null,
+      stdout: '',
+      stderr: 'x',
+      truncated: false,
+      duration_ms: 2,
+    };
+    server.reset((_req, res) => json(res, 200, result));
+    const params = { command: 'exit 3', cwd: '/tmp', timeout_ms: 1000, env: { A: 'b' } };
+    await expect(client.bash.run(params)).resolves.toEqual(result);
+    expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/v1/bash' });
+    expect(JSON.parse(server.requests[0]!.body)).toEqual(params);
+    expect(server.requests[0]?.headers['content-type']).toBe('application/json');
+  });
+
+  it('bash.run throws a TypeError for a missing command or cwd, sending nothing', () => {
+    server.reset((_req, res) => json(res, 200, {}));
+    expect(() => client.bash.run({ command: 'ls' } as never)).toThrow(
+      /params\.cwd must be a string/,
+    );
+    expect(() => client.bash.run({ cwd: '/' } as never)).toThrow(TypeError);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('client.request', () => {
+  it('reaches any route with the same auth, retries and errors', async () => {
+    server.reset((req, res, i) =>
+      i === 0
+        ? json(res, 503, envelope('not_ready', 'wait'), { 'retry-after-ms': '10' })
+        : json(res, 200, { method: req.method, url: req.url, body: JSON.parse(req.body) }),
+    );
+    await expect(client.request('post', '/v1/focuses?x=1', { a: 1 })).resolves.toEqual({
+      method: 'POST',
+      url: '/v1/focuses?x=1',
+      body: { a: 1 },
+    });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]?.headers.authorization).toBe('Bearer svc_owner_secret');
+
+    server.reset((_req, res) => json(res, 404, envelope('not_found', 'no route')));
+    await expect(client.request('GET', '/v1/nope')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('exposes the response and request id via withResponse() and asResponse()', async () => {
+    server.reset((_req, res) => json(res, 200, { ok: true }, { 'svc-request-id': 'req_1' }));
+    const { data, response, requestId } = await client.request('GET', '/healthz').withResponse();
+    expect(data).toEqual({ ok: true });
+    expect(response.status).toBe(200);
+    expect(requestId).toBe('req_1');
+
+    const raw = await client.system.health().asResponse();
+    expect(await raw.json()).toEqual({ ok: true });
+
+    server.reset((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    await expect(client.request('DELETE', '/v1/things/1')).resolves.toBeNull();
+  });
+});
+
+describe('identifier checks in paths', () => {
+  const NODE = 'nd_01JABCDEFGHJKMNPQRSTVWXYZ0';
+
+  it('builds encoded paths from checked ids and names', () => {
+    expect(path`/v1/nodes/${id('node', NODE, 'nodeId')}/jobs`).toBe(`/v1/nodes/${NODE}/jobs`);
+    expect(path`/v1/profiles/${name('profile', 'work-1', 'profile')}`).toBe('/v1/profiles/work-1');
+  });
+
+  it('throws a TypeError naming the argument for a malformed id or name', () => {
+    expect(() => id('node', 'cron_01JABCDEFGHJKMNPQRSTVWXYZ0', 'nodeId')).toThrow(TypeError);
+    expect(() => id('node', '../etc', 'nodeId')).toThrow(/nodeId must be a node id/);
+    expect(() => id('cron', undefined, 'cronId')).toThrow(/cronId/);
+    expect(() => name('provider', 'Bad Name', 'provider')).toThrow(
+      /provider must be a provider name/,
+    );
+  });
+
+  it('refuses an unchecked interpolation', () => {
+    expect(() => path`/v1/nodes/${'nd_x' as never}`).toThrow(/checked with id\(\) or name\(\)/);
+  });
+});

@@ -1,0 +1,232 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  APIConnectionError,
+  APIUserAbortError,
+  AuthenticationError,
+  Svc,
+  type SvcEvent,
+} from '../src/index.ts';
+import { envelope, json, type Recorded, ScriptedServer } from './helpers/server.ts';
+
+const server = new ScriptedServer();
+let client: Svc;
+
+beforeAll(async () => {
+  client = new Svc({ baseUrl: await server.listen(), token: 'svc_owner_t', timeout: 2000 });
+});
+afterAll(() => server.close());
+
+const event = (seq: number): SvcEvent => ({
+  seq,
+  kind: 'token.created',
+  subject_id: null,
+  payload: { n: seq },
+  created_at: '2026-01-01T00:00:00.000Z',
+});
+const frame = (seq: number) =>
+  `id: ${seq}\nevent: token.created\ndata: ${JSON.stringify(event(seq))}\n\n`;
+
+function open(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+}
+
+/** Where the client asked to resume: Last-Event-ID wins over ?after=, as in the daemon. */
+function resumeFrom(req: Recorded): number {
+  const after = new URL(req.url, 'http://x').searchParams.get('after');
+  return Number(req.headers['last-event-id'] ?? after ?? 0);
+}
+
+async function take<T>(stream: AsyncIterable<T>, n: number): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of stream) {
+    out.push(item);
+    if (out.length === n) break;
+  }
+  return out;
+}
+
+describe('events.stream', () => {
+  it('resumes after a dropped connection with Last-Event-ID: exactly once, in order', async () => {
+    server.reset((req, res, i) => {
+      open(res);
+      const from = resumeFrom(req);
+      if (i === 0) {
+        res.write(frame(1) + frame(2) + frame(3));
+        // Half an event, then the connection dies: the partial event must be dropped.
+        res.write(`id: 4\ndata: {"seq":4`, () => setTimeout(() => res.destroy(), 20));
+      } else {
+        for (let seq = from + 1; seq <= 6; seq++) res.write(frame(seq));
+      }
+    });
+    const stream = client.events.stream({}, { maxRetries: 1 });
+    const events = await take(stream, 6);
+    expect(events).toEqual([1, 2, 3, 4, 5, 6].map(event));
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[0]?.headers['last-event-id']).toBeUndefined();
+    expect(server.requests[1]?.headers['last-event-id']).toBe('3');
+    expect(stream.lastEventId).toBe('6');
+  });
+
+  it('sends accept, auth, kinds and a start point; options.after wins over params.after', async () => {
+    server.reset((req, res) => {
+      open(res);
+      res.write(frame(resumeFrom(req) + 1));
+    });
+    await take(client.events.stream({ after: 9, kinds: ['token.created', 'token.revoked'] }), 1);
+    const [first] = server.requests;
+    expect(first?.url).toBe('/v1/events?kinds=token.created%2Ctoken.revoked');
+    expect(first?.headers).toMatchObject({
+      accept: 'text/event-stream',
+      authorization: 'Bearer svc_owner_t',
+      'last-event-id': '9',
+    });
+    server.reset((req, res) => {
+      open(res);
+      res.write(frame(resumeFrom(req) + 1));
+    });
+    const [next] = await take(client.events.stream({ after: 1 }, { after: 20 }), 1);
+    expect(next?.seq).toBe(21);
+  });
+
+  it('aborts the request when the loop breaks', async () => {
+    let closed = false;
+    server.reset((_req, res) => {
+      res.on('close', () => {
+        closed = true;
+      });
+      open(res);
+      res.write(frame(1));
+    });
+    await take(client.events.stream(), 1);
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(closed).toBe(true);
+  });
+
+  it('retries a retryable answer and throws a non-retryable one at once', async () => {
+    server.reset((_req, res, i) => {
+      if (i === 0)
+        return json(res, 503, envelope('not_ready', 'starting'), { 'retry-after-ms': '10' });
+      open(res);
+      res.write(frame(1));
+    });
+    await expect(take(client.events.stream(), 1)).resolves.toEqual([event(1)]);
+    expect(server.requests).toHaveLength(2);
+
+    server.reset((_req, res) => json(res, 401, envelope('unauthorized', 'bad token')));
+    await expect(take(client.events.stream(), 1)).rejects.toBeInstanceOf(AuthenticationError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('gives up after maxRetries consecutive failed connections', async () => {
+    server.reset((_req, res) => {
+      open(res);
+      res.write(': hello\nretry: 10\n\n', () => res.destroy());
+    });
+    const stream = client.events.stream({}, { maxRetries: 2 });
+    const error = await take(stream, 1).catch((e) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('resets the failure budget whenever an event arrives', async () => {
+    // Every connection delivers one event and drops: with maxRetries 1 it still goes on.
+    server.reset((req, res) => {
+      open(res);
+      res.write(`retry: 10\n${frame(resumeFrom(req) + 1)}`, () => res.destroy());
+    });
+    const events = await take(client.events.stream({}, { maxRetries: 1 }), 4);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('reconnects a silent connection after the idle timeout', async () => {
+    const quick = new Svc({ baseUrl: client.baseUrl, timeout: 150 });
+    server.reset((req, res, i) => {
+      open(res);
+      res.write(frame(resumeFrom(req) + 1)); // then silence on the first connection
+      if (i > 0) res.write(frame(resumeFrom(req) + 2));
+    });
+    const events = await take(quick.events.stream(), 3);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(server.requests[1]?.headers['last-event-id']).toBe('1');
+  });
+
+  it('does not count a slow consumer as a silent connection', async () => {
+    const quick = new Svc({ baseUrl: client.baseUrl, timeout: 100 });
+    server.reset((_req, res) => {
+      open(res);
+      res.write(frame(1));
+      setTimeout(() => res.write(frame(2)), 20);
+    });
+    const seen: number[] = [];
+    for await (const e of quick.events.stream()) {
+      seen.push(e.seq);
+      if (seen.length === 2) break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(seen).toEqual([1, 2]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('keeps a connection alive by comments alone', async () => {
+    const quick = new Svc({ baseUrl: client.baseUrl, timeout: 150 });
+    server.reset((_req, res) => {
+      open(res);
+      const timer = setInterval(() => res.write(': keepalive\n\n'), 40);
+      setTimeout(() => {
+        clearInterval(timer);
+        res.write(frame(1));
+      }, 400);
+      res.on('close', () => clearInterval(timer));
+    });
+    await expect(take(quick.events.stream(), 1)).resolves.toEqual([event(1)]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('waits the server retry field before reconnecting', async () => {
+    server.reset((req, res, i) => {
+      open(res);
+      if (i === 0) res.write(`retry: 300\n${frame(1)}`, () => res.destroy());
+      else res.write(frame(resumeFrom(req) + 1));
+    });
+    const started = performance.now();
+    await take(client.events.stream(), 2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('ends on 204 and, with maxRetries 0, when the server ends the stream', async () => {
+    server.reset((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    await expect(take(client.events.stream(), 1)).resolves.toEqual([]);
+
+    server.reset((_req, res) => {
+      open(res);
+      res.end(frame(1));
+    });
+    await expect(take(client.events.stream({}, { maxRetries: 0 }), 5)).resolves.toEqual([event(1)]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('throws APIUserAbortError when the caller aborts mid-stream', async () => {
+    server.reset((_req, res) => {
+      open(res);
+      res.write(frame(1));
+    });
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const error = await (async () => {
+      for await (const e of client.events.stream({}, { signal: controller.signal })) {
+        seen.push(e.seq);
+        setTimeout(() => controller.abort(), 20);
+      }
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(seen).toEqual([1]);
+  });
+
+  it('checks maxRetries like every other option', () => {
+    expect(() => client.events.stream({}, { maxRetries: -1 })).toThrow(/options\.maxRetries/);
+  });
+});
