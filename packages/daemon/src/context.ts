@@ -1,0 +1,36 @@
+/** The running daemon as its handlers and services see it (built once in `startDaemon`). */
+import type { SseRegistry } from './http/sse.ts';
+import type { Logger } from './lifecycle/logger.ts';
+import type { EventLog } from './services/events.ts';
+import type { TokenService } from './services/tokens.ts';
+import type { Store } from './store/index.ts';
+
+export interface TcpInfo {
+  host: string;
+  port: number;
+  base_url: string;
+}
+
+/** What the handlers need from the running daemon. */
+export interface DaemonContext {
+  version: string;
+  pid: number;
+  startedAt: Date;
+  home: string;
+  socketPath: string;
+  ownerTokenFile: string;
+  store: Store;
+  tokens: TokenService;
+  events: EventLog;
+  logger: Logger;
+  sse: SseRegistry;
+  sseKeepaliveMs: number;
+  tcp(): TcpInfo | null;
+  enableTcp(opts: { host?: string | undefined; port?: number | undefined }): Promise<TcpInfo>;
+  /** True once shutdown began: new requests are answered 503. */
+  draining(): boolean;
+  /** Starts the drain and exit; returns at once. */
+  requestShutdown(): void;
+  /** Aborted when the drain gives up waiting: long-running work (bash) stops then. */
+  hardStop: AbortSignal;
+}

@@ -1,0 +1,190 @@
+import { resolveHome } from '@svc/protocol/home';
+import { pino } from 'pino';
+import type { DaemonContext, TcpInfo } from './context.ts';
+import { ApiError, DaemonError } from './errors.ts';
+import { createApp } from './http/app.ts';
+import { SSE_KEEPALIVE_MS, sseRegistry } from './http/sse.ts';
+import { prepareHome } from './lifecycle/home.ts';
+import { acquireLock, releaseLock } from './lifecycle/lock.ts';
+import { createLogger } from './lifecycle/logger.ts';
+import type { ListenerServer } from './listeners/server.ts';
+import { listenTcp, type TcpListener } from './listeners/tcp.ts';
+import { listenUnix } from './listeners/unix.ts';
+import { eventLog } from './services/events.ts';
+import { tokenService } from './services/tokens.ts';
+import { openStore } from './store/index.ts';
+import { DAEMON_VERSION } from './version.ts';
+
+export interface StartDaemonOptions {
+  /** `SVC_HOME`; default `resolveHome()` (`SVC_HOME` env, then `~/.svc`). */
+  home?: string;
+  /** Turn the TCP listener on at start (default off). */
+  tcp?: { host?: string; port?: number } | false;
+  /** pino level for `logs/daemon.log`; default `info`. */
+  logLevel?: string;
+  /** SIGTERM/SIGINT drain and close the daemon (a second signal exits at once). Default false. */
+  installSignalHandlers?: boolean;
+  /** Interval of SSE `: keepalive` comments; default 15 s. For tests. */
+  sseKeepaliveMs?: number;
+  /** How long a shutdown waits for requests in flight before cutting them; default 30 s. */
+  drainTimeoutMs?: number;
+}
+
+export interface DaemonHandle {
+  home: string;
+  socketPath: string;
+  /** The TCP listener, or `null` while it is off. */
+  readonly tcp: TcpInfo | null;
+  /** Turns the TCP listener on (a no-op answering the current one when it is on). */
+  enableTcp(opts?: { host?: string; port?: number }): Promise<TcpInfo>;
+  /** Drains requests in flight, ends event streams, closes the database, removes socket and lock. */
+  close(): Promise<void>;
+  /** Settles once the daemon has closed, whoever asked (`close()`, a signal, `POST /v1/shutdown`). */
+  closed: Promise<void>;
+}
+
+/**
+ * Starts a daemon in this process: takes the home's lock, opens the database, makes sure an owner
+ * token exists, and listens on the unix socket (and TCP when asked).
+ */
+export async function startDaemon(opts: StartDaemonOptions = {}): Promise<DaemonHandle> {
+  const logLevel = opts.logLevel ?? 'info';
+  if (!(logLevel in pino.levels.values) && logLevel !== 'silent') {
+    throw new TypeError(
+      `logLevel must be one of ${Object.keys(pino.levels.values).join(', ')}, silent; received ${JSON.stringify(logLevel)}`,
+    );
+  }
+  const paths = prepareHome(resolveHome(opts.home));
+  const lock = acquireLock(paths.home);
+  const { logger, close: closeLog } = createLogger(paths.logFile, logLevel);
+  const cleanups: (() => void)[] = [() => releaseLock(paths.home)];
+  let unix: ListenerServer | undefined;
+  try {
+    const store = openStore(paths.db);
+    cleanups.unshift(() => store.db.close());
+    store.idempotency.releaseUnfinished();
+    const events = eventLog(store);
+    const tokens = tokenService(store, events);
+    tokens.ensureOwner(paths.ownerToken);
+
+    const hardStop = new AbortController();
+    const sse = sseRegistry();
+    let tcp: TcpListener | null = null;
+    let tcpStarting: Promise<TcpInfo> | null = null;
+    let closing: Promise<void> | null = null;
+    let resolveClosed!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      resolveClosed = resolve;
+    });
+
+    const enableTcp = (want: { host?: string | undefined; port?: number | undefined } = {}) => {
+      if (closing !== null)
+        return Promise.reject(new ApiError('not_ready', 'the daemon is shutting down'));
+      tcpStarting ??= listenTcp(app, want).then(
+        (listener) => {
+          tcp = listener;
+          events.record('listener.tcp', null, listener.info);
+          logger.info({ tcp: listener.info }, 'tcp listener on');
+          return listener.info;
+        },
+        (error: unknown) => {
+          tcpStarting = null;
+          throw error;
+        },
+      );
+      return tcpStarting.then((info) => {
+        const hostDiffers = want.host !== undefined && want.host !== info.host;
+        const portDiffers = want.port !== undefined && want.port !== 0 && want.port !== info.port;
+        if (hostDiffers || portDiffers) {
+          throw new DaemonError(
+            'tcp_already_on',
+            `the TCP listener is already on at ${info.base_url}`,
+          );
+        }
+        return info;
+      });
+    };
+
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        logger.info('daemon stopping');
+        try {
+          events.record('daemon.stopping', null, { pid: process.pid });
+        } catch (error) {
+          // A shutdown must finish even when the database is failing.
+          logger.error({ err: error }, 'could not record daemon.stopping');
+        }
+        sse.closeAll();
+        const grace = opts.drainTimeoutMs ?? 30_000;
+        const giveUp = setTimeout(() => hardStop.abort(), grace);
+        await Promise.all([unix?.close(grace), tcp?.close(grace)]);
+        clearTimeout(giveUp);
+        for (const cleanup of cleanups) cleanup();
+        logger.info('daemon stopped');
+        closeLog();
+        resolveClosed();
+      })();
+      return closing;
+    };
+
+    const ctx: DaemonContext = {
+      version: DAEMON_VERSION,
+      pid: process.pid,
+      startedAt: new Date(lock.started_at),
+      home: paths.home,
+      socketPath: paths.socket,
+      ownerTokenFile: paths.ownerToken,
+      store,
+      tokens,
+      events,
+      logger,
+      sse,
+      sseKeepaliveMs: opts.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
+      tcp: () => tcp?.info ?? null,
+      enableTcp,
+      draining: () => closing !== null,
+      requestShutdown: () => setImmediate(() => void close()),
+      hardStop: hardStop.signal,
+    };
+    const app = createApp(ctx);
+    unix = await listenUnix(app, paths.socket);
+    if (opts.tcp) await enableTcp(opts.tcp);
+    events.record('daemon.started', null, { pid: process.pid, version: DAEMON_VERSION });
+    logger.info(
+      { home: paths.home, socket: paths.socket, version: DAEMON_VERSION },
+      'daemon started',
+    );
+    if (opts.installSignalHandlers) installSignalHandlers(close, logger);
+
+    return {
+      home: paths.home,
+      socketPath: paths.socket,
+      get tcp() {
+        return tcp?.info ?? null;
+      },
+      enableTcp: (o) => enableTcp(o),
+      close,
+      closed,
+    };
+  } catch (error) {
+    await unix?.close(0);
+    for (const cleanup of cleanups) cleanup();
+    closeLog();
+    throw error;
+  }
+}
+
+function installSignalHandlers(
+  close: () => Promise<void>,
+  logger: { info(o: object, m: string): void },
+): void {
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(130);
+    signalled = true;
+    logger.info({ signal }, 'signal received; draining');
+    void close();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

@@ -1,0 +1,57 @@
+import { Hono } from 'hono';
+import type { DaemonContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { routeAuth } from './auth.ts';
+import { registerBash } from './bash.ts';
+import { registerConnect } from './connect.ts';
+import { cors } from './cors.ts';
+import type { AppEnv } from './env.ts';
+import { errorResponse, handleError } from './errors.ts';
+import { registerEvents } from './events.ts';
+import { registerGrant } from './grant.ts';
+import { registerHealth } from './health.ts';
+import { hostGuard } from './host-guard.ts';
+import { idempotency } from './idempotency.ts';
+import { routeInput } from './input.ts';
+import { registerOpenApi } from './openapi.ts';
+import { registerReadiness } from './readiness.ts';
+import { requestContext } from './request-context.ts';
+import { registerShutdown } from './shutdown.ts';
+import { registerStatus } from './status.ts';
+import { registerTokens } from './tokens.ts';
+
+/**
+ * The daemon's `/v1` app, shared by both listeners (the adapter passes which one in
+ * `c.env.listener`). Middleware runs in this order: request id and log line; Host allow-list;
+ * CORS; route lookup and auth; input validation; Idempotency-Key; then the route's handler.
+ */
+export function createApp(ctx: DaemonContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use(requestContext(ctx));
+  app.use(hostGuard());
+  app.use(cors());
+  app.use(routeAuth(ctx.tokens));
+  app.use(routeInput());
+  app.use(idempotency(ctx.store.idempotency));
+
+  registerHealth(app, ctx);
+  registerStatus(app, ctx);
+  registerReadiness(app);
+  registerGrant(app);
+  registerOpenApi(app, ctx);
+  registerEvents(app, ctx);
+  registerConnect(app, ctx);
+  registerTokens(app, ctx);
+  registerShutdown(app, ctx);
+  registerBash(app, ctx);
+
+  // Reached only for a route of the protocol's table this daemon has no handler for yet.
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      new ApiError('not_found', `${c.req.method} ${c.req.path} is not served by this daemon`),
+    ),
+  );
+  app.onError(handleError);
+  return app;
+}

@@ -1,0 +1,26 @@
+import type { RouteDef } from '@svc/protocol';
+import type { Logger } from '../lifecycle/logger.ts';
+import type { Principal } from '../services/tokens.ts';
+
+/** Which listener a request arrived on; the TCP one carries the Host allow-list and CORS. */
+export type Listener = { kind: 'unix' } | { kind: 'tcp'; host: string; port: number };
+
+/** Validated request parts, set by the route guard before a handler runs. */
+export interface RouteInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  /** The body bytes as received (the Idempotency-Key fingerprint hashes them). */
+  raw: Uint8Array;
+}
+
+export type AppEnv = {
+  Bindings: { listener: Listener };
+  Variables: {
+    requestId: string;
+    log: Logger;
+    route: RouteDef;
+    principal: Principal | null;
+    input: RouteInput;
+  };
+};

@@ -1,0 +1,54 @@
+import { errorEnvelope } from '@svc/protocol';
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { ApiError } from '../errors.ts';
+import type { AppEnv } from './env.ts';
+
+/**
+ * The error envelope of `error` as a response, with any extra headers (`Allow`, …). A 401 names
+ * the scheme it wants in `WWW-Authenticate` (RFC 9110 §11.6.1, RFC 6750 §3).
+ */
+export function errorResponse(
+  c: Context<AppEnv>,
+  error: ApiError,
+  headers: Record<string, string> = {},
+): Response {
+  if (error.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer realm="svc"';
+  const extra: { field?: string; received?: unknown } = {};
+  if (error.field !== undefined) extra.field = error.field;
+  if (error.hasReceived) extra.received = error.received;
+  const body = errorEnvelope(error.code, error.message, c.get('requestId'), extra);
+  return c.json(body, error.status as 400, headers);
+}
+
+/**
+ * `app.onError`: an `ApiError` is answered as is; anything else is a bug, logged with its stack
+ * and answered 500 `internal_error` without internals.
+ */
+export function handleError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof ApiError) return errorResponse(c, error);
+  c.get('log').error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
+  return errorResponse(c, new ApiError('internal_error', 'internal error; see the daemon log'));
+}
+
+/**
+ * 422 `validation_failed` from a zod failure: `field` is the dotted path of the first issue (an
+ * unknown key names the key), the message lists up to three issues.
+ */
+export function validationError(error: z.ZodError, where: 'body' | 'query' | 'params'): ApiError {
+  const issues = error.issues.slice(0, 3).map((issue) => {
+    const path = issuePath(issue);
+    return path === '' ? issue.message : `${path}: ${issue.message}`;
+  });
+  const first = error.issues[0];
+  const field = first === undefined ? '' : issuePath(first);
+  const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : '';
+  const message = `invalid request ${where}: ${issues.join('; ')}${more}`;
+  return new ApiError('validation_failed', message, field === '' ? {} : { field });
+}
+
+function issuePath(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined) path.push(issue.keys[0]);
+  return path.join('.');
+}

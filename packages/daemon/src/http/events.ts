@@ -1,0 +1,41 @@
+import type { Hono } from 'hono';
+import type { DaemonContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import type { AppEnv } from './env.ts';
+import { mount } from './route.ts';
+import { eventStream } from './sse.ts';
+
+/**
+ * `GET /v1/events`: the event log as SSE. `Last-Event-ID` (what an EventSource sends when it
+ * reconnects) wins over `?after=`; `?kinds=` filters.
+ */
+export function registerEvents(app: Hono<AppEnv>, ctx: DaemonContext): void {
+  mount(app, 'events.stream', (c, { query }) => {
+    const stream = eventStream(ctx.events, ctx.sse, {
+      after: lastEventId(c.req.header('last-event-id')) ?? query.after ?? 0,
+      kinds: query.kinds?.split(','),
+      keepaliveMs: ctx.sseKeepaliveMs,
+      signal: c.req.raw.signal,
+    });
+    return c.body(stream, 200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'X-Accel-Buffering': 'no',
+    });
+  });
+}
+
+function lastEventId(header: string | undefined): number | undefined {
+  if (header === undefined || header === '') return undefined;
+  if (!/^\d{1,15}$/.test(header)) {
+    throw new ApiError(
+      'invalid_request',
+      'Last-Event-ID must be an event seq (a non-negative integer)',
+      {
+        field: 'Last-Event-ID',
+        received: header.slice(0, 64),
+      },
+    );
+  }
+  return Number(header);
+}

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../errors.ts';
+import type { IdempotencyStore } from '../store/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS } from '../store/idempotency.ts';
+import type { AppEnv } from './env.ts';
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Answers whose body carries a secret shown once: the stored copy has that field blanked and the
+ * whole answer is kept in memory only, so a retry within this daemon's life gets it back exactly
+ * and no secret is ever written to the database.
+ */
+const SECRET_FIELDS: Readonly<Record<string, string>> = { 'connect.create': 'token' };
+
+/**
+ * `Idempotency-Key` on POST/PUT/PATCH/DELETE (draft-ietf-httpapi-idempotency-key-header): the
+ * first answer is stored per (token, key) with a fingerprint of method, path and body, and a
+ * retry gets it back with `Idempotent-Replayed: true`. The same key on another request → 409
+ * `conflict`; while the first is still running → 409 `conflict` (it must not run twice). A 5xx is
+ * not stored, so a retry may run again. Keys live 24 h.
+ */
+export function idempotency(store: IdempotencyStore): MiddlewareHandler<AppEnv> {
+  const secrets = new Map<string, { body: string; expires: number }>();
+  return async (c, next) => {
+    const key = c.req.header('idempotency-key');
+    const principal = c.get('principal');
+    if (key === undefined || principal === null || !MUTATING.has(c.req.method)) return next();
+    if (!KEY.test(key)) {
+      throw new ApiError(
+        'invalid_request',
+        'Idempotency-Key must be 1 to 255 visible ASCII characters',
+        {
+          field: 'Idempotency-Key',
+        },
+      );
+    }
+    const route = c.get('route');
+    const fingerprint = `${c.req.method} ${c.req.path} ${sha256(c.get('input').raw)}`;
+    const now = Date.now();
+    const memoKey = `${principal.tokenId}\n${key}`;
+    for (const [k, v] of secrets) if (v.expires <= now) secrets.delete(k);
+
+    const claim = store.claim(principal.tokenId, key, fingerprint, now);
+    if (!claim.claimed) {
+      const { row } = claim;
+      if (row.fingerprint !== fingerprint) {
+        throw new ApiError(
+          'conflict',
+          'this Idempotency-Key was already used with a different request (method, path or body)',
+          {
+            field: 'Idempotency-Key',
+          },
+        );
+      }
+      if (row.status === null) {
+        throw new ApiError(
+          'conflict',
+          'a request with this Idempotency-Key is still running; retry when it has answered',
+          {
+            field: 'Idempotency-Key',
+          },
+        );
+      }
+      const heldSecret = SECRET_FIELDS[route.id] !== undefined && row.status < 300;
+      const body = heldSecret ? secrets.get(memoKey)?.body : row.body;
+      if (body === undefined || body === null) {
+        throw new ApiError(
+          'conflict',
+          `the first answer to this Idempotency-Key held a secret shown only once, and the daemon restarted since; send the request again with a new key`,
+          {
+            field: 'Idempotency-Key',
+          },
+        );
+      }
+      return c.body(body, row.status as 200, {
+        'Content-Type': row.content_type ?? 'application/json',
+        'Idempotent-Replayed': 'true',
+      });
+    }
+
+    // Hono turns a handler's throw into the error response before `next` returns.
+    await next();
+    if (c.res.status >= 500) {
+      store.release(principal.tokenId, key);
+      return;
+    }
+    const body = await c.res.clone().text();
+    const secretField = SECRET_FIELDS[route.id];
+    let stored = body;
+    if (secretField !== undefined && c.res.ok) {
+      secrets.set(memoKey, { body, expires: now + IDEMPOTENCY_TTL_MS });
+      stored = JSON.stringify({ ...(JSON.parse(body) as object), [secretField]: null });
+    }
+    store.complete(principal.tokenId, key, c.res.status, c.res.headers.get('content-type'), stored);
+  };
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

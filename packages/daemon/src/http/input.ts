@@ -1,0 +1,92 @@
+import type { MiddlewareHandler } from 'hono';
+import type { z } from 'zod';
+import { ApiError } from '../errors.ts';
+import type { AppEnv } from './env.ts';
+import { validationError } from './errors.ts';
+
+/** Largest request body accepted (docs/api-v1.md). */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Reads and validates the matched route's params, query and body. The body is read with a hard
+ * byte limit (a lying or absent Content-Length cannot get past it), must be JSON (415 otherwise,
+ * 400 when malformed) and then match the route's schema (422 naming the field).
+ */
+export function routeInput(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const route = c.get('route');
+    const input = c.get('input');
+    input.params = parse(route.params, input.params, 'params');
+    input.query = parse(route.query, Object.fromEntries(new URL(c.req.url).searchParams), 'query');
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      input.raw = await readBody(c.req.raw);
+      if (route.body !== undefined) {
+        const json =
+          input.raw.length === 0 ? {} : decodeJson(input.raw, c.req.header('content-type'));
+        input.body = parse(route.body, json, 'body');
+      }
+    }
+    await next();
+  };
+}
+
+function parse(
+  schema: z.ZodType | undefined,
+  value: unknown,
+  where: 'params' | 'query' | 'body',
+): unknown {
+  if (schema === undefined) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(result.error, where);
+  return result.data;
+}
+
+async function readBody(request: Request): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (request.body === null) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function decodeJson(raw: Uint8Array, contentType: string | undefined): unknown {
+  if (contentType === undefined || !JSON_TYPE.test(contentType)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `request bodies must be application/json; received ${JSON.stringify(contentType ?? 'no Content-Type')}`,
+      { field: 'Content-Type' },
+    );
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw new ApiError('invalid_request', 'request body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(
+      'invalid_request',
+      `request body is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+}
+
+function tooLarge(): ApiError {
+  return new ApiError('payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+}

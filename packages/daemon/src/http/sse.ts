@@ -1,0 +1,103 @@
+import type { EventDto, EventLog } from '../services/events.ts';
+
+/** Default interval of `: keepalive` comments, so proxies and clients see a live connection. */
+export const SSE_KEEPALIVE_MS = 15_000;
+const PAGE = 200;
+const FINAL_FLUSH_MAX = 1_000;
+
+/** Open event streams, so shutdown can end them cleanly instead of cutting connections. */
+export function sseRegistry() {
+  const open = new Set<() => void>();
+  return {
+    add(close: () => void): () => void {
+      open.add(close);
+      return () => open.delete(close);
+    },
+    closeAll(): void {
+      for (const close of [...open]) close();
+    },
+    get size(): number {
+      return open.size;
+    },
+  };
+}
+
+export type SseRegistry = ReturnType<typeof sseRegistry>;
+
+export interface EventStreamOptions {
+  after: number;
+  kinds: readonly string[] | undefined;
+  keepaliveMs: number;
+  signal: AbortSignal;
+}
+
+/**
+ * The event log from `after` on as SSE (WHATWG HTML §9.2): `id:` seq, `event:` kind, `data:` the
+ * event. The stream subscribes before it reads anything and always reads the table by `seq >
+ * last sent`, so the backlog flows into live events with no gap and no duplicate, and a reader
+ * that falls behind just reads more rows instead of growing a buffer.
+ */
+export function eventStream(
+  log: EventLog,
+  registry: SseRegistry,
+  { after, kinds, keepaliveMs, signal }: EventStreamOptions,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let last = after;
+  let closed = false;
+  let wake: (() => void) | null = null;
+  let cleanup = () => {};
+  /** Enqueues up to `max` events after `last`; returns how many. */
+  const send = (controller: ReadableStreamDefaultController<Uint8Array>, max: number) => {
+    const page = log.list(last, max, kinds);
+    if (page.length > 0) {
+      controller.enqueue(encoder.encode(page.map(frame).join('')));
+      last = page.at(-1)!.seq;
+    }
+    return page.length;
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const unsubscribe = log.subscribe(() => wake?.());
+      const keepalive = setInterval(
+        () => controller.enqueue(encoder.encode(': keepalive\n\n')),
+        keepaliveMs,
+      );
+      const abort = () => {
+        if (closed) return;
+        cleanup();
+        controller.close();
+      };
+      // Shutdown: what was committed before it (`daemon.stopping` included) is sent, then the end.
+      const finish = () => {
+        if (!closed) send(controller, FINAL_FLUSH_MAX);
+        abort();
+      };
+      const unregister = registry.add(finish);
+      cleanup = () => {
+        closed = true;
+        clearInterval(keepalive);
+        unsubscribe();
+        unregister();
+        signal.removeEventListener('abort', abort);
+        wake?.();
+      };
+      signal.addEventListener('abort', abort);
+    },
+    async pull(controller) {
+      while (!closed && send(controller, PAGE) === 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = null;
+      }
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+}
+
+function frame(event: EventDto): string {
+  return `id: ${event.seq}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`;
+}

@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { resolveHome } from '@svc/protocol/home';
+import { DaemonError } from '../errors.ts';
+import { prepareHome } from './home.ts';
+import { readLock } from './lock.ts';
+
+export interface SpawnDaemonOptions {
+  home?: string;
+  /** `[HOST:]PORT`: also turn the TCP listener on. */
+  tcp?: string;
+  /** How long to wait for `/healthz`; default 10 s. */
+  timeoutMs?: number;
+}
+
+const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+const POLL_MS = 50;
+
+/**
+ * Starts a detached daemon process (`node src/main.ts --home …`) that outlives the caller, and
+ * resolves once it answers `GET /healthz` on its socket and holds the home's lock. Its stdout and
+ * stderr go to `logs/daemon.log`, whose tail is quoted when it fails to come up.
+ */
+export async function spawnDaemon(
+  opts: SpawnDaemonOptions = {},
+): Promise<{ pid: number; socketPath: string }> {
+  const paths = prepareHome(resolveHome(opts.home));
+  const running = readLock(paths.home);
+  if (running !== null) {
+    throw new DaemonError(
+      'daemon_running',
+      `another svc daemon (pid ${running.pid}) is running on ${paths.home}`,
+    );
+  }
+  const args = ['--disable-warning=ExperimentalWarning', MAIN, '--home', paths.home];
+  if (opts.tcp !== undefined) args.push('--tcp', opts.tcp);
+  const log = openSync(paths.logFile, 'a', 0o600);
+  let exited: string | null = null;
+  try {
+    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log] });
+    child.once('exit', (code, signal) => {
+      exited = signal === null ? `exited with code ${code}` : `was killed by ${signal}`;
+    });
+    child.unref();
+    const pid = child.pid;
+    if (pid === undefined)
+      throw new DaemonError('spawn_failed', `could not start ${process.execPath}`);
+
+    const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+    while (Date.now() < deadline && exited === null) {
+      if (readLock(paths.home)?.pid === pid && (await healthy(paths.socket))) {
+        return { pid, socketPath: paths.socket };
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    if (exited === null) process.kill(pid, 'SIGKILL');
+    const why = exited ?? `did not answer GET /healthz within ${opts.timeoutMs ?? 10_000} ms`;
+    throw new DaemonError(
+      'spawn_failed',
+      `the svc daemon ${why}; last lines of ${paths.logFile}:\n${tail(paths.logFile)}`,
+    );
+  } finally {
+    closeSync(log);
+  }
+}
+
+function healthy(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ socketPath, path: '/healthz', timeout: 1_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.once('error', () => resolve(false));
+    req.once('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+function tail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

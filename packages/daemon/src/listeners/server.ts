@@ -1,0 +1,47 @@
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { AppEnv, Listener } from '../http/env.ts';
+
+/** An HTTP server for one listener, counting requests in flight so a shutdown can drain them. */
+export interface ListenerServer {
+  server: Server;
+  /** Stops accepting, waits for requests in flight (at most `graceMs`), then closes connections. */
+  close(graceMs: number): Promise<void>;
+}
+
+export function listenerServer(app: Hono<AppEnv>, listener: Listener): ListenerServer {
+  const server = createAdaptorServer({
+    fetch: (request, env) => app.fetch(request, { ...env, listener }),
+    // A socket client may send no Host (HTTP/1.1 over AF_UNIX); the app decides what to accept.
+    hostname: 'localhost',
+    serverOptions: { requireHostHeader: false },
+  }) as Server;
+  let inFlight = 0;
+  let idle: (() => void) | null = null;
+  server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+  });
+  return {
+    server,
+    async close(graceMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          idle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { Db } from './db.ts';
+
+/** How long a key's first answer is kept and replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface IdempotencyRow {
+  token_id: string;
+  key: string;
+  fingerprint: string;
+  status: number | null;
+  content_type: string | null;
+  body: string | null;
+  created_at: number;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; row: IdempotencyRow };
+
+export function idempotencyStore(db: Db) {
+  const q = {
+    purge: db.sqlite.prepare('DELETE FROM idempotency_keys WHERE created_at < ?'),
+    get: db.sqlite.prepare('SELECT * FROM idempotency_keys WHERE token_id = ? AND key = ?'),
+    claim: db.sqlite.prepare(
+      `INSERT INTO idempotency_keys (token_id, key, fingerprint, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    ),
+    complete: db.sqlite.prepare(
+      `UPDATE idempotency_keys SET status = ?, content_type = ?, body = ?
+       WHERE token_id = ? AND key = ?`,
+    ),
+    release: db.sqlite.prepare('DELETE FROM idempotency_keys WHERE token_id = ? AND key = ?'),
+    releaseUnfinished: db.sqlite.prepare('DELETE FROM idempotency_keys WHERE status IS NULL'),
+  };
+  return {
+    /**
+     * Claims `(tokenId, key)` for a request about to run, or returns the row of whoever holds it.
+     * The INSERT is the lock: of two concurrent duplicates exactly one claims the key.
+     */
+    claim(tokenId: string, key: string, fingerprint: string, now: number): ClaimResult {
+      return db.transaction(() => {
+        q.purge.run(now - IDEMPOTENCY_TTL_MS);
+        if (q.claim.run(tokenId, key, fingerprint, now).changes > 0) return { claimed: true };
+        return { claimed: false, row: q.get.get(tokenId, key) as unknown as IdempotencyRow };
+      });
+    },
+    complete(
+      tokenId: string,
+      key: string,
+      status: number,
+      contentType: string | null,
+      body: string,
+    ): void {
+      q.complete.run(status, contentType, body, tokenId, key);
+    },
+    /** Forgets a claim whose request failed on our side, so a retry may run it. */
+    release(tokenId: string, key: string): void {
+      q.release.run(tokenId, key);
+    },
+    /** At start: no request survives a restart, so a claim still marked running is void. */
+    releaseUnfinished(): void {
+      q.releaseUnfinished.run();
+    },
+  };
+}
+
+export type IdempotencyStore = ReturnType<typeof idempotencyStore>;

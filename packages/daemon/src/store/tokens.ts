@@ -1,0 +1,65 @@
+import type { Db } from './db.ts';
+
+export type TokenKind = 'owner' | 'app' | 'node';
+
+export interface TokenRow {
+  id: string;
+  kind: TokenKind;
+  hash: Uint8Array;
+  app_id: string | null;
+  /** JSON array text; `null` = everything (owner). */
+  scopes: string | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export type NewTokenRow = Omit<TokenRow, 'revoked_at' | 'last_used_at'>;
+
+/** Token queries; prepared once per connection. */
+export function tokenStore(db: Db) {
+  const q = {
+    insert: db.sqlite.prepare(
+      `INSERT INTO tokens (id, kind, hash, app_id, scopes, created_at, expires_at)
+       VALUES (:id, :kind, :hash, :app_id, :scopes, :created_at, :expires_at)`,
+    ),
+    byHash: db.sqlite.prepare('SELECT * FROM tokens WHERE hash = ?'),
+    byId: db.sqlite.prepare('SELECT * FROM tokens WHERE id = ?'),
+    list: db.sqlite.prepare('SELECT * FROM tokens WHERE id > ? ORDER BY id LIMIT ?'),
+    revoke: db.sqlite.prepare(
+      'UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+    ),
+    touch: db.sqlite.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?'),
+    revokeKind: db.sqlite.prepare(
+      'UPDATE tokens SET revoked_at = ? WHERE kind = ? AND revoked_at IS NULL RETURNING *',
+    ),
+  };
+  return {
+    insert(row: NewTokenRow): void {
+      q.insert.run({ ...row });
+    },
+    byHash(hash: Uint8Array): TokenRow | undefined {
+      return q.byHash.get(hash) as TokenRow | undefined;
+    },
+    byId(id: string): TokenRow | undefined {
+      return q.byId.get(id) as TokenRow | undefined;
+    },
+    /** Ordered by id (ULIDs sort by creation); `after` is the last id of the previous page. */
+    list(after: string, limit: number): TokenRow[] {
+      return q.list.all(after, limit) as unknown as TokenRow[];
+    },
+    revoke(id: string, at: string): boolean {
+      return q.revoke.run(at, id).changes > 0;
+    },
+    /** Revokes every live token of `kind`; returns the revoked rows. */
+    revokeKind(kind: TokenKind, at: string): TokenRow[] {
+      return q.revokeKind.all(at, kind) as unknown as TokenRow[];
+    },
+    touch(id: string, at: string): void {
+      q.touch.run(at, id);
+    },
+  };
+}
+
+export type TokenStore = ReturnType<typeof tokenStore>;

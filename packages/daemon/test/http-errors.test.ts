@@ -1,0 +1,190 @@
+import { DatabaseSync } from 'node:sqlite';
+import { type RouteDef, routes as table } from '@svc/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelope, json, rawRequest, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+let t: TestDaemon;
+beforeAll(async () => {
+  t = await startTestDaemon();
+});
+afterAll(() => t.stop());
+
+// Widened to RouteDef so optional parts (body, query, params) can be tested for.
+const routes: readonly RouteDef[] = table;
+const SAMPLE_PARAM = 'tok_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+const pathOf = (route: RouteDef, param = SAMPLE_PARAM) =>
+  route.path.replace(/\{\w+\}/g, encodeURIComponent(param));
+
+describe('bad input on every route answers an envelope, never a 5xx', () => {
+  const withBody = routes.filter((r) => r.body !== undefined);
+  const withQuery = routes.filter((r) => r.query !== undefined);
+  const withParams = routes.filter((r) => r.params !== undefined);
+
+  it.each(withBody.map((r) => [r.id, r] as const))(
+    '%s: malformed JSON → 400',
+    async (_id, route) => {
+      const res = await t.call(pathOf(route), {
+        method: route.method,
+        body: '{"oops',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect((await envelope(res)).code).toBe('invalid_request');
+    },
+  );
+
+  it.each(withBody.map((r) => [r.id, r] as const))('%s: not JSON → 415', async (_id, route) => {
+    const res = await t.call(pathOf(route), {
+      method: route.method,
+      body: 'a=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect((await envelope(res)).code).toBe('unsupported_media_type');
+  });
+
+  it.each(withBody.map((r) => [r.id, r] as const))(
+    '%s: wrong shape → 422 naming the field',
+    async (_id, route) => {
+      for (const body of [[], 'text', 42, null, { __unknown__: true }]) {
+        const res = await t.call(pathOf(route), json(body, route.method));
+        expect(res.status, JSON.stringify(body)).toBe(422);
+        const error = await envelope(res);
+        expect(error.code).toBe('validation_failed');
+        expect(error.message).toMatch(/^invalid request body: /);
+      }
+      const unknown = await envelope(
+        await t.call(pathOf(route), json({ __unknown__: true }, route.method)),
+      );
+      expect(unknown.field).toEqual(expect.any(String));
+      expect(unknown.message).toContain('__unknown__');
+    },
+  );
+
+  it.each(withQuery.map((r) => [r.id, r] as const))('%s: bad query → 422', async (_id, route) => {
+    const keys = Object.keys(route.query!.shape);
+    for (const key of keys) {
+      const res = await t.call(`${pathOf(route)}?${key}=${'x'.repeat(5000)}`);
+      expect(res.status, key).toBe(422);
+      expect(await envelope(res)).toMatchObject({ code: 'validation_failed', field: key });
+    }
+  });
+
+  it.each(withParams.map((r) => [r.id, r] as const))(
+    '%s: bad path parameter → 422',
+    async (_id, route) => {
+      for (const bad of ['nope', 'tok_short', 'nd_01ARZ3NDEKTSV4RRFFQ69G5FAV', '%E0%A4%A']) {
+        const res = await t.call(route.path.replace(/\{\w+\}/g, bad), { method: route.method });
+        expect(res.status, bad).toBeGreaterThanOrEqual(400);
+        expect(res.status, bad).toBeLessThan(500);
+        await envelope(res);
+      }
+    },
+  );
+
+  it.each(routes.filter((r) => r.id !== 'shutdown.create').map((r) => [r.id, r] as const))(
+    '%s: garbage never gets a 5xx',
+    async (_id, route) => {
+      const garbage = [
+        '\u0000\uffff',
+        '{"a":'.repeat(1000),
+        JSON.stringify({ command: 1, cwd: {}, scopes: 'x' }),
+      ];
+      for (const body of garbage) {
+        const hasBody = route.method !== 'GET';
+        const res = await t.call(`${pathOf(route)}?after=%FF&limit=-1&kinds=,,`, {
+          method: route.method,
+          ...(hasBody && { body, headers: { 'content-type': 'application/json' } }),
+        });
+        expect(res.status).toBeLessThan(500);
+        await res.body?.cancel();
+      }
+    },
+  );
+});
+
+describe('unknown routes, wrong methods, size limit', () => {
+  it('unknown path → 404 envelope', async () => {
+    for (const path of ['/v1/nope', '/', '/v1/tokens/a/b', '/v1/status/']) {
+      const res = await t.call(path);
+      expect(res.status, path).toBe(404);
+      expect((await envelope(res)).code).toBe('not_found');
+    }
+  });
+
+  it('wrong method → 405 with Allow', async () => {
+    const res = await t.call('/v1/status', { method: 'PUT' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('GET');
+    expect((await envelope(res)).code).toBe('method_not_allowed');
+    const del = await t.call('/v1/connect', { method: 'DELETE' });
+    expect(del.status).toBe(405);
+    expect(del.headers.get('allow')).toBe('POST');
+  });
+
+  it('a body over 2 MiB → 413, by Content-Length and while reading a chunked body', async () => {
+    const big = Buffer.alloc(2 * 1024 * 1024 + 1, 0x20);
+    const declared = await t.call('/v1/bash', {
+      method: 'POST',
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(declared.status).toBe(413);
+    expect((await envelope(declared)).code).toBe('payload_too_large');
+
+    const chunked = await t.call('/v1/bash', {
+      method: 'POST',
+      duplex: 'half',
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 40; i++) controller.enqueue(new Uint8Array(100 * 1024).fill(0x20));
+          controller.close();
+        },
+      }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(chunked.status).toBe(413);
+
+    const justUnder = Buffer.concat([
+      Buffer.from('{"command":"true","cwd":"/"}'),
+      Buffer.alloc(2 * 1024 * 1024 - 40, 0x20),
+    ]);
+    const ok = await t.call('/v1/bash', {
+      method: 'POST',
+      body: justUnder,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('a request without a valid Host on the socket still gets an envelope', async () => {
+    const res = await rawRequest(
+      { socketPath: t.daemon.socketPath },
+      { path: '/v1/status', headers: { Host: 'a b' } },
+    );
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  });
+});
+
+describe('a bug answers 500 internal_error without internals', () => {
+  it('and the failed write leaves no half state behind', async () => {
+    const broken = await startTestDaemon();
+    try {
+      const before = (await (await broken.call('/v1/tokens')).json()) as { data: unknown[] };
+      // Sabotage the schema under the running daemon: the next event insert fails.
+      const db = new DatabaseSync(`${broken.home}/svc.db`);
+      db.exec('DROP TABLE events');
+      db.close();
+      const res = await broken.call('/v1/connect', json({ app_id: 'x', scopes: [] }));
+      expect(res.status).toBe(500);
+      const error = await envelope(res);
+      expect(error.code).toBe('internal_error');
+      expect(error.message).not.toMatch(/events|table|sqlite/i);
+      const after = (await (await broken.call('/v1/tokens')).json()) as { data: unknown[] };
+      expect(after.data).toHaveLength(before.data.length);
+    } finally {
+      await broken.stop();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+let t: TestDaemon;
+beforeAll(async () => {
+  t = await startTestDaemon();
+});
+afterAll(() => t.stop());
+
+const run = (command: string, key: string, token?: string) =>
+  t.call('/v1/bash', {
+    ...json({ command, cwd: t.home }, 'POST', { 'idempotency-key': key }),
+    ...(token && { token }),
+  });
+
+describe('Idempotency-Key', () => {
+  it('replays the first answer without running again', async () => {
+    const first = await run('echo x >> runs.txt; date +%s%N', 'key-replay');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const body = await first.json();
+    const again = await run('echo x >> runs.txt; date +%s%N', 'key-replay');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(body);
+    expect(readFileSync(join(t.home, 'runs.txt'), 'utf8')).toBe('x\n');
+  });
+
+  it('the same key with another body or path → 409 conflict', async () => {
+    expect((await run('true', 'key-conflict')).status).toBe(200);
+    const other = await run('false', 'key-conflict');
+    expect(other.status).toBe(409);
+    expect(await envelope(other)).toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
+    const otherPath = await t.call(
+      '/v1/connect',
+      json({}, 'POST', { 'idempotency-key': 'key-conflict' }),
+    );
+    expect(otherPath.status).toBe(409);
+  });
+
+  it('keys are per token', async () => {
+    const { token } = await t.appToken(['svc:llm', 'svc:act']);
+    expect((await run('true', 'key-shared')).status).toBe(200);
+    const theirs = await run('echo theirs', 'key-shared', token);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(((await theirs.json()) as { stdout: string }).stdout).toBe('theirs\n');
+  });
+
+  it('concurrent duplicates do not both run', async () => {
+    const command = 'echo x >> concurrent.txt; sleep 0.3';
+    const answers = await Promise.all([
+      run(command, 'key-race'),
+      run(command, 'key-race'),
+      run(command, 'key-race'),
+    ]);
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409]);
+    expect(readFileSync(join(t.home, 'concurrent.txt'), 'utf8')).toBe('x\n');
+    const later = await run(command, 'key-race');
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('stores error answers too, and validates the key', async () => {
+    const missing = await t.call(
+      '/v1/bash',
+      json({ command: 'true', cwd: '/no/such/dir' }, 'POST', { 'idempotency-key': 'key-400' }),
+    );
+    expect(missing.status).toBe(400);
+    const replay = await t.call(
+      '/v1/bash',
+      json({ command: 'true', cwd: '/no/such/dir' }, 'POST', { 'idempotency-key': 'key-400' }),
+    );
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const bad = await t.call(
+      '/v1/bash',
+      json({ command: 'true', cwd: '/' }, 'POST', { 'idempotency-key': 'x'.repeat(256) }),
+    );
+    expect(bad.status).toBe(400);
+  });
+
+  it('a minted token is replayed within the daemon life but never stored in the database', async () => {
+    const body = { app_id: 'idem', scopes: ['svc:llm'] };
+    const first = (await (
+      await t.call('/v1/connect', json(body, 'POST', { 'idempotency-key': 'key-mint' }))
+    ).json()) as { token: string };
+    const again = await t.call(
+      '/v1/connect',
+      json(body, 'POST', { 'idempotency-key': 'key-mint' }),
+    );
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await again.json()) as { token: string }).token).toBe(first.token);
+    const tokens = (await (await t.call('/v1/tokens')).json()) as { data: { app_id: string }[] };
+    expect(tokens.data.filter((d) => d.app_id === 'idem')).toHaveLength(1);
+    for (const file of ['svc.db', 'svc.db-wal']) {
+      expect(readFileSync(join(t.home, file)).includes(first.token)).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,133 @@
+import { statSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+let t: TestDaemon;
+let tcp: { host: string; port: number };
+
+beforeAll(async () => {
+  t = await startTestDaemon({ tcp: { port: 0 } });
+  tcp = { host: '127.0.0.1', port: t.daemon.tcp!.port };
+});
+afterAll(() => t.stop());
+
+describe('home and socket', () => {
+  it('creates the socket 0600 and the home 0700', () => {
+    expect(statSync(t.daemon.socketPath).isSocket()).toBe(true);
+    expect(statSync(t.daemon.socketPath).mode & 0o777).toBe(0o600);
+    expect(statSync(t.home).mode & 0o777).toBe(0o700);
+    expect(statSync(`${t.home}/owner.token`).mode & 0o777).toBe(0o600);
+  });
+
+  it('accepts Host localhost or none on the socket, nothing else', async () => {
+    const socket = { socketPath: t.daemon.socketPath };
+    expect((await rawRequest(socket, { path: '/healthz', setHost: false })).status).toBe(200);
+    expect(
+      (await rawRequest(socket, { path: '/healthz', headers: { Host: 'localhost' } })).status,
+    ).toBe(200);
+    const evil = await rawRequest(socket, { path: '/healthz', headers: { Host: 'evil.example' } });
+    expect(evil.status).toBe(403);
+    expect(JSON.parse(evil.body).error.code).toBe('forbidden');
+  });
+});
+
+describe('TCP listener', () => {
+  it('is bound to 127.0.0.1 by default', () => {
+    expect(t.daemon.tcp).toMatchObject({
+      host: '127.0.0.1',
+      base_url: `http://127.0.0.1:${tcp.port}`,
+    });
+  });
+
+  it('answers loopback Host names with the right port', async () => {
+    for (const host of [`127.0.0.1:${tcp.port}`, `localhost:${tcp.port}`, `[::1]:${tcp.port}`]) {
+      const res = await rawRequest(tcp, { path: '/v1/health', headers: { Host: host } });
+      expect(res.status, host).toBe(200);
+      expect(JSON.parse(res.body)).toMatchObject({ ok: true });
+    }
+  });
+
+  it('refuses a foreign Host (DNS rebinding) and a wrong port with 403', async () => {
+    for (const host of [`evil.example:${tcp.port}`, 'localhost', `127.0.0.1:${tcp.port + 1}`]) {
+      const res = await rawRequest(tcp, { path: '/v1/health', headers: { Host: host } });
+      expect(res.status, host).toBe(403);
+      expect(JSON.parse(res.body).error).toMatchObject({ code: 'forbidden', field: 'Host' });
+      expect(res.headers['svc-request-id']).toBeTruthy();
+    }
+  });
+
+  it('enableTcp is idempotent and refuses a different port', async () => {
+    expect(await t.daemon.enableTcp()).toEqual(t.daemon.tcp);
+    await expect(t.daemon.enableTcp({ port: tcp.port === 65000 ? 65001 : 65000 })).rejects.toThrow(
+      /already on/,
+    );
+  });
+});
+
+describe('CORS', () => {
+  const preflight = (origin: string) =>
+    rawRequest(tcp, {
+      method: 'OPTIONS',
+      path: '/v1/status',
+      headers: {
+        Host: `127.0.0.1:${tcp.port}`,
+        Origin: origin,
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
+    });
+
+  it("allows the daemon's own origin", async () => {
+    for (const origin of [`http://127.0.0.1:${tcp.port}`, `http://localhost:${tcp.port}`]) {
+      const res = await preflight(origin);
+      expect(res.status).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe(origin);
+      expect(res.headers['access-control-allow-headers']).toMatch(/Authorization/);
+    }
+    const get = await rawRequest(tcp, {
+      path: '/v1/health',
+      headers: { Host: `127.0.0.1:${tcp.port}`, Origin: `http://localhost:${tcp.port}` },
+    });
+    expect(get.headers['access-control-allow-origin']).toBe(`http://localhost:${tcp.port}`);
+  });
+
+  it('gives any other origin no CORS headers', async () => {
+    const res = await preflight('http://evil.example');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers['access-control-allow-methods']).toBeUndefined();
+    const get = await rawRequest(tcp, {
+      path: '/v1/health',
+      headers: { Host: `127.0.0.1:${tcp.port}`, Origin: 'http://evil.example' },
+    });
+    expect(get.status).toBe(200);
+    expect(get.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('POST /v1/connect', () => {
+  it('answers the base URL of the running TCP listener with the owner token', async () => {
+    const res = await t.call('/v1/connect', { method: 'POST' });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      base_url: t.daemon.tcp!.base_url,
+      token: t.ownerToken,
+      app_id: null,
+      scopes: null,
+    });
+  });
+
+  it('a minted app token works over TCP', async () => {
+    const { token } = await t.appToken(['svc:llm']);
+    const res = await rawRequest(tcp, {
+      path: '/v1/grant',
+      headers: { Host: `localhost:${tcp.port}`, Authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({
+      kind: 'app',
+      app_id: 'test-app',
+      scopes: ['svc:llm'],
+    });
+  });
+});
