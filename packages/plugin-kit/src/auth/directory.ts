@@ -1,0 +1,109 @@
+/**
+ * Directory mode: the bearer is a JWT the directory minted. Keys come from
+ * `<issuer>/.well-known/jwks.json` through jose's remote key set, which caches them, refetches
+ * once for an unknown `kid` at most once per cooldown, and times the fetch out.
+ */
+import { createRemoteJWKSet, customFetch, type JWTPayload, jwtVerify } from 'jose';
+import { PluginError } from '../errors.ts';
+import type { Caller, FetchHandlerOptions } from '../types.ts';
+import { bearerToken } from './bearer.ts';
+
+/** Asymmetric algorithms only: never `none`, never HS* (a public key must not become a secret). */
+const ALGORITHMS = ['ES256', 'RS256', 'EdDSA', 'PS256'];
+
+/** Seconds of clock skew tolerated on `exp` and `nbf`. */
+const CLOCK_TOLERANCE = 5;
+
+type DirectoryOptions = NonNullable<FetchHandlerOptions['auth']>;
+type JwksOptions = NonNullable<FetchHandlerOptions['jwks']>;
+
+/** The caller without `requestId`, which comes from the header once the token is good. */
+export type Claims = Omit<Caller, 'requestId'>;
+
+export function createDirectoryVerifier(
+  auth: DirectoryOptions,
+  jwks: JwksOptions,
+): (request: Request) => Promise<Claims> {
+  const timeoutMs = jwks.timeoutMs ?? 5_000;
+  const fetchImpl = jwks.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const keys = createRemoteJWKSet(
+    new URL(`${auth.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`),
+    {
+      timeoutDuration: timeoutMs,
+      cooldownDuration: jwks.cooldownMs ?? 30_000,
+      cacheMaxAge: jwks.cacheMaxAgeMs ?? 600_000,
+      // jose aborts the fetch through `signal`; racing it as well bounds a fetch that ignores it.
+      [customFetch]: (url, init) => raceSignal(fetchImpl(url, init), init.signal),
+    },
+  );
+  return async (request) => {
+    const token = bearerToken(request);
+    if (token === null) throw unauthorized('A directory token is required (Authorization: Bearer)');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: auth.issuer,
+        audience: auth.audience,
+        algorithms: ALGORITHMS,
+        clockTolerance: CLOCK_TOLERANCE,
+        requiredClaims: ['exp'],
+      }));
+    } catch {
+      // One answer for a bad signature, claim, key or an unreachable key set: the reason stays
+      // out of the response so it teaches an attacker nothing.
+      throw unauthorized('The directory token is invalid');
+    }
+    return claims(payload);
+  };
+}
+
+/** The `scope` claim as a list: a space-separated string (RFC 8693 §4.2) or an array. */
+function scopeList(scope: unknown): string[] | null {
+  if (typeof scope === 'string') return scope.split(' ').filter((s) => s !== '');
+  if (Array.isArray(scope) && scope.every((s) => typeof s === 'string')) return scope;
+  return null;
+}
+
+function claims(payload: JWTPayload): Claims {
+  const text = (name: string): string => {
+    const value = payload[name];
+    if (typeof value !== 'string' || value === '') {
+      throw unauthorized(`The directory token lacks the claim "${name}"`);
+    }
+    return value;
+  };
+  const scope = scopeList(payload.scope);
+  if (scope === null) throw unauthorized('The directory token lacks the claim "scope"');
+  const act = payload.act;
+  if (
+    typeof act !== 'object' ||
+    act === null ||
+    typeof (act as { sub?: unknown }).sub !== 'string'
+  ) {
+    throw unauthorized('The directory token lacks the claim "act"');
+  }
+  const caller: Claims = {
+    sub: text('sub'),
+    grantee: text('grantee'),
+    clientId: text('client_id'),
+    scope,
+    initiatingApp: text('initiating_app'),
+    act: act as Caller['act'],
+    jti: text('jti'),
+  };
+  if (payload.run_id !== undefined) caller.runId = text('run_id');
+  return caller;
+}
+
+function unauthorized(message: string): PluginError {
+  return new PluginError(401, 'unauthorized', message);
+}
+
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * Input validation with @cfworker/json-schema (draft 2020-12): it interprets schemas instead of
+ * generating code, so it runs where `new Function` is forbidden (workerd).
+ */
+import { type OutputUnit, type Schema, Validator } from '@cfworker/json-schema';
+import { PluginError } from './errors.ts';
+import type { JsonObject, JsonSchema } from './types.ts';
+
+export type InputCheck = (input: JsonObject) => void;
+
+/** Compiles a command's schema once; the check throws 422 `validation_failed` naming the field. */
+export function compileInput(schema: JsonSchema, at: string): InputCheck {
+  let validator: Validator;
+  try {
+    validator = new Validator(schema as Schema, '2020-12', false);
+  } catch (cause) {
+    throw new TypeError(`${at} is not a usable JSON Schema`, { cause });
+  }
+  return (input) => {
+    const result = validator.validate(input);
+    if (result.valid) return;
+    const unit = deepest(result.errors);
+    const field = location(unit);
+    // A `false` subschema (e.g. `additionalProperties: false`) reports only "False boolean schema."
+    const reason = unit.keyword === 'false' ? 'This property is not allowed.' : unit.error;
+    throw new PluginError(422, 'validation_failed', `${field || '/'}: ${reason}`, { field });
+  };
+}
+
+/** The error deepest in the instance: the cause, where its ancestors only say "does not match". */
+function deepest(errors: readonly OutputUnit[]): OutputUnit {
+  return errors.reduce((best, unit) => (depth(unit) > depth(best) ? unit : best));
+}
+
+/**
+ * The failing location as a JSON Pointer (RFC 6901), e.g. `/title`. For `required`, the missing
+ * property itself, which the validator names only in its message.
+ */
+function location(unit: OutputUnit): string {
+  const pointer = unit.instanceLocation.replace(/^#/, '');
+  const missing = unit.keyword === 'required' ? /"(.*)"\.$/.exec(unit.error) : null;
+  if (missing?.[1] === undefined) return pointer;
+  return `${pointer}/${missing[1].replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
+function depth(unit: OutputUnit): number {
+  return location(unit).split('/').length;
+}

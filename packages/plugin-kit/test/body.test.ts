@@ -1,0 +1,266 @@
+import { describe, expect, it } from 'vitest';
+import { createFetchHandler, definePlugin } from '../src/index.ts';
+import { acmeDefinition, errorOf, memoryLogger, ORIGIN, post } from './helpers.ts';
+
+const handler = createFetchHandler(acmeDefinition(), {
+  logger: memoryLogger(),
+  maxBodyBytes: 1024,
+});
+const echo = async (request: Request) => {
+  const response = await handler(request);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+const raw = (body: BodyInit | null, headers: Record<string, string> = {}) =>
+  new Request(`${ORIGIN}/acme/tickets/echo`, { method: 'POST', body, headers });
+
+/** A body streamed in chunks, without Content-Length; `pulled()` counts chunks produced. */
+function streamed(
+  chunks: number,
+  size: number,
+  headers: Record<string, string> = {},
+): { request: Request; pulled: () => number } {
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent === chunks) return controller.close();
+      sent++;
+      controller.enqueue(new TextEncoder().encode(' '.repeat(size)));
+    },
+  });
+  const request = new Request(`${ORIGIN}/acme/tickets/echo`, {
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    duplex: 'half',
+  } as RequestInit);
+  return { request, pulled: () => sent };
+}
+
+describe('request bodies', () => {
+  it('parses a JSON object', async () => {
+    const { status, body } = await echo(post('/acme/tickets/echo', { a: [1, 2], b: { c: null } }));
+    expect(status).toBe(200);
+    expect(body.input).toEqual({ a: [1, 2], b: { c: null } });
+  });
+
+  it('reads an empty or absent body as {}', async () => {
+    expect((await echo(raw(null))).body.input).toEqual({});
+    expect((await echo(raw('', { 'Content-Type': 'application/json' }))).body.input).toEqual({});
+    expect((await echo(raw('  \n', { 'Content-Type': 'application/json' }))).body.input).toEqual(
+      {},
+    );
+  });
+
+  it('accepts JSON media types with parameters and +json, or no Content-Type', async () => {
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'Application/JSON',
+      'application/vnd.acme+json',
+    ]) {
+      expect((await echo(raw('{"x":1}', { 'Content-Type': type }))).status).toBe(200);
+    }
+    const untyped = new Request(`${ORIGIN}/acme/tickets/echo`, {
+      method: 'POST',
+      body: new TextEncoder().encode('{"x":1}'),
+    });
+    expect((await echo(untyped)).body.input).toEqual({ x: 1 });
+  });
+
+  it('answers 415 unsupported_media_type for other types', async () => {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+      'application/jsonx',
+    ]) {
+      const response = await handler(raw('{"x":1}', { 'Content-Type': type }));
+      expect(response.status).toBe(415);
+      const error = await errorOf(response);
+      expect(error.code).toBe('unsupported_media_type');
+      expect(error.received).toBe(type);
+    }
+  });
+
+  it('answers 400 invalid_request for malformed JSON', async () => {
+    for (const body of ['{', '{"a":}', "{'a':1}", 'undefined', '{"a":1}{']) {
+      const response = await handler(post('/acme/tickets/echo', body));
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).code).toBe('invalid_request');
+    }
+  });
+
+  it('answers 400 invalid_request for JSON that is not an object', async () => {
+    for (const body of ['[]', '[{"a":1}]', 'null', '42', '"text"', 'true']) {
+      const response = await handler(post('/acme/tickets/echo', body));
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).message).toMatch(/JSON object/);
+    }
+  });
+
+  it('answers 400 invalid_request for bytes that are not UTF-8', async () => {
+    const response = await handler(
+      raw(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), {
+        'Content-Type': 'application/json',
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).code).toBe('invalid_request');
+  });
+
+  it('answers 413 payload_too_large when Content-Length exceeds maxBodyBytes, before reading', async () => {
+    const { request, pulled } = streamed(1, 10, { 'Content-Length': '5000' });
+    const response = await handler(request);
+    expect(response.status).toBe(413);
+    expect((await errorOf(response)).code).toBe('payload_too_large');
+    expect(pulled()).toBeLessThanOrEqual(1);
+  });
+
+  it('answers 413 for an oversized JSON body', async () => {
+    const response = await handler(post('/acme/tickets/echo', { pad: 'x'.repeat(2000) }));
+    expect(response.status).toBe(413);
+  });
+
+  it('counts streamed bytes: 413 without Content-Length, reading little past the limit', async () => {
+    const { request, pulled } = streamed(100, 100);
+    const response = await handler(request);
+    expect(response.status).toBe(413);
+    expect((await errorOf(response)).code).toBe('payload_too_large');
+    // 1024 bytes is 11 chunks; a stream may buffer a few ahead, never the whole 10 000 bytes
+    expect(pulled()).toBeLessThan(20);
+  });
+
+  it('counts streamed bytes even when Content-Length understates them', async () => {
+    const { request } = streamed(30, 100, { 'Content-Length': '10' });
+    expect((await handler(request)).status).toBe(413);
+  });
+
+  it('accepts a streamed body under the limit', async () => {
+    const response = await handler(streamed(5, 100).request); // 500 spaces: whitespace only → {}
+    expect(response.status).toBe(200);
+  });
+
+  it('accepts a body of exactly maxBodyBytes', async () => {
+    const body = `{"p":"${'x'.repeat(1024 - 8)}"}`;
+    expect(body.length).toBe(1024);
+    expect((await handler(post('/acme/tickets/echo', body))).status).toBe(200);
+  });
+
+  it('defaults maxBodyBytes to 1 MiB', async () => {
+    const defaults = createFetchHandler(acmeDefinition(), { logger: memoryLogger() });
+    const under = JSON.stringify({ p: 'x'.repeat(1024 * 1024 - 20) });
+    const over = JSON.stringify({ p: 'x'.repeat(1024 * 1024) });
+    expect((await defaults(post('/acme/tickets/echo', under))).status).toBe(200);
+    expect((await defaults(post('/acme/tickets/echo', over))).status).toBe(413);
+  });
+});
+
+describe('input schema validation (draft 2020-12)', () => {
+  const create = (body: unknown) => handler(post('/acme/tickets/create', body));
+
+  it('passes a valid input to the handler', async () => {
+    const response = await create({ title: 'Broken printer', labels: ['hw'] });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { title: string }).title).toBe('Broken printer');
+  });
+
+  it('answers 422 validation_failed naming the failing field', async () => {
+    const cases: [unknown, string][] = [
+      [{ title: 3 }, '/title'],
+      [{ title: '' }, '/title'],
+      [{}, '/title'],
+      [{ title: 'x', labels: ['ok', 7] }, '/labels/1'],
+      [{ title: 'x', extra: true }, '/extra'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await create(body);
+      expect(response.status).toBe(422);
+      const error = await errorOf(response);
+      expect(error.code).toBe('validation_failed');
+      expect(error.field).toBe(field);
+      expect(error.message).toContain(field);
+    }
+  });
+
+  it('gives a readable message', async () => {
+    const type = await errorOf(await create({ title: 3 }));
+    expect(type.message).toMatch(/string/);
+    const missing = await errorOf(await create({}));
+    expect(missing.message).toMatch(/required property "title"/);
+    const extra = await errorOf(await create({ title: 'x', extra: 1 }));
+    expect(extra.message).toMatch(/not allowed/);
+  });
+
+  it('escapes the field as a JSON Pointer', async () => {
+    const def = definePlugin({
+      name: 'acme',
+      description: 'd',
+      groups: {
+        g: {
+          commands: {
+            c: {
+              description: 'd',
+              input: { type: 'object', required: ['a/b~c'] },
+              handler: () => ({}),
+            },
+          },
+        },
+      },
+    });
+    const strict = createFetchHandler(def, { logger: memoryLogger() });
+    const error = await errorOf(await strict(post('/acme/g/c', {})));
+    expect(error.field).toBe('/a~1b~0c');
+  });
+
+  it('validates with draft 2020-12 keywords (prefixItems, dependentRequired)', async () => {
+    const def = definePlugin({
+      name: 'acme',
+      description: 'd',
+      groups: {
+        g: {
+          commands: {
+            c: {
+              description: 'd',
+              input: {
+                type: 'object',
+                properties: {
+                  pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] },
+                },
+                dependentRequired: { card: ['cvc'] },
+              },
+              handler: () => ({ ok: true }),
+            },
+          },
+        },
+      },
+    });
+    const strict = createFetchHandler(def, { logger: memoryLogger() });
+    expect((await strict(post('/acme/g/c', { pair: ['a', 1] }))).status).toBe(200);
+    const bad = await strict(post('/acme/g/c', { pair: [1, 'a'] }));
+    expect(bad.status).toBe(422);
+    expect((await errorOf(bad)).field).toBe('/pair/0');
+    expect((await strict(post('/acme/g/c', { card: '4242' }))).status).toBe(422);
+  });
+
+  it('answers 500 internal_error, not a crash, when the schema itself cannot be applied', async () => {
+    const logger = memoryLogger();
+    const def = definePlugin({
+      name: 'acme',
+      description: 'd',
+      groups: {
+        g: {
+          commands: {
+            c: { description: 'd', input: { $ref: '#/$defs/missing' }, handler: () => ({}) },
+          },
+        },
+      },
+    });
+    const broken = createFetchHandler(def, { logger });
+    const response = await broken(post('/acme/g/c', {}));
+    expect(response.status).toBe(500);
+    expect((await errorOf(response)).code).toBe('internal_error');
+    expect(
+      logger.warnings.some((w) => w.includes('acme/g/c') && w.includes('Unresolved $ref')),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { ifNoneMatch, strongEtag } from '../src/http/etag.ts';
+
+const tag = '"abc"';
+
+describe('strongEtag', () => {
+  it('is a quoted base64url SHA-256, equal for equal bytes', async () => {
+    const a = await strongEtag(new TextEncoder().encode('hello'));
+    expect(a).toBe('"LPJNul-wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ"');
+    expect(await strongEtag(new TextEncoder().encode('hello'))).toBe(a);
+    expect(await strongEtag(new TextEncoder().encode('hellO'))).not.toBe(a);
+  });
+});
+
+describe('If-None-Match (RFC 9110 §13.1.2)', () => {
+  it('is false when absent', () => {
+    expect(ifNoneMatch(null, tag)).toBe(false);
+  });
+
+  it('matches the same tag', () => {
+    expect(ifNoneMatch('"abc"', tag)).toBe(true);
+  });
+
+  it('uses weak comparison: W/ is ignored', () => {
+    expect(ifNoneMatch('W/"abc"', tag)).toBe(true);
+  });
+
+  it('matches any member of a comma list, with or without spaces', () => {
+    expect(ifNoneMatch('"x", W/"y","abc"', tag)).toBe(true);
+    expect(ifNoneMatch('"x", "y"', tag)).toBe(false);
+  });
+
+  it('matches * against any current representation', () => {
+    expect(ifNoneMatch('*', tag)).toBe(true);
+    expect(ifNoneMatch(' * ', tag)).toBe(true);
+  });
+
+  it('does not match an unquoted or partial tag', () => {
+    expect(ifNoneMatch('abc', tag)).toBe(false);
+    expect(ifNoneMatch('"ab"', tag)).toBe(false);
+    expect(ifNoneMatch('"abcd"', tag)).toBe(false);
+  });
+
+  it('keeps a comma inside a quoted tag part of that tag', () => {
+    expect(ifNoneMatch('"a,b"', '"a,b"')).toBe(true);
+    expect(ifNoneMatch('"a,b"', '"a"')).toBe(false);
+  });
+});

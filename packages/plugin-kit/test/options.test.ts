@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { createFetchHandler, type FetchHandlerOptions } from '../src/index.ts';
+import { acmeDefinition, get, memoryLogger, pathsOf } from './helpers.ts';
+
+const auth = { issuer: 'https://dir.example', audience: 'https://plugins.example/acme' };
+
+function create(options: unknown) {
+  return () => createFetchHandler(acmeDefinition(), options as FetchHandlerOptions);
+}
+
+describe('createFetchHandler options', () => {
+  it('returns a named function', () => {
+    const handler = createFetchHandler(acmeDefinition(), { token: 't' });
+    expect(typeof handler).toBe('function');
+    expect(handler.name).toBe('svcPluginHandler');
+  });
+
+  it('throws a TypeError when both token and auth are given', () => {
+    expect(create({ token: 't', auth })).toThrow(TypeError);
+    expect(create({ token: 't', auth })).toThrow(/token and options\.auth are exclusive/);
+  });
+
+  it('warns exactly once, at creation, when neither token nor auth is given', async () => {
+    const logger = memoryLogger();
+    const handler = createFetchHandler(acmeDefinition(), { logger });
+    expect(logger.warnings).toHaveLength(1);
+    expect(logger.warnings[0]).toMatch(/without authentication/);
+    await handler(get('/'));
+    await handler(get('/acme'));
+    expect(logger.warnings).toHaveLength(1);
+  });
+
+  it('does not warn when authenticated', () => {
+    const logger = memoryLogger();
+    createFetchHandler(acmeDefinition(), { token: 't', logger });
+    createFetchHandler(acmeDefinition(), { auth, logger });
+    expect(logger.warnings).toHaveLength(0);
+  });
+
+  it('rejects an empty token', () => {
+    expect(create({ token: '' })).toThrow(/options\.token/);
+  });
+
+  it('rejects an auth issuer that is not a URL, or an empty audience', () => {
+    expect(create({ auth: { issuer: 'dir.example', audience: 'x' } })).toThrow(
+      /options\.auth\.issuer/,
+    );
+    expect(create({ auth: { issuer: auth.issuer, audience: '' } })).toThrow(
+      /options\.auth\.audience/,
+    );
+  });
+
+  it('rejects a baseUrl that is not absolute, naming baseUrl', () => {
+    for (const baseUrl of ['/plugins', 'plugins.example/x', 'ftp://plugins.example/x', '']) {
+      expect(create({ token: 't', baseUrl })).toThrow(TypeError);
+      expect(create({ token: 't', baseUrl })).toThrow(/baseUrl/);
+    }
+  });
+
+  it('rejects a baseUrl with a /v<N> segment, naming baseUrl', () => {
+    for (const baseUrl of [
+      'https://p.example/v2',
+      'https://p.example/v1/plugins',
+      'https://p.example/x/v10/',
+    ]) {
+      expect(create({ token: 't', baseUrl })).toThrow(/baseUrl must not contain a \/v<N> segment/);
+    }
+  });
+
+  it('accepts a baseUrl whose segments merely start with v', async () => {
+    const handler = createFetchHandler(acmeDefinition(), {
+      token: 't',
+      baseUrl: 'https://p.example/vendors/',
+    });
+    const response = await handler(get('/', { Authorization: 'Bearer t' }));
+    expect(await pathsOf(response)).toContain('/vendors/acme/tickets/create');
+  });
+
+  it('rejects a maxBodyBytes that is not a positive integer', () => {
+    for (const maxBodyBytes of [0, -1, 1.5, Number.NaN]) {
+      expect(create({ token: 't', maxBodyBytes })).toThrow(/options\.maxBodyBytes/);
+    }
+  });
+
+  it('rejects jwks timings that are not non-negative integers, naming the option', () => {
+    for (const key of ['cooldownMs', 'timeoutMs', 'cacheMaxAgeMs']) {
+      for (const value of [-1, 1.5, Number.NaN]) {
+        expect(create({ auth, jwks: { [key]: value } })).toThrow(
+          new RegExp(`options\\.jwks\\.${key}`),
+        );
+      }
+    }
+  });
+});

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { createFetchHandler, definePlugin } from '../src/index.ts';
+import { acmeDefinition, errorOf, get, memoryLogger, ORIGIN, pathsOf, post } from './helpers.ts';
+
+const handler = createFetchHandler(acmeDefinition(), { logger: memoryLogger() });
+const call = (path: string) => handler(post(path, { title: 'x' }));
+
+describe('POST routing by the longest matching suffix', () => {
+  it('runs a command at the origin root, under a prefix, and under a deep prefix', async () => {
+    for (const path of [
+      '/acme/tickets/create',
+      '/plugins/acme/tickets/create',
+      '/a/b/c/acme/tickets/create',
+    ]) {
+      const response = await call(path);
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { id: string }).id).toBe('T-1');
+    }
+  });
+
+  it('works under a mount that repeats the plugin name', async () => {
+    expect((await call('/acme/acme/tickets/create')).status).toBe(200);
+  });
+
+  it('matches whole segments only', async () => {
+    const response = await call('/plugins/xacme/tickets/create');
+    expect(response.status).toBe(404);
+    expect((await errorOf(response)).code).toBe('not_found');
+    expect((await call('/plugins/acme/tickets/create-now')).status).toBe(404);
+  });
+
+  it('ignores the query string', async () => {
+    expect((await call('/plugins/acme/tickets/create?x=1')).status).toBe(200);
+  });
+
+  it('answers 404 not_found for an unknown command, group or plugin', async () => {
+    for (const path of [
+      '/acme/tickets/delete',
+      '/acme/nope/create',
+      '/other/tickets/create',
+      '/',
+    ]) {
+      const response = await call(path);
+      expect(response.status).toBe(404);
+      const error = await errorOf(response);
+      expect(error.code).toBe('not_found');
+      expect(error.request_id).toBe(response.headers.get('Svc-Request-Id'));
+    }
+  });
+
+  it('never splits a segment at an encoded slash (%2F, %2f)', async () => {
+    for (const path of [
+      '/acme/tickets%2Fcreate',
+      '/acme%2Ftickets/create',
+      '/acme/tickets%2fcreate',
+    ]) {
+      expect((await call(path)).status).toBe(404);
+    }
+  });
+
+  it('compares the raw path: percent-encoded letters do not match', async () => {
+    expect((await call('/acme/tickets/cr%65ate')).status).toBe(404);
+  });
+
+  it('treats .. and %2e%2e as URL parsing resolved them, never as an escape', async () => {
+    // `/acme/tickets/../admin/purge` is `/acme/admin/purge` once parsed: the purge command
+    expect(new URL(`${ORIGIN}/acme/tickets/../admin/purge`).pathname).toBe('/acme/admin/purge');
+    expect((await call('/acme/tickets/../admin/purge')).status).toBe(200);
+    // dot segments resolved away leave a path that names no command
+    for (const path of [
+      '/acme/tickets/create/..',
+      '/acme/tickets/create/%2e%2e',
+      '/acme/tickets/%2e%2e/create',
+      '/acme/tickets/..%2Fcreate',
+      '/acme/tickets/.%2e/.%2E/create',
+    ]) {
+      const response = await call(path);
+      expect(response.status).toBe(404);
+      expect((await errorOf(response)).code).toBe('not_found');
+    }
+  });
+
+  it('does not accept a trailing slash after a command', async () => {
+    expect((await call('/acme/tickets/create/')).status).toBe(404);
+  });
+});
+
+describe('methods', () => {
+  it('serves the archive for GET on a command path', async () => {
+    const response = await handler(get('/plugins/acme/tickets/create'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Type')).toBe('application/x-tar');
+    expect(await pathsOf(response)).toContain('/plugins/acme/tickets/create');
+  });
+
+  it('answers a POST on an archive path with 404 not_found', async () => {
+    for (const path of ['/plugins', '/plugins/acme', '/plugins/acme/tickets']) {
+      const response = await handler(post(path, {}));
+      expect(response.status).toBe(404);
+      expect((await errorOf(response)).code).toBe('not_found');
+    }
+  });
+
+  it('answers other methods on a command path with 405 and Allow: GET, HEAD, POST', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const response = await handler(
+        new Request(`${ORIGIN}/plugins/acme/tickets/create`, { method }),
+      );
+      expect(response.status).toBe(405);
+      expect(response.headers.get('Allow')).toBe('GET, HEAD, POST');
+      const error = await errorOf(response);
+      expect(error.code).toBe('method_not_allowed');
+      expect(error.received).toBe(method);
+    }
+  });
+
+  it('answers other methods elsewhere with 405 and Allow: GET, HEAD', async () => {
+    const response = await handler(new Request(`${ORIGIN}/plugins`, { method: 'DELETE' }));
+    expect(response.status).toBe(405);
+    expect(response.headers.get('Allow')).toBe('GET, HEAD');
+  });
+
+  it('answers OPTIONS with 204 and Allow', async () => {
+    const command = await handler(
+      new Request(`${ORIGIN}/plugins/acme/tickets/create`, { method: 'OPTIONS' }),
+    );
+    expect(command.status).toBe(204);
+    expect(command.headers.get('Allow')).toBe('GET, HEAD, POST');
+    expect(command.headers.get('Svc-Request-Id')).toBeTruthy();
+    const archive = await handler(new Request(`${ORIGIN}/plugins`, { method: 'OPTIONS' }));
+    expect(archive.status).toBe(204);
+    expect(archive.headers.get('Allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('names shared by plugin, group and command', () => {
+  // Plugin `ops` has a group `ops` with a command `run`, and a group `run` with a command `ops`.
+  const def = definePlugin({
+    name: 'ops',
+    description: 'd',
+    groups: {
+      ops: { commands: { run: { description: 'd', handler: () => ({ which: 'ops/run' }) } } },
+      run: { commands: { ops: { description: 'd', handler: () => ({ which: 'run/ops' }) } } },
+    },
+  });
+  const ops = createFetchHandler(def, { logger: memoryLogger() });
+
+  it('routes each path to the command its suffix names, whatever the mount', async () => {
+    const which = async (path: string) =>
+      ((await (await ops(post(path, {}))).json()) as { which: string }).which;
+    expect(await which('/ops/ops/run')).toBe('ops/run');
+    expect(await which('/ops/run/ops')).toBe('run/ops');
+    expect(await which('/ops/ops/ops/run')).toBe('ops/run');
+    expect(await which('/x/ops/run/ops')).toBe('run/ops');
+  });
+});

@@ -1,0 +1,71 @@
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { createTestIssuer } from '../src/testing/index.ts';
+
+describe('createTestIssuer', () => {
+  it('serves its public keys at <issuer>/.well-known/jwks.json, and 404 elsewhere', async () => {
+    const issuer = await createTestIssuer({ issuer: 'https://dir.example/t/1/' });
+    const response = await issuer.fetch('https://dir.example/t/1/.well-known/jwks.json');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { keys: Record<string, unknown>[] };
+    expect(body).toEqual(issuer.jwks());
+    expect(body.keys).toHaveLength(1);
+    expect(body.keys[0]).toHaveProperty('kid');
+    expect(body.keys[0]?.alg).toBe('ES256');
+    expect(body.keys[0]?.d).toBeUndefined(); // public only
+    expect((await issuer.fetch('https://dir.example/.well-known/jwks.json')).status).toBe(404);
+    expect(
+      (
+        await issuer.fetch(
+          new Request('https://dir.example/t/1/.well-known/jwks.json', { method: 'POST' }),
+        )
+      ).status,
+    ).toBe(404);
+  });
+
+  it('mints tokens with sensible defaults for the required claims', async () => {
+    const issuer = await createTestIssuer({ issuer: 'https://dir.example' });
+    const token = await issuer.mint({ aud: 'https://p.example', scope: ['acme:tickets'] });
+    const claims = decodeJwt(token);
+    const now = Math.floor(Date.now() / 1000);
+    expect(claims.iss).toBe('https://dir.example');
+    expect(claims.aud).toBe('https://p.example');
+    expect(claims.scope).toEqual(['acme:tickets']);
+    for (const name of ['sub', 'grantee', 'client_id', 'initiating_app', 'jti']) {
+      expect(typeof claims[name]).toBe('string');
+    }
+    expect(claims.act).toEqual({ sub: 'nd_test' });
+    expect(claims.exp).toBeGreaterThan(now + 250);
+    expect(claims.exp).toBeLessThanOrEqual(now + 301);
+    expect(claims.run_id).toBeUndefined();
+    expect(decodeJwt(await issuer.mint({ aud: 'a', scope: 's' })).jti).not.toBe(claims.jti);
+    const header = decodeProtectedHeader(token);
+    expect(header.alg).toBe('ES256');
+    expect(header.kid).toBe(issuer.jwks().keys[0]?.kid);
+  });
+
+  it('lets a test override a claim, the kid, or omit a claim', async () => {
+    const issuer = await createTestIssuer({ issuer: 'https://dir.example' });
+    const token = await issuer.mint({
+      aud: 'a',
+      scope: 's',
+      sub: 'u1',
+      kid: 'other',
+      omit: ['jti'],
+    });
+    expect(decodeJwt(token).sub).toBe('u1');
+    expect(decodeJwt(token).jti).toBeUndefined();
+    expect(decodeProtectedHeader(token).kid).toBe('other');
+  });
+
+  it('rotates to a new key, keeping the previous one published', async () => {
+    const issuer = await createTestIssuer({ issuer: 'https://dir.example' });
+    const before = issuer.jwks().keys[0]?.kid;
+    await issuer.rotate();
+    const kids = issuer.jwks().keys.map((k) => k.kid);
+    expect(kids).toHaveLength(2);
+    expect(kids[1]).toBe(before);
+    const token = await issuer.mint({ aud: 'a', scope: 's' });
+    expect(decodeProtectedHeader(token).kid).toBe(kids[0]);
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { createFetchHandler } from '../src/index.ts';
+import { acmeDefinition, errorOf, get, memoryLogger, ORIGIN, post } from './helpers.ts';
+
+const TOKEN = 'tok_3f9a2c7e-secret';
+const logger = memoryLogger();
+const handler = createFetchHandler(acmeDefinition(), { token: TOKEN, logger });
+const versioned = createFetchHandler([{ ...acmeDefinition(), version: 1 }], { token: TOKEN });
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+async function expectUnauthorized(response: Response) {
+  expect(response.status).toBe(401);
+  expect(response.headers.get('WWW-Authenticate')).toBe('Bearer');
+  const error = await errorOf(response);
+  expect(error.code).toBe('unauthorized');
+  expect(JSON.stringify(error)).not.toContain(TOKEN);
+}
+
+describe('shared-token mode', () => {
+  it('serves the archive with the right bearer', async () => {
+    const response = await handler(get('/plugins', bearer(TOKEN)));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Cache-Control')).toBe('private, no-transform');
+  });
+
+  it('runs a command with the right bearer', async () => {
+    expect(
+      (await handler(post('/acme/tickets/create', { title: 't' }, bearer(TOKEN)))).status,
+    ).toBe(200);
+  });
+
+  it('accepts the scheme in any case (RFC 9110 §11.1)', async () => {
+    const response = await handler(get('/plugins', { Authorization: `bearer ${TOKEN}` }));
+    expect(response.status).toBe(200);
+  });
+
+  it('answers 401 for a missing bearer on the archive and on commands', async () => {
+    await expectUnauthorized(await handler(get('/plugins')));
+    await expectUnauthorized(await handler(post('/acme/tickets/create', { title: 't' })));
+  });
+
+  it('answers 401 for a wrong, longer, shorter or empty token', async () => {
+    for (const token of ['wrong', `${TOKEN}x`, TOKEN.slice(0, -1), TOKEN.toUpperCase()]) {
+      await expectUnauthorized(await handler(get('/plugins', bearer(token))));
+      await expectUnauthorized(await handler(post('/acme/tickets/create', {}, bearer(token))));
+    }
+    await expectUnauthorized(await handler(get('/plugins', { Authorization: 'Bearer ' })));
+  });
+
+  it('answers 401 for another scheme carrying the token', async () => {
+    await expectUnauthorized(await handler(get('/plugins', { Authorization: `Basic ${TOKEN}` })));
+    await expectUnauthorized(await handler(get('/plugins', { Authorization: TOKEN })));
+  });
+
+  it('authenticates before routing: no 404 or 405 reveals which paths exist', async () => {
+    await expectUnauthorized(await handler(post('/acme/tickets/nope', {})));
+    await expectUnauthorized(
+      await handler(new Request(`${ORIGIN}/acme/tickets/create`, { method: 'DELETE' })),
+    );
+    await expectUnauthorized(
+      await handler(new Request(`${ORIGIN}/acme/tickets/create`, { method: 'OPTIONS' })),
+    );
+    expect((await handler(post('/acme/tickets/nope', {}, bearer(TOKEN)))).status).toBe(404);
+  });
+
+  it('authenticates before reading the body', async () => {
+    await expectUnauthorized(await handler(post('/acme/tickets/create', '{not json')));
+  });
+
+  it('keeps /versions public', async () => {
+    const response = await versioned(get('/versions'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ latest: 1, supported: [1] });
+    await expectUnauthorized(await versioned(get('/v1/')));
+  });
+
+  it('never logs the token', () => {
+    expect(logger.warnings.join('\n')).not.toContain(TOKEN);
+  });
+});
