@@ -1,0 +1,51 @@
+/**
+ * The tools a node's broker offers its model: the built-ins below, each gated by the scope of
+ * the route it acts through (SPEC "Scope vocabulary": `svc:act` gates bash and creating or
+ * messaging nodes), and every installed plugin group `<plugin>:<group>` its scopes cover.
+ */
+import { listCovers } from '../scopes/covers.ts';
+import type { Scope } from '../scopes/parse.ts';
+
+export interface BuiltinTool {
+  /** The scope a node needs for the tool; `null` = every node has it. */
+  scope: Scope | null;
+  description: string;
+}
+
+export const BUILTIN_TOOLS = Object.freeze({
+  bash: { scope: 'svc:act', description: 'run one command in an absolute working directory' },
+  spawn: { scope: 'svc:act', description: 'create a child node with a task' },
+  message: { scope: 'svc:act', description: 'send mail to a node of the same tree' },
+  wait: { scope: null, description: 'wait for children (all or any), a human response or a time' },
+  yield: { scope: null, description: 'end the turn and wait for mail' },
+  report: { scope: null, description: 'post a progress report to the parent and the canvas' },
+  submit: { scope: null, description: 'submit the result; the node is done' },
+} as const satisfies Record<string, BuiltinTool>);
+
+export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;
+
+/** A built-in name or `<plugin>:<group>` (each part a lowercase name, as in scopes). */
+export const TOOL_NAME_PATTERN =
+  /^(?:[a-z][a-z0-9-]{0,62}|[a-z][a-z0-9-]{0,62}:[a-z][a-z0-9-]{0,62})$/;
+
+export function isBuiltinTool(name: string): name is BuiltinToolName {
+  return Object.hasOwn(BUILTIN_TOOLS, name);
+}
+
+/**
+ * The tools a node gets: those its scope list allows (`null` = the owner's: everything), cut to
+ * the profile's allow-list when it has one (`null` = no cut). `plugins` are the installed plugin
+ * groups `<plugin>:<group>`; each is also its own scope. Order: built-ins, then plugins, as given.
+ */
+export function availableTools(
+  scopes: readonly Scope[] | null,
+  allowed: readonly string[] | null,
+  plugins: readonly string[] = [],
+): string[] {
+  const builtins = (Object.keys(BUILTIN_TOOLS) as BuiltinToolName[]).filter((name) => {
+    const scope: Scope | null = BUILTIN_TOOLS[name].scope;
+    return scope === null || listCovers(scopes, scope);
+  });
+  const groups = plugins.filter((group) => listCovers(scopes, group));
+  return [...builtins, ...groups].filter((name) => allowed === null || allowed.includes(name));
+}

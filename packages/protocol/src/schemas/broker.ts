@@ -1,0 +1,183 @@
+/**
+ * The broker's control plane (SPEC "Routes without a client method"): the routes a node's own
+ * broker calls with its node token, and only for its node. The broker records each turn and each
+ * tool result here before acting on it, so the daemon's record is never behind the conversation
+ * and a relaunched broker resumes from it. Every answer carries a `directive`: how the daemon
+ * tells a broker to stop, park or cancel jobs without a second channel.
+ *
+ * Secrets never travel on these routes: the model key and the profile env reach the broker once,
+ * on its stdin at spawn (`brokerLaunchSchema`).
+ */
+import { z } from 'zod';
+import { absolutePathSchema, idSchema, queryInt, timestampSchema } from './common.ts';
+import { modelRefSchema, scriptedTurnSchema } from './models.ts';
+import {
+  mailSchema,
+  nodeSchema,
+  toolCallSchema,
+  turnSchema,
+  turnUsageSchema,
+  WAIT_MAX_S,
+} from './nodes.ts';
+
+/** What the daemon wants the broker to do next. */
+export const directiveSchema = z.object({
+  action: z
+    .enum(['continue', 'interrupt', 'park', 'cancel'])
+    .describe(
+      'continue; interrupt: stop the turn in flight and exit (the node waits for mail); park: a budget was reached, exit; cancel: stop everything and exit',
+    ),
+  reason: z.string().nullable(),
+  cancel_jobs: z.array(idSchema('job')).describe('jobs to stop'),
+});
+
+/**
+ * Given to the broker process on stdin when the daemon spawns it; never an HTTP body or answer.
+ * It is the one place the model key and the profile env values leave the daemon.
+ */
+export const brokerLaunchSchema = z.strictObject({
+  node_id: idSchema('node'),
+  token: z.string().describe("the broker's node token (svc_node_…)"),
+  socket_path: absolutePathSchema.describe("the daemon's unix socket"),
+  model: z.strictObject({
+    ...modelRefSchema.shape,
+    api_key: z.string().optional(),
+    base_url: z.string().optional(),
+    script: z.array(scriptedTurnSchema).optional(),
+  }),
+  env: z.record(z.string(), z.string()).describe('the profile env store, for plugin calls'),
+});
+
+/** `POST …/broker/claim`: the broker binds itself to its node (queued → running). */
+export const brokerClaimBodySchema = z.strictObject({
+  pid: z.number().int().positive(),
+  broker_version: z.string().min(1).max(100),
+});
+
+export const brokerSessionSchema = z.object({
+  node: nodeSchema,
+  system_prompt: z.string().nullable(),
+  tools: z.array(z.string()).describe('the tools to offer the model (scopes ∩ the profile list)'),
+  turns: z.array(turnSchema).describe('the recorded conversation to resume from, oldest first'),
+  directive: directiveSchema,
+});
+
+/**
+ * `POST …/broker/turns`: one model turn, recorded before its tool calls run. `index` must be the
+ * next one (a repeat of the last recorded turn with the same body answers it again; any other
+ * index is 409 `conflict`), so a retried record never doubles a turn.
+ */
+export const turnRecordBodySchema = z.strictObject({
+  index: z.number().int().positive(),
+  model: z.strictObject(modelRefSchema.shape),
+  input: z
+    .array(
+      z.strictObject({
+        role: z.enum(['user', 'system']),
+        text: z.string().max(1_000_000),
+        mail_seq: z.number().int().positive().optional(),
+      }),
+    )
+    .max(1000),
+  text: z.string().max(1_000_000),
+  tool_calls: z
+    .array(
+      z.strictObject({
+        id: z.string().min(1).max(200),
+        name: z.string().min(1).max(200),
+        input: z.unknown().optional(),
+        error: z
+          .string()
+          .max(10_000)
+          .optional()
+          .describe('the call cannot run (unknown tool, bad JSON)'),
+      }),
+    )
+    .max(256),
+  usage: z.strictObject(turnUsageSchema.shape),
+  cost_usd: z.number().nonnegative().nullable(),
+  finish_reason: z.string().min(1).max(64),
+  started_at: timestampSchema,
+  finished_at: timestampSchema,
+});
+
+/** The recorded turn; `directive.action` is `park` when the turn reached a budget. */
+export const turnRecordResultSchema = z.object({ turn: turnSchema, directive: directiveSchema });
+
+/** `POST …/broker/tool-results`: a tool call's result, recorded before the next turn. */
+export const toolResultBodySchema = z.strictObject({
+  turn_index: z.number().int().positive(),
+  tool_call_id: z.string().min(1).max(200),
+  status: z.enum(['ok', 'error']),
+  output: z.unknown().describe('what goes back to the model'),
+  job_id: idSchema('job').optional(),
+});
+
+export const toolResultRecordSchema = z.object({
+  tool_call: toolCallSchema,
+  directive: directiveSchema,
+});
+
+/**
+ * `POST …/broker/faults`: provider errors past the retry budget, a tool crash, a script running
+ * out. `fatal` fails the node (`fail`); otherwise the fault is recorded and counted against the
+ * relaunch budget.
+ */
+export const faultBodySchema = z.strictObject({
+  code: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/)
+    .describe('e.g. provider_error, auth_failed, script_exhausted, tool_crash'),
+  message: z.string().min(1).max(10_000),
+  fatal: z.boolean(),
+});
+
+export const faultRecordResultSchema = z.object({ node: nodeSchema, directive: directiveSchema });
+
+/** `POST …/broker/reports`: a progress report for the parent and the canvas. */
+export const reportBodySchema = z.strictObject({
+  text: z.string().min(1).max(100_000),
+  data: z.unknown().optional(),
+});
+
+/** `POST …/broker/jobs`: start a job (no `id`) or settle one (with its `id`). */
+export const jobRecordBodySchema = z.discriminatedUnion('state', [
+  z.strictObject({
+    state: z.literal('running'),
+    kind: z.enum(['bash', 'tool']),
+    title: z.string().min(1).max(500),
+  }),
+  z.strictObject({
+    state: z.enum(['done', 'failed', 'cancelled']),
+    id: idSchema('job'),
+    exit_code: z.number().int().nullable().optional(),
+  }),
+]);
+
+export const directiveQuerySchema = z.object({
+  wait_s: queryInt(0, WAIT_MAX_S)
+    .optional()
+    .describe('hold the answer until the directive is not continue, or this many seconds pass'),
+});
+
+/** `POST …/mail/claim`: pending mail, plus mail claimed earlier and never acknowledged. */
+export const mailClaimBodySchema = z.strictObject({
+  limit: z.number().int().min(1).max(200).optional().describe('default 50'),
+});
+
+export const mailClaimResultSchema = z.object({ data: z.array(mailSchema) });
+
+/** `POST …/mail/acknowledge`: the claimed mail is in a recorded turn; never delivered again. */
+export const mailAcknowledgeBodySchema = z.strictObject({
+  seqs: z.array(z.number().int().positive()).min(1).max(200),
+});
+
+export const mailAcknowledgeResultSchema = z.object({
+  acknowledged: z.number().int().nonnegative(),
+});
+
+/** `POST …/attach` (owner): the host-local viewer socket of a node's broker. */
+export const attachResultSchema = z.object({
+  node_id: idSchema('node'),
+  socket_path: absolutePathSchema,
+});

@@ -1,0 +1,405 @@
+/**
+ * Nodes (docs/nodes.md): the DTO, the bodies and queries of every `nodes` route, and the parts a
+ * node carries: budgets, usage, outcome, what it waits on, mail, reports, jobs and turns.
+ */
+import { z } from 'zod';
+import { FINAL_STATES, NODE_STATES } from '../nodes/state-machine.ts';
+import {
+  idSchema,
+  LIST_LIMIT_MAX,
+  listQuerySchema,
+  nameSchema,
+  queryInt,
+  scopeSchema,
+  timestampSchema,
+} from './common.ts';
+import { eventsQuerySchema } from './events.ts';
+import { modelChoiceSchema, modelRefSchema } from './models.ts';
+
+export const nodeStateSchema = z.enum(NODE_STATES);
+export const finalStateSchema = z.enum(FINAL_STATES);
+
+/** A query flag: `true` or `false` on the wire, a boolean after parsing. */
+export const queryBool = z
+  .enum(['true', 'false'])
+  .transform((v) => v === 'true')
+  .describe('true or false');
+
+/** Any JSON value (a request body is JSON, so nothing else can arrive). */
+const jsonValue = z.unknown().describe('any JSON value');
+
+/** A JSON Schema (2020-12) object; the daemon checks that it compiles. */
+export const jsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .describe('a JSON Schema (2020-12) object');
+
+export const METADATA_MAX_KEYS = 16;
+
+/** Free-form labels for the caller's own bookkeeping; the daemon never interprets them. */
+export const metadataSchema = z
+  .record(z.string().min(1).max(64), z.string().max(512))
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, {
+    message: `at most ${METADATA_MAX_KEYS} metadata keys`,
+  })
+  .describe(`up to ${METADATA_MAX_KEYS} string labels`);
+
+// ── budgets and usage ────────────────────────────────────────────────────────────────────────
+
+/** Limits per node; `null` = none. Reaching one parks the node `waiting` with a reason. */
+export const budgetsSchema = z.object({
+  max_turns: z.number().int().positive().nullable(),
+  max_tokens: z.number().int().positive().nullable().describe('input plus output tokens'),
+  max_cost_usd: z.number().positive().nullable(),
+});
+
+/** Budgets in a request: each optional; `null` removes that limit. */
+export const budgetsInputSchema = z.strictObject({
+  max_turns: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  max_tokens: z.number().int().min(1).max(1e12).nullable().optional(),
+  max_cost_usd: z.number().positive().max(1e6).nullable().optional(),
+});
+
+export const usageSchema = z.object({
+  turns: z.number().int().nonnegative(),
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative().describe('turns of a model without a known price count 0'),
+});
+
+// ── outcome ──────────────────────────────────────────────────────────────────────────────────
+
+export const faultSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  fatal: z.boolean(),
+  at: timestampSchema,
+});
+
+/** What a final node ended with. */
+export const outcomeSchema = z.object({
+  state: finalStateSchema,
+  result: jsonValue.describe(
+    'the submitted result (matching output_schema when set); null if none',
+  ),
+  summary: z.string().nullable().describe('the submitted text summary'),
+  error: z
+    .object({ code: z.string(), message: z.string() })
+    .nullable()
+    .describe('why it failed or was cancelled'),
+  finished_at: timestampSchema,
+});
+
+/** `nodes.result.submit` and the broker's submit: a result, a summary, or both. */
+export const resultSubmitBodySchema = z
+  .strictObject({
+    result: jsonValue
+      .optional()
+      .describe('required, and checked, when the node has an output_schema'),
+    summary: z.string().max(100_000).optional(),
+  })
+  .refine((b) => b.result !== undefined || b.summary !== undefined, {
+    message: 'submit a result, a summary, or both',
+  });
+
+// ── waits ────────────────────────────────────────────────────────────────────────────────────
+
+export const WAIT_MAX_S = 300;
+
+const childrenIds = z.array(idSchema('node')).min(1).max(1000);
+
+/**
+ * `POST /v1/nodes/{id}/wait` (a node on itself). Mail always wakes a waiting node as well, so
+ * a node waiting on children can still be told something.
+ */
+export const nodeWaitBodySchema = z.discriminatedUnion('for', [
+  z.strictObject({
+    for: z.literal('children'),
+    node_ids: childrenIds.optional().describe('default: every child not yet final'),
+    mode: z.enum(['all', 'any']).optional().describe("default 'all'"),
+  }),
+  z.strictObject({ for: z.literal('human'), request_id: idSchema('human_request') }),
+  z.strictObject({ for: z.literal('timer'), seconds: z.number().int().min(1).max(31_536_000) }),
+]);
+
+/** What a `waiting` node waits on (the node's `waiting_on`). */
+export const waitingOnSchema = z.discriminatedUnion('for', [
+  z.object({ for: z.literal('mail') }).describe('after yield or interrupt'),
+  z.object({
+    for: z.literal('children'),
+    node_ids: z.array(z.string()),
+    mode: z.enum(['all', 'any']),
+  }),
+  z.object({ for: z.literal('human'), request_id: z.string() }),
+  z.object({ for: z.literal('timer'), until: timestampSchema }),
+  z
+    .object({
+      for: z.literal('budget'),
+      budget: z.enum(['max_turns', 'max_tokens', 'max_cost_usd']),
+    })
+    .describe('parked at a budget; raising it (nodes.update) wakes the node'),
+]);
+
+// ── the node ─────────────────────────────────────────────────────────────────────────────────
+
+export const nodeSchema = z.object({
+  id: idSchema('node'),
+  parent_id: idSchema('node').nullable().describe('null for a root'),
+  root_id: idSchema('node').describe('the root of its tree; its own id for a root'),
+  run_id: idSchema('run').nullable().describe('the run whose tree it belongs to, if any'),
+  app_id: z.string().nullable().describe('the app that created it; null = the owner'),
+  profile: z.string(),
+  title: z.string(),
+  task: z.string(),
+  state: nodeStateSchema,
+  state_reason: z
+    .string()
+    .nullable()
+    .describe('human-readable: why it waits, failed or was cancelled'),
+  waiting_on: waitingOnSchema.nullable().describe('set while waiting'),
+  scopes: z.array(z.string()).nullable().describe("its scope list; null = the owner's: everything"),
+  model: modelRefSchema,
+  budgets: budgetsSchema,
+  usage: usageSchema,
+  outcome: outcomeSchema.nullable().describe('set once final'),
+  output_schema: jsonSchemaObject.nullable(),
+  metadata: z.record(z.string(), z.string()),
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+  started_at: timestampSchema.nullable().describe('its first turn'),
+  finished_at: timestampSchema.nullable(),
+});
+
+export const nodeParamsSchema = z.object({ id: idSchema('node') });
+
+export const TASK_MAX = 100_000;
+export const TITLE_MAX = 200;
+
+const taskSchema = z.string().min(1).max(TASK_MAX);
+const titleSchema = z.string().min(1).max(TITLE_MAX);
+
+const nodeCreateShape = {
+  task: taskSchema,
+  title: titleSchema.optional().describe('default: the first line of the task, cut to 80'),
+  profile: nameSchema.optional().describe("default 'default'"),
+  parent_id: idSchema('node')
+    .optional()
+    .describe('default: the calling node for a node token, else none (a root)'),
+  scopes: z
+    .array(scopeSchema)
+    .max(256)
+    .optional()
+    .describe("omitted: the creator's ceiling; given: must lie inside it (else 403 scope_missing)"),
+  model: modelChoiceSchema
+    .optional()
+    .describe("default: the profile's, then the configured default"),
+  budgets: budgetsInputSchema.optional().describe("default: the profile's"),
+  output_schema: jsonSchemaObject
+    .optional()
+    .describe('the submitted result must match it; nodes.parse answers it parsed'),
+  metadata: metadataSchema.optional(),
+};
+
+export const nodeCreateBodySchema = z.strictObject(nodeCreateShape);
+
+const timeoutS = z
+  .number()
+  .int()
+  .min(0)
+  .max(WAIT_MAX_S)
+  .optional()
+  .describe(`seconds to wait before answering final: false (default 30, at most ${WAIT_MAX_S})`);
+
+/** `POST /v1/nodes/create-and-wait`: create, then wait up to `timeout_s` for the outcome. */
+export const nodeCreateAndWaitBodySchema = z.strictObject({
+  ...nodeCreateShape,
+  timeout_s: timeoutS,
+});
+
+/** `POST /v1/nodes/parse`: as create-and-wait with a required `output_schema`. */
+export const nodeParseBodySchema = z.strictObject({
+  ...nodeCreateShape,
+  output_schema: jsonSchemaObject,
+  timeout_s: timeoutS,
+});
+
+/** The answer of every wait: `final: false` when `timeout_s` passed first (wait again by id). */
+export const nodeWaitResultSchema = z.object({ final: z.boolean(), node: nodeSchema });
+
+export const nodeParseResultSchema = z.object({
+  final: z.boolean(),
+  node: nodeSchema,
+  parsed: jsonValue.describe("the result, matching output_schema; null unless final and 'done'"),
+});
+
+export const nodeWaitQuerySchema = z.object({
+  timeout_s: queryInt(0, WAIT_MAX_S).optional().describe('default 30'),
+});
+
+/** `?state=queued,running` → the states. */
+export const nodeStateListQuery = z
+  .string()
+  .regex(new RegExp(`^(${NODE_STATES.join('|')})(,(${NODE_STATES.join('|')}))*$`))
+  .transform((s) => s.split(',') as z.output<typeof nodeStateSchema>[])
+  .describe(`comma-separated states (${NODE_STATES.join(', ')})`);
+
+export const nodeListQuerySchema = listQuerySchema.extend({
+  state: nodeStateListQuery.optional(),
+  parent_id: z
+    .union([idSchema('node'), z.literal('none')])
+    .optional()
+    .describe("a node id: its children; 'none': roots only"),
+  root_id: idSchema('node').optional().describe('every node of this tree'),
+  run_id: idSchema('run').optional(),
+  profile: nameSchema.optional(),
+});
+
+/** `PATCH /v1/nodes/{id}`: what may change besides state. Raising a budget wakes a node parked at it. */
+export const nodeUpdateBodySchema = z
+  .strictObject({
+    title: titleSchema.optional(),
+    budgets: budgetsInputSchema.optional(),
+    metadata: metadataSchema.optional().describe('replaces the labels'),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
+
+/** Cancel, interrupt and yield: an optional human-readable reason (becomes `state_reason`). */
+export const reasonBodySchema = z.strictObject({ reason: z.string().min(1).max(2000).optional() });
+
+export const messageBodySchema = z.strictObject({ text: z.string().min(1).max(TASK_MAX) });
+
+export const nodeForkBodySchema = z.strictObject({
+  task: taskSchema.optional().describe('appended to the copied conversation as a user message'),
+  title: titleSchema.optional(),
+  through_turn: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('copy turns 1..n; default all (0 = only the task)'),
+  parent_id: idSchema('node')
+    .nullable()
+    .optional()
+    .describe("default: the source's parent; null = a root"),
+  scopes: z.array(scopeSchema).max(256).optional().describe("narrows the source's list"),
+});
+
+export const nodeReviveBodySchema = z.strictObject({
+  message: z.string().min(1).max(TASK_MAX).optional().describe('mail delivered when it resumes'),
+});
+
+export const nodeReviveAllBodySchema = z.strictObject({
+  states: z
+    .array(z.enum(['failed', 'cancelled']))
+    .min(1)
+    .optional()
+    .describe("default ['failed']: a cancellation was somebody's decision"),
+  root_id: idSchema('node').optional().describe('only this tree'),
+});
+
+export const nodeReviveAllResultSchema = z.object({
+  count: z.number().int().nonnegative(),
+  node_ids: z.array(idSchema('node')),
+});
+
+export const nodeDemoteBodySchema = z.strictObject({
+  parent_id: idSchema('node').describe('the new parent; not the node itself nor a descendant'),
+});
+
+export const nodeRecycleBodySchema = z.strictObject({
+  task: taskSchema,
+  title: titleSchema.optional(),
+  budgets: budgetsInputSchema.optional().describe('usage starts again from zero'),
+});
+
+// ── events of one node (or its subtree) ─────────────────────────────────────────────────────
+
+const subtree = queryBool.optional().describe("include its descendants' events (default false)");
+
+export const nodeEventsQuerySchema = eventsQuerySchema.extend({
+  limit: queryInt(1, LIST_LIMIT_MAX).optional(),
+  subtree,
+});
+
+export const nodeStreamQuerySchema = eventsQuerySchema.extend({ subtree });
+
+// ── mail, reports, jobs ─────────────────────────────────────────────────────────────────────
+
+export const mailSchema = z.object({
+  seq: z.number().int().positive().describe('per node, in sending order'),
+  node_id: idSchema('node'),
+  from: z.object({
+    kind: z.enum(['owner', 'app', 'node']),
+    id: z.string().nullable().describe('the app or node id; null for the owner'),
+  }),
+  text: z.string(),
+  state: z.enum(['pending', 'claimed', 'acknowledged']),
+  created_at: timestampSchema,
+  claimed_at: timestampSchema.nullable(),
+  acknowledged_at: timestampSchema.nullable(),
+});
+
+export const reportSchema = z.object({
+  seq: z.number().int().positive().describe('per node'),
+  node_id: idSchema('node'),
+  text: z.string(),
+  data: jsonValue.describe('structured detail; null if none'),
+  created_at: timestampSchema,
+});
+
+export const JOB_STATES = ['running', 'done', 'failed', 'cancelled'] as const;
+
+export const jobSchema = z.object({
+  id: idSchema('job'),
+  node_id: idSchema('node'),
+  kind: z.enum(['bash', 'tool']),
+  title: z.string(),
+  state: z.enum(JOB_STATES),
+  exit_code: z.number().int().nullable(),
+  started_at: timestampSchema,
+  finished_at: timestampSchema.nullable(),
+});
+
+export const jobParamsSchema = z.object({ id: idSchema('node'), job_id: idSchema('job') });
+
+// ── turns (the trace) ───────────────────────────────────────────────────────────────────────
+
+/** A message added to the conversation before a turn: the task, mail, or a daemon note. */
+export const turnMessageSchema = z.object({
+  role: z.enum(['user', 'system']),
+  text: z.string(),
+  mail_seq: z.number().int().positive().nullable().describe('the mail it delivered, if any'),
+});
+
+export const toolCallSchema = z.object({
+  id: z.string().describe("the model's tool call id"),
+  name: z.string(),
+  input: jsonValue,
+  status: z.enum(['pending', 'ok', 'error']),
+  output: jsonValue.describe('null while pending'),
+  job_id: idSchema('job').nullable(),
+  finished_at: timestampSchema.nullable(),
+});
+
+export const turnUsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+});
+
+/** One model turn: what was added, what the model answered, what it cost. */
+export const turnSchema = z.object({
+  node_id: idSchema('node'),
+  index: z.number().int().positive().describe('1-based, per node'),
+  model: modelRefSchema,
+  input: z.array(turnMessageSchema),
+  text: z.string(),
+  tool_calls: z.array(toolCallSchema),
+  usage: turnUsageSchema,
+  cost_usd: z.number().nonnegative().nullable().describe('null when the price is unknown'),
+  finish_reason: z.string(),
+  started_at: timestampSchema,
+  finished_at: timestampSchema,
+});
+
+export const turnListQuerySchema = listQuerySchema.extend({
+  node_id: idSchema('node').optional().describe('only this node of the tree'),
+});

@@ -1,0 +1,76 @@
+/**
+ * Runs, the application-facing API: a run is an app's handle on a root node it started. Its
+ * state, usage and outcome are its root's (usage summed over the whole tree); its trace and
+ * events cover the whole tree.
+ */
+import { z } from 'zod';
+import { idSchema, listQuerySchema, nameSchema, timestampSchema } from './common.ts';
+import { modelRefSchema } from './models.ts';
+import {
+  budgetsSchema,
+  messageBodySchema,
+  nodeCreateBodySchema,
+  nodeEventsQuerySchema,
+  nodeParseBodySchema,
+  nodeStateListQuery,
+  nodeStateSchema,
+  nodeStreamQuerySchema,
+  outcomeSchema,
+  TITLE_MAX,
+  usageSchema,
+  waitingOnSchema,
+} from './nodes.ts';
+
+export const runSchema = z.object({
+  id: idSchema('run'),
+  app_id: z.string().nullable().describe('the app that started it; null = the owner'),
+  node_id: idSchema('node').describe('its root node'),
+  title: z.string(),
+  state: nodeStateSchema.describe("its root node's state"),
+  state_reason: z.string().nullable(),
+  waiting_on: waitingOnSchema.nullable(),
+  profile: z.string(),
+  model: modelRefSchema,
+  scopes: z.array(z.string()).nullable(),
+  budgets: budgetsSchema,
+  usage: usageSchema.describe('summed over every node of its tree'),
+  outcome: outcomeSchema.nullable(),
+  metadata: z.record(z.string(), z.string()),
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+  finished_at: timestampSchema.nullable(),
+});
+
+export const runParamsSchema = z.object({ id: idSchema('run') });
+
+/** `POST /v1/runs`: a root node's create body (a run has no parent). */
+export const runStartBodySchema = nodeCreateBodySchema.omit({ parent_id: true });
+
+/** `POST /v1/runs/parse`: start, wait, and answer the result parsed by `output_schema`. */
+export const runParseBodySchema = nodeParseBodySchema.omit({ parent_id: true });
+
+/** `runs.list`: the calling app's own runs (the owner's own for the owner token). */
+export const runListQuerySchema = listQuerySchema.extend({ state: nodeStateListQuery.optional() });
+
+/** `runs.listAll` (owner): every app's runs, or one app's. */
+export const runListAllQuerySchema = runListQuerySchema.extend({
+  app_id: nameSchema.optional().describe('only this app'),
+});
+
+export const runRenameBodySchema = z.strictObject({ title: z.string().min(1).max(TITLE_MAX) });
+
+/** `runs.reply`: answers the run while it waits; `runs.message` is mail at any time. */
+export { messageBodySchema as runMessageBodySchema, messageBodySchema as runReplyBodySchema };
+
+export const runWaitResultSchema = z.object({ final: z.boolean(), run: runSchema });
+
+export const runParseResultSchema = z.object({
+  final: z.boolean(),
+  run: runSchema,
+  parsed: z.unknown().describe("the result, matching output_schema; null unless final and 'done'"),
+});
+
+export const runDeleteResultSchema = z.object({ id: idSchema('run'), deleted: z.literal(true) });
+
+export const runEventsQuerySchema = nodeEventsQuerySchema.omit({ subtree: true });
+export const runStreamQuerySchema = nodeStreamQuerySchema.omit({ subtree: true });
