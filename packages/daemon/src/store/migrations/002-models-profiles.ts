@@ -1,0 +1,3 @@
+/** Model credentials, model configuration, profiles and their env stores. */
+export const sql = `
+`;

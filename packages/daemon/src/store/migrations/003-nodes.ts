@@ -1,0 +1,3 @@
+/** Nodes, runs, turns, tool calls, mail, reports and jobs. */
+export const sql = `
+`;

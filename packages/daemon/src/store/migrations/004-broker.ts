@@ -1,0 +1,3 @@
+/** What the broker control plane and the supervisor keep beyond the node tables. */
+export const sql = `
+`;
