@@ -1,0 +1,202 @@
+/**
+ * `BrokerPort` over HTTP: the broker control plane (`brokerRoutes`) and the node-token `nodes`
+ * routes of `@svc/protocol`, reached on the daemon's unix socket with the node's bearer token.
+ * Every answer is checked against the protocol's schema; an error envelope with a known code
+ * becomes an `ApiError` (a 4xx is a refusal the tools show the model), anything else a
+ * `DaemonError` the loop records as a fault.
+ */
+import {
+  brokerSessionSchema,
+  directiveSchema,
+  faultRecordResultSchema,
+  isErrorCode,
+  listOf,
+  mailAcknowledgeResultSchema,
+  mailClaimResultSchema,
+  mailSchema,
+  type NodeRouteId,
+  nodeRouteById,
+  nodeSchema,
+  reportSchema,
+  toolResultRecordSchema,
+  turnRecordResultSchema,
+} from '@svc/protocol';
+import { Agent, fetch } from 'undici';
+import type { z } from 'zod';
+import { ApiError, DaemonError } from '../errors.ts';
+import { DAEMON_VERSION } from '../version.ts';
+import type { BrokerLoad, BrokerNode, BrokerPort, WaitChildrenAnswer } from './port.ts';
+
+export interface HttpBrokerPortOptions {
+  /** The daemon's unix socket. */
+  socketPath: string;
+  nodeId: string;
+  /** The broker's node token (`svc_node_…`). */
+  token: string;
+  /** Where `bash` runs when a call names no directory (the node's worktree). */
+  cwd: string;
+  /** Per request; a daemon that does not answer in time is a fault. Default 30 s. */
+  timeoutMs?: number;
+}
+
+export interface HttpBrokerPort extends BrokerPort {
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const CHILDREN_PAGE = 100;
+/** Bounds the walk over a node's children: 100 pages of 100. */
+const MAX_CHILD_PAGES = 100;
+const nodeListSchema = listOf(nodeSchema);
+
+interface CallOptions {
+  /** `{id}` of the path; default the broker's own node. */
+  id?: string;
+  body?: unknown;
+  query?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBrokerPort {
+  const { socketPath, nodeId, token, cwd } = options;
+  for (const key of ['socketPath', 'nodeId', 'token', 'cwd'] as const) {
+    if (typeof options[key] !== 'string' || options[key] === '') {
+      throw new TypeError(`createHttpBrokerPort: \`${key}\` must be a non-empty string`);
+    }
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const dispatcher = new Agent({ connect: { socketPath } });
+
+  async function call<S extends z.ZodType>(
+    routeId: NodeRouteId,
+    schema: S,
+    opts: CallOptions = {},
+  ): Promise<z.output<S>> {
+    const route = nodeRouteById(routeId);
+    const path = route.path.replace('{id}', encodeURIComponent(opts.id ?? nodeId));
+    const query = opts.query === undefined ? '' : `?${new URLSearchParams(opts.query)}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    if (opts.idempotencyKey !== undefined) headers['idempotency-key'] = opts.idempotencyKey;
+    // The daemon accepts Host `localhost` on its socket; the host part is otherwise unused.
+    const res = await fetch(`http://localhost${path}${query}`, {
+      method: route.method,
+      headers,
+      ...(opts.body !== undefined && { body: JSON.stringify(opts.body) }),
+      dispatcher,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    const json = parseJson(text);
+    if (!res.ok) throw answerError(routeId, res.status, json);
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new DaemonError(
+        'broker_bad_answer',
+        `${routeId}: the daemon's answer does not match its schema`,
+        {
+          cause: parsed.error,
+        },
+      );
+    }
+    return parsed.data;
+  }
+
+  /** Outcomes of the ended children among `ids` (`'all'`: every child of the node). */
+  async function childOutcomes(ids: string[] | 'all') {
+    let children: BrokerNode[] = [];
+    if (ids === 'all') {
+      let after: string | null = null;
+      for (let page = 0; page < MAX_CHILD_PAGES; page++) {
+        const query: Record<string, string> = { parent_id: nodeId, limit: String(CHILDREN_PAGE) };
+        if (after !== null) query.after = after;
+        const list: z.output<typeof nodeListSchema> = await call('nodes.list', nodeListSchema, {
+          query,
+        });
+        children.push(...list.data);
+        if (!list.has_more || list.next_cursor === null) break;
+        after = list.next_cursor;
+      }
+    } else {
+      children = await Promise.all(ids.map((id) => call('nodes.retrieve', nodeSchema, { id })));
+    }
+    return children.flatMap((c) => (c.outcome === null ? [] : [{ id: c.id, outcome: c.outcome }]));
+  }
+
+  return {
+    async load(): Promise<BrokerLoad> {
+      const session = await call('broker.claim', brokerSessionSchema, {
+        body: { pid: process.pid, broker_version: DAEMON_VERSION },
+      });
+      return { ...session, cwd };
+    },
+    recordTurn: (turn) => call('broker.turns.record', turnRecordResultSchema, { body: turn }),
+    recordToolResult: (result) =>
+      call('broker.toolResults.record', toolResultRecordSchema, { body: result }),
+    async claimMail() {
+      return (await call('nodes.mail.claim', mailClaimResultSchema, { body: {} })).data;
+    },
+    async ackMail(seqs) {
+      await call('nodes.mail.acknowledge', mailAcknowledgeResultSchema, { body: { seqs } });
+    },
+    spawnChild: (spec, idempotencyKey) =>
+      call('nodes.create', nodeSchema, { body: spec, idempotencyKey }),
+    messageNode: (id, text, idempotencyKey) =>
+      call('nodes.message', mailSchema, { id, body: { text }, idempotencyKey }),
+    async waitChildren(ids, mode): Promise<WaitChildrenAnswer> {
+      const node = await call('nodes.wait', nodeSchema, {
+        body: { for: 'children', mode, ...(ids !== 'all' && { node_ids: ids }) },
+      });
+      // Parked: the daemon checked and parked in one transaction.
+      if (node.state === 'waiting' && node.waiting_on?.for === 'children') {
+        return { ready: false, pending: node.waiting_on.node_ids };
+      }
+      return { ready: true, children: await childOutcomes(ids) };
+    },
+    async submitResult(submission) {
+      await call('broker.result.submit', nodeSchema, { body: submission });
+    },
+    async report(report) {
+      await call('broker.reports.create', reportSchema, { body: report });
+    },
+    async park(reason, wakeOn) {
+      if (wakeOn === 'budget') {
+        // The daemon parks a node when a recorded turn reaches a budget; the broker's own check
+        // only meets a node that is parked already.
+        const directive = await call('broker.directive.get', directiveSchema);
+        if (directive.action === 'park') return;
+      }
+      // No broker route parks at a budget by itself: waiting for mail with the budget's reason
+      // still shows the person why, and the relaunch a message causes checks the budget again.
+      await call('nodes.yield', nodeSchema, { body: { reason } });
+    },
+    async fault(report) {
+      await call('broker.faults.record', faultRecordResultSchema, { body: report });
+    },
+    close: () => dispatcher.close(),
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? null : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function answerError(routeId: string, status: number, body: unknown): DaemonError {
+  const error = (body as { error?: Record<string, unknown> } | null)?.error;
+  const code = error?.code;
+  const message = typeof error?.message === 'string' ? error.message : `HTTP ${status}`;
+  if (isErrorCode(code)) {
+    return new ApiError(code, message, {
+      ...(typeof error?.field === 'string' && { field: error.field }),
+      ...(error !== undefined && 'received' in error && { received: error.received }),
+    });
+  }
+  return new DaemonError(
+    'broker_transport',
+    `${routeId}: the daemon answered ${status}: ${message}`,
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * `BrokerPort`: everything a broker asks of the daemon, as the agent loop sees it. The loop knows
+ * nothing about HTTP; `./http-port.ts` binds this interface to the broker control plane
+ * (`brokerRoutes` and the node-token `nodes` routes of `@svc/protocol`) over the unix socket
+ * with the node's token, and tests bind it to an in-memory daemon. The shapes are the
+ * protocol's wire DTOs (snake_case JSON, turn indexes from 1).
+ *
+ * The daemon is the sole writer: the broker records each turn before acting on it and each tool
+ * result before the next model call, so a relaunched broker resumes from what is recorded.
+ * Records answer with a `directive` (continue, interrupt, park, cancel) the loop obeys.
+ *
+ * A call the daemon refuses (a 4xx) rejects with an `ApiError` carrying its code; anything else
+ * (the daemon unreachable, a 5xx) rejects with another error. Tools turn a refusal into an error
+ * result the model reads; the loop treats anything else as a fault.
+ */
+import type {
+  brokerSessionSchema,
+  directiveSchema,
+  faultBodySchema,
+  mailSchema,
+  nodeCreateBodySchema,
+  nodeSchema,
+  outcomeSchema,
+  reportBodySchema,
+  resultSubmitBodySchema,
+  toolCallSchema,
+  toolResultBodySchema,
+  turnRecordBodySchema,
+  turnSchema,
+} from '@svc/protocol';
+import type { z } from 'zod';
+
+export type Directive = z.output<typeof directiveSchema>;
+export type BrokerNode = z.output<typeof nodeSchema>;
+/** A recorded turn, with each tool call's status (`pending` until its result is recorded). */
+export type Turn = z.output<typeof turnSchema>;
+export type RecordedToolCall = z.output<typeof toolCallSchema>;
+/** What the broker records for a turn. */
+export type TurnRecord = z.input<typeof turnRecordBodySchema>;
+export type ToolResultRecord = z.input<typeof toolResultBodySchema>;
+export type Mail = z.output<typeof mailSchema>;
+export type FaultReport = z.input<typeof faultBodySchema>;
+export type ChildSpec = Omit<z.input<typeof nodeCreateBodySchema>, 'parent_id'>;
+export type ResultSubmission = z.input<typeof resultSubmitBodySchema>;
+export type ReportInput = z.input<typeof reportBodySchema>;
+export type Outcome = z.output<typeof outcomeSchema>;
+
+/** What `load()` answers: the broker session (node, tools, recorded turns, directive). */
+export interface BrokerLoad extends z.output<typeof brokerSessionSchema> {
+  /** The absolute directory `bash` runs in when a call names none (the node's worktree). */
+  cwd: string;
+}
+
+export type WaitMode = 'all' | 'any';
+
+export type WaitChildrenAnswer =
+  /** Every child waited for has ended (`all`), or at least one has (`any`). */
+  | { ready: true; children: { id: string; outcome: Outcome }[] }
+  /** The daemon has parked the node until they end, in the same transaction as the check. */
+  | { ready: false; pending: string[] };
+
+/** What wakes a parked node: mail, or its budget being raised (`nodes.update`). */
+export type WakeOn = 'mail' | 'budget';
+
+export interface BrokerPort {
+  /** Binds the broker to its node and answers what it resumes from. */
+  load(): Promise<BrokerLoad>;
+  /**
+   * Records turn `index` (the next one) before its tool calls run. Recording the last recorded
+   * index again answers the first record unchanged: the broker acts on the turn answered.
+   */
+  recordTurn(turn: TurnRecord): Promise<{ turn: Turn; directive: Directive }>;
+  /** Idempotent by tool call id: a second record answers the first. */
+  recordToolResult(
+    result: ToolResultRecord,
+  ): Promise<{ tool_call: RecordedToolCall; directive: Directive }>;
+  /** Pending mail plus mail claimed earlier (by a broker that died) and never acknowledged. */
+  claimMail(): Promise<Mail[]>;
+  /** The mail is in a recorded turn: never delivered again. */
+  ackMail(seqs: number[]): Promise<void>;
+  /** `idempotencyKey` makes a repeat (a relaunch re-running the call) answer the first child. */
+  spawnChild(spec: ChildSpec, idempotencyKey: string): Promise<BrokerNode>;
+  /** Sends mail to a node of the tree. Idempotent by key, like `spawnChild`. */
+  messageNode(nodeId: string, text: string, idempotencyKey: string): Promise<Mail>;
+  /** `'all'`: every child of the node. */
+  waitChildren(ids: string[] | 'all', mode: WaitMode): Promise<WaitChildrenAnswer>;
+  /**
+   * Stores the outcome; the node is `done`. The submit call's own tool result is recorded right
+   * after, and the daemon may refuse that trailing record: the loop does not depend on it.
+   */
+  submitResult(submission: ResultSubmission): Promise<void>;
+  report(report: ReportInput): Promise<void>;
+  /** Parks the node `waiting` with a human-readable reason until `wakeOn` happens. */
+  park(reason: string, wakeOn: WakeOn): Promise<void>;
+  /** Records a fault; a `fatal` one fails the node, others count against its relaunch budget. */
+  fault(report: FaultReport): Promise<void>;
+}

@@ -1,0 +1,65 @@
+/**
+ * What a broker tool is: a name, the scope that allows it, its input as a zod schema (which gives
+ * both the JSON Schema the model sees and the check the input must pass before the tool runs),
+ * and `run`. A tool never decides the node's state itself: it tells the loop, through its
+ * outcome, when the loop must stop after the call.
+ */
+import { BUILTIN_TOOLS, type BuiltinToolName } from '@svc/protocol';
+import type { JSONSchema7 } from 'ai';
+import { z } from 'zod';
+import type { LoopExit } from '../loop-exit.ts';
+import type { ToolSpec } from '../model-turn.ts';
+import type { BrokerNode, BrokerPort, WakeOn } from '../port.ts';
+
+export interface ToolContext {
+  node: BrokerNode;
+  port: BrokerPort;
+  /** The absolute directory `bash` runs in when a call names none. */
+  cwd: string;
+  /** Aborted by cancel or interrupt: a tool stops at once (and kills what it started). */
+  signal: AbortSignal;
+  /** Unique per call of this node and stable across relaunches, for idempotent side effects. */
+  idempotencyKey: string;
+}
+
+/** The loop stops once this call's result is recorded, parking the node first when asked. */
+export interface LoopStop {
+  exit: LoopExit;
+  park?: WakeOn;
+}
+
+export type ToolOutcome =
+  | { output: unknown; is_error?: boolean; stop?: LoopStop }
+  /**
+   * Nothing is recorded and the loop stops: the call runs again when the broker is relaunched
+   * (the daemon has already parked the node until that makes sense).
+   */
+  | { defer: LoopExit };
+
+/**
+ * A built-in tool; the scope that allows it is the protocol's (`BUILTIN_TOOLS`), so the daemon's
+ * session tool list and the broker agree.
+ */
+export interface BrokerTool<S extends z.ZodType = z.ZodType> {
+  name: BuiltinToolName;
+  /** What the model is told (more than the protocol's one-line summary). */
+  description: string;
+  input: S;
+  run(input: z.output<S>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** Identity, for inference: `run` gets the parsed input type of `input`. */
+export function defineTool<S extends z.ZodType>(tool: BrokerTool<S>): BrokerTool<S> {
+  return tool;
+}
+
+/** The scope a node must hold to be offered `tool`; `null`: every node. */
+export function toolScope(tool: BrokerTool): string | null {
+  return BUILTIN_TOOLS[tool.name].scope;
+}
+
+/** The tool as the model is told about it. */
+export function toolSpec(tool: BrokerTool): ToolSpec {
+  const { $schema: _, ...schema } = z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' });
+  return { description: tool.description, input_schema: schema as JSONSchema7 };
+}

@@ -1,0 +1,353 @@
+/**
+ * A test double of the daemon's side of the broker control plane: a real `BrokerPort`
+ * implementation over in-memory nodes, with the rules the protocol gives the daemon (turns
+ * recorded in order from 1 and idempotently, tool results idempotent by call id, a budget check
+ * at each turn record answering `park`, idempotent spawn and message, the scope ceiling for
+ * children, an atomic check-and-park for waits). Everything crosses it as JSON, as on the wire.
+ * `connect(...).sever()` plays a broker whose process died: every later call of it rejects.
+ */
+import {
+  availableTools,
+  type Budgets,
+  ceilingViolation,
+  DEFAULT_BUDGETS,
+  exhaustedBudget,
+  isFinal,
+  mergeBudgets,
+  newId,
+  type Scope,
+} from '@svc/protocol';
+import type {
+  BrokerNode,
+  BrokerPort,
+  Directive,
+  FaultReport,
+  Mail,
+  ReportInput,
+  Turn,
+} from '../../src/broker/port.ts';
+import { ApiError } from '../../src/errors.ts';
+
+export interface MemoryNode {
+  node: BrokerNode;
+  cwd: string;
+  turns: Turn[];
+  mail: Mail[];
+  faults: FaultReport[];
+  reports: ReportInput[];
+  children: string[];
+  /** What the next answer's directive says (`continue` unless a test sets it). */
+  directive: Directive;
+}
+
+export interface PortCall {
+  node: string;
+  op: keyof BrokerPort;
+  args: unknown[];
+}
+
+const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+const now = () => new Date().toISOString();
+const CONTINUE: Directive = { action: 'continue', reason: null, cancel_jobs: [] };
+
+export class MemoryDaemon {
+  readonly nodes = new Map<string, MemoryNode>();
+  /** Every port call that reached the daemon, in order. */
+  readonly calls: PortCall[] = [];
+  private readonly keys = new Map<string, unknown>();
+
+  private readonly options: { checkBudgets?: boolean };
+
+  /** `checkBudgets: false` plays a daemon that leaves budgets to the broker. */
+  constructor(options: { checkBudgets?: boolean } = {}) {
+    this.options = options;
+  }
+
+  createNode(fields: {
+    task: string;
+    cwd: string;
+    scopes?: Scope[] | null;
+    budgets?: { [K in keyof BrokerNode['budgets']]?: number | null | undefined };
+    parent_id?: string;
+    title?: string;
+    model?: BrokerNode['model'];
+  }): string {
+    const id = newId('node');
+    const at = now();
+    const parent = fields.parent_id === undefined ? undefined : this.get(fields.parent_id);
+    const node: BrokerNode = {
+      id,
+      parent_id: fields.parent_id ?? null,
+      root_id: parent?.node.root_id ?? id,
+      run_id: null,
+      app_id: null,
+      profile: 'default',
+      title: fields.title ?? fields.task.slice(0, 80),
+      task: fields.task,
+      state: 'running',
+      state_reason: null,
+      waiting_on: null,
+      scopes: fields.scopes === undefined ? ['svc:llm', 'svc:act'] : fields.scopes,
+      model: fields.model ?? { provider: 'scripted', model: 'test' },
+      // JSON, as on the wire: an `undefined` budget is an absent one.
+      budgets: mergeBudgets({ ...DEFAULT_BUDGETS }, wire(fields.budgets ?? {}) as Partial<Budgets>),
+      usage: { turns: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+      outcome: null,
+      output_schema: null,
+      metadata: {},
+      created_at: at,
+      updated_at: at,
+      started_at: null,
+      finished_at: null,
+    };
+    this.nodes.set(id, {
+      node,
+      cwd: fields.cwd,
+      turns: [],
+      mail: [],
+      faults: [],
+      reports: [],
+      children: [],
+      directive: CONTINUE,
+    });
+    return id;
+  }
+
+  get(id: string): MemoryNode {
+    const node = this.nodes.get(id);
+    if (node === undefined) throw new ApiError('not_found', `no node ${id}`);
+    return node;
+  }
+
+  /** Mail from the owner, or from a node. */
+  deliver(to: string, text: string, fromNode: string | null = null): Mail {
+    const box = this.get(to).mail;
+    const mail: Mail = {
+      seq: box.length + 1,
+      node_id: to,
+      from: fromNode === null ? { kind: 'owner', id: null } : { kind: 'node', id: fromNode },
+      text,
+      state: 'pending',
+      created_at: now(),
+      claimed_at: null,
+      acknowledged_at: null,
+    };
+    box.push(mail);
+    return mail;
+  }
+
+  /** Ends a child the way its own broker would. */
+  finish(id: string, result: unknown): void {
+    const { node } = this.get(id);
+    node.state = 'done';
+    node.outcome = { state: 'done', result, summary: null, error: null, finished_at: now() };
+  }
+
+  /** What a relaunch does first: the node runs again. */
+  relaunch(id: string): void {
+    Object.assign(this.get(id).node, { state: 'running', state_reason: null, waiting_on: null });
+  }
+
+  count(op: keyof BrokerPort, node?: string): number {
+    return this.calls.filter((c) => c.op === op && (node === undefined || c.node === node)).length;
+  }
+
+  connect(
+    nodeId: string,
+    options: { after?: (op: keyof BrokerPort, args: unknown[]) => void } = {},
+  ): { port: BrokerPort; sever(): void } {
+    let severed = false;
+    const impl = this.portImpl(nodeId);
+    const port = {} as Record<keyof BrokerPort, (...args: unknown[]) => Promise<unknown>>;
+    for (const op of Object.keys(impl) as (keyof BrokerPort)[]) {
+      port[op] = async (...args: unknown[]) => {
+        if (severed) throw new Error('connection to the daemon lost');
+        this.calls.push({ node: nodeId, op, args: wire(args) });
+        const answer = await (impl[op] as (...a: unknown[]) => Promise<unknown>)(...wire(args));
+        options.after?.(op, args);
+        return answer === undefined ? undefined : wire(answer);
+      };
+    }
+    return {
+      port: port as unknown as BrokerPort,
+      sever: () => {
+        severed = true;
+      },
+    };
+  }
+
+  private portImpl(nodeId: string): BrokerPort {
+    const self = this.get(nodeId);
+    const { node } = self;
+    const running = () => {
+      if (node.state !== 'running') {
+        throw new ApiError('invalid_state', `node is '${node.state}', not 'running'`);
+      }
+    };
+    const once = <T>(key: string, make: () => T): T => {
+      if (!this.keys.has(key)) this.keys.set(key, make());
+      return this.keys.get(key) as T;
+    };
+    const park = (reason: string, waitingOn: BrokerNode['waiting_on']) => {
+      Object.assign(node, { state: 'waiting', state_reason: reason, waiting_on: waitingOn });
+    };
+    return {
+      load: async () => ({
+        node,
+        system_prompt: null,
+        tools: availableTools(node.scopes, null),
+        turns: self.turns,
+        directive: self.directive,
+        cwd: self.cwd,
+      }),
+      recordTurn: async (body) => {
+        const first = self.turns[body.index - 1];
+        if (first !== undefined) return { turn: first, directive: self.directive };
+        running();
+        if (body.index !== self.turns.length + 1) {
+          throw new ApiError(
+            'conflict',
+            `next turn is ${self.turns.length + 1}, not ${body.index}`,
+          );
+        }
+        const turn: Turn = {
+          node_id: nodeId,
+          index: body.index,
+          model: body.model,
+          input: body.input.map((m) => ({
+            role: m.role,
+            text: m.text,
+            mail_seq: m.mail_seq ?? null,
+          })),
+          text: body.text,
+          tool_calls: body.tool_calls.map((c) => ({
+            id: c.id,
+            name: c.name,
+            input: c.input ?? null,
+            status: 'pending',
+            output: null,
+            job_id: null,
+            finished_at: null,
+          })),
+          usage: body.usage,
+          cost_usd: body.cost_usd,
+          finish_reason: body.finish_reason,
+          started_at: body.started_at,
+          finished_at: body.finished_at,
+        };
+        self.turns.push(turn);
+        const { usage } = node;
+        usage.turns += 1;
+        usage.input_tokens += turn.usage.input_tokens;
+        usage.output_tokens += turn.usage.output_tokens;
+        usage.cost_usd += turn.cost_usd ?? 0;
+        const over =
+          this.options.checkBudgets === false ? null : exhaustedBudget(node.budgets, usage);
+        if (over !== null) {
+          park(over.reason, { for: 'budget', budget: over.budget });
+          return { turn, directive: { action: 'park', reason: over.reason, cancel_jobs: [] } };
+        }
+        return { turn, directive: self.directive };
+      },
+      recordToolResult: async (body) => {
+        const call = self.turns[body.turn_index - 1]?.tool_calls.find(
+          (c) => c.id === body.tool_call_id,
+        );
+        if (call === undefined) {
+          throw new ApiError(
+            'not_found',
+            `turn ${body.turn_index} has no call ${body.tool_call_id}`,
+          );
+        }
+        if (call.status === 'pending') {
+          // The submit call's own result trails the outcome: the one record allowed when done.
+          if (!(node.state === 'done' && call.name === 'submit')) running();
+          Object.assign(call, {
+            status: body.status,
+            output: body.output ?? null,
+            finished_at: now(),
+          });
+        }
+        return { tool_call: call, directive: self.directive };
+      },
+      claimMail: async () =>
+        self.mail
+          .filter((m) => m.state !== 'acknowledged')
+          .map((m) => Object.assign(m, { state: 'claimed', claimed_at: now() })),
+      ackMail: async (seqs) => {
+        for (const m of self.mail) {
+          if (seqs.includes(m.seq))
+            Object.assign(m, { state: 'acknowledged', acknowledged_at: now() });
+        }
+      },
+      spawnChild: async (spec, key) =>
+        once(key, () => {
+          running();
+          const scopes = spec.scopes ?? node.scopes;
+          const outside = scopes === null ? null : ceilingViolation(node.scopes, scopes);
+          if (outside !== null) {
+            throw new ApiError('scope_missing', `${outside} is outside the creator's scopes`, {
+              field: 'scopes',
+              received: outside,
+            });
+          }
+          const id = this.createNode({
+            task: spec.task,
+            cwd: self.cwd,
+            parent_id: nodeId,
+            scopes,
+            ...(spec.budgets !== undefined && { budgets: spec.budgets }),
+            ...(spec.title !== undefined && { title: spec.title }),
+          });
+          this.get(id).node.state = 'queued';
+          self.children.push(id);
+          return this.get(id).node;
+        }),
+      messageNode: async (to, text, key) => once(key, () => this.deliver(to, text, nodeId)),
+      waitChildren: async (ids, mode) => {
+        running();
+        const wanted = ids === 'all' ? self.children : ids;
+        const stranger = wanted.find((id) => !self.children.includes(id));
+        if (stranger !== undefined) {
+          throw new ApiError('invalid_request', `${stranger} is not a child of ${nodeId}`);
+        }
+        const ended = wanted.filter((id) => isFinal(this.get(id).node.state));
+        const pending = wanted.filter((id) => !ended.includes(id));
+        if (pending.length === 0 || (mode === 'any' && ended.length > 0)) {
+          const children = ended.map((id) => ({ id, outcome: this.get(id).node.outcome! }));
+          return { ready: true, children };
+        }
+        park(`waiting for children: ${pending.join(', ')}`, {
+          for: 'children',
+          node_ids: pending,
+          mode,
+        });
+        return { ready: false, pending };
+      },
+      submitResult: async ({ result, summary }) => {
+        running();
+        node.state = 'done';
+        node.outcome = {
+          state: 'done',
+          result: result ?? null,
+          summary: summary ?? null,
+          error: null,
+          finished_at: now(),
+        };
+      },
+      report: async (report) => {
+        self.reports.push(report);
+      },
+      park: async (reason, wakeOn) => {
+        running();
+        const budget = exhaustedBudget(node.budgets, node.usage)?.budget ?? 'max_turns';
+        park(reason, wakeOn === 'mail' ? { for: 'mail' } : { for: 'budget', budget });
+      },
+      fault: async (report) => {
+        self.faults.push(report);
+        node.state = report.fatal ? 'failed' : 'queued';
+        node.state_reason = report.message;
+      },
+    };
+  }
+}
