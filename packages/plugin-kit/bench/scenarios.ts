@@ -1,0 +1,206 @@
+// The benchmark rows. Each serves one endpoint three ways on the same server adapter:
+// the kit; a bare Fetch handler doing only what the endpoint cannot skip (read the body,
+// check the token, verify the JWT, answer the same bytes); and the endpoint written with Hono.
+import { type Schema, Validator } from '@cfworker/json-schema';
+import { createFetchHandler, definePlugin, type FetchHandlerOptions } from '@svc/plugin-kit';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { etag } from 'hono/etag';
+import { createLocalJWKSet, importJWK, jwtVerify } from 'jose';
+import type { Directory } from './directory.ts';
+
+export type Handler = (request: Request) => Response | Promise<Response>;
+export type Variant = 'kit' | 'bare' | 'hono';
+export type Row = {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Send a distinct directory token with every request. */
+  tokens?: boolean;
+  /** Ask the server for its ETag first and send it as If-None-Match. */
+  conditional?: boolean;
+  status: 200 | 304;
+  handlers: Record<Variant, Handler>;
+};
+
+const COMMAND = '/plugins/acme/tickets/create';
+const ARCHIVE = '/plugins/acme';
+const input: Schema = {
+  type: 'object',
+  properties: { title: { type: 'string', minLength: 1 } },
+  required: ['title'],
+};
+const body = JSON.stringify({ title: 'Printer on fire' });
+const result = JSON.stringify({ id: 'T-1', title: 'Printer on fire' });
+const jsonHeaders = { 'content-type': 'application/json' };
+
+const plugin = definePlugin({
+  name: 'acme',
+  description: 'Acme support tickets',
+  groups: {
+    tickets: {
+      description: 'Support tickets',
+      commands: {
+        create: {
+          description: 'Open a ticket',
+          input,
+          handler: async ({ title }: { title: string }) => ({ id: 'T-1', title }),
+        },
+      },
+    },
+  },
+});
+
+const quiet = { warn() {} }; // the no-auth rows would log the kit's one warning
+
+export async function createRows(token: string, directory: Directory): Promise<Row[]> {
+  const kit = (options: FetchHandlerOptions) =>
+    createFetchHandler(plugin, { logger: quiet, ...options });
+  const archive = await archiveOf(kit({}));
+  const publicKey = await importJWK(directory.publicJwk, 'ES256');
+  const verifyOptions = {
+    issuer: directory.issuer,
+    audience: directory.audience,
+    algorithms: ['ES256'],
+  };
+  const bearer = (request: Request) =>
+    request.headers.get('authorization')?.slice('Bearer '.length);
+  const answer = () => new Response(result, { headers: jsonHeaders });
+
+  const commandRow = (name: string, extra: Partial<Row>, handlers: Row['handlers']): Row => ({
+    name,
+    method: 'POST',
+    path: COMMAND,
+    headers: { ...jsonHeaders, 'svc-request-id': 'bench' },
+    body,
+    status: 200,
+    handlers,
+    ...extra,
+  });
+
+  return [
+    commandRow(
+      'command no-auth',
+      {},
+      {
+        kit: kit({}),
+        bare: async (request) => {
+          await request.arrayBuffer();
+          return answer();
+        },
+        hono: honoCommand([]),
+      },
+    ),
+    commandRow(
+      'command token',
+      { headers: { ...jsonHeaders, 'svc-request-id': 'bench', authorization: `Bearer ${token}` } },
+      {
+        kit: kit({ token }),
+        bare: async (request) => {
+          if (request.headers.get('authorization') !== `Bearer ${token}`)
+            return new Response(null, { status: 401 });
+          await request.arrayBuffer();
+          return answer();
+        },
+        hono: honoCommand([bearerAuth({ token })]),
+      },
+    ),
+    commandRow(
+      'command directory (ES256)',
+      { tokens: true },
+      {
+        kit: kit({
+          auth: { issuer: directory.issuer, audience: directory.audience },
+          jwks: { fetch: directory.fetchJwks },
+        }),
+        bare: async (request) => {
+          await jwtVerify(bearer(request) ?? '', publicKey, verifyOptions);
+          await request.arrayBuffer();
+          return answer();
+        },
+        hono: honoCommand([honoDirectory(directory, verifyOptions)]),
+      },
+    ),
+    {
+      name: 'archive 200',
+      method: 'GET',
+      path: ARCHIVE,
+      headers: {},
+      status: 200,
+      handlers: {
+        kit: kit({}),
+        bare: () => new Response(archive.bytes, { headers: archive.headers }),
+        hono: honoArchive(archive.bytes),
+      },
+    },
+    {
+      name: 'archive 304',
+      method: 'GET',
+      path: ARCHIVE,
+      headers: {},
+      conditional: true,
+      status: 304,
+      handlers: {
+        kit: kit({}),
+        bare: (request) =>
+          request.headers.get('if-none-match') === archive.etag
+            ? new Response(null, { status: 304, headers: { etag: archive.etag } })
+            : new Response(archive.bytes, { headers: archive.headers }),
+        hono: honoArchive(archive.bytes),
+      },
+    },
+  ];
+}
+
+async function archiveOf(handler: Handler) {
+  const response = await handler(new Request(`http://127.0.0.1${ARCHIVE}`));
+  const etag = response.headers.get('etag') ?? '';
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const headers = { 'content-type': 'application/x-tar', etag, 'cache-control': 'no-transform' };
+  return { bytes, etag, headers };
+}
+
+// The same command as a Hono route: middlewares, JSON body, the same JSON Schema check.
+function honoCommand(middlewares: MiddlewareHandler[]): Handler {
+  const validator = new Validator(input, '2020-12');
+  const app = new Hono();
+  for (const middleware of middlewares) app.use(COMMAND, middleware);
+  app.post(COMMAND, async (c) => {
+    const data = await c.req.json();
+    const check = validator.validate(data);
+    if (!check.valid) return c.json({ error: { code: 'validation_failed' } }, 422);
+    return c.json({ id: 'T-1', title: data.title });
+  });
+  return app.fetch;
+}
+
+// Directory auth as a Hono middleware with jose: verify, then the group's scope.
+function honoDirectory(
+  directory: Directory,
+  options: Parameters<typeof jwtVerify>[2],
+): MiddlewareHandler {
+  const keys = createLocalJWKSet({ keys: [directory.publicJwk] });
+  return async (c, next) => {
+    const token = c.req.header('authorization')?.match(/^Bearer (.+)$/)?.[1];
+    if (!token) return c.json({ error: { code: 'unauthorized' } }, 401);
+    try {
+      const { payload } = await jwtVerify(token, keys, options);
+      if (!String(payload.scope).split(' ').includes('acme:tickets')) {
+        return c.json({ error: { code: 'scope_missing' } }, 403);
+      }
+    } catch {
+      return c.json({ error: { code: 'unauthorized' } }, 401);
+    }
+    await next();
+  };
+}
+
+// The archive as a Hono route with its etag middleware (which hashes the body per request).
+function honoArchive(bytes: Uint8Array<ArrayBuffer>): Handler {
+  const app = new Hono();
+  const headers = { 'content-type': 'application/x-tar', 'cache-control': 'no-transform' };
+  app.get(ARCHIVE, etag(), (c) => c.body(bytes, 200, headers));
+  return app.fetch;
+}
