@@ -1,0 +1,216 @@
+import type { Profile, ProfileEnsureParams } from '@svc/client';
+import { ENV_NAME_PATTERN, isName, parseScopeList, ScopeError } from '@svc/protocol';
+import type { Command } from 'commander';
+import { action, type Context, type Runtime } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import type { Palette } from '../output/color.ts';
+import { cell } from '../output/format.ts';
+import { renderFields, renderTable } from '../output/table.ts';
+import { parseModelRef } from '../parse/model-ref.ts';
+import { readSecret } from '../parse/secret-input.ts';
+
+/** Pages are followed to the end, but never forever. */
+const MAX_PAGES = 100;
+
+export function registerProfile(program: Command, runtime: Runtime): void {
+  const profile = program.command('profile').description('named agent configurations');
+
+  profile
+    .command('ensure')
+    .description('create a profile or set the fields given; the others are kept')
+    .argument('<name>', 'profile name')
+    .option('--description <text>', 'what the profile is for')
+    .option('--model <provider/model>', "its nodes' model (default: the configured default)")
+    .option('--system-prompt <text>', 'the system prompt of its nodes')
+    .option('--tools <list>', 'comma-separated tools its nodes may use, e.g. bash,spawn,submit')
+    .option('--scopes <list>', 'comma-separated default scopes of its nodes, e.g. svc:llm,svc:act')
+    .option('--max-turns <n>', 'default turn budget of its nodes')
+    .option('--max-tokens <n>', 'default token budget of its nodes')
+    .option('--max-cost-usd <usd>', 'default cost budget of its nodes')
+    .action(action(runtime, ensure));
+  profile
+    .command('show')
+    .description('one profile (env names only, never values)')
+    .argument('<name>', 'profile name')
+    .action(action(runtime, show));
+  profile.command('ls').description('the profiles, by name').action(action(runtime, listProfiles));
+
+  const env = profile
+    .command('env')
+    .description("the profile's env store: values only its brokers receive");
+  env
+    .command('set')
+    .description('store a value read from stdin (never from a flag, never printed back)')
+    .argument('<profile>', 'profile name')
+    .requiredOption('--name <NAME>', 'the variable name')
+    .action(action(runtime, setEnv));
+  env
+    .command('rm')
+    .description('remove a variable')
+    .argument('<profile>', 'profile name')
+    .requiredOption('--name <NAME>', 'the variable name')
+    .action(action(runtime, removeEnv));
+}
+
+function profileName(value: string): string {
+  if (!isName(value)) {
+    throw new UsageError(
+      `profile name must be a lowercase letter then up to 62 of a-z, 0-9, -; received '${value}'`,
+    );
+  }
+  return value;
+}
+
+function envName(value: string): string {
+  if (!ENV_NAME_PATTERN.test(value)) {
+    throw new UsageError(
+      `--name must be a letter or _, then letters, digits or _; received '${value}'`,
+    );
+  }
+  return value;
+}
+
+function positive(value: string, flag: string, integer: boolean): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(
+      `${flag} must be a positive ${integer ? 'whole ' : ''}number; received '${value}'`,
+    );
+  }
+  return n;
+}
+
+function list(value: string): string[] {
+  return value.split(/[\s,]+/).filter((v) => v !== '');
+}
+
+interface EnsureOptions {
+  description?: string;
+  model?: string;
+  systemPrompt?: string;
+  tools?: string;
+  scopes?: string;
+  maxTurns?: string;
+  maxTokens?: string;
+  maxCostUsd?: string;
+}
+
+export function ensureBody(opts: EnsureOptions): ProfileEnsureParams {
+  const body: ProfileEnsureParams = {};
+  if (opts.description !== undefined) body.description = opts.description;
+  if (opts.model !== undefined) body.model = parseModelRef(opts.model, '--model');
+  if (opts.systemPrompt !== undefined) body.system_prompt = opts.systemPrompt;
+  if (opts.tools !== undefined) body.tools = list(opts.tools);
+  if (opts.scopes !== undefined) {
+    try {
+      body.scopes = parseScopeList(opts.scopes);
+    } catch (err) {
+      if (err instanceof ScopeError) throw new UsageError(`--scopes: ${err.message}`);
+      throw err;
+    }
+  }
+  const budgets: NonNullable<ProfileEnsureParams['budgets']> = {};
+  if (opts.maxTurns !== undefined) budgets.max_turns = positive(opts.maxTurns, '--max-turns', true);
+  if (opts.maxTokens !== undefined)
+    budgets.max_tokens = positive(opts.maxTokens, '--max-tokens', true);
+  if (opts.maxCostUsd !== undefined)
+    budgets.max_cost_usd = positive(opts.maxCostUsd, '--max-cost-usd', false);
+  if (Object.keys(budgets).length > 0) body.budgets = budgets;
+  return body;
+}
+
+function renderProfile(p: Profile, colors: Palette): string {
+  const limit = (v: number | null) => (v === null ? 'none' : String(v));
+  return renderFields(
+    [
+      ['name', p.name],
+      ['description', cell(p.description)],
+      [
+        'model',
+        p.model === null
+          ? 'the configured default'
+          : `${p.model.provider}/${p.model.model}${p.scripted_turns === null ? '' : ` (${p.scripted_turns} scripted turns)`}`,
+      ],
+      ['system_prompt', cell(p.system_prompt)],
+      ['tools', p.tools === null ? 'every tool its scopes allow' : cell(p.tools)],
+      ['scopes', p.scopes === null ? "the creator's" : cell(p.scopes)],
+      [
+        'budgets',
+        `turns ${limit(p.budgets.max_turns)}, tokens ${limit(p.budgets.max_tokens)}, usd ${limit(p.budgets.max_cost_usd)}`,
+      ],
+      ['env', p.env.length === 0 ? 'none' : p.env.map((e) => e.name).join(', ')],
+      ['owner', p.app_id === null ? 'the owner' : `app ${p.app_id}`],
+      ['updated', p.updated_at],
+    ],
+    colors,
+  );
+}
+
+async function ensure(ctx: Context, name: string, opts: EnsureOptions) {
+  const checked = profileName(name);
+  const body = ensureBody(opts);
+  const client = await ctx.client();
+  const profile = await client.profiles.ensure(checked, body);
+  ctx.out.result(profile, (colors) => renderProfile(profile, colors));
+  return EXIT.ok;
+}
+
+async function show(ctx: Context, name: string) {
+  const client = await ctx.client();
+  const profile = await client.profiles.retrieve(profileName(name));
+  ctx.out.result(profile, (colors) => renderProfile(profile, colors));
+  return EXIT.ok;
+}
+
+async function listProfiles(ctx: Context) {
+  const client = await ctx.client();
+  const rows: Profile[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const answer = await client.profiles.list({ limit: 200, ...(after && { after }) });
+    rows.push(...answer.data);
+    if (!answer.has_more || answer.next_cursor === null) break;
+    after = answer.next_cursor;
+  }
+  ctx.out.result({ data: rows }, (colors) =>
+    renderTable(
+      rows,
+      [
+        { header: 'NAME', value: (p) => p.name },
+        {
+          header: 'MODEL',
+          value: (p) => (p.model === null ? 'default' : `${p.model.provider}/${p.model.model}`),
+        },
+        { header: 'OWNER', value: (p) => p.app_id ?? 'owner' },
+        { header: 'ENV', value: (p) => String(p.env.length) },
+        { header: 'DESCRIPTION', value: (p) => cell(p.description) },
+      ],
+      colors,
+    ),
+  );
+  return EXIT.ok;
+}
+
+async function setEnv(ctx: Context, profile: string, opts: { name: string }) {
+  const name = profileName(profile);
+  const variable = envName(opts.name);
+  const value = await readSecret({ env: ctx.io.env, flag: '--name' });
+  if (value === null) {
+    throw new UsageError(
+      `pipe the value of ${variable} on stdin, e.g. \`printf %s "$VALUE" | svc profile env set ${name} --name ${variable}\``,
+    );
+  }
+  const client = await ctx.client();
+  const answer = await client.profiles.env.set(name, variable, value);
+  ctx.out.result(answer, () => `stored ${variable} for profile ${name} (the value is never shown)`);
+  return EXIT.ok;
+}
+
+async function removeEnv(ctx: Context, profile: string, opts: { name: string }) {
+  const name = profileName(profile);
+  const variable = envName(opts.name);
+  const client = await ctx.client();
+  const answer = await client.profiles.env.delete(name, variable);
+  ctx.out.result(answer, () => `removed ${variable} from profile ${name}`);
+  return EXIT.ok;
+}

@@ -1,0 +1,19 @@
+import type { Hono } from 'hono';
+import type { DaemonContext } from '../context.ts';
+import type { AppEnv } from './env.ts';
+import { mount } from './route.ts';
+
+/** `models.credentials`: owner only (the route table says so); no answer carries a key. */
+export function registerModelAuth(app: Hono<AppEnv>, ctx: DaemonContext): void {
+  mount(app, 'models.credentials.list', (c) => {
+    const data = ctx.models.listCredentials();
+    return c.json({ data, has_more: false, next_cursor: null });
+  });
+  mount(app, 'models.credentials.install', (c, { params, body }) =>
+    c.json(ctx.models.installCredential(params.provider, body)),
+  );
+  mount(app, 'models.credentials.remove', (c, { params }) => {
+    ctx.models.removeCredential(params.provider);
+    return c.json({ ok: true });
+  });
+}

@@ -1,0 +1,209 @@
+import {
+  type Budgets,
+  DEFAULT_BUDGETS,
+  mergeBudgets,
+  parseScopeList,
+  type profileEnsureBodySchema,
+  type profileSchema,
+  ScopeError,
+} from '@svc/protocol';
+import type { z } from 'zod';
+import { ApiError } from '../errors.ts';
+import type { Store } from '../store/index.ts';
+import type { ProfileRow } from '../store/profiles.ts';
+import type { EventLog } from './events.ts';
+import type { ModelChoice } from './models.ts';
+import type { Principal } from './tokens.ts';
+
+export type Profile = z.output<typeof profileSchema>;
+type EnsureBody = z.output<typeof profileEnsureBodySchema>;
+
+/** A profile as nodes and model calls use it: the full model choice, script included. */
+export interface ProfileSettings {
+  name: string;
+  model: ModelChoice | null;
+  system_prompt: string | null;
+  tools: string[] | null;
+  scopes: string[] | null;
+  budgets: Budgets;
+  app_id: string | null;
+}
+
+/**
+ * Whose profiles a caller sees: the owner (and the owner's nodes) every one; an app, and the
+ * nodes of its runs, the owner's and its own. Others answer 404, as if they did not exist.
+ */
+function actorOf(principal: Principal): string | null {
+  return principal.kind === 'owner' ? null : principal.appId;
+}
+
+function visible(row: ProfileRow, actor: string | null): boolean {
+  return actor === null || row.app_id === null || row.app_id === actor;
+}
+
+/**
+ * Profiles and their env stores. An env value goes in through `setEnv` and out only through
+ * `envValues` (a broker's launch): no answer, event or log line carries one.
+ */
+export function profileService(store: Store, events: EventLog) {
+  function row(name: string, principal: Principal | null, field = 'name'): ProfileRow {
+    const found = store.profiles.get(name);
+    if (found === undefined || (principal !== null && !visible(found, actorOf(principal)))) {
+      throw new ApiError('not_found', `no profile '${name}'`, { field });
+    }
+    return found;
+  }
+
+  function toDto(r: ProfileRow): Profile {
+    const model = parse<ModelChoice>(r.model);
+    return {
+      name: r.name,
+      description: r.description,
+      model: model === null ? null : { provider: model.provider, model: model.model },
+      scripted_turns: model?.script?.length ?? null,
+      system_prompt: r.system_prompt,
+      tools: parse<string[]>(r.tools),
+      scopes: parse<string[]>(r.scopes),
+      budgets: JSON.parse(r.budgets) as Budgets,
+      env: store.profiles.envNames(r.name),
+      app_id: r.app_id,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    };
+  }
+
+  return {
+    /**
+     * `PUT /v1/profiles/{name}`: creates, or sets the fields given (`null` = back to the
+     * default). A body that changes nothing writes nothing, so repeating it is a no-op.
+     */
+    ensure(name: string, body: EnsureBody, principal: Principal): Profile {
+      const actor = actorOf(principal);
+      return store.db.transaction(() => {
+        const current = store.profiles.get(name);
+        if (current !== undefined && actor !== null && current.app_id !== actor) {
+          throw new ApiError(
+            'forbidden',
+            `profile '${name}' belongs to ${current.app_id === null ? 'the owner' : `app '${current.app_id}'`}; an app may change only the profiles it created`,
+            { field: 'name' },
+          );
+        }
+        const now = new Date().toISOString();
+        const pick = <T>(given: T | null | undefined, kept: T | null): T | null =>
+          given === undefined ? kept : given;
+        const next: ProfileRow = {
+          name,
+          description: pick(body.description, current?.description ?? null),
+          model: pick(json(body.model), current?.model ?? null),
+          system_prompt: pick(body.system_prompt, current?.system_prompt ?? null),
+          tools: pick(json(body.tools), current?.tools ?? null),
+          scopes: pick(json(body.scopes && canonicalScopes(body.scopes)), current?.scopes ?? null),
+          budgets: JSON.stringify(
+            mergeBudgets(
+              current === undefined ? DEFAULT_BUDGETS : (JSON.parse(current.budgets) as Budgets),
+              body.budgets,
+            ),
+          ),
+          app_id: current === undefined ? actor : current.app_id,
+          created_at: current?.created_at ?? now,
+          updated_at: now,
+        };
+        if (current !== undefined && sameSettings(current, next)) return toDto(current);
+        store.profiles.upsert(next);
+        const dto = toDto(store.profiles.get(name)!);
+        events.record(current === undefined ? 'profile.created' : 'profile.updated', name, {
+          profile: dto,
+        });
+        return dto;
+      });
+    },
+
+    retrieve(name: string, principal: Principal): Profile {
+      return toDto(row(name, principal));
+    },
+
+    list(
+      after: string,
+      limit: number,
+      principal: Principal,
+    ): { data: Profile[]; hasMore: boolean } {
+      const rows = store.profiles.list(after, limit + 1, actorOf(principal));
+      return { data: rows.slice(0, limit).map(toDto), hasMore: rows.length > limit };
+    },
+
+    /** Stores an env value (owner only, checked by the route); answers the names only. */
+    setEnv(name: string, variable: string, value: string): Profile {
+      return store.db.transaction(() => {
+        row(name, null);
+        store.profiles.setEnv(name, variable, value, new Date().toISOString());
+        events.record('profile.env.set', name, { profile: name, name: variable });
+        return toDto(row(name, null));
+      });
+    },
+
+    deleteEnv(name: string, variable: string): Profile {
+      return store.db.transaction(() => {
+        row(name, null);
+        if (!store.profiles.deleteEnv(name, variable, new Date().toISOString())) {
+          throw new ApiError('not_found', `profile '${name}' has no env variable ${variable}`, {
+            field: 'var',
+          });
+        }
+        events.record('profile.env.deleted', name, { profile: name, name: variable });
+        return toDto(row(name, null));
+      });
+    },
+
+    /**
+     * The settings nodes and model calls use, script included; 404 naming `field` when
+     * `principal` may not see it (`null`: the daemon itself).
+     */
+    settings(name: string, principal: Principal | null, field = 'profile'): ProfileSettings {
+      const r = row(name, principal, field);
+      return {
+        name: r.name,
+        model: parse<ModelChoice>(r.model),
+        system_prompt: r.system_prompt,
+        tools: parse<string[]>(r.tools),
+        scopes: parse<string[]>(r.scopes),
+        budgets: JSON.parse(r.budgets) as Budgets,
+        app_id: r.app_id,
+      };
+    },
+
+    /** The env values, for a broker's launch message only. */
+    envValues(name: string): Record<string, string> {
+      return store.profiles.envValues(name);
+    },
+  };
+}
+
+export type ProfileService = ReturnType<typeof profileService>;
+
+function canonicalScopes(scopes: readonly string[]): string[] {
+  try {
+    return parseScopeList(scopes);
+  } catch (error) {
+    if (!(error instanceof ScopeError)) throw error;
+    throw new ApiError('invalid_request', error.message, {
+      field: 'scopes',
+      received: error.scope,
+    });
+  }
+}
+
+function json(value: unknown): string | null | undefined {
+  return value === undefined || value === null
+    ? (value as null | undefined)
+    : JSON.stringify(value);
+}
+
+function parse<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+const SETTINGS = ['description', 'model', 'system_prompt', 'tools', 'scopes', 'budgets'] as const;
+
+function sameSettings(a: ProfileRow, b: ProfileRow): boolean {
+  return SETTINGS.every((key) => a[key] === b[key]);
+}

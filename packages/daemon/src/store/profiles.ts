@@ -1,0 +1,91 @@
+import type { Db } from './db.ts';
+
+export interface ProfileRow {
+  name: string;
+  description: string | null;
+  /** JSON `{provider, model, script?}`; `null` = the configured default. */
+  model: string | null;
+  system_prompt: string | null;
+  /** JSON array; `null` = every tool the scopes allow. */
+  tools: string | null;
+  /** JSON array; `null` = inherit the creator's. */
+  scopes: string | null;
+  /** JSON `{max_turns, max_tokens, max_cost_usd}`. */
+  budgets: string;
+  app_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EnvNameRow {
+  name: string;
+  updated_at: string;
+}
+
+/** Profiles and their env stores; prepared once per connection. */
+export function profileStore(db: Db) {
+  const q = {
+    get: db.sqlite.prepare('SELECT * FROM profiles WHERE name = ?'),
+    list: db.sqlite.prepare(
+      `SELECT * FROM profiles WHERE name > :after AND (:all OR app_id IS NULL OR app_id = :app)
+       ORDER BY name LIMIT :limit`,
+    ),
+    upsert: db.sqlite.prepare(
+      `INSERT INTO profiles (name, description, model, system_prompt, tools, scopes, budgets,
+         app_id, created_at, updated_at)
+       VALUES (:name, :description, :model, :system_prompt, :tools, :scopes, :budgets, :app_id,
+         :created_at, :updated_at)
+       ON CONFLICT (name) DO UPDATE SET description = excluded.description,
+         model = excluded.model, system_prompt = excluded.system_prompt, tools = excluded.tools,
+         scopes = excluded.scopes, budgets = excluded.budgets, updated_at = excluded.updated_at`,
+    ),
+    envNames: db.sqlite.prepare(
+      'SELECT name, updated_at FROM profile_env WHERE profile = ? ORDER BY name',
+    ),
+    envValues: db.sqlite.prepare('SELECT name, value FROM profile_env WHERE profile = ?'),
+    setEnv: db.sqlite.prepare(
+      `INSERT INTO profile_env (profile, name, value, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (profile, name) DO UPDATE SET value = excluded.value,
+         updated_at = excluded.updated_at`,
+    ),
+    deleteEnv: db.sqlite.prepare('DELETE FROM profile_env WHERE profile = ? AND name = ?'),
+    touch: db.sqlite.prepare('UPDATE profiles SET updated_at = ? WHERE name = ?'),
+  };
+  return {
+    get(name: string): ProfileRow | undefined {
+      return q.get.get(name) as ProfileRow | undefined;
+    },
+    /** By name after `after`; `app` sees the owner's and its own, `app: null` sees all. */
+    list(after: string, limit: number, app: string | null): ProfileRow[] {
+      return q.list.all({
+        after,
+        all: app === null ? 1 : 0,
+        app,
+        limit,
+      }) as unknown as ProfileRow[];
+    },
+    /** Inserts, or updates every field but `app_id` and `created_at`. */
+    upsert(row: ProfileRow): void {
+      q.upsert.run({ ...row });
+    },
+    envNames(profile: string): EnvNameRow[] {
+      return q.envNames.all(profile) as unknown as EnvNameRow[];
+    },
+    /** The values, for a broker's environment only. */
+    envValues(profile: string): Record<string, string> {
+      const rows = q.envValues.all(profile) as unknown as { name: string; value: string }[];
+      return Object.fromEntries(rows.map((r) => [r.name, r.value]));
+    },
+    setEnv(profile: string, name: string, value: string, at: string): void {
+      q.setEnv.run(profile, name, value, at);
+      q.touch.run(at, profile);
+    },
+    deleteEnv(profile: string, name: string, at: string): boolean {
+      const removed = q.deleteEnv.run(profile, name).changes > 0;
+      if (removed) q.touch.run(at, profile);
+      return removed;
+    },
+  };
+}
+
+export type ProfileStore = ReturnType<typeof profileStore>;
