@@ -10,6 +10,10 @@ import { Bash } from './resources/bash.ts';
 import { Events } from './resources/events.ts';
 import { Grant } from './resources/grant.ts';
 import { Health } from './resources/health.ts';
+import { Models } from './resources/models.ts';
+import { Nodes } from './resources/nodes.ts';
+import { Profiles } from './resources/profiles.ts';
+import { Runs } from './resources/runs.ts';
 import { System } from './resources/system.ts';
 
 export interface ClientOptions {
@@ -42,6 +46,10 @@ export class Svc {
   readonly health: Health;
   readonly bash: Bash;
   readonly events: Events;
+  readonly models: Models;
+  readonly profiles: Profiles;
+  readonly nodes: Nodes;
+  readonly runs: Runs;
 
   readonly #transport: Transport;
 
@@ -71,6 +79,10 @@ export class Svc {
     this.health = new Health(this.#transport);
     this.bash = new Bash(this.#transport);
     this.events = new Events(this.#transport);
+    this.models = new Models(this.#transport);
+    this.profiles = new Profiles(this.#transport);
+    this.nodes = new Nodes(this.#transport);
+    this.runs = new Runs(this.#transport);
   }
 
   /**

@@ -26,4 +26,47 @@ export type { BashResult, BashRunParams } from './resources/bash.ts';
 export type { EventStreamParams, SvcEvent } from './resources/events.ts';
 export type { GrantInfo } from './resources/grant.ts';
 export type { HealthStatus } from './resources/health.ts';
+export type {
+  CredentialInstallParams,
+  CredentialProvider,
+  ModelConfig,
+  ModelConfigUpdateParams,
+  ModelCredential,
+  ModelCredentialList,
+} from './resources/models.ts';
+export type {
+  Job,
+  JobList,
+  Mail,
+  Node,
+  NodeCreateAndWaitParams,
+  NodeCreateParams,
+  NodeEvent,
+  NodeEventList,
+  NodeList,
+  NodeListParams,
+  NodeOutcome,
+  NodeParseParams,
+  NodeParseResult,
+  NodeWaitResult,
+  Report,
+  ReportList,
+} from './resources/nodes.ts';
+export type {
+  Profile,
+  ProfileEnsureParams,
+  ProfileList,
+  ProfileListParams,
+} from './resources/profiles.ts';
+export type {
+  Run,
+  RunList,
+  RunParseParams,
+  RunParseResult,
+  RunStartParams,
+  RunWaitResult,
+  Turn,
+  TurnList,
+} from './resources/runs.ts';
 export type { Liveness, SystemStatus } from './resources/system.ts';
+export type { WaitParams } from './resources/wait.ts';

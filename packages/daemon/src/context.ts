@@ -1,7 +1,13 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
 import type { SseRegistry } from './http/sse.ts';
 import type { Logger } from './lifecycle/logger.ts';
+import type { BrokerPlane } from './services/broker-plane.ts';
 import type { EventLog } from './services/events.ts';
+import type { LlmService } from './services/llm.ts';
+import type { ModelService } from './services/models.ts';
+import type { NodeService } from './services/nodes.ts';
+import type { ProfileService } from './services/profiles.ts';
+import type { RunService } from './services/runs.ts';
 import type { TokenService } from './services/tokens.ts';
 import type { Store } from './store/index.ts';
 
@@ -22,6 +28,12 @@ export interface DaemonContext {
   store: Store;
   tokens: TokenService;
   events: EventLog;
+  models: ModelService;
+  profiles: ProfileService;
+  llm: LlmService;
+  nodes: NodeService;
+  runs: RunService;
+  brokers: BrokerPlane;
   logger: Logger;
   sse: SseRegistry;
   sseKeepaliveMs: number;

@@ -10,9 +10,16 @@ import { createLogger } from './lifecycle/logger.ts';
 import type { ListenerServer } from './listeners/server.ts';
 import { listenTcp, type TcpListener } from './listeners/tcp.ts';
 import { listenUnix } from './listeners/unix.ts';
+import { brokerPlane } from './services/broker-plane.ts';
 import { eventLog } from './services/events.ts';
+import { llmService } from './services/llm.ts';
+import { modelService } from './services/models.ts';
+import { nodeService } from './services/nodes.ts';
+import { profileService } from './services/profiles.ts';
+import { runService } from './services/runs.ts';
 import { tokenService } from './services/tokens.ts';
 import { openStore } from './store/index.ts';
+import { createSupervisor } from './supervisor/supervisor.ts';
 import { DAEMON_VERSION } from './version.ts';
 
 export interface StartDaemonOptions {
@@ -28,6 +35,11 @@ export interface StartDaemonOptions {
   sseKeepaliveMs?: number;
   /** How long a shutdown waits for requests in flight before cutting them; default 30 s. */
   drainTimeoutMs?: number;
+  /**
+   * Brokers: how many run at once (default 4), crashes in a row before a node fails (default 3),
+   * and the broker entry script (default `src/broker/main.ts`; tests substitute their own).
+   */
+  brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string };
 }
 
 export interface DaemonHandle {
@@ -66,6 +78,30 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const events = eventLog(store);
     const tokens = tokenService(store, events);
     tokens.ensureOwner(paths.ownerToken);
+    const models = modelService(store, events);
+    const profiles = profileService(store, events);
+    const nodes = nodeService({ store, events, profiles, models });
+    nodes.start();
+    cleanups.unshift(() => nodes.close());
+    const runs = runService(store, events, nodes);
+    const brokers = brokerPlane({
+      store,
+      events,
+      nodes,
+      models,
+      profiles,
+      ...(opts.brokers?.relaunchBudget !== undefined && {
+        relaunchBudget: opts.brokers.relaunchBudget,
+      }),
+    });
+    const supervisor = createSupervisor(
+      { home: paths.home, socketPath: paths.socket, store, tokens, logger, hooks: brokers.hooks },
+      {
+        ...(opts.brokers?.concurrency !== undefined && { concurrency: opts.brokers.concurrency }),
+        ...(opts.brokers?.entry !== undefined && { entry: opts.brokers.entry }),
+      },
+    );
+    nodes.useRuntime(supervisor);
 
     const hardStop = new AbortController();
     const sse = sseRegistry();
@@ -115,6 +151,9 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
           logger.error({ err: error }, 'could not record daemon.stopping');
         }
         sse.closeAll();
+        // Brokers are killed, not drained: their nodes stay running and the next start
+        // relaunches them from what is recorded.
+        await supervisor.close();
         const grace = opts.drainTimeoutMs ?? 30_000;
         const giveUp = setTimeout(() => hardStop.abort(), grace);
         await Promise.all([unix?.close(grace), tcp?.close(grace)]);
@@ -137,6 +176,12 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       store,
       tokens,
       events,
+      models,
+      profiles,
+      llm: llmService(models, profiles),
+      nodes,
+      runs,
+      brokers,
       logger,
       sse,
       sseKeepaliveMs: opts.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
@@ -148,6 +193,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     };
     const app = createApp(ctx);
     unix = await listenUnix(app, paths.socket);
+    supervisor.start();
     if (opts.tcp) await enableTcp(opts.tcp);
     events.record('daemon.started', null, { pid: process.pid, version: DAEMON_VERSION });
     logger.info(

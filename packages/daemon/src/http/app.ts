@@ -3,6 +3,7 @@ import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { routeAuth } from './auth.ts';
 import { registerBash } from './bash.ts';
+import { registerBroker } from './broker.ts';
 import { registerConnect } from './connect.ts';
 import { cors } from './cors.ts';
 import type { AppEnv } from './env.ts';
@@ -13,9 +14,15 @@ import { registerHealth } from './health.ts';
 import { hostGuard } from './host-guard.ts';
 import { idempotency } from './idempotency.ts';
 import { routeInput } from './input.ts';
+import { registerLlm } from './llm.ts';
+import { registerModelAuth } from './model-auth.ts';
+import { registerModelConfig } from './model-config.ts';
+import { registerNodes } from './nodes.ts';
 import { registerOpenApi } from './openapi.ts';
+import { registerProfiles } from './profiles.ts';
 import { registerReadiness } from './readiness.ts';
 import { requestContext } from './request-context.ts';
+import { registerRuns } from './runs.ts';
 import { registerShutdown } from './shutdown.ts';
 import { registerStatus } from './status.ts';
 import { registerTokens } from './tokens.ts';
@@ -36,7 +43,7 @@ export function createApp(ctx: DaemonContext): Hono<AppEnv> {
 
   registerHealth(app, ctx);
   registerStatus(app, ctx);
-  registerReadiness(app);
+  registerReadiness(app, ctx);
   registerGrant(app);
   registerOpenApi(app, ctx);
   registerEvents(app, ctx);
@@ -44,6 +51,13 @@ export function createApp(ctx: DaemonContext): Hono<AppEnv> {
   registerTokens(app, ctx);
   registerShutdown(app, ctx);
   registerBash(app, ctx);
+  registerProfiles(app, ctx);
+  registerModelAuth(app, ctx);
+  registerModelConfig(app, ctx);
+  registerLlm(app, ctx);
+  registerNodes(app, ctx);
+  registerRuns(app, ctx);
+  registerBroker(app, ctx);
 
   // Reached only for a route of the protocol's table this daemon has no handler for yet.
   app.notFound((c) =>

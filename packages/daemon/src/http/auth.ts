@@ -25,7 +25,16 @@ export function routeAuth(tokens: TokenService): MiddlewareHandler<AppEnv> {
       return errorResponse(c, error, { Allow: allow });
     }
     c.set('route', match.route);
-    c.set('principal', authorize(match.route, bearer(c.req.header('authorization')), tokens));
+    const principal = authorize(match.route, bearer(c.req.header('authorization')), tokens);
+    // A node token acts on node routes for its own node only: another node's broker routes, mail
+    // and waits would make it a second writer of that node's conversation.
+    if (match.route.auth.kind === 'node' && principal?.nodeId !== match.params.id) {
+      throw new ApiError(
+        'forbidden',
+        `a node token may call ${match.route.path} only for its own node`,
+      );
+    }
+    c.set('principal', principal);
     c.set('input', {
       params: match.params,
       query: undefined,

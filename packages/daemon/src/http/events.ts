@@ -25,7 +25,8 @@ export function registerEvents(app: Hono<AppEnv>, ctx: DaemonContext): void {
   });
 }
 
-function lastEventId(header: string | undefined): number | undefined {
+/** The seq in `Last-Event-ID`, or `undefined` when absent (400 when it is not a seq). */
+export function lastEventId(header: string | undefined): number | undefined {
   if (header === undefined || header === '') return undefined;
   if (!/^\d{1,15}$/.test(header)) {
     throw new ApiError(

@@ -40,10 +40,13 @@ export function idempotency(store: IdempotencyStore): MiddlewareHandler<AppEnv> 
     const route = c.get('route');
     const fingerprint = `${c.req.method} ${c.req.path} ${sha256(c.get('input').raw)}`;
     const now = Date.now();
-    const memoKey = `${principal.tokenId}\n${key}`;
+    // A node's brokers share their keys: each relaunch holds a fresh token, and a relaunched
+    // broker repeating a call (a spawn) must get the first answer, not a second child.
+    const holder = principal.nodeId ?? principal.tokenId;
+    const memoKey = `${holder}\n${key}`;
     for (const [k, v] of secrets) if (v.expires <= now) secrets.delete(k);
 
-    const claim = store.claim(principal.tokenId, key, fingerprint, now);
+    const claim = store.claim(holder, key, fingerprint, now);
     if (!claim.claimed) {
       const { row } = claim;
       if (row.fingerprint !== fingerprint) {
@@ -84,7 +87,7 @@ export function idempotency(store: IdempotencyStore): MiddlewareHandler<AppEnv> 
     // Hono turns a handler's throw into the error response before `next` returns.
     await next();
     if (c.res.status >= 500) {
-      store.release(principal.tokenId, key);
+      store.release(holder, key);
       return;
     }
     const body = await c.res.clone().text();
@@ -94,7 +97,7 @@ export function idempotency(store: IdempotencyStore): MiddlewareHandler<AppEnv> 
       secrets.set(memoKey, { body, expires: now + IDEMPOTENCY_TTL_MS });
       stored = JSON.stringify({ ...(JSON.parse(body) as object), [secretField]: null });
     }
-    store.complete(principal.tokenId, key, c.res.status, c.res.headers.get('content-type'), stored);
+    store.complete(holder, key, c.res.status, c.res.headers.get('content-type'), stored);
   };
 }
 

@@ -29,6 +29,8 @@ export interface EventStreamOptions {
   kinds: readonly string[] | undefined;
   keepaliveMs: number;
   signal: AbortSignal;
+  /** Reads the next page after a seq; default the whole log (filtered by `kinds`). */
+  read?: ((after: number, limit: number) => EventDto[]) | undefined;
 }
 
 /**
@@ -40,8 +42,9 @@ export interface EventStreamOptions {
 export function eventStream(
   log: EventLog,
   registry: SseRegistry,
-  { after, kinds, keepaliveMs, signal }: EventStreamOptions,
+  { after, kinds, keepaliveMs, signal, read }: EventStreamOptions,
 ): ReadableStream<Uint8Array> {
+  const readPage = read ?? ((from: number, max: number) => log.list(from, max, kinds));
   const encoder = new TextEncoder();
   let last = after;
   let closed = false;
@@ -49,7 +52,7 @@ export function eventStream(
   let cleanup = () => {};
   /** Enqueues up to `max` events after `last`; returns how many. */
   const send = (controller: ReadableStreamDefaultController<Uint8Array>, max: number) => {
-    const page = log.list(last, max, kinds);
+    const page = readPage(last, max);
     if (page.length > 0) {
       controller.enqueue(encoder.encode(page.map(frame).join('')));
       last = page.at(-1)!.seq;

@@ -45,7 +45,7 @@ export function eventLog(store: Store) {
 
 export type EventLog = ReturnType<typeof eventLog>;
 
-function toEventDto(row: EventRow): EventDto {
+export function toEventDto(row: EventRow): EventDto {
   return {
     seq: row.seq,
     kind: row.kind,

@@ -11,6 +11,8 @@ export interface Principal {
   tokenId: string;
   kind: TokenKind;
   appId: string | null;
+  /** A node token's node: the only node whose broker routes it may call. */
+  nodeId: string | null;
   /** `null` = everything (the owner). */
   scopes: string[] | null;
   expiresAt: string | null;
@@ -48,6 +50,7 @@ export function tokenService(store: Store, events: EventLog) {
     appId: string | null,
     scopes: string[] | null,
     expiresAt: string | null,
+    nodeId: string | null = null,
   ) {
     const secret = TOKEN_PREFIXES[kind] + randomBytes(32).toString('base64url');
     const row = {
@@ -55,6 +58,7 @@ export function tokenService(store: Store, events: EventLog) {
       kind,
       hash: sha256(secret),
       app_id: appId,
+      node_id: nodeId,
       scopes: scopes === null ? null : JSON.stringify(scopes),
       created_at: new Date().toISOString(),
       expires_at: expiresAt,
@@ -78,6 +82,14 @@ export function tokenService(store: Store, events: EventLog) {
     /** Mints an app token; the secret is returned here once and never stored. */
     mintApp(appId: string, scopes: string[], expiresAt: string | null) {
       return mint('app', appId, scopes, expiresAt);
+    },
+
+    /**
+     * Mints the token of one broker process: bound to `nodeId`, holding the node's scope list
+     * (`null`: the owner's node, everything) and its app. Revoked when that broker ends.
+     */
+    mintNode(nodeId: string, appId: string | null, scopes: string[] | null) {
+      return mint('node', appId, scopes, null, nodeId);
     },
 
     /**
@@ -110,6 +122,7 @@ export function tokenService(store: Store, events: EventLog) {
         tokenId: row.id,
         kind: row.kind,
         appId: row.app_id,
+        nodeId: row.node_id,
         scopes: parseScopes(row.scopes),
         expiresAt: row.expires_at,
       };

@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { DaemonError } from '../errors.ts';
 import { migrations } from './migrations/index.ts';
@@ -15,6 +16,7 @@ export interface Db {
 }
 
 export function openDb(path: string): Db {
+  restrictMode(path);
   const sqlite = new DatabaseSync(path, { timeout: 5_000, enableForeignKeyConstraints: true });
   // WAL: readers never block the writer. synchronous=FULL fsyncs the WAL on every commit, so an
   // acknowledged write survives not only `kill -9` (NORMAL would already do: the WAL is in the
@@ -47,6 +49,18 @@ export function openDb(path: string): Db {
       if (sqlite.isOpen) sqlite.close();
     },
   };
+}
+
+/**
+ * The database holds model keys and profile env values, so it is the person's alone (0600), like
+ * the home (0700) around it. SQLite creates `-wal` and `-shm` with the database file's mode, so
+ * the file is made 0600 before SQLite opens it; files left by an older daemon are tightened too.
+ */
+function restrictMode(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file)) chmodSync(file, 0o600);
+  }
 }
 
 function migrate(sqlite: DatabaseSync): void {

@@ -1,7 +1,17 @@
+import { brokerStore } from './brokers.ts';
 import { openDb } from './db.ts';
 import { eventStore } from './events.ts';
 import { idempotencyStore } from './idempotency.ts';
+import { jobStore } from './jobs.ts';
+import { mailStore } from './mail.ts';
+import { modelStore } from './models.ts';
+import { nodeEventStore } from './node-events.ts';
+import { nodeStore } from './nodes.ts';
+import { profileStore } from './profiles.ts';
+import { reportStore } from './reports.ts';
+import { runStore } from './runs.ts';
 import { tokenStore } from './tokens.ts';
+import { turnStore } from './turns.ts';
 
 export type { Db } from './db.ts';
 
@@ -13,6 +23,16 @@ export function openStore(path: string) {
     tokens: tokenStore(db),
     events: eventStore(db),
     idempotency: idempotencyStore(db),
+    models: modelStore(db),
+    profiles: profileStore(db),
+    nodes: nodeStore(db),
+    runs: runStore(db),
+    turns: turnStore(db),
+    mail: mailStore(db),
+    reports: reportStore(db),
+    jobs: jobStore(db),
+    nodeEvents: nodeEventStore(db),
+    brokers: brokerStore(db),
   };
 }
 

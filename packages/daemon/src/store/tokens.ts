@@ -7,6 +7,8 @@ export interface TokenRow {
   kind: TokenKind;
   hash: Uint8Array;
   app_id: string | null;
+  /** A node token's node (`node_tokens`, migration 003); `null` for owner and app tokens. */
+  node_id: string | null;
   /** JSON array text; `null` = everything (owner). */
   scopes: string | null;
   created_at: string;
@@ -15,7 +17,9 @@ export interface TokenRow {
   last_used_at: string | null;
 }
 
-export type NewTokenRow = Omit<TokenRow, 'revoked_at' | 'last_used_at'>;
+export type NewTokenRow = Omit<TokenRow, 'revoked_at' | 'last_used_at' | 'node_id'> & {
+  node_id?: string | null;
+};
 
 /** Token queries; prepared once per connection. */
 export function tokenStore(db: Db) {
@@ -24,8 +28,15 @@ export function tokenStore(db: Db) {
       `INSERT INTO tokens (id, kind, hash, app_id, scopes, created_at, expires_at)
        VALUES (:id, :kind, :hash, :app_id, :scopes, :created_at, :expires_at)`,
     ),
-    byHash: db.sqlite.prepare('SELECT * FROM tokens WHERE hash = ?'),
-    byId: db.sqlite.prepare('SELECT * FROM tokens WHERE id = ?'),
+    bindNode: db.sqlite.prepare('INSERT INTO node_tokens (token_id, node_id) VALUES (?, ?)'),
+    byHash: db.sqlite.prepare(
+      `SELECT t.*, nt.node_id FROM tokens t LEFT JOIN node_tokens nt ON nt.token_id = t.id
+       WHERE t.hash = ?`,
+    ),
+    byId: db.sqlite.prepare(
+      `SELECT t.*, nt.node_id FROM tokens t LEFT JOIN node_tokens nt ON nt.token_id = t.id
+       WHERE t.id = ?`,
+    ),
     list: db.sqlite.prepare('SELECT * FROM tokens WHERE id > ? ORDER BY id LIMIT ?'),
     revoke: db.sqlite.prepare(
       'UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
@@ -36,8 +47,10 @@ export function tokenStore(db: Db) {
     ),
   };
   return {
-    insert(row: NewTokenRow): void {
+    /** Inserts the token; a node token is bound to its node in the same statement group. */
+    insert({ node_id, ...row }: NewTokenRow): void {
       q.insert.run({ ...row });
+      if (node_id !== undefined && node_id !== null) q.bindNode.run(row.id, node_id);
     },
     byHash(hash: Uint8Array): TokenRow | undefined {
       return q.byHash.get(hash) as TokenRow | undefined;

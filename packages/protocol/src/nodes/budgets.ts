@@ -20,7 +20,7 @@ export const DEFAULT_BUDGETS: Readonly<Budgets> = Object.freeze({
 /** Fills what `input` leaves out from `base`; an explicit `null` removes that limit. */
 export function mergeBudgets(
   base: Readonly<Budgets>,
-  input: Partial<Record<BudgetName, number | null>> | undefined,
+  input: { readonly [K in BudgetName]?: number | null | undefined } | undefined,
 ): Budgets {
   return {
     max_turns: input?.max_turns === undefined ? base.max_turns : input.max_turns,

@@ -6,11 +6,11 @@
 import { bashBodySchema, bashResultSchema } from '../schemas/bash.ts';
 import { listOf, listQuerySchema } from '../schemas/common.ts';
 import { eventSchema, eventsQuerySchema } from '../schemas/events.ts';
+import { modelReadinessResponseSchema } from '../schemas/models.ts';
 import {
   healthResponseSchema,
   healthzResponseSchema,
   openApiResponseSchema,
-  readinessResponseSchema,
   shutdownResponseSchema,
   statusResponseSchema,
 } from '../schemas/system.ts';
@@ -21,7 +21,11 @@ import {
   tokenParamsSchema,
   tokenSchema,
 } from '../schemas/tokens.ts';
+import { brokerRoutes } from './broker-table.ts';
+import { modelRoutes } from './models-table.ts';
+import { nodesRoutes } from './nodes-table.ts';
 import type { RouteDef } from './route-def.ts';
+import { runsRoutes } from './runs-table.ts';
 
 export const routes = [
   {
@@ -54,7 +58,7 @@ export const routes = [
     path: '/v1/model-auth/readiness',
     auth: { kind: 'token' },
     summary: 'Which model providers have usable credentials',
-    response: readinessResponseSchema,
+    response: modelReadinessResponseSchema,
   },
   {
     id: 'grant.get',
@@ -126,6 +130,10 @@ export const routes = [
     body: bashBodySchema,
     response: bashResultSchema,
   },
+  ...modelRoutes,
+  ...nodesRoutes,
+  ...runsRoutes,
+  ...brokerRoutes,
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];

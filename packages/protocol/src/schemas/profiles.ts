@@ -18,9 +18,11 @@ export const toolNameSchema = z
   );
 
 /** An environment variable name of the profile env store (POSIX portable: letters, digits, _). */
+export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
 export const envNameSchema = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
+  .regex(ENV_NAME_PATTERN)
   .describe('a letter or _, then up to 127 letters, digits or _');
 
 export const profileParamsSchema = z.object({ name: nameSchema });

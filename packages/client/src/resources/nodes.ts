@@ -1,0 +1,313 @@
+import type {
+  jobSchema,
+  listOf,
+  listQuerySchema,
+  mailSchema,
+  messageBodySchema,
+  nodeCreateAndWaitBodySchema,
+  nodeCreateBodySchema,
+  nodeDemoteBodySchema,
+  nodeEventSchema,
+  nodeEventsQuerySchema,
+  nodeForkBodySchema,
+  nodeListQuerySchema,
+  nodeParseBodySchema,
+  nodeParseResultSchema,
+  nodeRecycleBodySchema,
+  nodeReviveAllBodySchema,
+  nodeReviveAllResultSchema,
+  nodeReviveBodySchema,
+  nodeSchema,
+  nodeStreamQuerySchema,
+  nodeUpdateBodySchema,
+  nodeWaitBodySchema,
+  nodeWaitResultSchema,
+  outcomeSchema,
+  reasonBodySchema,
+  reportSchema,
+  resultSubmitBodySchema,
+} from '@svc/protocol';
+import type { APIPromise } from '../core/api-promise.ts';
+import { id, path } from '../core/path.ts';
+import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Stream } from '../core/stream.ts';
+import type { Transport } from '../core/transport.ts';
+import type { Output } from '../internal/types.ts';
+import {
+  deadlineOf,
+  pollUntilFinal,
+  remainingS,
+  sliceOf,
+  sliceOptions,
+  type WaitParams,
+} from './wait.ts';
+
+export type Node = Output<typeof nodeSchema>;
+export type NodeOutcome = Output<typeof outcomeSchema>;
+export type NodeEvent = Output<typeof nodeEventSchema>;
+export type Mail = Output<typeof mailSchema>;
+export type Report = Output<typeof reportSchema>;
+export type Job = Output<typeof jobSchema>;
+/** `{ final, node }`: `final: false` when the wait ended first (the node id is in it). */
+export type NodeWaitResult = Output<typeof nodeWaitResultSchema>;
+export type NodeParseResult = Output<typeof nodeParseResultSchema>;
+
+export type NodeCreateParams = Output<typeof nodeCreateBodySchema>;
+/** The create body plus `timeout_s`: the client's whole wait (it loops the bounded server wait). */
+export type NodeCreateAndWaitParams = Output<typeof nodeCreateAndWaitBodySchema>;
+export type NodeParseParams = Output<typeof nodeParseBodySchema>;
+export type NodeListParams = Output<typeof nodeListQuerySchema>;
+export type NodeUpdateParams = Output<typeof nodeUpdateBodySchema>;
+export type NodeReasonParams = Output<typeof reasonBodySchema>;
+export type NodeMessageParams = Output<typeof messageBodySchema>;
+export type NodeForkParams = Output<typeof nodeForkBodySchema>;
+export type NodeReviveParams = Output<typeof nodeReviveBodySchema>;
+export type NodeReviveAllParams = Output<typeof nodeReviveAllBodySchema>;
+export type NodeReviveAllResult = Output<typeof nodeReviveAllResultSchema>;
+export type NodeDemoteParams = Output<typeof nodeDemoteBodySchema>;
+export type NodeRecycleParams = Output<typeof nodeRecycleBodySchema>;
+export type NodeWaitParams = Output<typeof nodeWaitBodySchema>;
+export type NodeEventsParams = Output<typeof nodeEventsQuerySchema>;
+export type NodeStreamParams = Omit<Output<typeof nodeStreamQuerySchema>, 'after'>;
+export type ResultSubmitParams = Output<typeof resultSubmitBodySchema>;
+export type PageParams = Output<typeof listQuerySchema>;
+
+export type NodeList = Output<ReturnType<typeof listOf<typeof nodeSchema>>>;
+export type NodeEventList = Output<ReturnType<typeof listOf<typeof nodeEventSchema>>>;
+export type ReportList = Output<ReturnType<typeof listOf<typeof reportSchema>>>;
+export type JobList = Output<ReturnType<typeof listOf<typeof jobSchema>>>;
+
+const node = (value: unknown) => id('node', value, 'nodeId');
+
+export class NodeReports extends APIResource {
+  /** A node's progress reports, oldest first (GET /v1/nodes/{id}/reports). */
+  list(nodeId: string, params: PageParams = {}, options?: RequestOptions): APIPromise<ReportList> {
+    const url = path`/v1/nodes/${node(nodeId)}/reports`;
+    return this._transport.request('GET', url, { query: { ...params } }, options);
+  }
+}
+
+export class NodeJobs extends APIResource {
+  /** A node's jobs, newest first (GET /v1/nodes/{id}/jobs). */
+  list(nodeId: string, params: PageParams = {}, options?: RequestOptions): APIPromise<JobList> {
+    const url = path`/v1/nodes/${node(nodeId)}/jobs`;
+    return this._transport.request('GET', url, { query: { ...params } }, options);
+  }
+
+  /** Stops a running job (POST /v1/nodes/{id}/jobs/{job_id}/cancel). */
+  cancel(nodeId: string, jobId: string, options?: RequestOptions): APIPromise<Job> {
+    const url = path`/v1/nodes/${node(nodeId)}/jobs/${id('job', jobId, 'jobId')}/cancel`;
+    return this._transport.request('POST', url, {}, options);
+  }
+}
+
+export class NodeResult extends APIResource {
+  /** Submits the node's result from outside; the node is done (POST /v1/nodes/{id}/result). */
+  submit(nodeId: string, params: ResultSubmitParams, options?: RequestOptions): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/result`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+}
+
+/** `client.nodes`: agents on the canvas, their lifecycle, mail, outcomes and events. */
+export class Nodes extends APIResource {
+  readonly reports: NodeReports;
+  readonly jobs: NodeJobs;
+  readonly result: NodeResult;
+
+  constructor(transport: Transport) {
+    super(transport);
+    this.reports = new NodeReports(transport);
+    this.jobs = new NodeJobs(transport);
+    this.result = new NodeResult(transport);
+  }
+
+  /** Creates a queued node (POST /v1/nodes). */
+  create(params: NodeCreateParams, options?: RequestOptions): APIPromise<Node> {
+    return this._transport.request('POST', '/v1/nodes', { body: params }, options);
+  }
+
+  /** Nodes newest first, filtered by state, parent (`'none'`: roots), root, run or profile. */
+  list(params: NodeListParams = {}, options?: RequestOptions): APIPromise<NodeList> {
+    return this._transport.request('GET', '/v1/nodes', { query: { ...params } }, options);
+  }
+
+  retrieve(nodeId: string, options?: RequestOptions): APIPromise<Node> {
+    return this._transport.request('GET', path`/v1/nodes/${node(nodeId)}`, {}, options);
+  }
+
+  /** Title, budgets or labels; raising the budget a node is parked at wakes it. */
+  update(nodeId: string, params: NodeUpdateParams, options?: RequestOptions): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}`;
+    return this._transport.request('PATCH', url, { body: params }, options);
+  }
+
+  /** Cancels the node and its children, except promoted ones. */
+  cancel(
+    nodeId: string,
+    params: NodeReasonParams = {},
+    options?: RequestOptions,
+  ): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/cancel`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Stops the turn in flight; the node waits for a message. */
+  interrupt(
+    nodeId: string,
+    params: NodeReasonParams = {},
+    options?: RequestOptions,
+  ): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/interrupt`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Sends mail, read at the node's next turn; a waiting node wakes. */
+  message(nodeId: string, params: NodeMessageParams, options?: RequestOptions): APIPromise<Mail> {
+    const url = path`/v1/nodes/${node(nodeId)}/messages`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** The outcome of a final node; `ConflictError` (409 invalid_state) while it is not final. */
+  outcome(nodeId: string, options?: RequestOptions): APIPromise<NodeOutcome> {
+    return this._transport.request('GET', path`/v1/nodes/${node(nodeId)}/outcome`, {}, options);
+  }
+
+  /**
+   * Waits until the node is final or `timeout_s` (default 300) passes, repeating the daemon's
+   * bounded wait; answers `{ final, node }` either way.
+   */
+  waitForOutcome(
+    nodeId: string,
+    params: WaitParams = {},
+    options?: RequestOptions,
+  ): Promise<NodeWaitResult> {
+    const url = path`/v1/nodes/${node(nodeId)}/outcome/wait`;
+    return pollUntilFinal(deadlineOf(params.timeout_s), options, (timeout_s, opts) =>
+      this._transport.request<NodeWaitResult>('GET', url, { query: { timeout_s } }, opts),
+    );
+  }
+
+  /**
+   * Creates a node and waits for its outcome up to `timeout_s` (default 300): one server wait,
+   * then `waitForOutcome` on the node it answered. A retried create (same Idempotency-Key)
+   * answers the same node.
+   */
+  async createAndWait(
+    params: NodeCreateAndWaitParams,
+    options?: RequestOptions,
+  ): Promise<NodeWaitResult> {
+    const { timeout_s, ...body } = params;
+    const deadline = deadlineOf(timeout_s);
+    const first = await this._transport.request<NodeWaitResult>(
+      'POST',
+      '/v1/nodes/create-and-wait',
+      { body: { ...body, timeout_s: sliceOf(deadline) } },
+      sliceOptions(sliceOf(deadline), options),
+    );
+    if (first.final) return first;
+    return this.waitForOutcome(first.node.id, { timeout_s: remainingS(deadline) }, options);
+  }
+
+  /**
+   * Creates a node with an `output_schema`, waits like `createAndWait`, and answers the result
+   * in `parsed` (null unless the node is done).
+   */
+  async parse(params: NodeParseParams, options?: RequestOptions): Promise<NodeParseResult> {
+    const { timeout_s, ...body } = params;
+    const deadline = deadlineOf(timeout_s);
+    const first = await this._transport.request<NodeParseResult>(
+      'POST',
+      '/v1/nodes/parse',
+      { body: { ...body, timeout_s: sliceOf(deadline) } },
+      sliceOptions(sliceOf(deadline), options),
+    );
+    if (first.final) return first;
+    const { final, node: done } = await this.waitForOutcome(
+      first.node.id,
+      { timeout_s: remainingS(deadline) },
+      options,
+    );
+    return { final, node: done, parsed: done.state === 'done' ? done.outcome?.result : null };
+  }
+
+  /** The node's events (its subtree's with `subtree: true`), backlog then live; resumable. */
+  stream(
+    nodeId: string,
+    params: NodeStreamParams = {},
+    options?: StreamOptions,
+  ): Stream<NodeEvent> {
+    const url = path`/v1/nodes/${node(nodeId)}/stream`;
+    return this._transport.stream(url, { ...params }, options);
+  }
+
+  /** A page of the node's events in seq order; `next_cursor` is the last seq. */
+  events(
+    nodeId: string,
+    params: NodeEventsParams = {},
+    options?: RequestOptions,
+  ): APIPromise<NodeEventList> {
+    const url = path`/v1/nodes/${node(nodeId)}/events`;
+    return this._transport.request('GET', url, { query: { ...params } }, options);
+  }
+
+  /** Copies the node's conversation (through `through_turn`) into a new queued node. */
+  fork(nodeId: string, params: NodeForkParams = {}, options?: RequestOptions): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/fork`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Queues a failed or cancelled node again with its history. */
+  revive(
+    nodeId: string,
+    params: NodeReviveParams = {},
+    options?: RequestOptions,
+  ): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/revive`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Revives every failed (optionally cancelled) node, owner only. */
+  reviveAll(
+    params: NodeReviveAllParams = {},
+    options?: RequestOptions,
+  ): APIPromise<NodeReviveAllResult> {
+    return this._transport.request('POST', '/v1/nodes/revive-all', { body: params }, options);
+  }
+
+  /** Detaches the node (and its subtree) into a root. */
+  promote(nodeId: string, options?: RequestOptions): APIPromise<Node> {
+    return this._transport.request('POST', path`/v1/nodes/${node(nodeId)}/promote`, {}, options);
+  }
+
+  /** Attaches the node under `parent_id` (not itself nor a descendant). */
+  demote(nodeId: string, params: NodeDemoteParams, options?: RequestOptions): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/demote`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Gives a done node a fresh task, keeping its id, profile and history. */
+  recycle(nodeId: string, params: NodeRecycleParams, options?: RequestOptions): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/recycle`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** A node ends its turn and waits for mail (node token, its own node). */
+  yield(nodeId: string, params: NodeReasonParams = {}, options?: RequestOptions): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/yield`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** A node waits for children, a human request or a timer (node token, its own node). */
+  wait(nodeId: string, params: NodeWaitParams, options?: RequestOptions): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/wait`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Restarts the broker of the node's root from its last recorded turn. */
+  relaunchRoot(nodeId: string, options?: RequestOptions): APIPromise<Node> {
+    const url = path`/v1/nodes/${node(nodeId)}/relaunch-root`;
+    return this._transport.request('POST', url, {}, options);
+  }
+}

@@ -1,0 +1,167 @@
+import type {
+  listOf,
+  runDeleteResultSchema,
+  runEventsQuerySchema,
+  runListAllQuerySchema,
+  runListQuerySchema,
+  runParseBodySchema,
+  runParseResultSchema,
+  runRenameBodySchema,
+  runSchema,
+  runStartBodySchema,
+  runStreamQuerySchema,
+  runWaitResultSchema,
+  turnListQuerySchema,
+  turnSchema,
+} from '@svc/protocol';
+import type { APIPromise } from '../core/api-promise.ts';
+import { id, path } from '../core/path.ts';
+import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Stream } from '../core/stream.ts';
+import type { Output } from '../internal/types.ts';
+import type {
+  Mail,
+  NodeEvent,
+  NodeEventList,
+  NodeMessageParams,
+  NodeReasonParams,
+} from './nodes.ts';
+import {
+  deadlineOf,
+  pollUntilFinal,
+  remainingS,
+  sliceOf,
+  sliceOptions,
+  type WaitParams,
+} from './wait.ts';
+
+/** An app's handle on a root node it started: the root's state and outcome, the tree's usage. */
+export type Run = Output<typeof runSchema>;
+export type Turn = Output<typeof turnSchema>;
+export type RunStartParams = Output<typeof runStartBodySchema>;
+export type RunParseParams = Output<typeof runParseBodySchema>;
+export type RunListParams = Output<typeof runListQuerySchema>;
+export type RunListAllParams = Output<typeof runListAllQuerySchema>;
+export type RunRenameParams = Output<typeof runRenameBodySchema>;
+export type RunTraceParams = Output<typeof turnListQuerySchema>;
+export type RunEventsParams = Output<typeof runEventsQuerySchema>;
+export type RunStreamParams = Omit<Output<typeof runStreamQuerySchema>, 'after'>;
+export type RunWaitResult = Output<typeof runWaitResultSchema>;
+export type RunParseResult = Output<typeof runParseResultSchema>;
+export type RunDeleteResult = Output<typeof runDeleteResultSchema>;
+export type RunList = Output<ReturnType<typeof listOf<typeof runSchema>>>;
+export type TurnList = Output<ReturnType<typeof listOf<typeof turnSchema>>>;
+
+const run = (value: unknown) => id('run', value, 'runId');
+
+/** `client.runs`: the application-facing API; an app sees and acts on its own runs. */
+export class Runs extends APIResource {
+  /** Starts a run: a root node inside the app's grant (POST /v1/runs, `svc:llm`). */
+  start(params: RunStartParams, options?: RequestOptions): APIPromise<Run> {
+    return this._transport.request('POST', '/v1/runs', { body: params }, options);
+  }
+
+  get(runId: string, options?: RequestOptions): APIPromise<Run> {
+    return this._transport.request('GET', path`/v1/runs/${run(runId)}`, {}, options);
+  }
+
+  /** The caller's own runs, newest first. */
+  list(params: RunListParams = {}, options?: RequestOptions): APIPromise<RunList> {
+    return this._transport.request('GET', '/v1/runs', { query: { ...params } }, options);
+  }
+
+  /** Every app's runs (owner only), optionally one app's. */
+  listAll(params: RunListAllParams = {}, options?: RequestOptions): APIPromise<RunList> {
+    return this._transport.request('GET', '/v1/runs/all', { query: { ...params } }, options);
+  }
+
+  /** Mail to the run's root at any time, read at its next turn. */
+  message(runId: string, params: NodeMessageParams, options?: RequestOptions): APIPromise<Mail> {
+    const url = path`/v1/runs/${run(runId)}/messages`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Answers a run that waits for a message; `ConflictError` otherwise. */
+  reply(runId: string, params: NodeMessageParams, options?: RequestOptions): APIPromise<Mail> {
+    const url = path`/v1/runs/${run(runId)}/reply`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  interrupt(
+    runId: string,
+    params: NodeReasonParams = {},
+    options?: RequestOptions,
+  ): APIPromise<Run> {
+    const url = path`/v1/runs/${run(runId)}/interrupt`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Cancels the run and its whole tree. */
+  cancel(runId: string, params: NodeReasonParams = {}, options?: RequestOptions): APIPromise<Run> {
+    const url = path`/v1/runs/${run(runId)}/cancel`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Deletes a final run with its tree, trace and events. */
+  delete(runId: string, options?: RequestOptions): APIPromise<RunDeleteResult> {
+    return this._transport.request('DELETE', path`/v1/runs/${run(runId)}`, {}, options);
+  }
+
+  rename(runId: string, params: RunRenameParams, options?: RequestOptions): APIPromise<Run> {
+    const url = path`/v1/runs/${run(runId)}/rename`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** The turns (with tool calls and results) of the run's tree, in recording order. */
+  trace(
+    runId: string,
+    params: RunTraceParams = {},
+    options?: RequestOptions,
+  ): APIPromise<TurnList> {
+    const url = path`/v1/runs/${run(runId)}/trace`;
+    return this._transport.request('GET', url, { query: { ...params } }, options);
+  }
+
+  /** A page of the events of the run's tree in seq order. */
+  events(
+    runId: string,
+    params: RunEventsParams = {},
+    options?: RequestOptions,
+  ): APIPromise<NodeEventList> {
+    const url = path`/v1/runs/${run(runId)}/events`;
+    return this._transport.request('GET', url, { query: { ...params } }, options);
+  }
+
+  /** The events of the run's tree, backlog then live; resumable. */
+  stream(runId: string, params: RunStreamParams = {}, options?: StreamOptions): Stream<NodeEvent> {
+    return this._transport.stream(path`/v1/runs/${run(runId)}/stream`, { ...params }, options);
+  }
+
+  /** Waits until the run is final or `timeout_s` (default 300) passes; `{ final, run }`. */
+  wait(runId: string, params: WaitParams = {}, options?: RequestOptions): Promise<RunWaitResult> {
+    const url = path`/v1/runs/${run(runId)}/wait`;
+    return pollUntilFinal(deadlineOf(params.timeout_s), options, (timeout_s, opts) =>
+      this._transport.request<RunWaitResult>('GET', url, { query: { timeout_s } }, opts),
+    );
+  }
+
+  /** Starts a run with an `output_schema`, waits, and answers the result in `parsed`. */
+  async parse(params: RunParseParams, options?: RequestOptions): Promise<RunParseResult> {
+    const { timeout_s, ...body } = params;
+    const deadline = deadlineOf(timeout_s);
+    const first = await this._transport.request<RunParseResult>(
+      'POST',
+      '/v1/runs/parse',
+      { body: { ...body, timeout_s: sliceOf(deadline) } },
+      sliceOptions(sliceOf(deadline), options),
+    );
+    if (first.final) return first;
+    const { final, run: done } = await this.wait(
+      first.run.id,
+      { timeout_s: remainingS(deadline) },
+      options,
+    );
+    return { final, run: done, parsed: done.state === 'done' ? done.outcome?.result : null };
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * What node and run routes share: their event pages and SSE streams over the one event log
+ * (filtered to a node, a subtree or a run's tree; the spine's `eventStream` does the streaming),
+ * bounded long-polls, and list envelopes.
+ */
+import type { Context } from 'hono';
+import type { DaemonContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { type EventDto, toEventDto } from '../services/events.ts';
+import { waitUntil } from '../services/wait-until.ts';
+import type { EventSubjects } from '../store/node-events.ts';
+import type { AppEnv } from './env.ts';
+import { lastEventId } from './events.ts';
+import { eventStream } from './sse.ts';
+
+export const DEFAULT_LIMIT = 50;
+const DEFAULT_WAIT_S = 30;
+
+interface EventsQuery {
+  after?: number | undefined;
+  kinds?: string | undefined;
+  limit?: number | undefined;
+}
+
+function reader(ctx: DaemonContext, subjects: EventSubjects, kinds: string | undefined) {
+  const list = kinds?.split(',');
+  return (after: number, limit: number): EventDto[] =>
+    ctx.store.nodeEvents.page(subjects, after, limit, list).map(toEventDto);
+}
+
+/** A page of events in seq order; `next_cursor` is the last seq of the page. */
+export function eventsPage(ctx: DaemonContext, subjects: EventSubjects, query: EventsQuery) {
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const rows = reader(ctx, subjects, query.kinds)(query.after ?? 0, limit + 1);
+  const data = rows.slice(0, limit);
+  return {
+    data,
+    has_more: rows.length > limit,
+    next_cursor: data.length === 0 ? null : String(data.at(-1)!.seq),
+  };
+}
+
+/** The events as SSE: backlog after `Last-Event-ID` (else `?after=`), then live. */
+export function eventsResponse(
+  c: Context<AppEnv>,
+  ctx: DaemonContext,
+  subjects: EventSubjects,
+  query: EventsQuery,
+): Response {
+  const stream = eventStream(ctx.events, ctx.sse, {
+    after: lastEventId(c.req.header('last-event-id')) ?? query.after ?? 0,
+    kinds: undefined,
+    keepaliveMs: ctx.sseKeepaliveMs,
+    signal: c.req.raw.signal,
+    read: reader(ctx, subjects, query.kinds),
+  });
+  return c.body(stream, 200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    'X-Accel-Buffering': 'no',
+  });
+}
+
+/**
+ * Waits up to `timeoutS` (default 30) for `ready` to answer non-null, re-checking on every
+ * committed event; ends early when the client goes away or the daemon shuts down.
+ */
+export async function longPoll<T>(
+  c: Context<AppEnv>,
+  ctx: DaemonContext,
+  timeoutS: number | undefined,
+  ready: () => T | null,
+): Promise<T | null> {
+  const shutdown = new AbortController();
+  const unregister = ctx.sse.add(() => shutdown.abort());
+  try {
+    const signal = AbortSignal.any([c.req.raw.signal, shutdown.signal]);
+    return await waitUntil(ctx.events, ready, (timeoutS ?? DEFAULT_WAIT_S) * 1000, signal);
+  } finally {
+    unregister();
+  }
+}
+
+/** `{data, has_more, next_cursor}` from `limit + 1` rows. */
+export function page<T>(rows: T[], limit: number, cursorOf: (item: T) => string) {
+  const data = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  return { data, has_more: hasMore, next_cursor: hasMore ? cursorOf(data.at(-1)!) : null };
+}
+
+/** A numeric cursor (a seq, a row order) from `?after=`; 0 when absent. */
+export function numericCursor(after: string | undefined): number {
+  if (after === undefined) return 0;
+  if (!/^\d{1,15}$/.test(after)) {
+    throw new ApiError('invalid_request', 'after must be the next_cursor of the previous page', {
+      field: 'after',
+      received: after.slice(0, 64),
+    });
+  }
+  return Number(after);
+}

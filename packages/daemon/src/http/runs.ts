@@ -1,0 +1,96 @@
+import { isFinal } from '@svc/protocol';
+import type { Context, Hono } from 'hono';
+import type { DaemonContext } from '../context.ts';
+import type { Run } from '../services/runs.ts';
+import type { Principal } from '../services/tokens.ts';
+import type { AppEnv } from './env.ts';
+import {
+  DEFAULT_LIMIT,
+  eventsPage,
+  eventsResponse,
+  longPoll,
+  numericCursor,
+  page,
+} from './node-streams.ts';
+import { mount } from './route.ts';
+
+/** Every route of protocol's `runsRoutes` (docs/nodes.md "runs"). */
+export function registerRuns(app: Hono<AppEnv>, ctx: DaemonContext): void {
+  const who = (c: Context<AppEnv>): Principal => c.get('principal')!;
+
+  /** Waits until the run is final or `timeoutS` passes; answers `{final, run}`. */
+  async function awaitRun(c: Context<AppEnv>, id: string, timeoutS: number | undefined) {
+    const principal = who(c);
+    const done = await longPoll(c, ctx, timeoutS, () => {
+      const run = ctx.runs.get(id, principal);
+      return isFinal(run.state) ? run : null;
+    });
+    const run = done ?? ctx.runs.get(id, principal);
+    return { final: isFinal(run.state), run };
+  }
+
+  const tree = (c: Context<AppEnv>, id: string) => {
+    const { run, root } = ctx.runs.visibleRun(id, who(c));
+    return { run: run.id, root: root.id };
+  };
+
+  const listRuns = (
+    appId: string | null | undefined,
+    q: {
+      state?: Run['state'][] | undefined;
+      limit?: number | undefined;
+      after?: string | undefined;
+    },
+  ) => {
+    const limit = q.limit ?? DEFAULT_LIMIT;
+    const rows = ctx.runs.list({ appId, states: q.state, before: q.after, limit: limit + 1 });
+    return page(rows, limit, (r) => r.id);
+  };
+
+  mount(app, 'runs.start', (c, { body }) => c.json(ctx.runs.start(body, who(c))));
+  mount(app, 'runs.list', (c, { query }) => c.json(listRuns(who(c).appId, query)));
+  mount(app, 'runs.listAll', (c, { query }) => c.json(listRuns(query.app_id, query)));
+  mount(app, 'runs.get', (c, { params }) => c.json(ctx.runs.get(params.id, who(c))));
+  mount(app, 'runs.message', (c, { params, body }) =>
+    c.json(ctx.runs.message(params.id, body.text, who(c))),
+  );
+  mount(app, 'runs.reply', (c, { params, body }) =>
+    c.json(ctx.runs.reply(params.id, body.text, who(c))),
+  );
+  mount(app, 'runs.interrupt', async (c, { params, body }) =>
+    c.json(await ctx.runs.interrupt(params.id, body.reason, who(c))),
+  );
+  mount(app, 'runs.cancel', async (c, { params, body }) =>
+    c.json(await ctx.runs.cancel(params.id, body.reason, who(c))),
+  );
+  mount(app, 'runs.delete', (c, { params }) => c.json(ctx.runs.delete(params.id, who(c))));
+  mount(app, 'runs.rename', (c, { params, body }) =>
+    c.json(ctx.runs.rename(params.id, body.title, who(c))),
+  );
+  mount(app, 'runs.trace', (c, { params, query }) => {
+    const { root } = tree(c, params.id);
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const rows = ctx.store.turns.listTree(root, {
+      nodeId: query.node_id,
+      after: numericCursor(query.after),
+      limit: limit + 1,
+    });
+    const { data, has_more, next_cursor } = page(rows, limit, (r) => String(r.cursor));
+    return c.json({ data: data.map((r) => r.turn), has_more, next_cursor });
+  });
+  mount(app, 'runs.events', (c, { params, query }) =>
+    c.json(eventsPage(ctx, tree(c, params.id), query)),
+  );
+  mount(app, 'runs.stream', (c, { params, query }) =>
+    eventsResponse(c, ctx, tree(c, params.id), query),
+  );
+  mount(app, 'runs.wait', async (c, { params, query }) =>
+    c.json(await awaitRun(c, params.id, query.timeout_s)),
+  );
+  mount(app, 'runs.parse', async (c, { body: { timeout_s, ...body } }) => {
+    const started = ctx.runs.start(body, who(c));
+    const answer = await awaitRun(c, started.id, timeout_s);
+    const parsed = answer.run.state === 'done' ? (answer.run.outcome?.result ?? null) : null;
+    return c.json({ ...answer, parsed });
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * Runs (docs/nodes.md "runs"): an app's handle on a root node it started. State, budgets and
+ * outcome are the root's, usage the tree's sum; the run row adds the title, the owner app and
+ * the app's grant, the ceiling of every node of the tree. An app sees only its own runs.
+ */
+import { newId, type runSchema } from '@svc/protocol';
+import type { z } from 'zod';
+import { ApiError } from '../errors.ts';
+import type { Store } from '../store/index.ts';
+import type { Mail } from '../store/mail.ts';
+import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
+import type { RunRow } from '../store/runs.ts';
+import type { EventLog } from './events.ts';
+import type { CreateBody, NodeService } from './nodes.ts';
+import type { Principal } from './tokens.ts';
+
+export type Run = z.output<typeof runSchema>;
+
+export function runService(store: Store, events: EventLog, nodes: NodeService) {
+  function toRun(run: RunRow, root: NodeRow): Run {
+    const node = toNode(root);
+    return {
+      id: run.id,
+      app_id: run.app_id,
+      node_id: run.node_id,
+      title: run.title,
+      state: node.state,
+      state_reason: node.state_reason,
+      waiting_on: node.waiting_on,
+      profile: node.profile,
+      model: node.model,
+      scopes: node.scopes,
+      budgets: node.budgets,
+      usage: store.nodes.treeUsage(root.id),
+      outcome: node.outcome,
+      metadata: node.metadata,
+      created_at: run.created_at,
+      updated_at: run.updated_at > node.updated_at ? run.updated_at : node.updated_at,
+      finished_at: node.finished_at,
+    };
+  }
+
+  /**
+   * The run if the caller may see it (the owner every run, an app its own, a node token the run
+   * of its tree); else 404, as if it did not exist.
+   */
+  function visibleRun(id: string, principal: Principal): { run: RunRow; root: NodeRow } {
+    const run = store.runs.get(id);
+    const root = run === undefined ? undefined : store.nodes.get(run.node_id);
+    const vis = nodes.visibility(principal);
+    const sees =
+      run !== undefined &&
+      root !== undefined &&
+      (vis.kind === 'all' ||
+        (vis.kind === 'app' && run.app_id === vis.appId) ||
+        (vis.kind === 'tree' && root.root_id === vis.rootId));
+    if (!sees) throw new ApiError('not_found', `no run ${id}`, { field: 'id' });
+    return { run, root: root! };
+  }
+
+  return {
+    visibleRun,
+    toRun,
+
+    /** A root node and its run, in one transaction; the app's grant bounds the whole tree. */
+    start(body: Omit<CreateBody, 'parent_id'>, principal: Principal): Run {
+      return store.db.transaction((afterCommit) => {
+        const runId = newId('run');
+        const grant = principal.kind === 'owner' ? null : (principal.scopes ?? []);
+        const at = new Date().toISOString();
+        // The run row refers to its root, so the root is inserted first.
+        const root = nodes.insertNode(body, principal, afterCommit, { runId, grant });
+        const row: RunRow = {
+          id: runId,
+          app_id: principal.appId,
+          node_id: root.id,
+          title: root.title,
+          grant_scopes: grant === null ? null : JSON.stringify(grant),
+          created_at: at,
+          updated_at: at,
+        };
+        store.runs.insert(row);
+        const run = toRun(row, root);
+        events.record('run.started', runId, { run });
+        return run;
+      });
+    },
+
+    get(id: string, principal: Principal): Run {
+      const { run, root } = visibleRun(id, principal);
+      return toRun(run, root);
+    },
+
+    /** `appId`: `undefined` = every app's (owner); else that one's (`null`: the owner's own). */
+    list(filter: Parameters<Store['runs']['list']>[0]): Run[] {
+      return store.runs.list(filter).map((run) => toRun(run, store.nodes.get(run.node_id)!));
+    },
+
+    message(id: string, text: string, principal: Principal): Mail {
+      const { root } = visibleRun(id, principal);
+      return nodes.deliver(root, nodes.sender(principal), text);
+    },
+
+    /** An answer to a run that stopped to wait for one (it yielded or was interrupted). */
+    reply(id: string, text: string, principal: Principal): Mail {
+      const { root } = visibleRun(id, principal);
+      const waiting = root.waiting_on === null ? null : (JSON.parse(root.waiting_on) as WaitingOn);
+      if (root.state !== 'waiting' || waiting?.for !== 'mail') {
+        const why = root.state === 'waiting' ? `waits for ${waiting?.for}` : `is '${root.state}'`;
+        throw new ApiError(
+          'invalid_state',
+          `run ${why}; reply answers a run waiting for a message (use runs.message for mail)`,
+        );
+      }
+      return nodes.deliver(root, nodes.sender(principal), text);
+    },
+
+    async interrupt(id: string, reason: string | undefined, principal: Principal): Promise<Run> {
+      const { root } = visibleRun(id, principal);
+      await nodes.interrupt(root.id, reason, principal);
+      return this.get(id, principal);
+    },
+
+    async cancel(id: string, reason: string | undefined, principal: Principal): Promise<Run> {
+      const { root } = visibleRun(id, principal);
+      await nodes.cancel(root.id, reason, principal);
+      return this.get(id, principal);
+    },
+
+    rename(id: string, title: string, principal: Principal): Run {
+      return store.db.transaction(() => {
+        const { run } = visibleRun(id, principal);
+        store.runs.rename(run.id, title, new Date().toISOString());
+        events.record('run.renamed', run.id, { run_id: run.id, title });
+        return this.get(id, principal);
+      });
+    },
+
+    /** Deletes a final run with its tree (turns, mail, reports, jobs) and the tree's events. */
+    delete(id: string, principal: Principal): { id: string; deleted: true } {
+      return store.db.transaction(() => {
+        const { run, root } = visibleRun(id, principal);
+        if (root.state !== 'done' && root.state !== 'failed' && root.state !== 'cancelled') {
+          throw new ApiError(
+            'invalid_state',
+            `run is '${root.state}'; only a done, failed or cancelled run can be deleted (cancel it first)`,
+          );
+        }
+        const live = store.nodes
+          .treeIds(root.id)
+          .map((nid) => store.nodes.get(nid)!)
+          .filter((n) => n.state === 'queued' || n.state === 'running' || n.state === 'waiting');
+        if (live.length > 0) {
+          throw new ApiError(
+            'invalid_state',
+            `run ${id} still has ${live.length} live node(s), e.g. ${live[0]!.id}; cancel them first`,
+          );
+        }
+        store.nodeEvents.deleteRun(run.id, root.id);
+        store.nodes.deleteTree(root.id);
+        events.record('run.deleted', run.id, { run_id: run.id });
+        return { id: run.id, deleted: true as const };
+      });
+    },
+  };
+}
+
+export type RunService = ReturnType<typeof runService>;

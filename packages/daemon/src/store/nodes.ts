@@ -1,0 +1,225 @@
+/**
+ * Nodes (migration 003): one row per node, its tree position, state, scopes, model, budgets,
+ * usage counters and outcome, (the binding of node tokens to their node is `store/tokens.ts`'s). Rows answer as the
+ * protocol's `Node` DTO through `toNode`.
+ */
+import type { Budgets, NodeState, nodeSchema, Usage } from '@svc/protocol';
+import type { z } from 'zod';
+import type { Db } from './db.ts';
+import { fromJson } from './json.ts';
+
+export type Node = z.output<typeof nodeSchema>;
+export type WaitingOn = NonNullable<Node['waiting_on']>;
+export type Outcome = NonNullable<Node['outcome']>;
+
+/** The model a node runs, as stored: the DTO's `{provider, model}` plus a scripted model's turns. */
+export interface StoredModel {
+  provider: Node['model']['provider'];
+  model: string;
+  script?: unknown[];
+}
+
+export interface NodeRow {
+  id: string;
+  parent_id: string | null;
+  root_id: string;
+  run_id: string | null;
+  app_id: string | null;
+  profile: string;
+  title: string;
+  task: string;
+  state: NodeState;
+  state_reason: string | null;
+  waiting_on: string | null;
+  scopes: string | null;
+  model: string;
+  budgets: string;
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  outcome: string | null;
+  output_schema: string | null;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** Which nodes a caller may see (docs/nodes.md "Visibility"). */
+export type Visibility =
+  | { kind: 'all' }
+  /** An app: the nodes it created and every node of their trees. */
+  | { kind: 'app'; appId: string }
+  /** A node token: the nodes of its own tree. */
+  | { kind: 'tree'; rootId: string };
+
+export interface NodeFilter {
+  states?: readonly NodeState[] | undefined;
+  /** A node id, or `'none'` for roots only. */
+  parentId?: string | undefined;
+  rootId?: string | undefined;
+  runId?: string | undefined;
+  profile?: string | undefined;
+  /** Newest first: only ids before this one. */
+  before?: string | undefined;
+  limit: number;
+}
+
+const VISIBLE = `(:vis = 'all'
+  OR (:vis = 'app' AND (n.app_id = :vis_id
+    OR EXISTS (SELECT 1 FROM nodes r WHERE r.id = n.root_id AND r.app_id = :vis_id)))
+  OR (:vis = 'tree' AND n.root_id = :vis_id))`;
+
+export function nodeStore(db: Db) {
+  const q = {
+    insert: db.sqlite.prepare(
+      `INSERT INTO nodes (id, parent_id, root_id, run_id, app_id, profile, title, task, state,
+         state_reason, waiting_on, scopes, model, budgets, outcome, output_schema, metadata,
+         created_at, updated_at)
+       VALUES (:id, :parent_id, :root_id, :run_id, :app_id, :profile, :title, :task, :state,
+         :state_reason, :waiting_on, :scopes, :model, :budgets, :outcome, :output_schema, :metadata,
+         :created_at, :updated_at)`,
+    ),
+    get: db.sqlite.prepare('SELECT * FROM nodes WHERE id = ?'),
+    visible: db.sqlite.prepare(`SELECT * FROM nodes n WHERE n.id = :id AND ${VISIBLE}`),
+    save: db.sqlite.prepare(
+      `UPDATE nodes SET parent_id = :parent_id, root_id = :root_id, run_id = :run_id,
+         title = :title, task = :task, state = :state, state_reason = :state_reason,
+         waiting_on = :waiting_on, budgets = :budgets, turns = :turns,
+         input_tokens = :input_tokens, output_tokens = :output_tokens, cost_usd = :cost_usd,
+         outcome = :outcome, metadata = :metadata, updated_at = :updated_at,
+         started_at = :started_at, finished_at = :finished_at
+       WHERE id = :id`,
+    ),
+    list: db.sqlite.prepare(
+      `SELECT * FROM nodes n WHERE ${VISIBLE}
+         AND (:states IS NULL OR n.state IN (SELECT value FROM json_each(:states)))
+         AND (:parent IS NULL OR (:parent = 'none' AND n.parent_id IS NULL) OR n.parent_id = :parent)
+         AND (:root IS NULL OR n.root_id = :root)
+         AND (:run IS NULL OR n.run_id = :run)
+         AND (:profile IS NULL OR n.profile = :profile)
+         AND (:before IS NULL OR n.id < :before)
+       ORDER BY n.id DESC LIMIT :limit`,
+    ),
+    children: db.sqlite.prepare('SELECT * FROM nodes WHERE parent_id = ? ORDER BY id'),
+    // Descendants, nearest first: a cascade visits parents before their children.
+    descendants: db.sqlite.prepare(
+      `WITH RECURSIVE sub(id, depth) AS (
+         SELECT id, 1 FROM nodes WHERE parent_id = ?
+         UNION ALL SELECT n.id, sub.depth + 1 FROM nodes n JOIN sub ON n.parent_id = sub.id)
+       SELECT n.* FROM nodes n JOIN sub ON sub.id = n.id ORDER BY sub.depth, n.id`,
+    ),
+    ofStates: db.sqlite.prepare(
+      `SELECT * FROM nodes WHERE state IN (SELECT value FROM json_each(?))
+         AND (? IS NULL OR root_id = ?) ORDER BY id`,
+    ),
+    treeUsage: db.sqlite.prepare(
+      `SELECT coalesce(sum(turns), 0) AS turns, coalesce(sum(input_tokens), 0) AS input_tokens,
+         coalesce(sum(output_tokens), 0) AS output_tokens, coalesce(sum(cost_usd), 0) AS cost_usd
+       FROM nodes WHERE root_id = ?`,
+    ),
+    treeIds: db.sqlite.prepare('SELECT id FROM nodes WHERE root_id = ?'),
+    deleteTree: db.sqlite.prepare(
+      `DELETE FROM nodes WHERE id IN (
+         WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT n.id FROM nodes n JOIN sub ON n.parent_id = sub.id)
+         SELECT id FROM sub)`,
+    ),
+  };
+
+  const visParams = (vis: Visibility) => ({
+    vis: vis.kind,
+    vis_id: vis.kind === 'app' ? vis.appId : vis.kind === 'tree' ? vis.rootId : null,
+  });
+
+  return {
+    insert(row: NodeRow): void {
+      const { turns, input_tokens, output_tokens, cost_usd, started_at, finished_at, ...rest } =
+        row;
+      q.insert.run({ ...rest });
+    },
+    get(id: string): NodeRow | undefined {
+      return q.get.get(id) as NodeRow | undefined;
+    },
+    /** The node if `vis` may see it, else `undefined` (answered as 404 by the caller). */
+    visible(id: string, vis: Visibility): NodeRow | undefined {
+      return q.visible.get({ id, ...visParams(vis) }) as NodeRow | undefined;
+    },
+    /** Writes every mutable column of `row` back. */
+    save(row: NodeRow): void {
+      const { app_id, profile, scopes, model, output_schema, created_at, ...mutable } = row;
+      q.save.run({ ...mutable });
+    },
+    list(vis: Visibility, f: NodeFilter): NodeRow[] {
+      return q.list.all({
+        ...visParams(vis),
+        states: f.states === undefined ? null : JSON.stringify(f.states),
+        parent: f.parentId ?? null,
+        root: f.rootId ?? null,
+        run: f.runId ?? null,
+        profile: f.profile ?? null,
+        before: f.before ?? null,
+        limit: f.limit,
+      }) as unknown as NodeRow[];
+    },
+    children(id: string): NodeRow[] {
+      return q.children.all(id) as unknown as NodeRow[];
+    },
+    /** Every node below `id`, parents before their children. */
+    descendants(id: string): NodeRow[] {
+      return q.descendants.all(id) as unknown as NodeRow[];
+    },
+    /** Nodes in one of `states`, optionally of one tree, oldest first. */
+    inStates(states: readonly NodeState[], rootId: string | null = null): NodeRow[] {
+      return q.ofStates.all(JSON.stringify(states), rootId, rootId) as unknown as NodeRow[];
+    },
+    /** Usage summed over a tree (a run's usage). */
+    treeUsage(rootId: string): Usage {
+      return { ...(q.treeUsage.get(rootId) as unknown as Usage) };
+    },
+    treeIds(rootId: string): string[] {
+      return (q.treeIds.all(rootId) as { id: string }[]).map((r) => r.id);
+    },
+    /** Deletes a node and everything below it (turns, mail, reports, jobs cascade). */
+    deleteTree(id: string): void {
+      q.deleteTree.run(id);
+    },
+  };
+}
+
+export type NodeStore = ReturnType<typeof nodeStore>;
+
+/** The wire form of a node row. */
+export function toNode(row: NodeRow): Node {
+  const model = JSON.parse(row.model) as StoredModel;
+  return {
+    id: row.id,
+    parent_id: row.parent_id,
+    root_id: row.root_id,
+    run_id: row.run_id,
+    app_id: row.app_id,
+    profile: row.profile,
+    title: row.title,
+    task: row.task,
+    state: row.state,
+    state_reason: row.state_reason,
+    waiting_on: fromJson<WaitingOn>(row.waiting_on),
+    scopes: fromJson<string[]>(row.scopes),
+    model: { provider: model.provider, model: model.model },
+    budgets: JSON.parse(row.budgets) as Budgets,
+    usage: {
+      turns: row.turns,
+      input_tokens: row.input_tokens,
+      output_tokens: row.output_tokens,
+      cost_usd: row.cost_usd,
+    },
+    outcome: fromJson<Outcome>(row.outcome),
+    output_schema: fromJson<Record<string, unknown>>(row.output_schema),
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+  };
+}

@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json } from './helpers.ts';
+import { type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
+
+let t: NodesDaemon;
+let appA: string;
+let appB: string;
+beforeAll(async () => {
+  t = await startNodesDaemon();
+  appA = (await t.appToken(['svc:llm'], { app_id: 'app-a' })).token;
+  appB = (await t.appToken(['svc:llm', 'svc:act'], { app_id: 'app-b' })).token;
+});
+afterAll(() => t.stop());
+
+const start = async (token: string, body: Record<string, unknown> = {}) => {
+  const res = await t.post('/v1/runs', { task: 'a run', model: SCRIPTED, ...body }, token);
+  if (res.status !== 200)
+    throw new Error(`runs.start answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+};
+
+describe('runs.start', () => {
+  it("starts a root node inside the app's grant; svc:llm suffices", async () => {
+    const run = await start(appA, { metadata: { ticket: '42' } });
+    expect(run).toMatchObject({
+      app_id: 'app-a',
+      title: 'a run',
+      state: 'queued',
+      scopes: ['svc:llm'],
+      usage: { turns: 0 },
+      outcome: null,
+      metadata: { ticket: '42' },
+    });
+    expect(run.id).toMatch(/^run_/);
+    const root = (await t.get(`/v1/nodes/${run.node_id}`)).body;
+    expect(root).toMatchObject({ run_id: run.id, parent_id: null, app_id: 'app-a' });
+    const wider = await t.post(
+      '/v1/runs',
+      { task: 'x', model: SCRIPTED, scopes: ['svc:llm', 'svc:act'] },
+      appA,
+    );
+    expect(wider.status).toBe(403);
+    expect(wider.body.error).toMatchObject({ code: 'scope_missing', field: 'svc:act' });
+    expect(
+      (await t.post('/v1/runs', { task: 'x', model: SCRIPTED, parent_id: run.node_id }, appA))
+        .status,
+    ).toBe(422);
+  });
+
+  it("a child of a run's node stays inside the run's grant, even when the owner creates it", async () => {
+    const run = await start(appA);
+    const res = await t.post('/v1/nodes', {
+      task: 'child',
+      model: SCRIPTED,
+      parent_id: run.node_id,
+      scopes: ['svc:llm', 'svc:act'],
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error.received).toEqual(['svc:llm']);
+    const inherited = await t.post('/v1/nodes', {
+      task: 'child',
+      model: SCRIPTED,
+      parent_id: run.node_id,
+    });
+    expect(inherited.body).toMatchObject({ run_id: run.id, root_id: run.node_id });
+  });
+});
+
+describe('visibility and lists', () => {
+  it("an app sees and acts on its own runs only; another app's answer 404", async () => {
+    const run = await start(appA);
+    for (const [method, path] of [
+      ['GET', `/v1/runs/${run.id}`],
+      ['GET', `/v1/runs/${run.id}/trace`],
+      ['GET', `/v1/runs/${run.id}/events`],
+      ['POST', `/v1/runs/${run.id}/cancel`],
+      ['POST', `/v1/runs/${run.id}/rename`],
+      ['DELETE', `/v1/runs/${run.id}`],
+    ] as const) {
+      const body = path.endsWith('rename') ? { title: 'x' } : {};
+      const res = await t.call(path, {
+        ...(method === 'GET' ? {} : json(body, method)),
+        token: appB,
+      });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    const mine = (await t.get('/v1/runs?limit=200', appA)).body.data;
+    expect(mine.map((r: { id: string }) => r.id)).toContain(run.id);
+    expect(
+      (await t.get('/v1/runs?limit=200', appB)).body.data.map((r: { id: string }) => r.id),
+    ).not.toContain(run.id);
+    expect((await t.get('/v1/runs/all?limit=200', appA)).status).toBe(403);
+    const all = (await t.get('/v1/runs/all?app_id=app-a&limit=200')).body.data;
+    expect(all.every((r: { app_id: string }) => r.app_id === 'app-a')).toBe(true);
+    expect(all.map((r: { id: string }) => r.id)).toContain(run.id);
+    expect((await t.get(`/v1/runs/${run.id}`)).status).toBe(200); // the owner sees every run
+  });
+
+  it('lists newest first with a cursor and a state filter', async () => {
+    const app = (await t.appToken(['svc:llm'], { app_id: 'app-list' })).token;
+    const runs = [await start(app), await start(app), await start(app)];
+    await t.post(`/v1/runs/${runs[1].id}/cancel`, {}, app);
+    const first = (await t.get('/v1/runs?limit=2', app)).body;
+    const second = (await t.get(`/v1/runs?limit=2&after=${first.next_cursor}`, app)).body;
+    expect([...first.data, ...second.data].map((r: { id: string }) => r.id)).toEqual(
+      runs.map((r) => r.id).reverse(),
+    );
+    const cancelled = (await t.get('/v1/runs?state=cancelled', app)).body.data;
+    expect(cancelled.map((r: { id: string }) => r.id)).toEqual([runs[1].id]);
+  });
+});
+
+describe('message, reply, interrupt, cancel', () => {
+  it('reply is 409 unless the run waits for a message; then it wakes the run', async () => {
+    const run = await start(appA);
+    const early = await t.post(`/v1/runs/${run.id}/reply`, { text: 'too soon' }, appA);
+    expect(early.status).toBe(409);
+    expect(early.body.error.code).toBe('invalid_state');
+    const mail = await t.post(`/v1/runs/${run.id}/messages`, { text: 'any time' }, appA);
+    expect(mail.body).toMatchObject({
+      seq: 1,
+      from: { kind: 'app', id: 'app-a' },
+      state: 'pending',
+    });
+    const interrupted = await t.post(`/v1/runs/${run.id}/interrupt`, { reason: 'hold on' }, appA);
+    expect(interrupted.body).toMatchObject({
+      state: 'waiting',
+      state_reason: 'hold on',
+      waiting_on: { for: 'mail' },
+    });
+    const reply = await t.post(`/v1/runs/${run.id}/reply`, { text: 'go on' }, appA);
+    expect(reply.body).toMatchObject({ seq: 2, text: 'go on' });
+    expect((await t.get(`/v1/runs/${run.id}`, appA)).body.state).toBe('queued');
+  });
+
+  it('cancel cancels the whole tree; the run answers its outcome', async () => {
+    const run = await start(appB);
+    const child = await t.createNode({ task: 'child' }, t.nodeToken(run.node_id));
+    const res = await t.post(`/v1/runs/${run.id}/cancel`, { reason: 'stop' }, appB);
+    expect(res.body).toMatchObject({
+      state: 'cancelled',
+      outcome: { state: 'cancelled', error: { code: 'cancelled', message: 'stop' } },
+    });
+    expect((await t.get(`/v1/nodes/${child.id}`)).body.state).toBe('cancelled');
+    const kinds = (await t.get(`/v1/runs/${run.id}/events?limit=200`, appB)).body.data.map(
+      (e: { kind: string }) => e.kind,
+    );
+    expect(kinds).toEqual(
+      expect.arrayContaining(['run.started', 'run.state', 'run.outcome', 'node.outcome']),
+    );
+  });
+});
+
+describe('rename, trace, delete', () => {
+  it('renames with a run.renamed event', async () => {
+    const run = await start(appA);
+    const res = await t.post(`/v1/runs/${run.id}/rename`, { title: 'better title' }, appA);
+    expect(res.body.title).toBe('better title');
+    const events = (await t.get(`/v1/runs/${run.id}/events?kinds=run.renamed`, appA)).body.data;
+    expect(events).toMatchObject([
+      { subject_id: run.id, payload: { run_id: run.id, title: 'better title' } },
+    ]);
+  });
+
+  it('trace lists the turns of the whole tree in recording order, filterable by node', async () => {
+    const run = await start(appB);
+    const child = await t.createNode({ task: 'child' }, t.nodeToken(run.node_id));
+    t.recordTurn(run.node_id, 1, [{ id: 'c1', name: 'spawn' }]);
+    t.recordTurn(child.id, 1);
+    t.recordTurn(run.node_id, 2);
+    const trace = (await t.get(`/v1/runs/${run.id}/trace`, appB)).body;
+    expect(trace.data.map((x: { node_id: string; index: number }) => [x.node_id, x.index])).toEqual(
+      [
+        [run.node_id, 1],
+        [child.id, 1],
+        [run.node_id, 2],
+      ],
+    );
+    expect(trace.data[0].tool_calls).toMatchObject([
+      { id: 'c1', name: 'spawn', status: 'pending' },
+    ]);
+    const paged = (await t.get(`/v1/runs/${run.id}/trace?limit=2`, appB)).body;
+    expect(paged.has_more).toBe(true);
+    const rest = (await t.get(`/v1/runs/${run.id}/trace?after=${paged.next_cursor}`, appB)).body;
+    expect(rest.data.map((x: { index: number }) => x.index)).toEqual([2]);
+    const onlyChild = (await t.get(`/v1/runs/${run.id}/trace?node_id=${child.id}`, appB)).body;
+    expect(onlyChild.data).toHaveLength(1);
+  });
+
+  it('delete is 409 while live; once final it removes the tree and its events', async () => {
+    const run = await start(appA);
+    const live = await t.call(`/v1/runs/${run.id}`, { method: 'DELETE', token: appA });
+    expect(live.status).toBe(409);
+    await t.post(`/v1/runs/${run.id}/cancel`, {}, appA);
+    const res = await t.call(`/v1/runs/${run.id}`, { method: 'DELETE', token: appA });
+    expect(await res.json()).toEqual({ id: run.id, deleted: true });
+    expect((await t.get(`/v1/runs/${run.id}`, appA)).status).toBe(404);
+    expect((await t.get(`/v1/nodes/${run.node_id}`)).status).toBe(404);
+  });
+});
+
+describe('wait and parse', () => {
+  it('wait answers final: false at timeout_s and final: true once the run ends', async () => {
+    const run = await start(appA);
+    const early = await t.get(`/v1/runs/${run.id}/wait?timeout_s=0`, appA);
+    expect(early.body).toMatchObject({ final: false, run: { id: run.id } });
+    const waiting = t.get(`/v1/runs/${run.id}/wait?timeout_s=30`, appA);
+    await new Promise((r) => setTimeout(r, 100));
+    t.broker(run.node_id, 'start');
+    await t.post(`/v1/nodes/${run.node_id}/result`, { result: { ok: true } });
+    const done = await waiting;
+    expect(done.body).toMatchObject({
+      final: true,
+      run: { state: 'done', outcome: { result: { ok: true } } },
+    });
+  });
+
+  it('parse starts a run with an output_schema and answers final: false with parsed null', async () => {
+    const res = await t.post(
+      '/v1/runs/parse',
+      { task: 'x', model: SCRIPTED, output_schema: { type: 'object' }, timeout_s: 0 },
+      appA,
+    );
+    expect(res.body).toMatchObject({ final: false, parsed: null, run: { state: 'queued' } });
+  });
+});
