@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// The CLI ships TypeScript sources that Node runs by type stripping, unflagged since Node 22.18
+// (and 23.6). Check first so an older Node fails with one clear line, not a syntax error.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 18) || (major === 23 && minor < 6)) {
+  process.stderr.write(
+    `svc: Node.js ${process.versions.node} is too old; svc needs Node.js 22.18 or newer (run it as \`npx svc\` to use the project's Node)\n`,
+  );
+  process.exit(1);
+}
+await import('../src/main.ts');

@@ -1,0 +1,63 @@
+import type { SvcEvent } from '@svc/client';
+import type { Command } from 'commander';
+import { action, type Context, type Runtime } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+
+/**
+ * Without `--follow` the backlog ends when the stream has been quiet this long: the SSE route
+ * has no end-of-backlog marker, and the backlog is written in one burst.
+ */
+const BACKLOG_QUIET_MS = 300;
+
+export function registerEvents(program: Command, runtime: Runtime): void {
+  program
+    .command('events')
+    .description('print the daemon event log (one JSON object per line with --json)')
+    .option('--after <seq>', 'start after this sequence number', '0')
+    .option('--kinds <list>', 'only these kinds, comma-separated, e.g. token.created,token.revoked')
+    .option('-f, --follow', 'keep printing new events until Ctrl-C')
+    .action(action(runtime, events));
+}
+
+async function events(ctx: Context, opts: { after: string; kinds?: string; follow?: boolean }) {
+  if (!/^\d{1,15}$/.test(opts.after)) {
+    throw new UsageError(`--after must be a sequence number (0 or more); received '${opts.after}'`);
+  }
+  if (opts.kinds !== undefined && !/^[a-z0-9._-]+(,[a-z0-9._-]+)*$/.test(opts.kinds)) {
+    throw new UsageError(`--kinds must be comma-separated event kinds; received '${opts.kinds}'`);
+  }
+  const client = await ctx.client();
+  const controller = new AbortController();
+  let quiet: NodeJS.Timeout | undefined;
+  const rearm = () => {
+    clearTimeout(quiet);
+    quiet = setTimeout(() => controller.abort(), BACKLOG_QUIET_MS);
+  };
+  if (!opts.follow) rearm();
+  const stream = client.events.stream(
+    {
+      after: Number(opts.after),
+      ...(opts.kinds === undefined ? {} : { kinds: opts.kinds.split(',') }),
+    },
+    { signal: controller.signal },
+  );
+  try {
+    for await (const event of stream as AsyncIterable<SvcEvent>) {
+      ctx.out.record(event, (colors) =>
+        [
+          String(event.seq).padStart(6),
+          colors.dim(event.created_at),
+          event.kind.padEnd(16),
+          (event.subject_id ?? '-').padEnd(8),
+          JSON.stringify(event.payload),
+        ].join('  '),
+      );
+      if (!opts.follow) rearm();
+    }
+  } catch (err) {
+    if (!controller.signal.aborted) throw err;
+  } finally {
+    clearTimeout(quiet);
+  }
+  return EXIT.ok;
+}

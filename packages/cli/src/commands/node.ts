@@ -1,0 +1,325 @@
+import type { Node, NodeWaitResult } from '@svc/client';
+import { isId, NODE_STATES } from '@svc/protocol';
+import type { Command } from 'commander';
+import { action, type Context, type Runtime } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { drain, feed } from '../output/event-feed.ts';
+import { renderNode, stateText } from '../output/node-view.ts';
+import { renderTable } from '../output/table.ts';
+import { parseDuration } from '../parse/duration.ts';
+import {
+  type CreateOptions,
+  createBody,
+  positive,
+  scopes,
+  withCreateOptions,
+} from '../parse/node-create.ts';
+
+/** `svc node wait` waits this long unless `--timeout` says otherwise. */
+const DEFAULT_WAIT_S = 600;
+
+export function registerNode(program: Command, runtime: Runtime): void {
+  const node = program
+    .command('node')
+    .description('agents on the canvas: create, watch and steer them');
+
+  withCreateOptions(
+    node
+      .command('create')
+      .description('create a node with a task (queued until a broker takes it)')
+      .argument('<task...>', 'the task')
+      .option('--parent <node-id>', 'create it as a child of this node'),
+  )
+    .option('--wait', 'wait for the outcome, showing progress')
+    .option('--timeout <duration>', 'with --wait: how long to wait', `${DEFAULT_WAIT_S}s`)
+    .action(action(runtime, create));
+  node
+    .command('ls')
+    .description('nodes, newest first')
+    .option('--state <list>', `comma-separated states (${NODE_STATES.join(', ')})`)
+    .option('--parent <node-id|none>', "a node's children, or roots only with 'none'")
+    .option('--root <node-id>', 'every node of this tree')
+    .option('--run <run-id>', "the nodes of a run's tree")
+    .option('--profile <name>', 'only this profile')
+    .option('--limit <n>', 'at most this many', '50')
+    .action(action(runtime, list));
+  node
+    .command('show')
+    .description('one node')
+    .argument('<id>', 'node id')
+    .action(action(runtime, show));
+  node
+    .command('watch')
+    .description("print a node's events live until it is final")
+    .argument('<id>', 'node id')
+    .option('--subtree', "include its descendants' events")
+    .option('--after <seq>', 'start after this event seq', '0')
+    .action(action(runtime, watch));
+  node
+    .command('wait')
+    .description('wait for the outcome, showing progress on stderr')
+    .argument('<id>', 'node id')
+    .option('--timeout <duration>', 'how long to wait', `${DEFAULT_WAIT_S}s`)
+    .action(action(runtime, wait));
+  node
+    .command('message')
+    .description('send mail (read at its next turn; a waiting node wakes)')
+    .argument('<id>', 'node id')
+    .argument('<text...>', 'the message')
+    .action(action(runtime, message));
+  for (const verb of ['cancel', 'interrupt'] as const) {
+    node
+      .command(verb)
+      .description(
+        verb === 'cancel'
+          ? 'cancel a node and its children'
+          : 'stop the turn in flight; the node waits for a message',
+      )
+      .argument('<id>', 'node id')
+      .option('--reason <text>', 'why (shown as its state reason)')
+      .action(
+        action(runtime, (ctx: Context, id: string, opts: { reason?: string }) =>
+          stop(ctx, verb, id, opts),
+        ),
+      );
+  }
+  node
+    .command('fork')
+    .description("copy a node's conversation into a new queued node")
+    .argument('<id>', 'node id')
+    .option('--task <text>', 'appended to the copy as a user message')
+    .option('--title <text>', 'title of the copy')
+    .option('--through-turn <n>', 'copy turns 1..n (default all; 0 = only the task)')
+    .option('--parent <node-id|none>', "the copy's parent (default the source's; 'none': a root)")
+    .option('--scopes <list>', "narrow the source's scopes")
+    .action(action(runtime, fork));
+  node
+    .command('revive')
+    .description('queue a failed or cancelled node again with its history')
+    .argument('<id>', 'node id')
+    .option('--message <text>', 'mail delivered when it resumes')
+    .action(action(runtime, revive));
+  node
+    .command('promote')
+    .description('detach a child into a root of its own tree')
+    .argument('<id>', 'node id')
+    .action(action(runtime, promote));
+  node
+    .command('demote')
+    .description('attach a root under a parent')
+    .argument('<id>', 'node id')
+    .requiredOption('--parent <node-id>', 'the new parent')
+    .action(action(runtime, demote));
+  node
+    .command('recycle')
+    .description('give a done node a fresh task, keeping its id, profile and history')
+    .argument('<id>', 'node id')
+    .argument('<task...>', 'the new task')
+    .action(action(runtime, recycle));
+}
+
+function nodeId(value: string, what = 'node id'): string {
+  if (!isId('node', value))
+    throw new UsageError(`${what} must be nd_ followed by 26 characters; received '${value}'`);
+  return value;
+}
+
+function printNode(ctx: Context, n: Node): number {
+  ctx.out.result(n, (colors) => renderNode(n, colors));
+  return EXIT.ok;
+}
+
+/** Prints `{final, node}`; exit 0 only for a done node. */
+function printWait(ctx: Context, answer: NodeWaitResult, timeout: number): number {
+  const { final, node } = answer;
+  ctx.out.result(answer, (colors) =>
+    final
+      ? renderNode(node, colors)
+      : `${node.id} is still ${stateText(node.state, colors)} after ${timeout}s`,
+  );
+  return final && node.state === 'done' ? EXIT.ok : EXIT.error;
+}
+
+/** Waits for `id`'s outcome while its events stream to stderr as progress. */
+async function waitWithProgress(ctx: Context, id: string, timeout: number): Promise<number> {
+  const client = await ctx.client();
+  const controller = new AbortController();
+  const progress = ctx.out.json
+    ? Promise.resolve()
+    : feed(
+        ctx,
+        client.nodes.stream(id, { subtree: true }, { signal: controller.signal }),
+        (e) => e.kind === 'node.outcome' && e.subject_id === id,
+        {
+          signal: controller.signal,
+          toStderr: true,
+        },
+      );
+  try {
+    const answer = await client.nodes.waitForOutcome(id, { timeout_s: timeout });
+    // The stream may still be delivering the last events before the outcome.
+    if (answer.final) await drain(progress);
+    return printWait(ctx, answer, timeout);
+  } finally {
+    controller.abort();
+    await progress;
+  }
+}
+
+async function create(
+  ctx: Context,
+  task: string[],
+  opts: CreateOptions & { parent?: string; wait?: boolean; timeout: string },
+) {
+  const body = createBody(task, opts);
+  if (opts.parent !== undefined) body.parent_id = nodeId(opts.parent, '--parent');
+  const timeout = parseDuration(opts.timeout, '--timeout');
+  const client = await ctx.client();
+  const created = await client.nodes.create(body);
+  if (!opts.wait) return printNode(ctx, created);
+  if (!ctx.out.json) ctx.out.note(`created ${created.id}; waiting for its outcome`);
+  return waitWithProgress(ctx, created.id, timeout);
+}
+
+async function list(
+  ctx: Context,
+  opts: {
+    state?: string;
+    parent?: string;
+    root?: string;
+    run?: string;
+    profile?: string;
+    limit: string;
+  },
+) {
+  const states = opts.state?.split(',');
+  for (const s of states ?? []) {
+    if (!(NODE_STATES as readonly string[]).includes(s)) {
+      throw new UsageError(`--state must be among ${NODE_STATES.join(', ')}; received '${s}'`);
+    }
+  }
+  const limit = positive(opts.limit, '--limit', true);
+  if (limit > 200) throw new UsageError(`--limit must be at most 200; received '${opts.limit}'`);
+  const client = await ctx.client();
+  const page = await client.nodes.list({
+    ...(states && { state: states as Node['state'][] }),
+    ...(opts.parent !== undefined && {
+      parent_id: opts.parent === 'none' ? 'none' : nodeId(opts.parent, '--parent'),
+    }),
+    ...(opts.root !== undefined && { root_id: nodeId(opts.root, '--root') }),
+    ...(opts.run !== undefined && { run_id: opts.run }),
+    ...(opts.profile !== undefined && { profile: opts.profile }),
+    limit,
+  });
+  ctx.out.result(page, (colors) =>
+    renderTable(
+      page.data,
+      [
+        { header: 'ID', value: (n) => n.id },
+        { header: 'STATE', value: (n) => stateText(n.state, colors) },
+        { header: 'PARENT', value: (n) => n.parent_id ?? '-' },
+        { header: 'TURNS', value: (n) => String(n.usage.turns) },
+        { header: 'TITLE', value: (n) => n.title },
+      ],
+      colors,
+    ),
+  );
+  return EXIT.ok;
+}
+
+async function show(ctx: Context, id: string) {
+  const client = await ctx.client();
+  return printNode(ctx, await client.nodes.retrieve(nodeId(id)));
+}
+
+async function watch(ctx: Context, id: string, opts: { subtree?: boolean; after: string }) {
+  const checked = nodeId(id);
+  if (!/^\d{1,15}$/.test(opts.after))
+    throw new UsageError(`--after must be an event seq; received '${opts.after}'`);
+  const client = await ctx.client();
+  const controller = new AbortController();
+  const stream = client.nodes.stream(
+    checked,
+    { subtree: opts.subtree === true },
+    { after: Number(opts.after), signal: controller.signal },
+  );
+  await feed(ctx, stream, (e) => e.kind === 'node.outcome' && e.subject_id === checked, {
+    signal: controller.signal,
+  });
+  return EXIT.ok;
+}
+
+async function wait(ctx: Context, id: string, opts: { timeout: string }) {
+  return waitWithProgress(ctx, nodeId(id), parseDuration(opts.timeout, '--timeout'));
+}
+
+async function message(ctx: Context, id: string, text: string[]) {
+  const checked = nodeId(id);
+  const client = await ctx.client();
+  const mail = await client.nodes.message(checked, { text: text.join(' ') });
+  ctx.out.result(mail, () => `sent mail #${mail.seq} to ${checked}`);
+  return EXIT.ok;
+}
+
+async function stop(
+  ctx: Context,
+  verb: 'cancel' | 'interrupt',
+  id: string,
+  opts: { reason?: string },
+) {
+  const client = await ctx.client();
+  const params = opts.reason === undefined ? {} : { reason: opts.reason };
+  return printNode(ctx, await client.nodes[verb](nodeId(id), params));
+}
+
+async function fork(
+  ctx: Context,
+  id: string,
+  opts: { task?: string; title?: string; throughTurn?: string; parent?: string; scopes?: string },
+) {
+  const checked = nodeId(id);
+  const through = opts.throughTurn;
+  if (through !== undefined && !/^\d{1,9}$/.test(through)) {
+    throw new UsageError(
+      `--through-turn must be a whole number (0 or more); received '${through}'`,
+    );
+  }
+  const client = await ctx.client();
+  const copy = await client.nodes.fork(checked, {
+    ...(opts.task !== undefined && { task: opts.task }),
+    ...(opts.title !== undefined && { title: opts.title }),
+    ...(through !== undefined && { through_turn: Number(through) }),
+    ...(opts.parent !== undefined && {
+      parent_id: opts.parent === 'none' ? null : nodeId(opts.parent, '--parent'),
+    }),
+    ...(opts.scopes !== undefined && { scopes: scopes(opts.scopes) }),
+  });
+  return printNode(ctx, copy);
+}
+
+async function revive(ctx: Context, id: string, opts: { message?: string }) {
+  const client = await ctx.client();
+  return printNode(
+    ctx,
+    await client.nodes.revive(
+      nodeId(id),
+      opts.message === undefined ? {} : { message: opts.message },
+    ),
+  );
+}
+
+async function promote(ctx: Context, id: string) {
+  const client = await ctx.client();
+  return printNode(ctx, await client.nodes.promote(nodeId(id)));
+}
+
+async function demote(ctx: Context, id: string, opts: { parent: string }) {
+  const parent = nodeId(opts.parent, '--parent');
+  const client = await ctx.client();
+  return printNode(ctx, await client.nodes.demote(nodeId(id), { parent_id: parent }));
+}
+
+async function recycle(ctx: Context, id: string, task: string[]) {
+  const client = await ctx.client();
+  return printNode(ctx, await client.nodes.recycle(nodeId(id), { task: task.join(' ') }));
+}

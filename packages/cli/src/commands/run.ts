@@ -1,0 +1,266 @@
+import type { Run, RunWaitResult } from '@svc/client';
+import { isId, NODE_STATES } from '@svc/protocol';
+import type { Command } from 'commander';
+import { action, type Context, type Runtime } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { drain, feed } from '../output/event-feed.ts';
+import { renderEvent, renderRun, stateText } from '../output/node-view.ts';
+import { renderTable } from '../output/table.ts';
+import { parseDuration } from '../parse/duration.ts';
+import {
+  type CreateOptions,
+  createBody,
+  positive,
+  withCreateOptions,
+} from '../parse/node-create.ts';
+
+const DEFAULT_WAIT_S = 600;
+
+export function registerRun(program: Command, runtime: Runtime): void {
+  const run = program.command('run').description("runs: an app's handle on a root node it started");
+
+  withCreateOptions(
+    run
+      .command('start')
+      .description('start a run (a root node) with a task')
+      .argument('<task...>', 'the task'),
+  )
+    .option('--wait', 'wait for the outcome, showing progress')
+    .option('--timeout <duration>', 'with --wait: how long to wait', `${DEFAULT_WAIT_S}s`)
+    .action(action(runtime, start));
+  run
+    .command('ls')
+    .description("the caller's runs, newest first (--all: every app's, owner only)")
+    .option('--all', "every app's runs")
+    .option('--app <app-id>', "with --all: only this app's")
+    .option('--state <list>', `comma-separated states (${NODE_STATES.join(', ')})`)
+    .option('--limit <n>', 'at most this many', '50')
+    .action(action(runtime, list));
+  run
+    .command('show')
+    .description('one run')
+    .argument('<id>', 'run id')
+    .action(action(runtime, show));
+  run
+    .command('watch')
+    .description("print the events of the run's tree live until it is final")
+    .argument('<id>', 'run id')
+    .option('--after <seq>', 'start after this event seq', '0')
+    .action(action(runtime, watch));
+  run
+    .command('wait')
+    .description('wait for the outcome, showing progress on stderr')
+    .argument('<id>', 'run id')
+    .option('--timeout <duration>', 'how long to wait', `${DEFAULT_WAIT_S}s`)
+    .action(action(runtime, wait));
+  for (const verb of ['message', 'reply'] as const) {
+    run
+      .command(verb)
+      .description(
+        verb === 'message' ? 'send mail at any time' : 'answer a run that waits for a message',
+      )
+      .argument('<id>', 'run id')
+      .argument('<text...>', 'the text')
+      .action(
+        action(runtime, (ctx: Context, id: string, text: string[]) => mail(ctx, verb, id, text)),
+      );
+  }
+  for (const verb of ['cancel', 'interrupt'] as const) {
+    run
+      .command(verb)
+      .description(
+        verb === 'cancel' ? 'cancel the run and its whole tree' : "stop the root's turn in flight",
+      )
+      .argument('<id>', 'run id')
+      .option('--reason <text>', 'why')
+      .action(
+        action(runtime, (ctx: Context, id: string, opts: { reason?: string }) =>
+          stop(ctx, verb, id, opts),
+        ),
+      );
+  }
+  run
+    .command('rename')
+    .description("change a run's title")
+    .argument('<id>', 'run id')
+    .argument('<title...>', 'the new title')
+    .action(action(runtime, rename));
+  run
+    .command('rm')
+    .description('delete a final run with its tree, trace and events')
+    .argument('<id>', 'run id')
+    .action(action(runtime, remove));
+  run
+    .command('trace')
+    .description("the turns and tool calls of the run's tree")
+    .argument('<id>', 'run id')
+    .action(action(runtime, trace));
+}
+
+function runId(value: string): string {
+  if (!isId('run', value))
+    throw new UsageError(`run id must be run_ followed by 26 characters; received '${value}'`);
+  return value;
+}
+
+function printRun(ctx: Context, r: Run): number {
+  ctx.out.result(r, (colors) => renderRun(r, colors));
+  return EXIT.ok;
+}
+
+async function waitWithProgress(ctx: Context, id: string, timeout: number): Promise<number> {
+  const client = await ctx.client();
+  const controller = new AbortController();
+  const progress = ctx.out.json
+    ? Promise.resolve()
+    : feed(
+        ctx,
+        client.runs.stream(id, {}, { signal: controller.signal }),
+        (e) => e.kind === 'run.outcome',
+        {
+          signal: controller.signal,
+          toStderr: true,
+        },
+      );
+  try {
+    const answer: RunWaitResult = await client.runs.wait(id, { timeout_s: timeout });
+    // The stream may still be delivering the last events before the outcome.
+    if (answer.final) await drain(progress);
+    ctx.out.result(answer, (colors) =>
+      answer.final
+        ? renderRun(answer.run, colors)
+        : `${id} is still ${stateText(answer.run.state, colors)} after ${timeout}s`,
+    );
+    return answer.final && answer.run.state === 'done' ? EXIT.ok : EXIT.error;
+  } finally {
+    controller.abort();
+    await progress;
+  }
+}
+
+async function start(
+  ctx: Context,
+  task: string[],
+  opts: CreateOptions & { wait?: boolean; timeout: string },
+) {
+  const body = createBody(task, opts);
+  const timeout = parseDuration(opts.timeout, '--timeout');
+  const client = await ctx.client();
+  const started = await client.runs.start(body);
+  if (!opts.wait) return printRun(ctx, started);
+  if (!ctx.out.json) ctx.out.note(`started ${started.id}; waiting for its outcome`);
+  return waitWithProgress(ctx, started.id, timeout);
+}
+
+async function list(
+  ctx: Context,
+  opts: { all?: boolean; app?: string; state?: string; limit: string },
+) {
+  if (opts.app !== undefined && !opts.all) throw new UsageError('--app requires --all');
+  const states = opts.state?.split(',');
+  for (const s of states ?? []) {
+    if (!(NODE_STATES as readonly string[]).includes(s)) {
+      throw new UsageError(`--state must be among ${NODE_STATES.join(', ')}; received '${s}'`);
+    }
+  }
+  const limit = positive(opts.limit, '--limit', true);
+  if (limit > 200) throw new UsageError(`--limit must be at most 200; received '${opts.limit}'`);
+  const client = await ctx.client();
+  const query = { ...(states && { state: states as Run['state'][] }), limit };
+  const page = opts.all
+    ? await client.runs.listAll({ ...query, ...(opts.app !== undefined && { app_id: opts.app }) })
+    : await client.runs.list(query);
+  ctx.out.result(page, (colors) =>
+    renderTable(
+      page.data,
+      [
+        { header: 'ID', value: (r) => r.id },
+        { header: 'STATE', value: (r) => stateText(r.state, colors) },
+        { header: 'APP', value: (r) => r.app_id ?? 'owner' },
+        { header: 'TURNS', value: (r) => String(r.usage.turns) },
+        { header: 'TITLE', value: (r) => r.title },
+      ],
+      colors,
+    ),
+  );
+  return EXIT.ok;
+}
+
+async function show(ctx: Context, id: string) {
+  const client = await ctx.client();
+  return printRun(ctx, await client.runs.get(runId(id)));
+}
+
+async function watch(ctx: Context, id: string, opts: { after: string }) {
+  const checked = runId(id);
+  if (!/^\d{1,15}$/.test(opts.after))
+    throw new UsageError(`--after must be an event seq; received '${opts.after}'`);
+  const client = await ctx.client();
+  const controller = new AbortController();
+  const stream = client.runs.stream(
+    checked,
+    {},
+    { after: Number(opts.after), signal: controller.signal },
+  );
+  await feed(ctx, stream, (e) => e.kind === 'run.outcome', { signal: controller.signal });
+  return EXIT.ok;
+}
+
+async function wait(ctx: Context, id: string, opts: { timeout: string }) {
+  return waitWithProgress(ctx, runId(id), parseDuration(opts.timeout, '--timeout'));
+}
+
+async function mail(ctx: Context, verb: 'message' | 'reply', id: string, text: string[]) {
+  const checked = runId(id);
+  const client = await ctx.client();
+  const sent = await client.runs[verb](checked, { text: text.join(' ') });
+  ctx.out.result(sent, () => `sent mail #${sent.seq} to ${checked}`);
+  return EXIT.ok;
+}
+
+async function stop(
+  ctx: Context,
+  verb: 'cancel' | 'interrupt',
+  id: string,
+  opts: { reason?: string },
+) {
+  const client = await ctx.client();
+  const params = opts.reason === undefined ? {} : { reason: opts.reason };
+  return printRun(ctx, await client.runs[verb](runId(id), params));
+}
+
+async function rename(ctx: Context, id: string, title: string[]) {
+  const client = await ctx.client();
+  return printRun(ctx, await client.runs.rename(runId(id), { title: title.join(' ') }));
+}
+
+async function remove(ctx: Context, id: string) {
+  const client = await ctx.client();
+  const answer = await client.runs.delete(runId(id));
+  ctx.out.result(answer, () => `deleted ${answer.id}`);
+  return EXIT.ok;
+}
+
+async function trace(ctx: Context, id: string) {
+  const client = await ctx.client();
+  const page = await client.runs.trace(runId(id), { limit: 200 });
+  ctx.out.result(
+    page,
+    (colors) =>
+      page.data
+        .map((turn) =>
+          renderEvent(
+            {
+              seq: 0,
+              kind: 'node.turn',
+              subject_id: turn.node_id,
+              payload: { node_id: turn.node_id, turn },
+              created_at: turn.finished_at,
+            },
+            colors,
+          ),
+        )
+        .join('\n') || 'no turns recorded yet',
+  );
+  return EXIT.ok;
+}

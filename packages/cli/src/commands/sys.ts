@@ -1,0 +1,179 @@
+import { isId, isName, parseScopeList, ScopeError } from '@svc/protocol';
+import type { Command } from 'commander';
+import { action, type Context, type Runtime } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { cell } from '../output/format.ts';
+import { renderFields, renderTable } from '../output/table.ts';
+import { parseDuration } from '../parse/duration.ts';
+import { parseListenAddress } from '../parse/listen.ts';
+
+/** `POST /v1/connect` and the token DTO (docs/api-v1.md). */
+interface Connection {
+  base_url: string;
+  token: string;
+  token_id: string;
+  app_id: string | null;
+  scopes: string[] | null;
+  expires_at: string | null;
+}
+
+interface TokenRow {
+  id: string;
+  kind: string;
+  app_id: string | null;
+  scopes: string[] | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** Pages are followed to the end, but never forever: a cursor loop in a daemon bug stops here. */
+const MAX_PAGES = 100;
+
+export function registerSys(program: Command, runtime: Runtime): void {
+  const sys = program.command('sys').description('connect browsers and remote apps; manage tokens');
+
+  sys
+    .command('connect')
+    .description('turn the TCP listener on and print base_url with a bearer token')
+    .option('--app <id>', 'mint a scoped token for this app instead of using the owner token')
+    .option(
+      '--scopes <list>',
+      "the app token's scopes, comma-separated (requires --app), e.g. svc:llm,svc:act",
+    )
+    .option('--expires-in <duration>', 'token lifetime, e.g. 90s, 15m, 12h, 30d')
+    .option(
+      '--tcp <[host:]port>',
+      'where the TCP listener binds if it is off (default 127.0.0.1, any free port)',
+    )
+    .action(action(runtime, connect));
+
+  const tokens = sys.command('tokens').description('list and revoke bearer tokens');
+  tokens
+    .command('list')
+    .description('every token: kind, app, scopes, expiry, last use (never the secret)')
+    .action(action(runtime, listTokens));
+  tokens
+    .command('revoke')
+    .description('revoke a token; requests carrying it answer 401 from now on')
+    .argument('<id>', 'token id (tok_…)')
+    .action(action(runtime, revokeToken));
+}
+
+async function connect(
+  ctx: Context,
+  opts: { app?: string; scopes?: string; expiresIn?: string; tcp?: string },
+) {
+  const body = connectBody(opts);
+  const client = await ctx.client();
+  const answer = (await client.request('POST', '/v1/connect', body)) as Connection;
+  ctx.out.result(answer, (colors) =>
+    renderFields(
+      [
+        ['base_url', answer.base_url],
+        ['token', answer.token],
+        ['token_id', answer.token_id],
+        ['app', cell(answer.app_id)],
+        ['scopes', answer.scopes === null ? 'everything (owner)' : cell(answer.scopes)],
+        ['expires', answer.expires_at ?? 'never'],
+      ],
+      colors,
+    ),
+  );
+  return EXIT.ok;
+}
+
+/**
+ * Checked here as well as by the daemon so a mistake fails at once, with the reason
+ * `parseScopeList` gives (a retired name names its `svc:` form).
+ */
+export function connectBody(opts: {
+  app?: string;
+  scopes?: string;
+  expiresIn?: string;
+  tcp?: string;
+}): Record<string, unknown> {
+  if (opts.scopes !== undefined && opts.app === undefined) {
+    throw new UsageError(
+      '--scopes requires --app <id>: scopes narrow an app token; the owner token holds everything',
+    );
+  }
+  const body: Record<string, unknown> = {};
+  if (opts.app !== undefined) {
+    if (!isName(opts.app)) {
+      throw new UsageError(
+        `--app must be a lowercase letter then up to 62 of a-z, 0-9, -; received '${opts.app}'`,
+      );
+    }
+    body.app_id = opts.app;
+  }
+  if (opts.scopes !== undefined) {
+    try {
+      body.scopes = parseScopeList(opts.scopes);
+    } catch (err) {
+      if (err instanceof ScopeError) throw new UsageError(`--scopes: ${err.message}`);
+      throw err;
+    }
+  }
+  if (opts.expiresIn !== undefined)
+    body.expires_in_s = parseDuration(opts.expiresIn, '--expires-in');
+  if (opts.tcp !== undefined) Object.assign(body, parseListenAddress(opts.tcp, '--tcp'));
+  return body;
+}
+
+async function listTokens(ctx: Context) {
+  const client = await ctx.client();
+  const rows: TokenRow[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const query: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
+    const answer = (await client.request('GET', `/v1/tokens?limit=200${query}`)) as Page<TokenRow>;
+    rows.push(...answer.data);
+    if (!answer.has_more || answer.next_cursor === null) break;
+    after = answer.next_cursor;
+  }
+  ctx.out.result({ data: rows }, (colors) =>
+    renderTable(
+      rows,
+      [
+        { header: 'ID', value: (t) => t.id },
+        { header: 'KIND', value: (t) => t.kind },
+        { header: 'APP', value: (t) => cell(t.app_id) },
+        {
+          header: 'STATE',
+          value: tokenState,
+          style: (padded, raw, c) => (raw === 'active' ? c.green(padded) : c.dim(padded)),
+        },
+        { header: 'CREATED', value: (t) => t.created_at },
+        { header: 'EXPIRES', value: (t) => t.expires_at ?? 'never' },
+        { header: 'LAST USED', value: (t) => cell(t.last_used_at) },
+        { header: 'SCOPES', value: (t) => (t.scopes === null ? 'everything' : cell(t.scopes)) },
+      ],
+      colors,
+    ),
+  );
+  return EXIT.ok;
+}
+
+function tokenState(token: TokenRow): string {
+  if (token.revoked_at !== null) return 'revoked';
+  if (token.expires_at !== null && Date.parse(token.expires_at) <= Date.now()) return 'expired';
+  return 'active';
+}
+
+async function revokeToken(ctx: Context, id: string) {
+  if (!isId('token', id)) {
+    throw new UsageError(`token id must be tok_ followed by 26 characters; received '${id}'`);
+  }
+  const client = await ctx.client();
+  const token = (await client.request('DELETE', `/v1/tokens/${id}`)) as TokenRow;
+  ctx.out.result(token, () => `revoked ${token.id}${token.app_id ? ` (app ${token.app_id})` : ''}`);
+  return EXIT.ok;
+}

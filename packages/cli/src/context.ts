@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs';
+import type { Svc } from '@svc/client';
+import { type HomePaths, homePaths, resolveHome } from '@svc/protocol/home';
+import type { Command } from 'commander';
+import { CliError, EXIT } from './errors.ts';
+import { type Io, Printer } from './output/printer.ts';
+
+/** One invocation of `svc`: where it writes and the exit code its command chose. */
+export interface Runtime {
+  io: Io;
+  exitCode: number;
+}
+
+/** What every command handler gets: the resolved global options and the ways out. */
+export interface Context {
+  home: string;
+  paths: HomePaths;
+  out: Printer;
+  io: Io;
+  /** The local daemon through `@svc/client` over its unix socket; the CLI's only way in. */
+  client(): Promise<Svc>;
+}
+
+interface GlobalOptions {
+  home?: string;
+  json?: boolean;
+}
+
+/**
+ * Wraps a handler as a commander action: builds the context from the global options (which
+ * commander accepts before or after the subcommand) and records the exit code it returns.
+ */
+export function action<Args extends unknown[]>(
+  runtime: Runtime,
+  handler: (ctx: Context, ...args: Args) => Promise<number | undefined>,
+): (...args: unknown[]) => Promise<void> {
+  return async (...args) => {
+    const command = args.at(-1) as Command;
+    const ctx = createContext(runtime.io, command.optsWithGlobals<GlobalOptions>());
+    const code = await handler(ctx, ...(args.slice(0, -1) as Args));
+    if (code !== undefined) runtime.exitCode = code;
+  };
+}
+
+function createContext(io: Io, options: GlobalOptions): Context {
+  const home = resolveHome(options.home ?? nonEmpty(io.env.SVC_HOME));
+  const paths = homePaths(home);
+  let client: Promise<Svc> | undefined;
+  return {
+    home,
+    paths,
+    io,
+    out: new Printer(io, options.json === true),
+    client() {
+      client ??= connect(home, paths);
+      return client;
+    },
+  };
+}
+
+async function connect(home: string, paths: HomePaths): Promise<Svc> {
+  // No socket means no daemon: say so at once instead of after the client's connection retries.
+  if (!existsSync(paths.socket)) {
+    throw new CliError(
+      `the svc daemon is not running on ${home}; start it with: svc daemon start`,
+      EXIT.notRunning,
+    );
+  }
+  // Imported on demand: commands that never talk to the daemon start faster without undici.
+  const { createLocalClient } = await import('@svc/client/node');
+  return createLocalClient({ home });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,110 @@
+/** How `svc node` and `svc run` show nodes, runs and their events to a person. */
+import type { Node, NodeEvent, Run } from '@svc/client';
+import type { Palette } from './color.ts';
+import { cell } from './format.ts';
+import { renderFields } from './table.ts';
+
+const PREVIEW = 100;
+
+function preview(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > PREVIEW ? `${line.slice(0, PREVIEW - 1)}…` : line;
+}
+
+export function stateText(state: string, colors: Palette): string {
+  if (state === 'done') return colors.green(state);
+  if (state === 'failed' || state === 'cancelled') return colors.red(state);
+  if (state === 'waiting') return colors.yellow(state);
+  return state;
+}
+
+function limits(b: Node['budgets']): string {
+  const v = (n: number | null) => (n === null ? 'none' : String(n));
+  return `turns ${v(b.max_turns)}, tokens ${v(b.max_tokens)}, usd ${v(b.max_cost_usd)}`;
+}
+
+function usage(u: Node['usage']): string {
+  return `${u.turns} turns, ${u.input_tokens}+${u.output_tokens} tokens, $${u.cost_usd.toFixed(4)}`;
+}
+
+function outcome(o: Node['outcome']): string {
+  if (o === null) return '-';
+  if (o.error !== null) return `${o.state}: ${o.error.message}`;
+  return `${o.state}${o.summary === null ? '' : `: ${o.summary}`}${o.result === null ? '' : ` ${JSON.stringify(o.result)}`}`;
+}
+
+export function renderNode(n: Node, colors: Palette): string {
+  return renderFields(
+    [
+      ['id', n.id],
+      ['title', n.title],
+      [
+        'state',
+        `${stateText(n.state, colors)}${n.state_reason === null ? '' : ` (${n.state_reason})`}`,
+      ],
+      ['parent', n.parent_id ?? '-'],
+      ['root', n.root_id],
+      ['run', n.run_id ?? '-'],
+      ['profile', n.profile],
+      ['model', `${n.model.provider}/${n.model.model}`],
+      ['scopes', n.scopes === null ? 'everything (owner)' : cell(n.scopes)],
+      ['budgets', limits(n.budgets)],
+      ['usage', usage(n.usage)],
+      ['outcome', outcome(n.outcome)],
+      ['created', n.created_at],
+    ],
+    colors,
+  );
+}
+
+export function renderRun(r: Run, colors: Palette): string {
+  return renderFields(
+    [
+      ['id', r.id],
+      ['title', r.title],
+      [
+        'state',
+        `${stateText(r.state, colors)}${r.state_reason === null ? '' : ` (${r.state_reason})`}`,
+      ],
+      ['root node', r.node_id],
+      ['app', r.app_id ?? 'the owner'],
+      ['model', `${r.model.provider}/${r.model.model}`],
+      ['usage', usage(r.usage)],
+      ['outcome', outcome(r.outcome)],
+      ['created', r.created_at],
+    ],
+    colors,
+  );
+}
+
+/** One line per event: state changes, turns, tool calls, mail, reports, faults, outcomes. */
+export function renderEvent(event: NodeEvent, colors: Palette): string {
+  // biome-ignore lint/suspicious/noExplicitAny: payload shapes are per kind (docs/nodes.md "Events"); unknown kinds fall through
+  const p = event.payload as Record<string, any>;
+  const who = colors.dim(String(event.subject_id ?? '-'));
+  switch (event.kind) {
+    case 'node.state':
+    case 'run.state':
+      return `${who} ${p.from ?? 'new'} → ${stateText(String(p.to), colors)}${p.action ? ` (${p.action})` : ''}${p.reason ? `: ${p.reason}` : ''}`;
+    case 'node.turn': {
+      const calls = (p.turn.tool_calls as { name: string }[]).map((c) => c.name);
+      const text = p.turn.text === '' ? '' : ` ${preview(p.turn.text)}`;
+      return `${who} turn ${p.turn.index}:${text}${calls.length > 0 ? ` → ${calls.join(', ')}` : ''}`;
+    }
+    case 'node.tool':
+      return `${who} tool ${p.tool_call.name} ${p.tool_call.status === 'ok' ? colors.green('ok') : colors.red(p.tool_call.status)}: ${preview(JSON.stringify(p.tool_call.output) ?? '')}`;
+    case 'node.mail':
+      return `${who} mail #${p.mail.seq} from ${p.mail.from.kind}: ${preview(p.mail.text)}`;
+    case 'node.report':
+      return `${who} report: ${preview(p.report.text)}`;
+    case 'node.job':
+      return `${who} job ${p.job.id} ${p.job.state}: ${preview(p.job.title)}`;
+    case 'node.fault':
+      return `${who} ${colors.red('fault')} ${p.fault.code}${p.fault.fatal ? ' (fatal)' : ''}: ${preview(p.fault.message)}`;
+    case 'node.outcome':
+    case 'run.outcome':
+      return `${who} outcome ${outcome(p.outcome)}`;
+    default:
+      return `${who} ${event.kind} ${preview(JSON.stringify(event.payload))}`;
+  }
+}

@@ -1,0 +1,51 @@
+import { type Palette, palette, wantsColor } from './color.ts';
+
+/** Where the CLI writes; a seam so tests can run commands in-process. */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  stdoutIsTTY: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export function processIo(): Io {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    stdoutIsTTY: process.stdout.isTTY === true,
+    env: process.env,
+  };
+}
+
+/** Prints a command's result either as JSON (`--json`) or as text for a person. */
+export class Printer {
+  readonly json: boolean;
+  readonly colors: Palette;
+  readonly io: Io;
+
+  constructor(io: Io, json: boolean) {
+    this.io = io;
+    this.json = json;
+    this.colors = palette(!json && wantsColor(io.stdoutIsTTY, io.env));
+  }
+
+  /** The JSON value itself under `--json`, else what `human` renders. */
+  result(value: unknown, human: (colors: Palette) => string): void {
+    if (this.json) this.line(JSON.stringify(value, null, 2));
+    else this.line(human(this.colors));
+  }
+
+  /** One compact JSON document per line (NDJSON) for streams under `--json`. */
+  record(value: unknown, human: (colors: Palette) => string): void {
+    this.line(this.json ? JSON.stringify(value) : human(this.colors));
+  }
+
+  line(text: string): void {
+    this.io.stdout(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** Notes for a person go to stderr, so stdout stays clean for pipes. */
+  note(text: string): void {
+    this.io.stderr(`${text}\n`);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The options of `svc node create` and `svc run start`: the create body of a node (docs/nodes.md
+ * "Create body") from flags, checked before anything is sent.
+ */
+import { readFileSync } from 'node:fs';
+import type { NodeCreateParams } from '@svc/client';
+import { parseScopeList, ScopeError } from '@svc/protocol';
+import type { Command } from 'commander';
+import { UsageError } from '../errors.ts';
+import { parseModelRef } from './model-ref.ts';
+
+export interface CreateOptions {
+  title?: string;
+  profile?: string;
+  scopes?: string;
+  model?: string;
+  script?: string;
+  maxTurns?: string;
+  maxTokens?: string;
+  maxCostUsd?: string;
+  outputSchema?: string;
+  label?: string[];
+}
+
+/** Adds the create flags to `command`. */
+export function withCreateOptions(command: Command): Command {
+  return command
+    .option('--title <text>', 'title (default: the first line of the task)')
+    .option('--profile <name>', "profile (default 'default')")
+    .option('--scopes <list>', "comma-separated scopes (default: the creator's)")
+    .option('--model <provider/model>', "model (default: the profile's, then the configured one)")
+    .option('--script <file>', "JSON list of turns a 'scripted/<name>' model replays")
+    .option('--max-turns <n>', 'turn budget')
+    .option('--max-tokens <n>', 'token budget (input plus output)')
+    .option('--max-cost-usd <usd>', 'cost budget')
+    .option('--output-schema <file>', 'JSON Schema file the result must match')
+    .option('--label <key=value>', 'a metadata label (repeatable)', collect, []);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The create body for `task` (the words joined) and `opts`. */
+export function createBody(task: string[], opts: CreateOptions): NodeCreateParams {
+  const text = task.join(' ').trim();
+  if (text === '')
+    throw new UsageError('give the task as arguments, e.g. svc node create "summarize README.md"');
+  const body: NodeCreateParams = { task: text };
+  if (opts.title !== undefined) body.title = opts.title;
+  if (opts.profile !== undefined) body.profile = opts.profile;
+  if (opts.scopes !== undefined) body.scopes = scopes(opts.scopes);
+  if (opts.model !== undefined) body.model = parseModelRef(opts.model, '--model');
+  if (opts.script !== undefined) {
+    if (body.model?.provider !== 'scripted') {
+      throw new UsageError(
+        '--script needs --model scripted/<name>: a real model is never replaced by a script',
+      );
+    }
+    body.model = { ...body.model, script: readJson(opts.script, '--script') as never };
+  }
+  const budgets: NonNullable<NodeCreateParams['budgets']> = {};
+  if (opts.maxTurns !== undefined) budgets.max_turns = positive(opts.maxTurns, '--max-turns', true);
+  if (opts.maxTokens !== undefined)
+    budgets.max_tokens = positive(opts.maxTokens, '--max-tokens', true);
+  if (opts.maxCostUsd !== undefined)
+    budgets.max_cost_usd = positive(opts.maxCostUsd, '--max-cost-usd', false);
+  if (Object.keys(budgets).length > 0) body.budgets = budgets;
+  if (opts.outputSchema !== undefined) {
+    const schema = readJson(opts.outputSchema, '--output-schema');
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+      throw new UsageError('--output-schema must hold a JSON object (a JSON Schema)');
+    }
+    body.output_schema = schema as Record<string, unknown>;
+  }
+  if (opts.label !== undefined && opts.label.length > 0) body.metadata = labels(opts.label);
+  return body;
+}
+
+/** A comma-separated scope list, canonicalized (legacy names refused with the new form). */
+export function scopes(text: string): string[] {
+  try {
+    return parseScopeList(text.split(/[\s,]+/).filter((s) => s !== ''));
+  } catch (err) {
+    if (err instanceof ScopeError) throw new UsageError(`--scopes: ${err.message}`);
+    throw err;
+  }
+}
+
+function labels(pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--label must be key=value; received '${pair}'`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+export function positive(value: string, flag: string, integer: boolean): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(
+      `${flag} must be a positive ${integer ? 'whole ' : ''}number; received '${value}'`,
+    );
+  }
+  return n;
+}
+
+function readJson(file: string, flag: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${flag}: ${file} is not JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,74 @@
+import { Command, CommanderError } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
+import { registerBash } from './commands/bash.ts';
+import { registerDaemon } from './commands/daemon.ts';
+import { registerEvents } from './commands/events.ts';
+import { registerGrant } from './commands/grant.ts';
+import { registerModels } from './commands/models.ts';
+import { registerNode } from './commands/node.ts';
+import { registerProfile } from './commands/profile.ts';
+import { registerRequest } from './commands/request.ts';
+import { registerRun } from './commands/run.ts';
+import { registerStatus } from './commands/status.ts';
+import { registerSys } from './commands/sys.ts';
+import type { Runtime } from './context.ts';
+import { EXIT } from './errors.ts';
+import { describeFailure } from './output/error-line.ts';
+import { type Io, processIo } from './output/printer.ts';
+
+/** The `svc` command tree. Settings are made before subcommands exist so they inherit them. */
+export function buildProgram(runtime: Runtime): Command {
+  const program = new Command('svc')
+    .description("svc: a local control plane for a person's AI agents")
+    .version(pkg.version, '-V, --version', 'print the svc version')
+    .option('--home <dir>', 'the svc home directory (default: $SVC_HOME, else ~/.svc)')
+    .option('--json', 'print machine-readable JSON instead of tables')
+    .helpOption('-h, --help', 'show help for a command')
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeOut: (text) => runtime.io.stdout(text),
+      writeErr: (text) => runtime.io.stderr(text),
+      // run() prints commander's parse errors itself, as the one `svc: …` line.
+      outputError: () => {},
+    })
+    .showSuggestionAfterError(true)
+    .exitOverride();
+
+  registerDaemon(program, runtime);
+  registerSys(program, runtime);
+  registerStatus(program, runtime);
+  registerGrant(program, runtime);
+  registerRequest(program, runtime);
+  registerBash(program, runtime);
+  registerEvents(program, runtime);
+  registerModels(program, runtime);
+  registerProfile(program, runtime);
+  registerNode(program, runtime);
+  registerRun(program, runtime);
+  return program;
+}
+
+/** Runs `svc` on `argv` (as `process.argv`: node, script, args…) and resolves its exit code. */
+export async function run(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  const runtime: Runtime = { io, exitCode: EXIT.ok };
+  try {
+    await buildProgram(runtime).parseAsync([...argv]);
+    return runtime.exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) return commanderExit(err, io);
+    const failure = describeFailure(err);
+    io.stderr(`${failure.line}\n`);
+    if (io.env.SVC_DEBUG && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
+    return failure.exitCode;
+  }
+}
+
+/** `--help` and `--version` succeed; every other commander error is a usage error (exit 2). */
+function commanderExit(err: CommanderError, io: Io): number {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+  // Help shown because a command group was called without a subcommand: the help is the message.
+  if (err.code !== 'commander.help') {
+    io.stderr(`svc: ${err.message.replace(/^error: /, '')} (see svc --help)\n`);
+  }
+  return EXIT.usage;
+}

@@ -1,0 +1,264 @@
+/** `svc node …` and `svc run …` against a real daemon, in-process. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLocalClient } from '@svc/client/node';
+import { type DaemonHandle, startDaemon } from '@svc/daemon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Io, run } from '../src/index.ts';
+
+/** One broker slot, held by an idle stand-in on the first node: no node changes behind a test. */
+const IDLE_BROKER = fileURLToPath(
+  new URL('../../daemon/test/fixtures/idle-broker.ts', import.meta.url),
+);
+let home: string;
+let daemon: DaemonHandle;
+let script: string;
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'svc-cli-n-'));
+  daemon = await startDaemon({
+    home,
+    logLevel: 'warn',
+    brokers: { concurrency: 1, entry: IDLE_BROKER },
+  });
+  script = join(home, 'script.json');
+  writeFileSync(script, JSON.stringify([{ text: 'all done' }]));
+  await createLocalClient({ home }).nodes.create({
+    task: 'holds the only broker slot',
+    model: { provider: 'scripted', model: 'replay', script: [{ text: 'x' }] },
+  });
+});
+afterAll(async () => {
+  await daemon.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+async function svc(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    stdoutIsTTY: false,
+    env: { SVC_HOME: home },
+  };
+  const code = await run(['node', 'svc', ...args], io);
+  return { code, stdout, stderr };
+}
+
+const MODEL = ['--model', 'scripted/replay'];
+
+async function createNode(...extra: string[]): Promise<{ id: string; state: string }> {
+  const res = await svc(
+    'node',
+    'create',
+    'write',
+    'a',
+    'haiku',
+    ...MODEL,
+    '--script',
+    script,
+    ...extra,
+    '--json',
+  );
+  expect(res.code, res.stderr).toBe(0);
+  return JSON.parse(res.stdout);
+}
+
+describe('svc node', () => {
+  it('create, ls, show and message', async () => {
+    const node = await createNode('--max-turns', '7', '--label', 'team=docs');
+    expect(node).toMatchObject({
+      state: 'queued',
+      title: 'write a haiku',
+      budgets: { max_turns: 7 },
+      metadata: { team: 'docs' },
+    });
+    const ls = await svc('node', 'ls', '--state', 'queued');
+    expect(ls.code).toBe(0);
+    expect(ls.stdout).toContain(node.id);
+    expect(ls.stdout).toMatch(/ID\s+STATE/);
+    const show = await svc('node', 'show', node.id);
+    expect(show.stdout).toMatch(/state\s+queued/);
+    expect(show.stdout).toContain('scripted/replay');
+    const msg = await svc('node', 'message', node.id, 'please', 'rhyme');
+    expect(msg).toMatchObject({ code: 0, stdout: `sent mail #1 to ${node.id}\n` });
+  });
+
+  it('watch prints state changes and mail until the node is final', async () => {
+    const node = await createNode();
+    await svc('node', 'message', node.id, 'hello');
+    await svc('node', 'cancel', node.id, '--reason', 'not needed');
+    const watch = await svc('node', 'watch', node.id);
+    expect(watch.code).toBe(0);
+    const lines = watch.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/new → queued \(create\)/);
+    expect(lines[1]).toMatch(/mail #1 from owner: hello/);
+    expect(lines[2]).toMatch(/queued → cancelled \(cancel\): not needed/);
+    expect(lines[3]).toMatch(/outcome cancelled: not needed/);
+    const json = await svc('node', 'watch', node.id, '--json');
+    const events = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => e.kind)).toEqual([
+      'node.state',
+      'node.mail',
+      'node.state',
+      'node.outcome',
+    ]);
+  });
+
+  it('wait shows progress on stderr and exits 0 only when the node is done', async () => {
+    const node = await createNode();
+    const early = await svc('node', 'wait', node.id, '--timeout', '1s');
+    expect(early.code).toBe(1);
+    expect(early.stdout).toContain(`${node.id} is still queued after 1s`);
+    expect(early.stderr).toMatch(/new → queued \(create\)/);
+
+    const client = createLocalClient({ home });
+    setTimeout(() => void client.nodes.cancel(node.id), 300);
+    const cancelled = await svc('node', 'wait', node.id, '--timeout', '30s', '--json');
+    expect(cancelled.code).toBe(1);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({
+      final: true,
+      node: { state: 'cancelled' },
+    });
+    expect(cancelled.stderr).toBe('');
+  });
+
+  it('fork, promote, demote, interrupt and revive', async () => {
+    const a = await createNode();
+    const b = await createNode();
+    const fork = await svc('node', 'fork', a.id, '--title', 'the copy', '--json');
+    const copy = JSON.parse(fork.stdout);
+    expect(copy).toMatchObject({ title: 'the copy', state: 'queued' });
+    expect((await svc('node', 'demote', copy.id, '--parent', b.id, '--json')).stdout).toContain(
+      `"parent_id": "${b.id}"`,
+    );
+    expect((await svc('node', 'promote', copy.id)).code).toBe(0);
+    const interrupted = await svc('node', 'interrupt', a.id, '--json');
+    expect(JSON.parse(interrupted.stdout).state).toBe('waiting');
+    const refused = await svc('node', 'revive', a.id);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^svc: .*node is 'waiting'; 'revive' is allowed only from failed, cancelled/,
+    );
+    expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('bad arguments are one usage line, exit 2', async () => {
+    for (const [args, message] of [
+      [['node', 'show', 'nope'], /node id must be nd_/],
+      [['node', 'create', 'x', '--script', script], /--script needs --model scripted/],
+      [['node', 'create', 'x', '--max-turns', '0'], /--max-turns must be a positive whole number/],
+      [['node', 'create', 'x', '--label', 'novalue'], /--label must be key=value/],
+      [['node', 'create', 'x', '--scopes', 'act'], /--scopes: .*svc:act/],
+      [['node', 'ls', '--state', 'sleeping'], /--state must be among/],
+      [['node', 'fork', 'nd_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--through-turn', 'x'], /--through-turn/],
+      [['run', 'ls', '--app', 'x'], /--app requires --all/],
+      [['run', 'show', 'nd_01ARZ3NDEKTSV4RRFFQ69G5FAV'], /run id must be run_/],
+    ] as const) {
+      const res = await svc(...args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(res.stderr).toMatch(message);
+    }
+  });
+});
+
+describe('svc run', () => {
+  it('start, ls, show, message, interrupt, reply, cancel, trace and rm', async () => {
+    const start = await svc(
+      'run',
+      'start',
+      'review',
+      'the',
+      'PR',
+      ...MODEL,
+      '--script',
+      script,
+      '--json',
+    );
+    expect(start.code, start.stderr).toBe(0);
+    const r = JSON.parse(start.stdout);
+    expect(r).toMatchObject({ state: 'queued', title: 'review the PR', app_id: null });
+    expect((await svc('run', 'ls')).stdout).toContain(r.id);
+    expect((await svc('run', 'ls', '--all')).stdout).toContain(r.id);
+    expect((await svc('run', 'show', r.id)).stdout).toMatch(/state\s+queued/);
+    const early = await svc('run', 'reply', r.id, 'too', 'soon');
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/reply answers a run waiting for a message/);
+    expect((await svc('run', 'message', r.id, 'note')).stdout).toBe(`sent mail #1 to ${r.id}\n`);
+    expect((await svc('run', 'interrupt', r.id)).stdout).toMatch(/state\s+waiting/);
+    expect((await svc('run', 'reply', r.id, 'go')).code).toBe(0);
+    expect((await svc('run', 'rename', r.id, 'new', 'title', '--json')).stdout).toContain(
+      '"title": "new title"',
+    );
+    expect((await svc('run', 'trace', r.id)).stdout).toBe('no turns recorded yet\n');
+    expect((await svc('run', 'rm', r.id)).code).toBe(1); // still live
+    expect((await svc('run', 'cancel', r.id)).code).toBe(0);
+    const watch = await svc('run', 'watch', r.id);
+    expect(watch.stdout.trimEnd().split('\n').at(-1)).toMatch(/outcome cancelled/);
+    const wait = await svc('run', 'wait', r.id, '--json');
+    expect(JSON.parse(wait.stdout)).toMatchObject({ final: true, run: { state: 'cancelled' } });
+    expect((await svc('run', 'rm', r.id)).stdout).toBe(`deleted ${r.id}\n`);
+  });
+});
+
+describe('with real brokers', () => {
+  it('svc node create --wait shows turns and tool calls live, then the outcome', async () => {
+    const realHome = mkdtempSync(join(tmpdir(), 'svc-cli-r-'));
+    const real = await startDaemon({ home: realHome, logLevel: 'warn' });
+    try {
+      const file = join(realHome, 'submit.json');
+      writeFileSync(
+        file,
+        JSON.stringify([
+          {
+            text: 'thinking it over',
+            tool_calls: [{ name: 'report', input: { text: 'half way' } }],
+          },
+          {
+            tool_calls: [
+              { name: 'submit', input: { summary: 'an old pond', result: { lines: 3 } } },
+            ],
+          },
+        ]),
+      );
+      let stdout = '';
+      let stderr = '';
+      const io: Io = {
+        stdout: (text) => {
+          stdout += text;
+        },
+        stderr: (text) => {
+          stderr += text;
+        },
+        stdoutIsTTY: false,
+        env: { SVC_HOME: realHome },
+      };
+      const args = ['node', 'create', 'write', 'a', 'haiku', ...MODEL, '--script', file];
+      const code = await run(['node', 'svc', ...args, '--wait', '--timeout', '60s'], io);
+      expect(code, stderr).toBe(0);
+      expect(stdout).toMatch(/state\s+done/);
+      expect(stdout).toContain('an old pond');
+      expect(stderr).toMatch(/queued → running \(start\)/);
+      expect(stderr).toMatch(/turn 1: thinking it over → report/);
+      expect(stderr).toMatch(/tool report ok/);
+      expect(stderr).toMatch(/report: half way/);
+      expect(stderr).toMatch(/turn 2: → submit|turn 2:\s*→ submit/);
+      expect(stderr).toMatch(/running → done \(submit\)/);
+    } finally {
+      await real.close();
+      rmSync(realHome, { recursive: true, force: true });
+    }
+  });
+});

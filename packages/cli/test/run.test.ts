@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Io } from '../src/index.ts';
+import { run } from '../src/index.ts';
+
+/** `svc …args` in-process, with no daemon anywhere: everything here fails or succeeds locally. */
+async function svc(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    stdoutIsTTY: false,
+    env: { SVC_HOME: emptyHome },
+  };
+  const code = await run(['node', 'svc', ...args], io);
+  return { code, stdout, stderr };
+}
+
+const emptyHome = mkdtempSync(join(tmpdir(), 'svc-cli-run-'));
+afterAll(() => rmSync(emptyHome, { recursive: true, force: true }));
+
+describe('usage errors exit 2 with one stderr line', () => {
+  it.each([
+    [['nonsense'], /unknown command 'nonsense'/],
+    [['status', '--bogus'], /unknown option '--bogus'/],
+    [['request', 'GET'], /missing required argument 'path'/],
+    [['sys', 'connect', '--scopes', 'svc:llm'], /--scopes requires --app/],
+    [
+      ['sys', 'connect', '--app', 'x', '--scopes', 'llm'],
+      /'llm' is a retired short name; use 'svc:llm'/,
+    ],
+    [['sys', 'connect', '--app', 'x', '--scopes', 'act'], /use 'svc:act'/],
+    [['sys', 'connect', '--app', 'x', '--scopes', 'svc:act'], /'svc:act' requires 'svc:llm'/],
+    [['sys', 'connect', '--app', 'Bad App'], /--app must be/],
+    [['sys', 'connect', '--expires-in', 'later'], /--expires-in must be a duration/],
+    [['sys', 'tokens', 'revoke', 'tok_short'], /token id must be tok_/],
+    [['daemon', 'start', '--tcp', '99999'], /--tcp must be \[HOST:\]PORT/],
+    [['daemon', 'logs', '-n', 'many'], /--lines must be a whole number/],
+    [['events', '--after', 'x'], /--after must be a sequence number/],
+    [['events', '--kinds', 'Not Kinds'], /--kinds must be/],
+    [['bash', '--env', 'NOPE', '--', 'true'], /--env must be NAME=value/],
+    [['bash', '--timeout', '0', '--', 'true'], /--timeout must be a positive duration/],
+    [['request', 'TRACE', '/v1/status'], /method must be one of/],
+    [['request', 'GET', '/v1/events?after=3'], /is an event stream; use svc events/],
+  ])('svc %j', async (args, message) => {
+    const result = await svc(...args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^svc: /);
+    expect(lines[0]).toMatch(message);
+  });
+
+  it('a command group without a subcommand shows its help, exit 2', async () => {
+    const result = await svc('daemon');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Usage: svc daemon/);
+  });
+});
+
+describe('without a daemon', () => {
+  it.each([[['status']], [['grant']], [['sys', 'connect']], [['request', 'GET', '/v1/status']]])(
+    'svc %j says it is not running, exit 3',
+    async (args) => {
+      const result = await svc(...args);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toBe(
+        `svc: the svc daemon is not running on ${emptyHome}; start it with: svc daemon start\n`,
+      );
+    },
+  );
+
+  it('daemon status: "not running", exit 3, and JSON under --json wherever the flag is', async () => {
+    const human = await svc('daemon', 'status');
+    expect(human).toMatchObject({ code: 3, stderr: '' });
+    expect(human.stdout).toBe(`svc daemon is not running on ${emptyHome}\n`);
+    for (const args of [
+      ['--json', 'daemon', 'status'],
+      ['daemon', 'status', '--json'],
+    ]) {
+      const json = await svc(...args);
+      expect(json.code).toBe(3);
+      expect(JSON.parse(json.stdout)).toEqual({ status: 'not_running', home: emptyHome });
+    }
+  });
+
+  it('--home wins over SVC_HOME', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'svc-cli-other-'));
+    const result = await svc('--home', other, 'daemon', 'status', '--json');
+    rmSync(other, { recursive: true, force: true });
+    expect(JSON.parse(result.stdout).home).toBe(other);
+  });
+
+  it('daemon logs with no log file prints nothing', async () => {
+    expect(await svc('daemon', 'logs')).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+});
+
+describe('help and version', () => {
+  it('--help lists every top-level command and the global options', async () => {
+    const result = await svc('--help');
+    expect(result.code).toBe(0);
+    for (const name of [
+      'daemon',
+      'sys',
+      'status',
+      'grant',
+      'request',
+      'bash',
+      'events',
+      '--home',
+      '--json',
+    ]) {
+      expect(result.stdout).toContain(name);
+    }
+  });
+
+  it('subcommand help shows the global options too', async () => {
+    const result = await svc('sys', 'connect', '--help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/--scopes/);
+    expect(result.stdout).toMatch(/--json/);
+  });
+
+  it('--version prints the package version', async () => {
+    const result = await svc('--version');
+    expect(result).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+  });
+});
