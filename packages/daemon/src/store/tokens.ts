@@ -29,9 +29,9 @@ export function tokenStore(db: Db) {
        VALUES (:id, :kind, :hash, :app_id, :scopes, :created_at, :expires_at)`,
     ),
     bindNode: db.sqlite.prepare('INSERT INTO node_tokens (token_id, node_id) VALUES (?, ?)'),
-    byHash: db.sqlite.prepare(
+    live: db.sqlite.prepare(
       `SELECT t.*, nt.node_id FROM tokens t LEFT JOIN node_tokens nt ON nt.token_id = t.id
-       WHERE t.hash = ?`,
+       WHERE t.revoked_at IS NULL`,
     ),
     byId: db.sqlite.prepare(
       `SELECT t.*, nt.node_id FROM tokens t LEFT JOIN node_tokens nt ON nt.token_id = t.id
@@ -52,8 +52,9 @@ export function tokenStore(db: Db) {
       q.insert.run({ ...row });
       if (node_id !== undefined && node_id !== null) q.bindNode.run(row.id, node_id);
     },
-    byHash(hash: Uint8Array): TokenRow | undefined {
-      return q.byHash.get(hash) as TokenRow | undefined;
+    /** Every token not revoked (expired ones included): the token service's cache at start. */
+    live(): TokenRow[] {
+      return q.live.all() as unknown as TokenRow[];
     },
     byId(id: string): TokenRow | undefined {
       return q.byId.get(id) as TokenRow | undefined;

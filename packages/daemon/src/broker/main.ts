@@ -1,0 +1,79 @@
+/**
+ * The broker process of one node: `node src/broker/main.ts`, spawned by the daemon's supervisor
+ * (one process per active node, in its own process group, its working directory the node's
+ * worktree). It reads its launch message from stdin (`brokerLaunchSchema`: the node, its token,
+ * the daemon's socket, the model with its key; the only way secrets reach it), binds the control
+ * plane over the unix socket with the node token, runs the agent loop and exits.
+ *
+ * SIGTERM (cancel, interrupt, shutdown) aborts the loop: the model request stops and a running
+ * `bash` has its process group killed at once. The exit code says only whether the process ran
+ * its course (0) or could not start (2); how the node ended is in the daemon's record.
+ */
+import { brokerLaunchSchema } from '@svc/protocol';
+import { z } from 'zod';
+import { runAgentLoop } from './agent-loop.ts';
+import { createHttpBrokerPort } from './http-port.ts';
+import { createLanguageModel, type ScriptedTurn } from './providers/index.ts';
+
+const EXIT_BAD_LAUNCH = 2;
+
+const text = await readStdin();
+const parsed = brokerLaunchSchema.safeParse(parseJson(text));
+if (!parsed.success) {
+  // Never echo the input: it holds the token and the model key.
+  log({ msg: 'bad launch message on stdin', error: z.prettifyError(parsed.error) });
+  process.exit(EXIT_BAD_LAUNCH);
+}
+const launch = parsed.data;
+const { provider, model, api_key, base_url, script } = launch.model;
+
+const controller = new AbortController();
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => controller.abort('the node was stopped'));
+}
+
+const port = createHttpBrokerPort({
+  socketPath: launch.socket_path,
+  nodeId: launch.node_id,
+  token: launch.token,
+  cwd: process.cwd(),
+});
+try {
+  const exit = await runAgentLoop({
+    port,
+    model: createLanguageModel({
+      provider,
+      model,
+      ...(api_key !== undefined && { apiKey: api_key }),
+      ...(base_url !== undefined && { baseUrl: base_url }),
+      // Parsed from JSON, so no member is `undefined`; the scripted model checks it again.
+      ...(script !== undefined && { script: script as ScriptedTurn[] }),
+    }),
+    signal: controller.signal,
+  });
+  log({ msg: 'loop ended', node_id: launch.node_id, exit: exit.kind, reason: exit.reason });
+} finally {
+  await port.close();
+}
+process.exit(0);
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One JSON line on stderr, which the supervisor appends to the node's broker log. */
+function log(fields: Record<string, unknown>): void {
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), pid: process.pid, ...fields })}\n`,
+  );
+}

@@ -1,0 +1,391 @@
+/**
+ * The broker control plane (`brokerRoutes`, docs/nodes.md "The broker's life"): what a node's
+ * own broker records, each change in one transaction with its event, and the directive every
+ * answer carries. Also the supervisor's hooks (`SupervisorHooks`): a launch's model and env, and
+ * what a crash, a lost broker or an unlaunchable node does to the node.
+ *
+ * Recording rules:
+ * - a turn's `index` must be the next one; the last recorded index again with the same body (by
+ *   fingerprint) answers the recorded turn, anything else is 409 `conflict`, so a retried record
+ *   never doubles a turn;
+ * - a tool result settles a pending call once; a repeat answers the recorded call. A stopped
+ *   node's broker may still settle its calls (as interrupted), so a relaunch does not run them
+ *   again;
+ * - crashes and non-fatal faults count against a relaunch budget that a new turn resets: a broker
+ *   that keeps dying without progress fails its node instead of looping for ever.
+ */
+import { createHash } from 'node:crypto';
+import {
+  availableTools,
+  type directiveSchema,
+  exhaustedBudget,
+  type faultBodySchema,
+  type jobRecordBodySchema,
+  newId,
+  type reportBodySchema,
+  type toolResultBodySchema,
+  type turnRecordBodySchema,
+} from '@svc/protocol';
+import type { z } from 'zod';
+import { ApiError } from '../errors.ts';
+import type { Store } from '../store/index.ts';
+import type { Job } from '../store/jobs.ts';
+import {
+  type Node,
+  type NodeRow,
+  type StoredModel,
+  toNode,
+  type WaitingOn,
+} from '../store/nodes.ts';
+import type { Turn } from '../store/turns.ts';
+import type { SupervisorHooks } from '../supervisor/supervisor.ts';
+import type { EventLog } from './events.ts';
+import type { ModelChoice, ModelService } from './models.ts';
+import type { NodeService } from './nodes.ts';
+import type { ProfileService, ProfileSettings } from './profiles.ts';
+import { waitUntil } from './wait-until.ts';
+
+export type Directive = z.output<typeof directiveSchema>;
+type TurnBody = z.output<typeof turnRecordBodySchema>;
+type ToolResultBody = z.output<typeof toolResultBodySchema>;
+type FaultBody = z.output<typeof faultBodySchema>;
+type ReportBody = z.output<typeof reportBodySchema>;
+type JobBody = z.output<typeof jobRecordBodySchema>;
+
+/** Crashes and non-fatal faults in a row (no new turn between them) before the node fails. */
+export const DEFAULT_RELAUNCH_BUDGET = 3;
+
+export interface BrokerPlaneDeps {
+  store: Store;
+  events: EventLog;
+  nodes: Pick<NodeService, 'move' | 'submit'>;
+  models: Pick<ModelService, 'connection'>;
+  profiles: Pick<ProfileService, 'settings' | 'envValues'>;
+  relaunchBudget?: number;
+}
+
+export function brokerPlane(deps: BrokerPlaneDeps) {
+  const { store, events, nodes, models, profiles } = deps;
+  const budget = deps.relaunchBudget ?? DEFAULT_RELAUNCH_BUDGET;
+  const now = () => new Date().toISOString();
+
+  function row(id: string): NodeRow {
+    const found = store.nodes.get(id);
+    if (found === undefined) throw new ApiError('not_found', `no node ${id}`, { field: 'id' });
+    return found;
+  }
+
+  /** What the node's state asks of its broker, with the jobs somebody asked to stop. */
+  function directiveOf(node: NodeRow): Directive {
+    const cancel_jobs = store.jobs.toCancel(node.id);
+    if (node.state === 'running') return { action: 'continue', reason: null, cancel_jobs };
+    const waiting = node.waiting_on === null ? null : (JSON.parse(node.waiting_on) as WaitingOn);
+    const action =
+      node.state === 'waiting'
+        ? waiting?.for === 'budget'
+          ? 'park'
+          : 'interrupt'
+        : node.state === 'queued'
+          ? 'interrupt' // relaunched: this broker makes way for a fresh one
+          : 'cancel';
+    const reason = node.state_reason ?? `the node is ${node.state}`;
+    return { action, reason, cancel_jobs };
+  }
+
+  function settingsOf(profile: string): ProfileSettings | null {
+    try {
+      return profiles.settings(profile, null);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found') return null;
+      throw error;
+    }
+  }
+
+  /**
+   * A fault in the node's record; fatal (or past the relaunch budget) fails the node, else it is
+   * relaunched from its last recorded turn. `counted: false` for faults not of the node's making.
+   */
+  function fault(
+    id: string,
+    body: FaultBody,
+    counted: boolean,
+  ): { node: Node; directive: Directive } {
+    return store.db.transaction((afterCommit) => {
+      const node = row(id);
+      if (node.state !== 'running' && node.state !== 'queued') {
+        throw new ApiError(
+          'invalid_state',
+          `node is '${node.state}'; faults are recorded only while it is queued or running`,
+        );
+      }
+      events.record('node.fault', id, { node_id: id, fault: { ...body, at: now() } });
+      const count = counted && !body.fatal ? store.brokers.addFault(id) : 0;
+      if (body.fatal || count > budget) {
+        const message = body.fatal
+          ? body.message
+          : `${body.message} (${count} broker failures since the last recorded turn; the relaunch budget is ${budget})`;
+        const error = { code: body.code, message };
+        nodes.move(
+          node,
+          'fail',
+          { reason: message, outcome: { result: null, summary: null, error } },
+          afterCommit,
+        );
+      } else {
+        nodes.move(node, 'relaunch', { reason: body.message }, afterCommit);
+      }
+      return { node: toNode(node), directive: directiveOf(node) };
+    });
+  }
+
+  const hooks: SupervisorHooks = {
+    launchOf(node) {
+      const stored = JSON.parse(node.model) as StoredModel;
+      const connection = models.connection(stored as ModelChoice);
+      return {
+        model: {
+          provider: connection.provider,
+          model: connection.model,
+          ...(connection.apiKey !== undefined && { api_key: connection.apiKey }),
+          ...(connection.baseUrl !== undefined && { base_url: connection.baseUrl }),
+          ...(connection.script !== undefined && { script: connection.script }),
+        },
+        env: profiles.envValues(node.profile),
+      };
+    },
+    unlaunchable(nodeId, error) {
+      const message = error instanceof Error ? error.message : String(error);
+      fault(nodeId, { code: 'model_not_ready', message, fatal: true }, true);
+    },
+    crashed(nodeId, message) {
+      fault(nodeId, { code: 'broker_crashed', message, fatal: false }, true);
+    },
+    stopped(nodeId) {
+      store.db.transaction(() => {
+        const node = store.nodes.get(nodeId);
+        const last = store.turns.get(nodeId, store.turns.lastIndex(nodeId));
+        if (node === undefined || last === undefined) return;
+        const output = `interrupted: ${node.state_reason ?? 'the node was stopped'}`;
+        for (const call of last.tool_calls) {
+          if (call.status !== 'pending') continue;
+          const result = { status: 'error', output, job_id: null, finished_at: now() } as const;
+          store.turns.settleToolCall(nodeId, call.id, result);
+          const tool_call = { ...call, ...result };
+          events.record('node.tool', nodeId, {
+            node_id: nodeId,
+            turn_index: last.index,
+            tool_call,
+          });
+        }
+      });
+    },
+    lost(nodeId) {
+      const message =
+        'the daemon stopped while the node ran; relaunched from its last recorded turn';
+      fault(nodeId, { code: 'broker_lost', message, fatal: false }, false);
+    },
+  };
+
+  return {
+    hooks,
+
+    /**
+     * `broker.claim`: queued → running; answers what the broker resumes from. The claim's pid and
+     * version are the broker's own word; the supervisor recorded the pid it spawned.
+     */
+    claim(id: string, tokenId: string) {
+      return store.db.transaction((afterCommit) => {
+        const node = nodes.move(row(id), 'start', {}, afterCommit);
+        store.brokers.claimed(tokenId, now());
+        const settings = settingsOf(node.profile);
+        const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
+        return {
+          node: toNode(node),
+          system_prompt: settings?.system_prompt ?? null,
+          tools: availableTools(scopes, settings?.tools ?? null),
+          turns: store.turns.list(id),
+          directive: directiveOf(node),
+        };
+      });
+    },
+
+    /** `broker.turns.record`: the next turn, before its calls run; parks the node at a budget. */
+    recordTurn(id: string, body: TurnBody): { turn: Turn; directive: Directive } {
+      const fingerprint = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+      return store.db.transaction((afterCommit) => {
+        const node = row(id);
+        const recorded = store.turns.fingerprint(id, body.index);
+        if (recorded !== undefined) {
+          if (recorded !== fingerprint) {
+            throw new ApiError(
+              'conflict',
+              `turn ${body.index} is already recorded with another body`,
+              {
+                field: 'index',
+              },
+            );
+          }
+          return { turn: store.turns.get(id, body.index)!, directive: directiveOf(node) };
+        }
+        if (node.state !== 'running') {
+          throw new ApiError(
+            'invalid_state',
+            `node is '${node.state}'; turns are recorded only while it runs`,
+          );
+        }
+        const next = store.turns.lastIndex(id) + 1;
+        if (body.index !== next) {
+          throw new ApiError('conflict', `the next turn of ${id} is ${next}, not ${body.index}`, {
+            field: 'index',
+            received: body.index,
+          });
+        }
+        for (const call of body.tool_calls) {
+          if (store.turns.toolCall(id, call.id) !== undefined) {
+            throw new ApiError('conflict', `tool call ${call.id} is already recorded for ${id}`, {
+              field: 'tool_calls',
+            });
+          }
+        }
+        const turn = store.turns.insert({
+          node_id: id,
+          index: body.index,
+          model: body.model,
+          input: body.input.map((m) => ({
+            role: m.role,
+            text: m.text,
+            mail_seq: m.mail_seq ?? null,
+          })),
+          text: body.text,
+          tool_calls: body.tool_calls.map((c) => ({
+            id: c.id,
+            name: c.name,
+            input: c.input ?? null,
+            error: c.error,
+          })),
+          usage: body.usage,
+          cost_usd: body.cost_usd,
+          finish_reason: body.finish_reason,
+          started_at: body.started_at,
+          finished_at: body.finished_at,
+          fingerprint,
+        });
+        node.turns += 1;
+        node.input_tokens += body.usage.input_tokens;
+        node.output_tokens += body.usage.output_tokens;
+        node.cost_usd += body.cost_usd ?? 0;
+        node.updated_at = now();
+        store.nodes.save(node);
+        store.brokers.resetFaults(id);
+        events.record('node.turn', id, { node_id: id, turn });
+        const over = exhaustedBudget(toNode(node).budgets, toNode(node).usage);
+        if (over !== null) {
+          nodes.move(
+            node,
+            'budget_exhausted',
+            {
+              reason: over.reason,
+              waitingOn: { for: 'budget', budget: over.budget },
+            },
+            afterCommit,
+          );
+        }
+        return { turn, directive: directiveOf(node) };
+      });
+    },
+
+    /** `broker.toolResults.record`: settles a pending call once; a repeat answers the record. */
+    recordToolResult(id: string, body: ToolResultBody) {
+      return store.db.transaction(() => {
+        const node = row(id);
+        const call = store.turns.toolCall(id, body.tool_call_id);
+        if (call === undefined || call.turn_index !== body.turn_index) {
+          throw new ApiError(
+            'not_found',
+            `turn ${body.turn_index} of ${id} has no tool call ${body.tool_call_id}`,
+            {
+              field: 'tool_call_id',
+            },
+          );
+        }
+        if (call.status === 'pending') {
+          if (body.job_id !== undefined && store.jobs.get(id, body.job_id) === undefined) {
+            throw new ApiError('not_found', `${id} has no job ${body.job_id}`, { field: 'job_id' });
+          }
+          store.turns.settleToolCall(id, body.tool_call_id, {
+            status: body.status,
+            output: body.output ?? null,
+            job_id: body.job_id ?? null,
+            finished_at: now(),
+          });
+        }
+        const { turn_index: _, ...settled } = store.turns.toolCall(id, body.tool_call_id)!;
+        if (call.status === 'pending') {
+          events.record('node.tool', id, {
+            node_id: id,
+            turn_index: body.turn_index,
+            tool_call: settled,
+          });
+        }
+        return { tool_call: settled, directive: directiveOf(node) };
+      });
+    },
+
+    /** `broker.faults.record`. */
+    recordFault(id: string, body: FaultBody) {
+      return fault(id, body, true);
+    },
+
+    /** `broker.result.submit`: the node's submit tool. */
+    submit(id: string, body: { result?: unknown; summary?: string | undefined }): Node {
+      return nodes.submit(id, body);
+    },
+
+    /** `broker.reports.create`. */
+    report(id: string, body: ReportBody) {
+      return store.db.transaction(() => {
+        row(id);
+        const report = store.reports.insert(id, body.text, body.data ?? null, now());
+        events.record('node.report', id, { node_id: id, report });
+        return report;
+      });
+    },
+
+    /** `broker.jobs.record`: starts a job, or settles one (a repeat answers it as it is). */
+    recordJob(id: string, body: JobBody): Job {
+      return store.db.transaction(() => {
+        row(id);
+        const record = (job: Job) => {
+          events.record('node.job', id, { node_id: id, job });
+          return job;
+        };
+        if (body.state === 'running') {
+          const started = { id: newId('job'), node_id: id, kind: body.kind, title: body.title };
+          return record(store.jobs.insert({ ...started, started_at: now() }));
+        }
+        const end = { state: body.state, exit_code: body.exit_code ?? null, finished_at: now() };
+        const settled = store.jobs.settle(id, body.id, end);
+        if (settled !== undefined) return record(settled);
+        const known = store.jobs.get(id, body.id);
+        if (known === undefined) {
+          throw new ApiError('not_found', `${id} has no job ${body.id}`, { field: 'id' });
+        }
+        return known;
+      });
+    },
+
+    /**
+     * `broker.directive.get`: long-polls up to `waitS` while the answer would be a bare
+     * `continue` (no job to cancel either).
+     */
+    async directive(id: string, waitS: number, signal: AbortSignal): Promise<Directive> {
+      const news = () => {
+        const d = directiveOf(row(id));
+        return d.action === 'continue' && d.cancel_jobs.length === 0 ? null : d;
+      };
+      return (await waitUntil(events, news, waitS * 1000, signal)) ?? directiveOf(row(id));
+    },
+  };
+}
+
+export type BrokerPlane = ReturnType<typeof brokerPlane>;

@@ -1,0 +1,230 @@
+/**
+ * The supervisor: runs one broker process per active node, at most `concurrency` at a time.
+ *
+ * - A node is started when it is `queued` and a slot is free, oldest first: the supervisor mints
+ *   a node token (the node's scopes and app, bound to the node), spawns the broker in its own
+ *   process group with the launch message on stdin, and records the process (`brokers`). The
+ *   broker itself takes the node (`broker.claim`: queued → running).
+ * - When a broker exits its token is revoked. If its node is still `running` (or it died before
+ *   claiming the node), that is a crash: the hooks record a fault and relaunch the node from its
+ *   last recorded turn, or fail it once the relaunch budget is spent.
+ * - `stop` (cancel, interrupt) ends a broker and every process it started within a second:
+ *   SIGTERM to its group, SIGKILL to its whole tree after the grace period.
+ * - At start, brokers the previous daemon left behind are killed and their tokens revoked, and
+ *   nodes left `running` are relaunched (`recover`). At close, brokers are killed outright: the
+ *   nodes stay `running` and the next start relaunches them, re-running only what no record holds.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../lifecycle/logger.ts';
+import type { NodeRuntime } from '../services/node-runtime.ts';
+import type { TokenService } from '../services/tokens.ts';
+import type { Store } from '../store/index.ts';
+import type { NodeRow } from '../store/nodes.ts';
+import {
+  type BrokerExit,
+  type BrokerLaunch,
+  type BrokerProcess,
+  spawnBroker,
+} from './broker-process.ts';
+import { descendants, isAlive, signalAll } from './process-tree.ts';
+
+export const DEFAULT_CONCURRENCY = 4;
+/** SIGTERM → SIGKILL: with the kill itself, everything is gone well within a second. */
+export const DEFAULT_GRACE_MS = 500;
+const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url));
+
+/** What the supervisor asks of the nodes' record (implemented by the broker plane service). */
+export interface SupervisorHooks {
+  /** The model (with its key) and profile env of `node`'s launch; throws when it cannot run. */
+  launchOf(node: NodeRow): Pick<BrokerLaunch, 'model' | 'env'>;
+  /** The node cannot be launched (its model is not ready): a fatal fault. */
+  unlaunchable(nodeId: string, error: unknown): void;
+  /** Its broker died while it ran (or before claiming it): count it; relaunch or fail. */
+  crashed(nodeId: string, message: string): void;
+  /** The daemon stopped while it ran: relaunch, not counted against the node. */
+  lost(nodeId: string): void;
+  /**
+   * Its broker was stopped on purpose (cancel, interrupt, relaunch): the tool calls it left
+   * pending were cut short, and are settled as such so that no later broker runs them again.
+   */
+  stopped(nodeId: string): void;
+}
+
+export interface SupervisorOptions {
+  /** Brokers running at once; further queued nodes wait. Default 4. */
+  concurrency?: number;
+  /** SIGTERM → SIGKILL delay of `stop`. Default 500 ms. */
+  graceMs?: number;
+  /** The broker entry script; default `src/broker/main.ts`. */
+  entry?: string;
+}
+
+export interface SupervisorDeps {
+  home: string;
+  socketPath: string;
+  store: Store;
+  tokens: TokenService;
+  logger: Logger;
+  hooks: SupervisorHooks;
+}
+
+export interface Supervisor extends NodeRuntime {
+  /** Recovers what the previous daemon left, then starts queued nodes. */
+  start(): void;
+  /** Kills every broker (the nodes stay `running` for the next start); no new one starts. */
+  close(): Promise<void>;
+  /** The live brokers: node id and pid. */
+  brokers(): { node_id: string; pid: number }[];
+}
+
+interface Active {
+  tokenId: string;
+  process: BrokerProcess;
+  /** Ended on purpose (`stop`, `close`): its exit is no crash. */
+  stopped: boolean;
+}
+
+export function createSupervisor(
+  deps: SupervisorDeps,
+  options: SupervisorOptions = {},
+): Supervisor {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new TypeError(`concurrency must be a positive integer; received ${concurrency}`);
+  }
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const entry = options.entry ?? BROKER_ENTRY;
+  const { store, tokens, logger, hooks } = deps;
+  const logs = join(deps.home, 'logs', 'brokers');
+  const worktrees = join(deps.home, 'worktrees');
+  const active = new Map<string, Active>();
+  let scheduled = false;
+  let closed = false;
+
+  const schedule = () => {
+    if (scheduled || closed) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      fill();
+    });
+  };
+
+  /** Starts queued nodes, oldest first, while slots are free. */
+  function fill(): void {
+    if (closed || active.size >= concurrency) return;
+    for (const row of store.nodes.inStates(['queued'])) {
+      if (active.size >= concurrency) return;
+      // A node woken while its previous broker still exits waits for that exit.
+      if (!active.has(row.id)) launch(row);
+    }
+  }
+
+  function launch(row: NodeRow): void {
+    let parts: Pick<BrokerLaunch, 'model' | 'env'>;
+    try {
+      parts = hooks.launchOf(row);
+    } catch (error) {
+      hooks.unlaunchable(row.id, error);
+      return;
+    }
+    const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
+    const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
+    const cwd = join(worktrees, row.id);
+    mkdirSync(cwd, { recursive: true, mode: 0o700 });
+    mkdirSync(logs, { recursive: true, mode: 0o700 });
+    let child: BrokerProcess;
+    try {
+      child = spawnBroker({
+        entry,
+        cwd,
+        logFile: join(logs, `${row.id}.log`),
+        launch: { node_id: row.id, token: secret, socket_path: deps.socketPath, ...parts },
+      });
+    } catch (error) {
+      tokens.revoke(dto.id);
+      hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
+      return;
+    }
+    store.brokers.insert(dto.id, row.id, child.pid, new Date().toISOString());
+    const broker: Active = { tokenId: dto.id, process: child, stopped: false };
+    active.set(row.id, broker);
+    logger.info({ node_id: row.id, pid: child.pid }, 'broker started');
+    void child.exited.then((exit) => ended(row.id, broker, exit));
+  }
+
+  function ended(nodeId: string, broker: Active, exit: BrokerExit): void {
+    active.delete(nodeId);
+    const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
+    logger.info({ node_id: nodeId, exit: how }, 'broker exited');
+    if (closed) return; // the database may be closing; `close` ends the rows itself
+    try {
+      const claimed = store.brokers.get(broker.tokenId)?.claimed_at != null;
+      tokens.revoke(broker.tokenId);
+      store.brokers.end(broker.tokenId, how, new Date().toISOString());
+      const state = store.nodes.get(nodeId)?.state;
+      if (!broker.stopped && (state === 'running' || (state === 'queued' && !claimed))) {
+        hooks.crashed(nodeId, `the broker exited (${how}) while the node ran`);
+      }
+    } catch (error) {
+      logger.error({ err: error, node_id: nodeId }, 'could not record a broker exit');
+    }
+    schedule();
+  }
+
+  /** Brokers of a previous daemon: killed (when still ours and alive), tokens revoked. */
+  function recover(): void {
+    const at = new Date().toISOString();
+    for (const row of store.brokers.live()) {
+      if (row.pid !== null && isBroker(row.pid, entry)) {
+        signalAll([{ pid: row.pid, ppid: 0, pgid: row.pid }, ...descendants(row.pid)], 'SIGKILL');
+      }
+      tokens.revoke(row.token_id);
+      store.brokers.end(row.token_id, 'lost', at);
+    }
+    for (const row of store.nodes.inStates(['running'])) hooks.lost(row.id);
+  }
+
+  return {
+    wake: schedule,
+    async stop(nodeId) {
+      const broker = active.get(nodeId);
+      if (broker === undefined) return;
+      broker.stopped = true;
+      await broker.process.stop(graceMs);
+      // A broker given its grace has settled what it cut short; one that needed SIGKILL has not.
+      hooks.stopped(nodeId);
+    },
+    start() {
+      recover();
+      schedule();
+    },
+    async close() {
+      closed = true;
+      const at = new Date().toISOString();
+      await Promise.all(
+        [...active.values()].map(async (broker) => {
+          broker.stopped = true;
+          const exit = await broker.process.stop(0);
+          tokens.revoke(broker.tokenId);
+          const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
+          store.brokers.end(broker.tokenId, how, at);
+        }),
+      );
+    },
+    brokers: () => [...active].map(([node_id, b]) => ({ node_id, pid: b.process.pid })),
+  };
+}
+
+/** The pid still runs our broker entry (not a process that reused the pid since). */
+function isBroker(pid: number, entry: string): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry);
+  } catch {
+    // No /proc: trust the pid, as a stale one is rare and its signal is refused unless it is ours.
+    return true;
+  }
+}

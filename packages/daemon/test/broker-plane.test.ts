@@ -1,0 +1,325 @@
+/**
+ * The broker control plane over HTTP, driven with the node tokens a stand-in broker received on
+ * its stdin: who may call it, turn and tool-result records (ordered, idempotent, never doubled),
+ * budgets, faults, jobs, reports, submit, the directive long-poll, and token revocation.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { newId } from '@svc/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createNode,
+  eventually,
+  getNode,
+  nodeEvents,
+  ok,
+  scripted,
+  waitForNode,
+} from './broker-fixtures.ts';
+import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', import.meta.url));
+let t: TestDaemon;
+
+beforeAll(async () => {
+  t = await startTestDaemon({ brokers: { concurrency: 8, entry: IDLE_BROKER } });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+interface Launch {
+  node_id: string;
+  token: string;
+  socket_path: string;
+  model: { provider: string; model: string; script?: unknown[] };
+  env: Record<string, string>;
+}
+
+/** A queued node and the launch message its (stand-in) broker got. */
+async function launched(extra: Record<string, unknown> = {}): Promise<Launch> {
+  const node = await createNode(t.call, {
+    task: 'be driven by hand',
+    scopes: ['svc:llm', 'svc:act'],
+    model: scripted('unused', [{ text: 'never played' }]),
+    ...extra,
+  });
+  const file = join(t.home, 'worktrees', node.id, 'launch.json');
+  await eventually(
+    () => existsSync(file) && readFileSync(file, 'utf8') !== '',
+    15_000,
+    'launch.json',
+  );
+  return JSON.parse(readFileSync(file, 'utf8')) as Launch;
+}
+
+const as = (token: string | null) => ({ token });
+const post = (body: unknown, token: string | null) => ({ ...json(body), ...as(token) });
+const claimBody = { pid: 4242, broker_version: 'test' };
+
+function turn(index: number, extra: Record<string, unknown> = {}) {
+  const at = new Date().toISOString();
+  return {
+    index,
+    model: { provider: 'scripted', model: 'unused' },
+    input: index === 1 ? [{ role: 'user', text: 'be driven by hand' }] : [],
+    text: `turn ${index}`,
+    tool_calls: [{ id: `call_${index}`, name: 'bash', input: { command: 'true' } }],
+    usage: { input_tokens: 3, output_tokens: 2 },
+    cost_usd: null,
+    finish_reason: 'tool-calls',
+    started_at: at,
+    finished_at: at,
+    ...extra,
+  };
+}
+
+describe('the launch message', () => {
+  it('carries a node token bound to the node, the socket and the model', async () => {
+    const launch = await launched();
+    expect(launch.token).toMatch(/^svc_node_/);
+    expect(launch.socket_path).toBe(t.daemon.socketPath);
+    expect(launch.model).toMatchObject({ provider: 'scripted', model: 'unused' });
+    const grant = await ok<{ kind: string; scopes: string[] }>(
+      await t.call('/v1/grant', as(launch.token)),
+    );
+    expect(grant).toMatchObject({ kind: 'node', scopes: ['svc:llm', 'svc:act'] });
+  });
+});
+
+describe('who may call the control plane', () => {
+  let a: Launch;
+  let b: Launch;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([launched(), launched()]);
+  });
+
+  it('refuses another node’s token, the owner and an app with 403, no token with 401', async () => {
+    const path = `/v1/nodes/${b.node_id}/broker/claim`;
+    for (const token of [a.token, t.ownerToken, (await t.appToken(['svc:llm', 'svc:act'])).token]) {
+      const res = await t.call(path, post(claimBody, token));
+      expect(res.status).toBe(403);
+      expect((await envelope(res)).code).toBe('forbidden');
+    }
+    expect((await t.call(path, post(claimBody, null))).status).toBe(401);
+    const res = await t.call(`/v1/nodes/${b.node_id}/broker/directive`, as(a.token));
+    expect(res.status).toBe(403);
+  });
+
+  it('lets the node’s own broker claim it once: queued → running', async () => {
+    const session = await ok<{
+      node: { id: string; state: string };
+      tools: string[];
+      turns: unknown[];
+      directive: { action: string };
+      system_prompt: string | null;
+    }>(await t.call(`/v1/nodes/${a.node_id}/broker/claim`, post(claimBody, a.token)));
+    expect(session.node).toMatchObject({ id: a.node_id, state: 'running' });
+    expect(session.tools).toEqual([
+      'bash',
+      'spawn',
+      'message',
+      'wait',
+      'yield',
+      'report',
+      'submit',
+    ]);
+    expect(session.turns).toEqual([]);
+    expect(session.directive).toEqual({ action: 'continue', reason: null, cancel_jobs: [] });
+    const again = await t.call(`/v1/nodes/${a.node_id}/broker/claim`, post(claimBody, a.token));
+    expect(again.status).toBe(409);
+    expect((await envelope(again)).code).toBe('invalid_state');
+  });
+
+  it('refuses bad bodies with a 4xx envelope', async () => {
+    const path = `/v1/nodes/${a.node_id}/broker/turns`;
+    const cases = [
+      { ...json({}), body: '{not json' },
+      json({ ...turn(1), surprise: true }),
+      json({ ...turn(1), index: 0 }),
+    ];
+    for (const init of cases) {
+      const res = await t.call(path, { ...init, ...as(a.token) });
+      expect([400, 422]).toContain(res.status);
+      await envelope(res);
+    }
+  });
+});
+
+describe('recording turns and tool results', () => {
+  let n: Launch;
+  const path = () => `/v1/nodes/${n.node_id}/broker`;
+  beforeAll(async () => {
+    n = await launched();
+    await ok(await t.call(`${path()}/claim`, post(claimBody, n.token)));
+  });
+
+  it('takes only the next index; a repeat answers the first; another body conflicts', async () => {
+    const early = await t.call(`${path()}/turns`, post(turn(2), n.token));
+    expect(early.status).toBe(409);
+    expect((await envelope(early)).code).toBe('conflict');
+
+    const body = turn(1);
+    const first = await ok<{ turn: { index: number }; directive: { action: string } }>(
+      await t.call(`${path()}/turns`, post(body, n.token)),
+    );
+    expect(first.turn).toMatchObject({
+      index: 1,
+      tool_calls: [{ id: 'call_1', status: 'pending' }],
+    });
+    expect(first.directive.action).toBe('continue');
+    const repeat = await ok(await t.call(`${path()}/turns`, post(body, n.token)));
+    expect(repeat).toEqual(first);
+    const other = await t.call(
+      `${path()}/turns`,
+      post({ ...body, text: 'something else' }, n.token),
+    );
+    expect(other.status).toBe(409);
+    const reused = await t.call(
+      `${path()}/turns`,
+      post(turn(2, { tool_calls: [{ id: 'call_1', name: 'bash', input: {} }] }), n.token),
+    );
+    expect(reused.status).toBe(409);
+
+    expect((await nodeEvents(t.call, n.node_id, ['node.turn'])).length).toBe(1);
+    expect((await getNode(t.call, n.node_id)).usage).toMatchObject({
+      turns: 1,
+      input_tokens: 3,
+      output_tokens: 2,
+    });
+  });
+
+  it('settles a tool call once', async () => {
+    const unknown = await t.call(
+      `${path()}/tool-results`,
+      post({ turn_index: 1, tool_call_id: 'nope', status: 'ok', output: 1 }, n.token),
+    );
+    expect(unknown.status).toBe(404);
+    const body = { turn_index: 1, tool_call_id: 'call_1', status: 'ok', output: { exit_code: 0 } };
+    const first = await ok<{ tool_call: { status: string; output: unknown } }>(
+      await t.call(`${path()}/tool-results`, post(body, n.token)),
+    );
+    expect(first.tool_call).toMatchObject({ status: 'ok', output: { exit_code: 0 } });
+    const again = await ok(
+      await t.call(`${path()}/tool-results`, post({ ...body, output: 'changed' }, n.token)),
+    );
+    expect(again).toEqual(first);
+    expect((await nodeEvents(t.call, n.node_id, ['node.tool'])).length).toBe(1);
+  });
+
+  it('records jobs and reports', async () => {
+    const job = await ok<{ id: string; state: string }>(
+      await t.call(
+        `${path()}/jobs`,
+        post({ state: 'running', kind: 'bash', title: 'make' }, n.token),
+      ),
+    );
+    expect(job).toMatchObject({ state: 'running', node_id: n.node_id });
+    const end = { state: 'done', id: job.id, exit_code: 0 };
+    const done = await ok(await t.call(`${path()}/jobs`, post(end, n.token)));
+    expect(done).toMatchObject({ state: 'done', exit_code: 0 });
+    expect(
+      await ok(await t.call(`${path()}/jobs`, post({ ...end, state: 'failed' }, n.token))),
+    ).toEqual(done);
+    const missing = await t.call(`${path()}/jobs`, post({ ...end, id: newId('job') }, n.token));
+    expect(missing.status).toBe(404);
+
+    const report = await ok(
+      await t.call(`${path()}/reports`, post({ text: 'half way', data: { pct: 50 } }, n.token)),
+    );
+    expect(report).toMatchObject({
+      seq: 1,
+      node_id: n.node_id,
+      text: 'half way',
+      data: { pct: 50 },
+    });
+    expect(
+      (await nodeEvents(t.call, n.node_id, ['node.report', 'node.job'])).map((e) => e.kind),
+    ).toEqual(['node.job', 'node.job', 'node.report']);
+  });
+
+  it('submits the result: the node is done and the broker told to stop', async () => {
+    const node = await ok<{ state: string }>(
+      await t.call(`${path()}/result`, post({ summary: 'all good' }, n.token)),
+    );
+    expect(node.state).toBe('done');
+    const directive = await ok(await t.call(`${path()}/directive`, as(n.token)));
+    expect(directive).toMatchObject({ action: 'cancel' });
+    const late = await t.call(`${path()}/turns`, post(turn(2), n.token));
+    expect(late.status).toBe(409);
+  });
+});
+
+describe('budgets, faults and directives', () => {
+  it('parks the node when a recorded turn reaches a budget', async () => {
+    const n = await launched({ budgets: { max_turns: 1 } });
+    await ok(await t.call(`/v1/nodes/${n.node_id}/broker/claim`, post(claimBody, n.token)));
+    const answer = await ok<{ directive: { action: string; reason: string } }>(
+      await t.call(`/v1/nodes/${n.node_id}/broker/turns`, post(turn(1), n.token)),
+    );
+    expect(answer.directive.action).toBe('park');
+    expect(answer.directive.reason).toMatch(/budget reached: 1 of 1 turns used \(max_turns\)/);
+    const node = await getNode(t.call, n.node_id);
+    expect(node).toMatchObject({
+      state: 'waiting',
+      waiting_on: { for: 'budget', budget: 'max_turns' },
+    });
+  });
+
+  it('fails the node on a fatal fault', async () => {
+    const n = await launched();
+    await ok(await t.call(`/v1/nodes/${n.node_id}/broker/claim`, post(claimBody, n.token)));
+    const fault = { code: 'auth_failed', message: 'the key was refused', fatal: true };
+    const answer = await ok<{
+      node: { state: string; outcome: { error: unknown } };
+      directive: { action: string };
+    }>(await t.call(`/v1/nodes/${n.node_id}/broker/faults`, post(fault, n.token)));
+    expect(answer.node.state).toBe('failed');
+    expect(answer.node.outcome.error).toEqual({
+      code: 'auth_failed',
+      message: 'the key was refused',
+    });
+    expect(answer.directive.action).toBe('cancel');
+  });
+
+  it('relaunches the node on a non-fatal fault', async () => {
+    const n = await launched();
+    await ok(await t.call(`/v1/nodes/${n.node_id}/broker/claim`, post(claimBody, n.token)));
+    const fault = { code: 'provider_rate_limited', message: 'slow down', fatal: false };
+    const answer = await ok<{ node: { state: string }; directive: { action: string } }>(
+      await t.call(`/v1/nodes/${n.node_id}/broker/faults`, post(fault, n.token)),
+    );
+    expect(answer.node.state).toBe('queued');
+    expect(answer.directive.action).toBe('interrupt');
+    const [event] = await nodeEvents(t.call, n.node_id, ['node.fault']);
+    expect(event!.payload.fault).toMatchObject({ ...fault, at: expect.any(String) });
+  });
+
+  it('long-polls the directive: continue after wait_s, at once when the node is cancelled', async () => {
+    const n = await launched();
+    await ok(await t.call(`/v1/nodes/${n.node_id}/broker/claim`, post(claimBody, n.token)));
+    let started = performance.now();
+    const idle = await ok(
+      await t.call(`/v1/nodes/${n.node_id}/broker/directive?wait_s=1`, as(n.token)),
+    );
+    expect(idle).toMatchObject({ action: 'continue' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+
+    started = performance.now();
+    const polled = t.call(`/v1/nodes/${n.node_id}/broker/directive?wait_s=30`, as(n.token));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await ok(await t.call(`/v1/nodes/${n.node_id}/cancel`, json({ reason: 'stop now' })));
+    expect(await ok(await polled)).toMatchObject({ action: 'cancel', reason: 'stop now' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+
+    // The broker has ended, and its token with it.
+    await waitForNode(t.call, n.node_id, (node) => node.state === 'cancelled');
+    await eventually(
+      async () =>
+        (await t.call(`/v1/nodes/${n.node_id}/broker/directive`, as(n.token))).status === 401,
+      5_000,
+      'the node token revoked',
+    );
+  });
+});

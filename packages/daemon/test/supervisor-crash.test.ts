@@ -1,0 +1,164 @@
+/**
+ * Crashes: a broker killed with SIGKILL in the middle of a model turn is relaunched from the
+ * last recorded turn; a daemon killed with SIGKILL while a node runs relaunches it at its next
+ * start. Either way the node finishes with every turn recorded exactly once.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readLock, spawnDaemon } from '../src/index.ts';
+import { startFakeAnthropic } from './broker/fixtures/fake-anthropic.ts';
+import type { FakeProvider } from './broker/fixtures/fake-provider.ts';
+import {
+  bash,
+  brokerProcesses,
+  createNode,
+  eventually,
+  expectOnceEach,
+  isFinal,
+  isRunning,
+  nodeEvents,
+  ok,
+  scripted,
+  submit,
+  toolResults,
+  turnIndexes,
+  waitForNode,
+} from './broker-fixtures.ts';
+import { json, socketFetch, startTestDaemon, tempHome } from './helpers.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+describe('a broker killed mid-turn', () => {
+  it('is recorded as a fault and relaunched; the node finishes, no turn doubled', async () => {
+    const t = await startTestDaemon();
+    cleanups.push(() => t.stop());
+    const fake: FakeProvider = await startFakeAnthropic();
+    cleanups.push(() => fake.close());
+    // The first reply streams some text and then hangs: the broker is mid-turn when it dies.
+    fake.enqueue(
+      { text: 'Thinking about it', hang: true },
+      { text: 'Again.', tool_calls: [{ name: 'bash', input: { command: 'echo after-crash' } }] },
+      { tool_calls: [{ name: 'submit', input: { summary: 'survived' } }] },
+    );
+    await ok(
+      await t.call(
+        '/v1/model-auth/anthropic',
+        json({ api_key: 'test-key', base_url: fake.baseUrl }),
+      ),
+    );
+    const node = await createNode(t.call, {
+      task: 'survive a crash',
+      scopes: ['svc:llm', 'svc:act'],
+      model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+    });
+
+    await eventually(() => fake.requests.length === 1, 10_000, 'the first model request');
+    const [broker] = brokerProcesses(t.home).filter(
+      (b) => b.nodeId === node.id && b.ppid === process.pid,
+    );
+    expect(broker).toBeDefined();
+    process.kill(broker!.pid, 'SIGKILL');
+
+    const done = await waitForNode(t.call, node.id, isFinal);
+    expect(done.state).toBe('done');
+    expect(done.outcome?.summary).toBe('survived');
+    expect(isRunning(broker!.pid)).toBe(false);
+    expectOnceEach(await turnIndexes(t.call, node.id), 2);
+    const faults = await nodeEvents(t.call, node.id, ['node.fault']);
+    expect(faults.map((e) => (e.payload.fault as { code: string }).code)).toEqual([
+      'broker_crashed',
+    ]);
+    expect(faults[0]!.payload.fault).toMatchObject({ fatal: false });
+    const actions = (await nodeEvents(t.call, node.id, ['node.state'])).map(
+      (e) => e.payload.action,
+    );
+    expect(actions).toEqual(['create', 'start', 'relaunch', 'start', 'submit']);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('fails the node once the relaunch budget is spent', async () => {
+    const t = await startTestDaemon({ brokers: { relaunchBudget: 1 } });
+    cleanups.push(() => t.stop());
+    const fake = await startFakeAnthropic();
+    cleanups.push(() => fake.close());
+    fake.enqueue({ text: 'one', hang: true }, { text: 'two', hang: true });
+    await ok(
+      await t.call(
+        '/v1/model-auth/anthropic',
+        json({ api_key: 'test-key', base_url: fake.baseUrl }),
+      ),
+    );
+    const node = await createNode(t.call, {
+      task: 'keep crashing',
+      model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+    });
+    for (const n of [1, 2]) {
+      await eventually(() => fake.requests.length === n, 10_000, `model request ${n}`);
+      const broker = brokerProcesses(t.home).find(
+        (b) => b.nodeId === node.id && b.ppid === process.pid,
+      );
+      process.kill(broker!.pid, 'SIGKILL');
+    }
+    const failed = await waitForNode(t.call, node.id, isFinal);
+    expect(failed.state).toBe('failed');
+    expect(failed.outcome?.error?.code).toBe('broker_crashed');
+    expect(failed.outcome?.error?.message).toMatch(
+      /2 broker failures since the last recorded turn; the relaunch budget is 1/,
+    );
+  });
+});
+
+describe('a daemon killed mid-run', () => {
+  it('relaunches the node at its next start; every turn is recorded once', async () => {
+    const home = tempHome();
+    const pids: number[] = [];
+    cleanups.push(() => {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+      }
+      rmSync(home, { recursive: true, force: true });
+    });
+    const first = await spawnDaemon({ home });
+    pids.push(first.pid);
+    const owner = readFileSync(join(home, 'owner.token'), 'utf8').trim();
+    let call = socketFetch(first.socketPath, owner);
+    const node = await createNode(call, {
+      task: 'outlive the daemon',
+      scopes: ['svc:llm', 'svc:act'],
+      model: scripted('steady', [
+        bash('sleep 1; echo "$(date +%s%N)" >> runs.txt'),
+        bash('echo second'),
+        submit({ finished: true }),
+      ]),
+    });
+    await eventually(async () => (await turnIndexes(call, node.id)).length === 1, 15_000, 'turn 1');
+    process.kill(first.pid, 'SIGKILL');
+    // Gone and reaped: the lock check counts a zombie as alive.
+    await eventually(() => readLock(home) === null, 10_000, 'the first daemon gone');
+
+    const second = await spawnDaemon({ home });
+    pids.push(second.pid);
+    call = socketFetch(second.socketPath, owner);
+    const done = await waitForNode(call, node.id, isFinal, 20_000);
+    expect(done.state).toBe('done');
+    expect(done.outcome?.result).toEqual({ finished: true });
+    expectOnceEach(await turnIndexes(call, node.id), 3);
+    const results = await toolResults(call, node.id, 3);
+    expect(results.map((r) => `${r.name}:${r.status}`)).toEqual([
+      'bash:ok',
+      'bash:ok',
+      'submit:ok',
+    ]);
+    const faults = await nodeEvents(call, node.id, ['node.fault']);
+    expect(faults.map((e) => (e.payload.fault as { code: string }).code)).toEqual(['broker_lost']);
+    // No broker of the first daemon outlived the restart.
+    await eventually(() => brokerProcesses(home).length === 0, 5_000, 'every broker gone');
+    process.kill(second.pid, 'SIGTERM');
+  });
+});

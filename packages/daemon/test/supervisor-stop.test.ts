@@ -1,0 +1,133 @@
+/**
+ * Stopping and queueing: cancel ends a node's broker and every process it started (a `sleep 600`
+ * in the foreground and one that left for a session of its own) within a second; interrupt does
+ * so too and the node resumes on a message; the concurrency limit queues nodes beyond it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bash,
+  brokerProcesses,
+  createNode,
+  eventually,
+  getNode,
+  isFinal,
+  isRunning,
+  nodeEvents,
+  ok,
+  scripted,
+  sleep,
+  submit,
+  toolResults,
+  waitForNode,
+} from './broker-fixtures.ts';
+import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+const CONCURRENCY = 2;
+let t: TestDaemon;
+
+beforeAll(async () => {
+  t = await startTestDaemon({ brokers: { concurrency: CONCURRENCY } });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+/** A `sleep 600` in the foreground; with `detached`, another that left for a session of its own. */
+const sleeper = (detached: boolean) =>
+  bash(
+    `${detached ? 'setsid sleep 600 & echo $! > bg.pid; ' : ''}echo $$ > fg.pid; exec sleep 600`,
+  );
+
+/** Starts a node whose bash call sleeps; answers its id and the pids of its broker and sleeps. */
+async function sleepingNode(detached: boolean, extra: unknown[] = []) {
+  const node = await createNode(t.call, {
+    task: 'sleep for a long time',
+    scopes: ['svc:llm', 'svc:act'],
+    model: scripted('sleeper', [sleeper(detached), ...extra]),
+  });
+  const dir = join(t.home, 'worktrees', node.id);
+  const files = detached ? ['fg.pid', 'bg.pid'] : ['fg.pid'];
+  const pidOf = (name: string) => Number(readFileSync(join(dir, name), 'utf8'));
+  await eventually(() => files.every((f) => existsSync(join(dir, f))), 15_000, 'sleeps started');
+  await eventually(() => files.every((f) => isRunning(pidOf(f))), 2_000, 'sleeping');
+  const broker = brokerProcesses(t.home).find(
+    (b) => b.nodeId === node.id && b.ppid === process.pid,
+  )!;
+  return { id: node.id, pids: [...files.map(pidOf), broker.pid] };
+}
+
+describe('cancel', () => {
+  it('kills the broker and every process it started within a second', async () => {
+    const { id, pids } = await sleepingNode(true);
+    const started = performance.now();
+    const res = await t.call(`/v1/nodes/${id}/cancel`, json({ reason: 'enough' }));
+    const node = await ok<{ state: string }>(res);
+    expect(node.state).toBe('cancelled');
+    await eventually(() => pids.every((pid) => !isRunning(pid)), 1_000, 'every process gone');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('interrupt', () => {
+  it('stops the running command; a message resumes the node without running it again', async () => {
+    const { id, pids } = await sleepingNode(false, [{ text: 'resumed' }]);
+    const started = performance.now();
+    const node = await ok<{ state: string }>(await t.call(`/v1/nodes/${id}/interrupt`, json({})));
+    expect(node.state).toBe('waiting');
+    await eventually(() => pids.every((pid) => !isRunning(pid)), 1_000, 'every process gone');
+    expect(performance.now() - started).toBeLessThan(1_000);
+
+    await ok(await t.call(`/v1/nodes/${id}/messages`, json({ text: 'carry on' })));
+    const parked = await waitForNode(
+      t.call,
+      id,
+      (n) => n.state === 'waiting' && n.usage.turns === 2,
+    );
+    expect(parked.waiting_on).toEqual({ for: 'mail' });
+    // The interrupted call was settled as such, so the relaunched broker did not run it again.
+    const [call] = await toolResults(t.call, id);
+    expect(call).toMatchObject({ name: 'bash', status: 'error' });
+    expect(String(call!.output)).toMatch(/^interrupted/);
+    const actions = (await nodeEvents(t.call, id, ['node.state'])).map((e) => e.payload.action);
+    expect(actions.slice(0, 5)).toEqual(['create', 'start', 'interrupt', 'message', 'start']);
+  });
+});
+
+describe('the concurrency limit', () => {
+  it(`runs at most ${CONCURRENCY} brokers and queues the rest`, async () => {
+    const nodes = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        createNode(t.call, {
+          task: `queued ${i}`,
+          scopes: ['svc:llm', 'svc:act'],
+          model: scripted('short', [bash('sleep 0.3'), submit({ i })]),
+        }),
+      ),
+    );
+    const ids = new Set(nodes.map((n) => n.id));
+    let maxRunning = 0;
+    let sawQueueBehindFullSlots = false;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const states = await Promise.all(
+        [...ids].map(async (id) => (await getNode(t.call, id)).state),
+      );
+      const running = states.filter((s) => s === 'running').length;
+      // By node: a broker forking a command shows as two broker processes until the exec.
+      const brokers = new Set(
+        brokerProcesses(t.home)
+          .filter((b) => ids.has(b.nodeId))
+          .map((b) => b.nodeId),
+      ).size;
+      maxRunning = Math.max(maxRunning, running, brokers);
+      if (running === CONCURRENCY && states.includes('queued')) sawQueueBehindFullSlots = true;
+      if (states.every((s) => s === 'done') || Date.now() > deadline) break;
+      await sleep(25);
+    }
+    expect(maxRunning).toBe(CONCURRENCY);
+    expect(sawQueueBehindFullSlots).toBe(true);
+    for (const id of ids) expect(isFinal(await getNode(t.call, id))).toBe(true);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * Nodes on real broker processes, driven by the scripted provider: bash calls, a child node, a
+ * wait that parks the parent until the child is done, and submitted results.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bash,
+  createNode,
+  eventually,
+  expectOnceEach,
+  getNode,
+  isFinal,
+  liveNodeTokens,
+  nodeEvents,
+  scripted,
+  submit,
+  toolResults,
+  turnIndexes,
+  waitForNode,
+} from './broker-fixtures.ts';
+import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+let t: TestDaemon;
+
+beforeAll(async () => {
+  t = await startTestDaemon({ brokers: { concurrency: 2 } });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe('a scripted node on a real broker', () => {
+  it('runs bash, spawns a child, waits for it and submits', async () => {
+    // The child takes the default profile's model (a spawn names none).
+    const profile = await t.call(
+      '/v1/profiles/default',
+      json(
+        {
+          model: scripted('child', [
+            bash('echo child-$((6 * 7))'),
+            submit({ answer: 42 }, 'the child is done'),
+          ]),
+        },
+        'PUT',
+      ),
+    );
+    expect(profile.status).toBe(200);
+
+    const parent = await createNode(t.call, {
+      task: 'do the thing',
+      scopes: ['svc:llm', 'svc:act'],
+      model: scripted('parent', [
+        bash('echo hello > out.txt && cat out.txt && pwd'),
+        { text: 'spawning', tool_calls: [{ name: 'spawn', input: { task: 'compute 6*7' } }] },
+        { tool_calls: [{ name: 'wait', input: {} }] },
+        submit({ ok: true }, 'the parent is done'),
+      ]),
+    });
+    expect(parent.state).toBe('queued');
+
+    const done = await waitForNode(t.call, parent.id, isFinal);
+    expect(done.state).toBe('done');
+    expect(done.outcome).toMatchObject({ result: { ok: true }, summary: 'the parent is done' });
+    expect(done.usage.turns).toBe(4);
+
+    // Each turn recorded exactly once, though the parent's broker exited at the wait and a
+    // second broker resumed it.
+    expectOnceEach(await turnIndexes(t.call, parent.id), 4);
+    const states = (await nodeEvents(t.call, parent.id, ['node.state'])).map(
+      (e) => `${e.payload.action}:${e.payload.to}`,
+    );
+    expect(states).toEqual([
+      'create:queued',
+      'start:running',
+      'wait:waiting',
+      'wake:queued',
+      'start:running',
+      'submit:done',
+    ]);
+
+    const results = await toolResults(t.call, parent.id, 4);
+    expect(results.map((r) => `${r.name}:${r.status}`)).toEqual([
+      'bash:ok',
+      'spawn:ok',
+      'wait:ok',
+      'submit:ok',
+    ]);
+    const bashOut = results[0]!.output as { stdout: string; exit_code: number };
+    const worktree = join(t.home, 'worktrees', parent.id);
+    expect(bashOut).toMatchObject({ exit_code: 0, stdout: `hello\n${worktree}\n` });
+    expect(existsSync(join(worktree, 'out.txt'))).toBe(true);
+
+    const childId = (results[1]!.output as { node_id: string }).node_id;
+    const child = await getNode(t.call, childId);
+    expect(child).toMatchObject({ parent_id: parent.id, state: 'done' });
+    expect(child.outcome?.result).toEqual({ answer: 42 });
+    const waited = results[2]!.output as {
+      children: { id: string; outcome: { result: unknown } }[];
+    };
+    expect(waited.children).toEqual([
+      expect.objectContaining({
+        id: childId,
+        outcome: expect.objectContaining({ result: { answer: 42 } }),
+      }),
+    ]);
+    const childBash = (await toolResults(t.call, childId))[0]!.output as { stdout: string };
+    expect(childBash.stdout).toBe('child-42\n');
+  });
+
+  it('revokes every node token once its broker has ended', async () => {
+    // The node is done before its broker process has exited.
+    await eventually(async () => (await liveNodeTokens(t.call)) === 0, 5_000, 'no live node token');
+  });
+
+  it('keeps the node token and model key out of the broker log', async () => {
+    const logs = join(t.home, 'logs', 'brokers');
+    expect(existsSync(logs)).toBe(true);
+    const daemonLog = readFileSync(join(t.home, 'logs', 'daemon.log'), 'utf8');
+    expect(daemonLog).not.toMatch(/svc_node_[A-Za-z0-9_-]{20}/);
+  });
+});
