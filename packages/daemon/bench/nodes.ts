@@ -6,7 +6,9 @@
  *
  * - total wall time, create to the last outcome ↔ BENCH_NODES bare `node -e ''` spawns, the
  *   same number at a time;
- * - broker start (spawn → `broker.claim` answered) ↔ one bare `node -e ''` spawn to its exit;
+ * - broker start (launch → `broker.claim` answered: a warm spare started before it is handed
+ *   its node, so its own start counts only when no spare was ready) ↔ one bare `node -e ''`
+ *   spawn to its exit (BENCH_VERBOSE=1 also prints each start in launch order);
  * - daemon + broker overhead per turn (a turn's end → the next turn's start, minus the bash
  *   command's own time: recording the turn, the tool call's records, claiming mail, the next
  *   prompt) ↔ one durable SQLite insert plus an in-process notify, the least a recorded step costs;
@@ -161,6 +163,9 @@ try {
       '| --- | ---: | ---: | ---: |',
       ...rows.map((r) => `| ${r.join(' | ')} |`),
       '',
+      ...(process.env.BENCH_VERBOSE
+        ? [`Broker starts in launch order (ms): ${starts.join(' ')}`, '']
+        : []),
       "Baselines: wall time and broker start ↔ bare `node -e ''` spawns (the same number, as many at a time);",
       'overhead per turn and event lag ↔ one durable SQLite insert (WAL, synchronous=FULL) plus an in-process notify.',
       '',
@@ -254,11 +259,13 @@ function turnOverheads(events: EventDto[]): number[] {
   return gaps;
 }
 
-/** Broker start times from the daemon's record: spawned → claim answered. */
+/** Broker start times from the daemon's record, in launch order: launched → claim answered. */
 function brokerStarts(db: string): number[] {
   const sqlite = new DatabaseSync(db, { readOnly: true });
   const rows = sqlite
-    .prepare('SELECT started_at, claimed_at FROM brokers WHERE claimed_at IS NOT NULL')
+    .prepare(
+      'SELECT started_at, claimed_at FROM brokers WHERE claimed_at IS NOT NULL ORDER BY started_at',
+    )
     .all() as { started_at: string; claimed_at: string }[];
   sqlite.close();
   return rows.map((r) => Date.parse(r.claimed_at) - Date.parse(r.started_at));

@@ -10,6 +10,7 @@ import type { ProfileService } from './services/profiles.ts';
 import type { RunService } from './services/runs.ts';
 import type { TokenService } from './services/tokens.ts';
 import type { Store } from './store/index.ts';
+import type { Supervisor } from './supervisor/supervisor.ts';
 
 export interface TcpInfo {
   host: string;
@@ -34,6 +35,7 @@ export interface DaemonContext {
   nodes: NodeService;
   runs: RunService;
   brokers: BrokerPlane;
+  supervisor: Pick<Supervisor, 'stats'>;
   logger: Logger;
   sse: SseRegistry;
   sseKeepaliveMs: number;

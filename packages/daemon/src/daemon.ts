@@ -19,7 +19,7 @@ import { profileService } from './services/profiles.ts';
 import { runService } from './services/runs.ts';
 import { tokenService } from './services/tokens.ts';
 import { openStore } from './store/index.ts';
-import { createSupervisor } from './supervisor/supervisor.ts';
+import { createSupervisor, parseConcurrency } from './supervisor/supervisor.ts';
 import { DAEMON_VERSION } from './version.ts';
 
 export interface StartDaemonOptions {
@@ -36,8 +36,9 @@ export interface StartDaemonOptions {
   /** How long a shutdown waits for requests in flight before cutting them; default 30 s. */
   drainTimeoutMs?: number;
   /**
-   * Brokers: how many run at once (default 4), crashes in a row before a node fails (default 3),
-   * and the broker entry script (default `src/broker/main.ts`; tests substitute their own).
+   * Brokers: how many run at once (default `SVC_BROKERS`, else 4), crashes in a row before a node
+   * fails (default 3), and the broker entry script (default `src/broker/main.ts`; tests
+   * substitute their own).
    */
   brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string };
 }
@@ -94,10 +95,12 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
         relaunchBudget: opts.brokers.relaunchBudget,
       }),
     });
+    const concurrency =
+      opts.brokers?.concurrency ?? parseConcurrency(process.env.SVC_BROKERS, 'SVC_BROKERS');
     const supervisor = createSupervisor(
       { home: paths.home, socketPath: paths.socket, store, tokens, logger, hooks: brokers.hooks },
       {
-        ...(opts.brokers?.concurrency !== undefined && { concurrency: opts.brokers.concurrency }),
+        ...(concurrency !== undefined && { concurrency }),
         ...(opts.brokers?.entry !== undefined && { entry: opts.brokers.entry }),
       },
     );
@@ -182,6 +185,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       nodes,
       runs,
       brokers,
+      supervisor,
       logger,
       sse,
       sseKeepaliveMs: opts.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,

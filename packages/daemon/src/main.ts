@@ -1,11 +1,14 @@
 /**
- * The daemon process: `node src/main.ts [--home DIR] [--tcp [HOST:]PORT] [--log-level LEVEL]`.
+ * The daemon process: `node src/main.ts [--home DIR] [--tcp [HOST:]PORT] [--log-level LEVEL]
+ * [--brokers N]` (`--brokers`: brokers at once; default `SVC_BROKERS`, else 4).
  * SIGTERM or SIGINT (or `POST /v1/shutdown`) drains requests, ends event streams, closes the
  * database, removes socket and lock, and exits 0. A start failure prints one line and exits 1.
  */
+import { mkdirSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDaemon } from './daemon.ts';
-import { parseTcpSpec } from './listeners/tcp.ts';
+import { resolveHome } from '@svc/protocol/home';
 
 try {
   const { values } = parseArgs({
@@ -13,14 +16,25 @@ try {
       home: { type: 'string' },
       tcp: { type: 'string' },
       'log-level': { type: 'string' },
+      brokers: { type: 'string' },
       foreground: { type: 'boolean' },
     },
     strict: true,
   });
+  // Before the daemon's modules load, so a restart reads them compiled: the cache the brokers
+  // share, `<home>/cache/node`, in a home that is the person's alone.
+  const home = resolveHome(values.home);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  enableCompileCache(join(home, 'cache', 'node'));
+  const { startDaemon } = await import('./daemon.ts');
+  const { parseTcpSpec } = await import('./listeners/tcp.ts');
+  const { parseConcurrency } = await import('./supervisor/supervisor.ts');
+  const concurrency = parseConcurrency(values.brokers, '--brokers');
   const daemon = await startDaemon({
-    ...(values.home !== undefined && { home: values.home }),
+    home,
     ...(values.tcp !== undefined && { tcp: parseTcpSpec(values.tcp) }),
     ...(values['log-level'] !== undefined && { logLevel: values['log-level'] }),
+    ...(concurrency !== undefined && { brokers: { concurrency } }),
     installSignalHandlers: true,
   });
   await daemon.closed;

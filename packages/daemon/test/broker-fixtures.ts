@@ -136,7 +136,8 @@ export function expectOnceEach(indexes: number[], count: number) {
 }
 
 /**
- * Live processes of this machine running a broker whose working directory is under `home`. A
+ * Live processes of this machine running a broker whose working directory is a node's worktree
+ * under `home` (a spare, not launched yet, waits elsewhere). A
  * broker's child between its fork and its exec shows here too, under the same node: the broker
  * itself is the one whose parent is the daemon.
  */
@@ -145,7 +146,9 @@ export function brokerProcesses(home: string): { pid: number; ppid: number; node
   return readdirSync('/proc').flatMap((name) => {
     if (!/^\d+$/.test(name)) return [];
     try {
-      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('broker/main.ts')) return [];
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      // The `.ts` entry, or its bundle in the home's cache.
+      if (!cmdline.includes('broker/main.ts') && !cmdline.includes('/cache/broker-')) return [];
       const cwd = readlinkSync(`/proc/${name}/cwd`);
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

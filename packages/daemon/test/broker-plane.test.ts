@@ -23,7 +23,8 @@ const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', import.me
 let t: TestDaemon;
 
 beforeAll(async () => {
-  t = await startTestDaemon({ brokers: { concurrency: 8, entry: IDLE_BROKER } });
+  // A slot per node launched here: stand-in brokers exit only when stopped.
+  t = await startTestDaemon({ brokers: { concurrency: 12, entry: IDLE_BROKER } });
 });
 afterAll(async () => {
   await t?.stop();
@@ -252,19 +253,86 @@ describe('recording turns and tool results', () => {
 });
 
 describe('budgets, faults and directives', () => {
-  it('parks the node when a recorded turn reaches a budget', async () => {
+  it('parks at a budget only once the turn that reached it has its results in', async () => {
     const n = await launched({ budgets: { max_turns: 1 } });
-    await ok(await t.call(`/v1/nodes/${n.node_id}/broker/claim`, post(claimBody, n.token)));
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const recorded = await ok<{ directive: { action: string } }>(
+      await t.call(`${at}/turns`, post(turn(1), n.token)),
+    );
+    // The turn reached max_turns, but its call still runs.
+    expect(recorded.directive.action).toBe('continue');
+    expect((await getNode(t.call, n.node_id)).state).toBe('running');
+
+    const result = { turn_index: 1, tool_call_id: 'call_1', status: 'ok', output: 'fine' };
     const answer = await ok<{ directive: { action: string; reason: string } }>(
-      await t.call(`/v1/nodes/${n.node_id}/broker/turns`, post(turn(1), n.token)),
+      await t.call(`${at}/tool-results`, post(result, n.token)),
     );
     expect(answer.directive.action).toBe('park');
     expect(answer.directive.reason).toMatch(/budget reached: 1 of 1 turns used \(max_turns\)/);
-    const node = await getNode(t.call, n.node_id);
-    expect(node).toMatchObject({
+    expect(await getNode(t.call, n.node_id)).toMatchObject({
       state: 'waiting',
       waiting_on: { for: 'budget', budget: 'max_turns' },
     });
+
+    // A message wakes it; the claim that follows parks it again before any model call.
+    await ok(await t.call(`/v1/nodes/${n.node_id}/messages`, json({ text: 'go on' })));
+    expect((await getNode(t.call, n.node_id)).state).toBe('queued');
+    const session = await ok<{ node: { state: string }; directive: { action: string } }>(
+      await t.call(`${at}/claim`, post(claimBody, n.token)),
+    );
+    expect(session.directive.action).toBe('park');
+    expect(session.node.state).toBe('waiting');
+    const states = (await nodeEvents(t.call, n.node_id, ['node.state'])).map(
+      (e) => `${e.payload.action}:${e.payload.to}`,
+    );
+    expect(states.slice(-3)).toEqual([
+      'message:queued',
+      'start:running',
+      'budget_exhausted:waiting',
+    ]);
+
+    // Raised: the node is queued again and its claim answers continue.
+    const raised = await t.call(
+      `/v1/nodes/${n.node_id}`,
+      json({ budgets: { max_turns: 3 } }, 'PATCH'),
+    );
+    expect(((await raised.json()) as { state: string }).state).toBe('queued');
+    const resumed = await ok<{ directive: { action: string } }>(
+      await t.call(`${at}/claim`, post(claimBody, n.token)),
+    );
+    expect(resumed.directive.action).toBe('continue');
+  });
+
+  it('parks at the record of a turn without calls that reaches a budget', async () => {
+    const n = await launched({ budgets: { max_tokens: 5 } });
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const answer = await ok<{ directive: { action: string; reason: string } }>(
+      await t.call(`${at}/turns`, post(turn(1, { tool_calls: [] }), n.token)),
+    );
+    expect(answer.directive).toMatchObject({
+      action: 'park',
+      reason: expect.stringMatching(/5 of 5 tokens used \(max_tokens\)/),
+    });
+  });
+
+  it("takes the submit call's own result after the node is done, in the turn that reached max_turns", async () => {
+    const n = await launched({ budgets: { max_turns: 1 } });
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const calls = [{ id: 'call_submit', name: 'submit', input: { summary: 'done' } }];
+    await ok(await t.call(`${at}/turns`, post(turn(1, { tool_calls: calls }), n.token)));
+    const done = await ok<{ state: string }>(
+      await t.call(`${at}/result`, post({ summary: 'done' }, n.token)),
+    );
+    expect(done.state).toBe('done');
+    const body = { turn_index: 1, tool_call_id: 'call_submit', status: 'ok', output: 'ok' };
+    const answer = await ok<{ tool_call: { status: string }; directive: { action: string } }>(
+      await t.call(`${at}/tool-results`, post(body, n.token)),
+    );
+    expect(answer).toMatchObject({ tool_call: { status: 'ok' }, directive: { action: 'cancel' } });
+    expect((await getNode(t.call, n.node_id)).state).toBe('done');
   });
 
   it('fails the node on a fatal fault', async () => {

@@ -109,6 +109,15 @@ describe('scopes of a new node', () => {
     expect(wider.body.error.code).toBe('scope_missing');
   });
 
+  it("a node of the owner (no list) keeps the owner's vocabulary for its children", async () => {
+    const parent = await t.createNode({ task: 'p' });
+    expect(parent.scopes).toBeNull();
+    const token = t.nodeToken(parent.id);
+    expect((await t.createNode({ task: 'c' }, token)).scopes).toBeNull();
+    const wide = await t.createNode({ task: 'c', scopes: ['svc:act', 'svc:schedule'] }, token);
+    expect(wide.scopes).toEqual(['svc:llm', 'svc:act', 'svc:schedule']);
+  });
+
   it('legacy short names are 400 invalid_request', async () => {
     const res = await t.post('/v1/nodes', { task: 'a', model: SCRIPTED, scopes: ['act'] });
     expect(res.status).toBe(400);

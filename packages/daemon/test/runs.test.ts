@@ -64,6 +64,20 @@ describe('runs.start', () => {
     });
     expect(inherited.body).toMatchObject({ run_id: run.id, root_id: run.node_id });
   });
+
+  it("a node of the owner (no list) starts a run under no grant: the owner's vocabulary", async () => {
+    const owners = await t.createNode({ task: 'owner node' });
+    expect(owners.scopes).toBeNull();
+    const res = await t.post('/v1/runs', { task: 'x', model: SCRIPTED }, t.nodeToken(owners.id));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ app_id: null, scopes: null });
+    const child = await t.post(
+      '/v1/nodes',
+      { task: 'c', model: SCRIPTED, parent_id: res.body.node_id, scopes: ['svc:act', 'svc:llm'] },
+      t.nodeToken(owners.id),
+    );
+    expect(child.status).toBe(200);
+  });
 });
 
 describe('visibility and lists', () => {

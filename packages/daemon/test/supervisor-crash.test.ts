@@ -52,7 +52,6 @@ describe('a broker killed mid-turn', () => {
     );
     const node = await createNode(t.call, {
       task: 'survive a crash',
-      scopes: ['svc:llm', 'svc:act'],
       model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
     });
 
@@ -130,7 +129,6 @@ describe('a daemon killed mid-run', () => {
     let call = socketFetch(first.socketPath, owner);
     const node = await createNode(call, {
       task: 'outlive the daemon',
-      scopes: ['svc:llm', 'svc:act'],
       model: scripted('steady', [
         bash('sleep 1; echo "$(date +%s%N)" >> runs.txt'),
         bash('echo second'),

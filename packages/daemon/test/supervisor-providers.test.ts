@@ -56,6 +56,7 @@ describe.each(CASES)('a node over $provider', ({ provider, model, start, path })
 
     const node = await createNode(t.call, {
       task: 'echo something',
+      // An explicit list (the other supervisor tests leave it out: the owner's null).
       scopes: ['svc:llm', 'svc:act'],
       model: { provider, model },
     });

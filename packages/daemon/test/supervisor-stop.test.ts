@@ -44,7 +44,6 @@ const sleeper = (detached: boolean) =>
 async function sleepingNode(detached: boolean, extra: unknown[] = []) {
   const node = await createNode(t.call, {
     task: 'sleep for a long time',
-    scopes: ['svc:llm', 'svc:act'],
     model: scripted('sleeper', [sleeper(detached), ...extra]),
   });
   const dir = join(t.home, 'worktrees', node.id);
@@ -101,7 +100,6 @@ describe('the concurrency limit', () => {
       Array.from({ length: 5 }, (_, i) =>
         createNode(t.call, {
           task: `queued ${i}`,
-          scopes: ['svc:llm', 'svc:act'],
           model: scripted('short', [bash('sleep 0.3'), submit({ i })]),
         }),
       ),

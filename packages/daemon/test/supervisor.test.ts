@@ -48,9 +48,9 @@ describe('a scripted node on a real broker', () => {
     );
     expect(profile.status).toBe(200);
 
+    // Created by the owner with no scope list: null, the owner's vocabulary, for its children too.
     const parent = await createNode(t.call, {
       task: 'do the thing',
-      scopes: ['svc:llm', 'svc:act'],
       model: scripted('parent', [
         bash('echo hello > out.txt && cat out.txt && pwd'),
         { text: 'spawning', tool_calls: [{ name: 'spawn', input: { task: 'compute 6*7' } }] },
@@ -58,7 +58,7 @@ describe('a scripted node on a real broker', () => {
         submit({ ok: true }, 'the parent is done'),
       ]),
     });
-    expect(parent.state).toBe('queued');
+    expect(parent).toMatchObject({ state: 'queued', scopes: null });
 
     const done = await waitForNode(t.call, parent.id, isFinal);
     expect(done.state).toBe('done');
@@ -94,7 +94,7 @@ describe('a scripted node on a real broker', () => {
 
     const childId = (results[1]!.output as { node_id: string }).node_id;
     const child = await getNode(t.call, childId);
-    expect(child).toMatchObject({ parent_id: parent.id, state: 'done' });
+    expect(child).toMatchObject({ parent_id: parent.id, state: 'done', scopes: null });
     expect(child.outcome?.result).toEqual({ answer: 42 });
     const waited = results[2]!.output as {
       children: { id: string; outcome: { result: unknown } }[];
@@ -107,6 +107,44 @@ describe('a scripted node on a real broker', () => {
     ]);
     const childBash = (await toolResults(t.call, childId))[0]!.output as { stdout: string };
     expect(childBash.stdout).toBe('child-42\n');
+  });
+
+  it('with max_turns: N, the N-th turn still runs its tools: it submits', async () => {
+    const node = await createNode(t.call, {
+      task: 'two turns',
+      budgets: { max_turns: 2 },
+      model: scripted('tight', [bash('echo one'), submit({ ok: 2 })]),
+    });
+    const done = await waitForNode(t.call, node.id, isFinal);
+    expect(done).toMatchObject({
+      state: 'done',
+      usage: { turns: 2 },
+      outcome: { result: { ok: 2 } },
+    });
+  });
+
+  it('parks at a budget after the reaching turn ran its tools; raising it finishes the node', async () => {
+    const node = await createNode(t.call, {
+      task: 'bash, then submit',
+      budgets: { max_turns: 1 },
+      model: scripted('short', [bash('echo ran > ran.txt'), submit({ ok: 1 })]),
+    });
+    const parked = await waitForNode(t.call, node.id, (n) => n.state === 'waiting');
+    expect(parked).toMatchObject({ waiting_on: { for: 'budget', budget: 'max_turns' } });
+    expect(existsSync(join(t.home, 'worktrees', node.id, 'ran.txt'))).toBe(true);
+    expect((await toolResults(t.call, node.id, 1)).map((r) => r.status)).toEqual(['ok']);
+    const raised = await t.call(
+      `/v1/nodes/${node.id}`,
+      json({ budgets: { max_turns: 2 } }, 'PATCH'),
+    );
+    expect(raised.status).toBe(200);
+    const done = await waitForNode(t.call, node.id, isFinal);
+    expect(done).toMatchObject({ state: 'done', usage: { turns: 2 } });
+  });
+
+  it('reports its slots in /v1/status', async () => {
+    const status = (await (await t.call('/v1/status')).json()) as { brokers: unknown };
+    expect(status.brokers).toEqual({ concurrency: 2, active: expect.any(Number), queued: 0 });
   });
 
   it('revokes every node token once its broker has ended', async () => {

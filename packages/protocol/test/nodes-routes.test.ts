@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   credentialInstallBodySchema,
+  findRoute,
   newId,
   nodeRouteById,
   nodeRoutes,
@@ -82,22 +83,6 @@ function samplePath(route: RouteDef): string {
   );
 }
 
-// The matching rule of `findRoute` (a literal segment beats a parameter), over both tables.
-function resolve(method: string, path: string, table: readonly RouteDef[]): RouteDef | null {
-  const wanted = path.split('/');
-  let best: { route: RouteDef; literals: number } | null = null;
-  for (const route of table) {
-    if (route.method !== method) continue;
-    const segs = route.path.split('/');
-    if (segs.length !== wanted.length) continue;
-    const fits = segs.every((s, i) => s.startsWith('{') || s === wanted[i]);
-    if (!fits) continue;
-    const literals = segs.filter((s) => !s.startsWith('{')).length;
-    if (best === null || literals > best.literals) best = { route, literals };
-  }
-  return best?.route ?? null;
-}
-
 /** The names of every property that is not a boolean or a number (so could carry a secret). */
 function stringProperties(schema: unknown, out: string[] = []): string[] {
   if (Array.isArray(schema)) for (const s of schema) stringProperties(s, out);
@@ -125,20 +110,30 @@ describe('nodeRoutes', () => {
     expect(new Set(all.map((r) => `${r.method} ${r.path}`)).size).toBe(all.length);
   });
 
-  it('collides with nothing in the current routes table (ids or method+path)', () => {
-    const taken = new Set(routes.flatMap((r) => [r.id, `${r.method} ${r.path}`]));
+  it('is merged into routes: each route exactly once, sharing no id or method+path with another', () => {
     for (const r of all) {
-      expect(taken.has(r.id)).toBe(false);
-      expect(taken.has(`${r.method} ${r.path}`)).toBe(false);
+      expect(
+        routes.filter((other) => other === r),
+        r.id,
+      ).toHaveLength(1);
+      expect(
+        routes.filter((other) => other.id === r.id),
+        r.id,
+      ).toHaveLength(1);
+      const pair = `${r.method} ${r.path}`;
+      expect(
+        routes.filter((other) => `${other.method} ${other.path}` === pair),
+        pair,
+      ).toHaveLength(1);
     }
     // auth.status keeps using the existing readiness route
     expect(routes.find((r) => r.path === '/v1/model-auth/readiness')?.method).toBe('GET');
   });
 
-  it('resolves a concrete path of each route to that route, even beside the main table', () => {
-    const merged = [...routes, ...all];
+  it('resolves a concrete path of each route to that route within the whole table', () => {
     for (const route of all) {
-      expect(resolve(route.method, samplePath(route), merged)?.id).toBe(route.id);
+      const match = findRoute(route.method, samplePath(route));
+      expect(match !== null && 'route' in match ? match.route.id : match, route.id).toBe(route.id);
     }
   });
 

@@ -7,11 +7,13 @@ import {
   findRoute,
   listQuerySchema,
   newId,
+  nodeRoutes,
   routeById,
   routes,
 } from '../src/index.ts';
 
-const STAGE_ROUTES = [
+/** The routes of docs/api-v1.md; the groups of docs/nodes.md (`nodeRoutes`) come on top. */
+const CORE_ROUTES = [
   'bash.run',
   'connect.create',
   'events.stream',
@@ -27,8 +29,12 @@ const STAGE_ROUTES = [
 ];
 
 describe('route table', () => {
-  it('holds the routes of docs/api-v1.md with unique ids and method+path pairs', () => {
-    expect(routes.map((r) => r.id).sort()).toEqual(STAGE_ROUTES);
+  it('holds the routes of docs/api-v1.md and of every node group, with unique ids and method+path pairs', () => {
+    const groupIds = new Set<string>(nodeRoutes.map((r) => r.id));
+    const ids = routes.map((r) => r.id);
+    expect(ids.filter((id) => !groupIds.has(id)).sort()).toEqual(CORE_ROUTES);
+    expect([...ids].sort()).toEqual([...CORE_ROUTES, ...groupIds].sort());
+    expect(new Set(ids).size).toBe(routes.length);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
   });
 

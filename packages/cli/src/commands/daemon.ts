@@ -19,6 +19,7 @@ export function registerDaemon(program: Command, runtime: Runtime): void {
       '--tcp <[host:]port>',
       'also listen on TCP (127.0.0.1 unless a host is given; 0 = any free port)',
     )
+    .option('--brokers <n>', 'node brokers that run at once (default: SVC_BROKERS, else 4)')
     .action(action(runtime, start));
 
   daemon
@@ -42,8 +43,15 @@ export function registerDaemon(program: Command, runtime: Runtime): void {
 // `@svc/daemon` is loaded only by the commands that need it: the rest of the CLI is a client.
 const loadDaemon = () => import('@svc/daemon');
 
-async function start(ctx: Context, opts: { foreground?: boolean; tcp?: string }) {
+async function start(ctx: Context, opts: { foreground?: boolean; tcp?: string; brokers?: string }) {
   const tcp = opts.tcp === undefined ? undefined : parseListenAddress(opts.tcp, '--tcp');
+  const brokers = opts.brokers === undefined ? undefined : Number(opts.brokers);
+  if (brokers !== undefined && (!Number.isSafeInteger(brokers) || brokers < 1)) {
+    throw new CliError(
+      `--brokers must be a positive integer; received '${opts.brokers}'`,
+      EXIT.usage,
+    );
+  }
   const { readLock, spawnDaemon, startDaemon } = await loadDaemon();
   const running = readLock(ctx.home);
   if (running) {
@@ -53,6 +61,7 @@ async function start(ctx: Context, opts: { foreground?: boolean; tcp?: string })
     const handle = await startDaemon({
       home: ctx.home,
       tcp: tcp ?? false,
+      ...(brokers !== undefined && { brokers: { concurrency: brokers } }),
       installSignalHandlers: true,
     });
     await printStatus(ctx);
@@ -60,7 +69,11 @@ async function start(ctx: Context, opts: { foreground?: boolean; tcp?: string })
     await handle.closed;
     return EXIT.ok;
   }
-  await spawnDaemon({ home: ctx.home, ...(opts.tcp === undefined ? {} : { tcp: opts.tcp }) });
+  await spawnDaemon({
+    home: ctx.home,
+    ...(opts.tcp !== undefined && { tcp: opts.tcp }),
+    ...(brokers !== undefined && { brokers }),
+  });
   return printStatus(ctx);
 }
 

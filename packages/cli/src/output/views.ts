@@ -16,6 +16,12 @@ export function renderStatus(status: StatusView, colors: Palette): string {
       ['home', cell(status.home)],
       ['socket', cell(status.socket_path)],
       ['tcp', status.tcp ? status.tcp.base_url : 'off'],
+      [
+        'brokers',
+        status.brokers === undefined
+          ? '-'
+          : `${status.brokers.active} of ${status.brokers.concurrency} running, ${status.brokers.queued} queued`,
+      ],
       ['uptime', status.uptime_s === undefined ? '-' : formatDuration(status.uptime_s)],
       ['started', cell(status.started_at)],
     ],

@@ -9,14 +9,15 @@
  * - the conversation is always rebuilt from records: on start the recorded turns are replayed
  *   without calling the model, and only calls still `pending` run. A call that was running when
  *   a broker died runs again (at least once); a recorded one never does.
- * - each record answers a directive: `park` (a budget was reached) stops the loop leaving the
- *   turn's remaining calls pending; `interrupt` and `cancel` stop it like an abort.
+ * - each record answers a directive: `park` (the daemon parked the node at a budget, which it does
+ *   only once nothing of the last turn is pending, so the turn that reaches a budget runs all its
+ *   calls) stops the loop; `interrupt` and `cancel` stop it like an abort. Budgets are the
+ *   daemon's alone: it sees a budget raised or cut while the broker runs.
  *
  * Aborting `signal` (cancel, interrupt, shutdown) aborts the model request and kills the process
  * group of a running `bash` at once; the calls it cut short are recorded as interrupted, so a
  * relaunch does not run them again.
  */
-import { exhaustedBudget, type Usage } from '@svc/protocol';
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
@@ -87,7 +88,6 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
   if (session.directive.action !== 'continue') return directiveExit(session.directive);
   const tools = new Map(toolsFor(node.scopes, session.tools).map((t) => [t.name as string, t]));
   const specs = Object.fromEntries([...tools].map(([name, t]) => [name, toolSpec(t)]));
-  const usage: Usage = { ...node.usage };
   const messages: ModelMessage[] = [];
   const seenMail = new Set<number>();
 
@@ -97,6 +97,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     calls: readonly RecordedToolCall[],
   ): Promise<LoopExit | null> {
     const settled = new Map(calls.filter((c) => c.status !== 'pending').map((c) => [c.id, c]));
+    /** The directive of the last record: after a stopping call, it may park at a budget. */
+    let directive: Directive | undefined;
     const record = async (call: RecordedToolCall, output: unknown, isError: boolean) => {
       const answer = await port.recordToolResult({
         turn_index: index,
@@ -106,7 +108,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       });
       settled.set(call.id, answer.tool_call);
       emit({ type: 'tool.recorded', index, call: answer.tool_call });
-      return answer.directive;
+      directive = answer.directive;
+      return directive;
     };
     /** Calls cut short or never started: the model learns so, and a relaunch does not rerun them. */
     const recordUnsettled = async (why: string) => {
@@ -140,18 +143,19 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       }
       stop = outcome.stop;
       if (stop?.exit.kind === 'submitted') {
-        // The node is done already: the daemon may refuse these trailing records.
+        // The node is done: the daemon still takes this call's own result (and the rest as not
+        // run), and a refusal would change nothing.
         const { reason } = stop.exit;
         await record(call, outcome.output, false)
           .then(() => recordUnsettled(`not run: ${reason}`))
           .catch(() => {});
         return stop.exit;
       }
-      const directive = await record(call, outcome.output, outcome.is_error ?? false);
-      if (directive.action !== 'continue' && stop === undefined) {
-        if (directive.action !== 'park')
-          await recordUnsettled(`interrupted: ${reasonOf(directive)}`);
-        return directiveExit(directive);
+      const answer = await record(call, outcome.output, outcome.is_error ?? false);
+      if (answer.action !== 'continue' && stop === undefined) {
+        // A park leaves what is pending to run once the budget is raised.
+        if (answer.action !== 'park') await recordUnsettled(`interrupted: ${reasonOf(answer)}`);
+        return directiveExit(answer);
       }
     }
     if (stop !== undefined) {
@@ -161,7 +165,9 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     }
     if (calls.length > 0) messages.push(resultsMessage(calls.map((c) => settled.get(c.id) ?? c)));
     if (stop === undefined) return null;
-    if (stop.park !== undefined) await port.park(stop.exit.reason, stop.park);
+    // The last record parked the node at its budget (or stopped it): nothing left to park.
+    if (directive !== undefined && directive.action !== 'continue') return directiveExit(directive);
+    if (stop.park === true) await port.park(stop.exit.reason);
     return stop.exit;
   }
 
@@ -185,13 +191,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     // A turn without tool calls handed the word back: only new mail gives the model something
     // to answer (this also holds for a broker relaunched right after such a turn).
     if (last !== undefined && last.tool_calls.length === 0 && mail.length === 0) {
-      await port.park(ENDED_WITHOUT_RESULT, 'mail');
+      await port.park(ENDED_WITHOUT_RESULT);
       return { kind: 'waiting', reason: ENDED_WITHOUT_RESULT };
-    }
-    const over = exhaustedBudget(node.budgets, usage);
-    if (over !== null) {
-      await port.park(over.reason, 'budget');
-      return { kind: 'budget', reason: over.reason };
     }
 
     const index = (last?.index ?? 0) + 1;
@@ -230,14 +231,10 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     emit({ type: 'turn.recorded', turn });
     const seqs = turn.input.flatMap((m) => (m.mail_seq === null ? [] : [m.mail_seq]));
     if (seqs.length > 0) await port.ackMail(seqs);
-    usage.turns += 1;
-    usage.input_tokens += turn.usage.input_tokens;
-    usage.output_tokens += turn.usage.output_tokens;
-    usage.cost_usd += turn.cost_usd ?? 0;
     remember(turn);
     last = turn;
     if (directive.action !== 'continue') {
-      // Parked at a budget: the calls stay pending and run once it is raised.
+      // A park leaves the calls pending, to run once the budget is raised.
       if (directive.action !== 'park') return settleStopped(port, turn, directive);
       return directiveExit(directive);
     }

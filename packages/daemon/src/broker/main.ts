@@ -1,9 +1,10 @@
 /**
  * The broker process of one node: `node src/broker/main.ts`, spawned by the daemon's supervisor
- * (one process per active node, in its own process group, its working directory the node's
- * worktree). It reads its launch message from stdin (`brokerLaunchSchema`: the node, its token,
- * the daemon's socket, the model with its key; the only way secrets reach it), binds the control
- * plane over the unix socket with the node token, runs the agent loop and exits.
+ * (one process per active node, in its own process group), often ahead of need: it loads its
+ * modules first, then waits for its launch message on stdin (`brokerLaunchSchema`: the node, its
+ * token, the daemon's socket, the node's worktree it moves to, the model with its key; the only
+ * way secrets reach it), binds the control plane over the unix socket with the node token, runs
+ * the agent loop and exits. A daemon that goes away closes its stdin: a spare exits (2).
  *
  * SIGTERM (cancel, interrupt, shutdown) aborts the loop: the model request stops and a running
  * `bash` has its process group killed at once. The exit code says only whether the process ran
@@ -25,6 +26,7 @@ if (!parsed.success) {
   process.exit(EXIT_BAD_LAUNCH);
 }
 const launch = parsed.data;
+if (launch.cwd !== undefined) process.chdir(launch.cwd);
 const { provider, model, api_key, base_url, script } = launch.model;
 
 const controller = new AbortController();

@@ -59,9 +59,6 @@ export type WaitChildrenAnswer =
   /** The daemon has parked the node until they end, in the same transaction as the check. */
   | { ready: false; pending: string[] };
 
-/** What wakes a parked node: mail, or its budget being raised (`nodes.update`). */
-export type WakeOn = 'mail' | 'budget';
-
 export interface BrokerPort {
   /** Binds the broker to its node and answers what it resumes from. */
   load(): Promise<BrokerLoad>;
@@ -86,12 +83,15 @@ export interface BrokerPort {
   waitChildren(ids: string[] | 'all', mode: WaitMode): Promise<WaitChildrenAnswer>;
   /**
    * Stores the outcome; the node is `done`. The submit call's own tool result is recorded right
-   * after, and the daemon may refuse that trailing record: the loop does not depend on it.
+   * after: the daemon takes it though the node is done (the loop does not depend on it).
    */
   submitResult(submission: ResultSubmission): Promise<void>;
   report(report: ReportInput): Promise<void>;
-  /** Parks the node `waiting` with a human-readable reason until `wakeOn` happens. */
-  park(reason: string, wakeOn: WakeOn): Promise<void>;
+  /**
+   * Parks the node `waiting` for mail with a human-readable reason (`nodes.yield`). Budgets need
+   * no call: the daemon parks the node itself and answers `park` to the record that did it.
+   */
+  park(reason: string): Promise<void>;
   /** Records a fault; a `fatal` one fails the node, others count against its relaunch budget. */
   fault(report: FaultReport): Promise<void>;
 }

@@ -11,6 +11,8 @@ export interface SpawnDaemonOptions {
   home?: string;
   /** `[HOST:]PORT`: also turn the TCP listener on. */
   tcp?: string;
+  /** Brokers at once (`--brokers`); default the daemon's (`SVC_BROKERS`, else 4). */
+  brokers?: number;
   /** How long to wait for `/healthz`; default 10 s. */
   timeoutMs?: number;
 }
@@ -36,6 +38,7 @@ export async function spawnDaemon(
   }
   const args = ['--disable-warning=ExperimentalWarning', MAIN, '--home', paths.home];
   if (opts.tcp !== undefined) args.push('--tcp', opts.tcp);
+  if (opts.brokers !== undefined) args.push('--brokers', String(opts.brokers));
   const log = openSync(paths.logFile, 'a', 0o600);
   let exited: string | null = null;
   try {

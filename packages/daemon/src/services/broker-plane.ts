@@ -12,7 +12,11 @@
  *   node's broker may still settle its calls (as interrupted), so a relaunch does not run them
  *   again;
  * - crashes and non-fatal faults count against a relaunch budget that a new turn resets: a broker
- *   that keeps dying without progress fails its node instead of looping for ever.
+ *   that keeps dying without progress fails its node instead of looping for ever;
+ * - a budget parks the node only when the next turn would go past it: once a budget is reached
+ *   and the last turn has no call pending (its last result recorded, a turn without calls, or a
+ *   claim with nothing left to run), so the turn that reaches a budget still runs its tools,
+ *   `submit` included.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -90,6 +94,21 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
           : 'cancel';
     const reason = node.state_reason ?? `the node is ${node.state}`;
     return { action, reason, cancel_jobs };
+  }
+
+  /**
+   * Parks a running node whose budget is reached once nothing of its last turn is pending: the
+   * broker's next step would be a model call past the budget.
+   */
+  function parkIfSpent(node: NodeRow, afterCommit: (cb: () => void) => void): void {
+    if (node.state !== 'running') return;
+    const { budgets, usage } = toNode(node);
+    const over = exhaustedBudget(budgets, usage);
+    if (over === null) return;
+    const last = store.turns.get(node.id, store.turns.lastIndex(node.id));
+    if (last?.tool_calls.some((c) => c.status === 'pending')) return;
+    const waitingOn = { for: 'budget', budget: over.budget } as const;
+    nodes.move(node, 'budget_exhausted', { reason: over.reason, waitingOn }, afterCommit);
   }
 
   function settingsOf(profile: string): ProfileSettings | null {
@@ -197,6 +216,8 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
       return store.db.transaction((afterCommit) => {
         const node = nodes.move(row(id), 'start', {}, afterCommit);
         store.brokers.claimed(tokenId, now());
+        // Woken by mail while its budget is spent, it parks again before any model call.
+        parkIfSpent(node, afterCommit);
         const settings = settingsOf(node.profile);
         const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
         return {
@@ -209,7 +230,10 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
       });
     },
 
-    /** `broker.turns.record`: the next turn, before its calls run; parks the node at a budget. */
+    /**
+     * `broker.turns.record`: the next turn, before its calls run. A turn without calls that
+     * reaches a budget parks the node; one with calls parks it once their results are in.
+     */
     recordTurn(id: string, body: TurnBody): { turn: Turn; directive: Directive } {
       const fingerprint = createHash('sha256').update(JSON.stringify(body)).digest('hex');
       return store.db.transaction((afterCommit) => {
@@ -278,25 +302,18 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         store.nodes.save(node);
         store.brokers.resetFaults(id);
         events.record('node.turn', id, { node_id: id, turn });
-        const over = exhaustedBudget(toNode(node).budgets, toNode(node).usage);
-        if (over !== null) {
-          nodes.move(
-            node,
-            'budget_exhausted',
-            {
-              reason: over.reason,
-              waitingOn: { for: 'budget', budget: over.budget },
-            },
-            afterCommit,
-          );
-        }
+        parkIfSpent(node, afterCommit);
         return { turn, directive: directiveOf(node) };
       });
     },
 
-    /** `broker.toolResults.record`: settles a pending call once; a repeat answers the record. */
+    /**
+     * `broker.toolResults.record`: settles a pending call once; a repeat answers the record. Any
+     * state takes it: the `submit` call's own result comes after its node is `done`, and a
+     * stopped broker settles what it cut short. The last result of a turn at a budget parks.
+     */
     recordToolResult(id: string, body: ToolResultBody) {
-      return store.db.transaction(() => {
+      return store.db.transaction((afterCommit) => {
         const node = row(id);
         const call = store.turns.toolCall(id, body.tool_call_id);
         if (call === undefined || call.turn_index !== body.turn_index) {
@@ -326,6 +343,7 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
             turn_index: body.turn_index,
             tool_call: settled,
           });
+          parkIfSpent(node, afterCommit);
         }
         return { tool_call: settled, directive: directiveOf(node) };
       });

@@ -52,6 +52,16 @@ export type RecycleBody = z.output<typeof nodeRecycleBodySchema>;
 export type WaitBody = z.output<typeof nodeWaitBodySchema>;
 
 /** Where a new node goes when it starts a run (`runs.start`): no parent, the app's grant. */
+/**
+ * The scope ceiling a caller creates under (and, starting a run, the run's grant): its token's
+ * list; `null` (everything) for the owner and for a node of the owner that was given no list,
+ * whose token holds `null` too. An app token without a list (there should be none) gets nothing.
+ */
+export function scopeCeiling(principal: Principal): Ceiling {
+  if (principal.kind === 'owner') return null;
+  return principal.kind === 'node' ? principal.scopes : (principal.scopes ?? []);
+}
+
 export interface RunPlacement {
   runId: string;
   grant: Ceiling;
@@ -104,15 +114,6 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     if (principal.kind === 'owner') return { kind: 'owner', id: null };
     if (principal.kind === 'node') return { kind: 'node', id: principal.nodeId };
     return { kind: 'app', id: principal.appId };
-  }
-
-  /**
-   * The scope ceiling a caller creates under: its token's list; `null` (everything) for the owner
-   * and for the nodes of the owner that were given no list.
-   */
-  function ceilingOf(principal: Principal): Ceiling {
-    if (principal.kind === 'owner') return null;
-    return principal.kind === 'node' ? principal.scopes : (principal.scopes ?? []);
   }
 
   function grantOf(row: NodeRow | undefined): Ceiling {
@@ -325,7 +326,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     const grant = run?.grant ?? grantOf(parent);
     const scopes = checkScopes(
       body.scopes ?? settings?.scopes ?? undefined,
-      ceilingOf(principal),
+      scopeCeiling(principal),
       grant,
     );
     if (body.output_schema !== undefined) compileOutputSchema(body.output_schema);
@@ -608,7 +609,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
         const scopes = checkScopes(
           body.scopes ?? sourceScopes ?? undefined,
           sourceScopes,
-          ceilingOf(principal),
+          scopeCeiling(principal),
         );
         const parentId = body.parent_id === undefined ? source.parent_id : body.parent_id;
         const parent = parentId === null ? undefined : visibleRow(parentId, principal, 'parent_id');

@@ -11,7 +11,7 @@ import type { Mail } from '../store/mail.ts';
 import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
 import type { RunRow } from '../store/runs.ts';
 import type { EventLog } from './events.ts';
-import type { CreateBody, NodeService } from './nodes.ts';
+import { type CreateBody, type NodeService, scopeCeiling } from './nodes.ts';
 import type { Principal } from './tokens.ts';
 
 export type Run = z.output<typeof runSchema>;
@@ -66,7 +66,7 @@ export function runService(store: Store, events: EventLog, nodes: NodeService) {
     start(body: Omit<CreateBody, 'parent_id'>, principal: Principal): Run {
       return store.db.transaction((afterCommit) => {
         const runId = newId('run');
-        const grant = principal.kind === 'owner' ? null : (principal.scopes ?? []);
+        const grant = scopeCeiling(principal);
         const at = new Date().toISOString();
         // The run row refers to its root, so the root is inserted first.
         const root = nodes.insertNode(body, principal, afterCommit, { runId, grant });

@@ -11,5 +11,6 @@ export function daemonStatus(ctx: DaemonContext) {
     home: ctx.home,
     socket_path: ctx.socketPath,
     tcp: ctx.tcp(),
+    brokers: ctx.supervisor.stats(),
   };
 }

@@ -1,11 +1,12 @@
 /**
- * One broker child process: spawned in its own process group with its launch message on stdin
- * (the only place the node token and model key travel), its stderr appended to the node's broker
- * log, and stopped with SIGTERM then, after a grace period, SIGKILL for it and everything it
- * started.
+ * One broker child process, spawned in its own process group before it has a node: it loads its
+ * modules and then waits for its launch message on stdin (the only place the node token and
+ * model key travel), so a spare started ahead of need is launched without paying for its start.
+ * From its launch on, its stdout and stderr are appended to the node's broker log. It is stopped
+ * with SIGTERM then, after a grace period, SIGKILL for it and everything it started.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { createWriteStream, openSync } from 'node:fs';
 import type { brokerLaunchSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { DaemonError } from '../errors.ts';
@@ -22,6 +23,13 @@ export interface BrokerProcess {
   pid: number;
   /** Settles when the process has exited (never rejects). */
   exited: Promise<BrokerExit>;
+  /** False once the process has exited: a spare that died is not launched. */
+  readonly alive: boolean;
+  /**
+   * Hands the broker its node: the launch message on stdin; its output from now on is appended
+   * to `logFile`. Once only. Throws when the log cannot be opened.
+   */
+  launch(message: BrokerLaunch, logFile: string): void;
   /**
    * SIGTERM to the broker's group, then SIGKILL to it and to every process it started once
    * `graceMs` passes (`0`: SIGKILL at once, so the broker records nothing more); settles when
@@ -33,37 +41,47 @@ export interface BrokerProcess {
 export interface SpawnBrokerOptions {
   /** The broker entry script (`src/broker/main.ts`). */
   entry: string;
-  launch: BrokerLaunch;
-  /** The broker's working directory: the node's worktree. */
+  /** Where it starts; the launch message names the node's worktree it moves to. */
   cwd: string;
-  /** stdout and stderr are appended here. */
-  logFile: string;
+  /** The broker's environment. */
+  env: NodeJS.ProcessEnv;
 }
 
 export function spawnBroker(opts: SpawnBrokerOptions): BrokerProcess {
-  const log = openSync(opts.logFile, 'a', 0o600);
-  let child: ReturnType<typeof spawn>;
-  try {
-    child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', opts.entry], {
-      cwd: opts.cwd,
-      detached: true,
-      stdio: ['pipe', log, log],
-    });
-  } finally {
-    closeSync(log);
-  }
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', opts.entry], {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const pid = child.pid;
   if (pid === undefined) {
     throw new DaemonError('broker_spawn_failed', `could not start ${process.execPath}`);
   }
+  let alive = true;
   const exited = new Promise<BrokerExit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
+  void exited.then(() => {
+    alive = false;
+  });
   // A broker that dies before reading its launch message makes the write fail (EPIPE): its exit
   // tells the supervisor, so the write error has nothing to add.
   child.stdin?.on('error', () => {});
-  child.stdin?.end(JSON.stringify(opts.launch));
+
+  let launched = false;
+  const launch = (message: BrokerLaunch, logFile: string) => {
+    if (launched) throw new TypeError(`broker ${pid} is launched already`);
+    launched = true;
+    // Opened here, so a log that cannot be written fails the launch rather than losing output.
+    const log = createWriteStream('', { fd: openSync(logFile, 'a', 0o600) });
+    log.on('error', () => {});
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once('close', () => log.end());
+    child.stdin?.end(JSON.stringify(message));
+  };
 
   let stopping: Promise<BrokerExit> | null = null;
   const stop = (graceMs: number) => {
@@ -92,5 +110,13 @@ export function spawnBroker(opts: SpawnBrokerOptions): BrokerProcess {
     })();
     return stopping;
   };
-  return { pid, exited, stop };
+  return {
+    pid,
+    exited,
+    get alive() {
+      return alive;
+    },
+    launch,
+    stop,
+  };
 }

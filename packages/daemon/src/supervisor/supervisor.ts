@@ -2,9 +2,16 @@
  * The supervisor: runs one broker process per active node, at most `concurrency` at a time.
  *
  * - A node is started when it is `queued` and a slot is free, oldest first: the supervisor mints
- *   a node token (the node's scopes and app, bound to the node), spawns the broker in its own
- *   process group with the launch message on stdin, and records the process (`brokers`). The
- *   broker itself takes the node (`broker.claim`: queued → running).
+ *   a node token (the node's scopes and app, bound to the node), hands a broker process its
+ *   launch message on stdin, and records the process (`brokers`). The broker itself takes the
+ *   node (`broker.claim`: queued → running).
+ * - Warm spares: loading a broker's modules costs far more than the fork, so broker processes are
+ *   started ahead of need (one per free slot, at least one) and wait, loaded, for a launch. A
+ *   launch takes a spare and a replacement starts after it; spares are killed at close. They
+ *   start with the first launch, so a daemon that runs no node starts no process for nothing.
+ *   From then on the default entry is also built into one ESM file (`./broker-bundle.ts`), which
+ *   later brokers load in about half the CPU; the `.ts` entry serves until it is ready, or for
+ *   good when esbuild is absent.
  * - When a broker exits its token is revoked. If its node is still `running` (or it died before
  *   claiming the node), that is a crash: the hooks record a fault and relaunch the node from its
  *   last recorded turn, or fail it once the relaunch budget is spent.
@@ -13,6 +20,7 @@
  * - At start, brokers the previous daemon left behind are killed and their tokens revoked, and
  *   nodes left `running` are relaunched (`recover`). At close, brokers are killed outright: the
  *   nodes stay `running` and the next start relaunches them, re-running only what no record holds.
+ *   A spare the previous daemon left exits by itself: its stdin closes with that daemon.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +30,7 @@ import type { NodeRuntime } from '../services/node-runtime.ts';
 import type { TokenService } from '../services/tokens.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeRow } from '../store/nodes.ts';
+import { brokerBundle } from './broker-bundle.ts';
 import {
   type BrokerExit,
   type BrokerLaunch,
@@ -31,6 +40,19 @@ import {
 import { descendants, isAlive, signalAll } from './process-tree.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * A concurrency given as text (`--brokers`, `SVC_BROKERS`): a positive integer; `undefined` or
+ * empty gives `undefined` (the default). Anything else is a `TypeError` naming `name`.
+ */
+export function parseConcurrency(text: string | undefined, name: string): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new TypeError(`${name} must be a positive integer; received ${JSON.stringify(text)}`);
+  }
+  return n;
+}
 /** SIGTERM → SIGKILL: with the kill itself, everything is gone well within a second. */
 export const DEFAULT_GRACE_MS = 500;
 const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url));
@@ -57,7 +79,7 @@ export interface SupervisorOptions {
   concurrency?: number;
   /** SIGTERM → SIGKILL delay of `stop`. Default 500 ms. */
   graceMs?: number;
-  /** The broker entry script; default `src/broker/main.ts`. */
+  /** The broker entry script, run as it is; default `src/broker/main.ts`, bundled when it can be. */
   entry?: string;
 }
 
@@ -77,6 +99,8 @@ export interface Supervisor extends NodeRuntime {
   close(): Promise<void>;
   /** The live brokers: node id and pid. */
   brokers(): { node_id: string; pid: number }[];
+  /** Slots, brokers holding a node, and queued nodes waiting for a slot. */
+  stats(): { concurrency: number; active: number; queued: number };
 }
 
 interface Active {
@@ -96,10 +120,20 @@ export function createSupervisor(
   }
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const entry = options.entry ?? BROKER_ENTRY;
+  const cache = join(deps.home, 'cache');
+  /** What brokers run: `entry`, or its bundle once built. */
+  let script = entry;
   const { store, tokens, logger, hooks } = deps;
   const logs = join(deps.home, 'logs', 'brokers');
   const worktrees = join(deps.home, 'worktrees');
+  // Node caches the type-stripped source and V8 code of the broker's modules here, so a broker
+  // after the first loads them without compiling.
+  const env = { ...process.env, NODE_COMPILE_CACHE: join(cache, 'node') };
   const active = new Map<string, Active>();
+  /** Started, loaded (or loading), waiting for a launch; oldest first. */
+  const spares: BrokerProcess[] = [];
+  /** Set by the first launch: from then on spares are kept. */
+  let warm = false;
   let scheduled = false;
   let closed = false;
 
@@ -112,14 +146,57 @@ export function createSupervisor(
     });
   };
 
-  /** Starts queued nodes, oldest first, while slots are free. */
+  /** Starts queued nodes, oldest first, while slots are free; then tops up the spares. */
   function fill(): void {
-    if (closed || active.size >= concurrency) return;
-    for (const row of store.nodes.inStates(['queued'])) {
-      if (active.size >= concurrency) return;
-      // A node woken while its previous broker still exits waits for that exit.
-      if (!active.has(row.id)) launch(row);
+    if (closed) return;
+    if (active.size < concurrency) {
+      for (const row of store.nodes.inStates(['queued'])) {
+        if (active.size >= concurrency) break;
+        // A node woken while its previous broker still exits waits for that exit.
+        if (!active.has(row.id)) launch(row);
+      }
     }
+    if (warm) topUpSpares();
+  }
+
+  function warmUp(): void {
+    if (warm) return;
+    warm = true;
+    if (options.entry !== undefined) return;
+    brokerBundle(entry, cache).then(
+      (file) => {
+        script = file;
+        logger.info({ bundle: file }, 'brokers run the bundled entry');
+      },
+      (error: unknown) => {
+        logger.warn({ err: error }, 'brokers run the .ts entry: the bundle could not be built');
+      },
+    );
+  }
+
+  /** One spare per free slot, at least one (for the next slot to free up). */
+  function topUpSpares(): void {
+    const wanted = Math.max(1, concurrency - active.size);
+    for (let i = spares.length - 1; i >= 0; i--) if (!spares[i]!.alive) spares.splice(i, 1);
+    while (spares.length < wanted) {
+      let spare: BrokerProcess;
+      try {
+        spare = spawnBroker({ entry: script, cwd: worktrees, env });
+      } catch (error) {
+        // The launch that needs one starts it cold (and reports what fails then).
+        logger.warn({ err: error }, 'could not start a spare broker');
+        return;
+      }
+      spares.push(spare);
+    }
+  }
+
+  /** A spare that is still alive, else a broker started now. */
+  function takeBroker(): BrokerProcess {
+    for (let spare = spares.shift(); spare !== undefined; spare = spares.shift()) {
+      if (spare.alive) return spare;
+    }
+    return spawnBroker({ entry: script, cwd: worktrees, env });
   }
 
   function launch(row: NodeRow): void {
@@ -134,15 +211,14 @@ export function createSupervisor(
     const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
     const cwd = join(worktrees, row.id);
     mkdirSync(cwd, { recursive: true, mode: 0o700 });
-    mkdirSync(logs, { recursive: true, mode: 0o700 });
     let child: BrokerProcess;
+    warmUp();
     try {
-      child = spawnBroker({
-        entry,
-        cwd,
-        logFile: join(logs, `${row.id}.log`),
-        launch: { node_id: row.id, token: secret, socket_path: deps.socketPath, ...parts },
-      });
+      child = takeBroker();
+      child.launch(
+        { node_id: row.id, token: secret, socket_path: deps.socketPath, cwd, ...parts },
+        join(logs, `${row.id}.log`),
+      );
     } catch (error) {
       tokens.revoke(dto.id);
       hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
@@ -178,7 +254,7 @@ export function createSupervisor(
   function recover(): void {
     const at = new Date().toISOString();
     for (const row of store.brokers.live()) {
-      if (row.pid !== null && isBroker(row.pid, entry)) {
+      if (row.pid !== null && isBroker(row.pid, [entry, join(cache, 'broker-')])) {
         signalAll([{ pid: row.pid, ppid: 0, pgid: row.pid }, ...descendants(row.pid)], 'SIGKILL');
       }
       tokens.revoke(row.token_id);
@@ -198,31 +274,40 @@ export function createSupervisor(
       hooks.stopped(nodeId);
     },
     start() {
+      mkdirSync(worktrees, { recursive: true, mode: 0o700 });
+      mkdirSync(logs, { recursive: true, mode: 0o700 });
       recover();
       schedule();
     },
     async close() {
       closed = true;
       const at = new Date().toISOString();
-      await Promise.all(
-        [...active.values()].map(async (broker) => {
+      await Promise.all([
+        ...spares.splice(0).map((spare) => spare.stop(0)),
+        ...[...active.values()].map(async (broker) => {
           broker.stopped = true;
           const exit = await broker.process.stop(0);
           tokens.revoke(broker.tokenId);
           const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
           store.brokers.end(broker.tokenId, how, at);
         }),
-      );
+      ]);
     },
     brokers: () => [...active].map(([node_id, b]) => ({ node_id, pid: b.process.pid })),
+    stats: () => ({
+      concurrency,
+      active: active.size,
+      queued: store.nodes.inStates(['queued']).length,
+    }),
   };
 }
 
-/** The pid still runs our broker entry (not a process that reused the pid since). */
-function isBroker(pid: number, entry: string): boolean {
+/** The pid still runs our broker entry or bundle (not a process that reused the pid since). */
+function isBroker(pid: number, scripts: readonly string[]): boolean {
   if (!isAlive(pid)) return false;
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry);
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return scripts.some((s) => cmdline.includes(s));
   } catch {
     // No /proc: trust the pid, as a stale one is rare and its signal is refused unless it is ours.
     return true;

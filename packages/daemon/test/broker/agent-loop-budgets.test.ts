@@ -1,7 +1,8 @@
 /**
- * Budgets park the node `waiting` with a reason a person can act on, never a crash: the daemon
- * parks it when a recorded turn reaches one (the loop obeys the `park` directive), and the loop
- * itself checks before every model call, so a relaunch cannot spend past a budget either.
+ * Budgets park the node `waiting` with a reason a person can act on, never a crash. The daemon
+ * parks it when the next turn would go past a budget: once a budget is reached and nothing of the
+ * last turn is pending, so the turn that reaches a budget still runs its calls (`submit` too).
+ * The loop obeys the `park` directive that record (or the claim) answers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +41,7 @@ async function runBroker(daemon: MemoryDaemon, id: string) {
 }
 
 describe('budgets', () => {
-  it('max_turns: the turn that reaches it parks the node; raising it lets the node go on', async () => {
+  it('max_turns: the turn that reaches it runs its calls, then the node parks; raising it lets the node go on', async () => {
     const daemon = new MemoryDaemon();
     const id = daemon.createNode({ task: 'Three steps', cwd: dir, budgets: { max_turns: 2 } });
     const reason =
@@ -54,26 +55,33 @@ describe('budgets', () => {
       waiting_on: { for: 'budget', budget: 'max_turns' },
     });
     expect(parked.faults).toEqual([]);
-    // The parking turn's call waits for the budget to be raised.
-    expect(parked.turns[1]!.tool_calls[0]!.status).toBe('pending');
-
-    // Relaunched within the same budget: the pending call runs, the model is not called.
-    expect(await runBroker(daemon, id)).toEqual({ exit: { kind: 'budget', reason }, calls: 0 });
+    // The turn that reached the budget ran its call before the node parked.
     expect(parked.turns[1]!.tool_calls[0]).toMatchObject({
       status: 'ok',
       output: { stdout: 'step 2\n' },
     });
 
-    // The daemon parks when a recorded turn reaches the limit, before that turn's calls run:
-    // room for the submitting turn 3 means a limit above 3.
-    parked.node.budgets.max_turns = 4;
+    // Relaunched within the same budget (a message woke it): parked again at once, no model call.
+    expect(await runBroker(daemon, id)).toEqual({ exit: { kind: 'budget', reason }, calls: 0 });
+    expect(daemon.count('recordToolResult')).toBe(2);
+
+    parked.node.budgets.max_turns = 3;
     expect(await runBroker(daemon, id)).toMatchObject({ exit: { kind: 'submitted' }, calls: 1 });
     expect(parked.turns).toHaveLength(3);
     expect(daemon.count('recordToolResult')).toBe(3);
   });
 
-  it('max_tokens: the loop checks before each model call, even when the daemon does not', async () => {
-    const daemon = new MemoryDaemon({ checkBudgets: false });
+  it('max_turns: N: the N-th turn submits (its tools run)', async () => {
+    const daemon = new MemoryDaemon();
+    const id = daemon.createNode({ task: 'Three steps', cwd: dir, budgets: { max_turns: 3 } });
+    expect(await runBroker(daemon, id)).toMatchObject({ exit: { kind: 'submitted' }, calls: 3 });
+    const { node, turns } = daemon.get(id);
+    expect(node).toMatchObject({ state: 'done', outcome: { result: 3 } });
+    expect(turns[2]!.tool_calls[0]).toMatchObject({ name: 'submit', status: 'ok' });
+  });
+
+  it('max_tokens: a turn past the limit runs its calls, then the node parks', async () => {
+    const daemon = new MemoryDaemon();
     const id = daemon.createNode({ task: 'Three steps', cwd: dir, budgets: { max_tokens: 150 } });
     const reason =
       'budget reached: 200 of 150 tokens used (max_tokens); raise it with nodes.update to continue';
@@ -84,8 +92,22 @@ describe('budgets', () => {
       state_reason: reason,
       waiting_on: { for: 'budget', budget: 'max_tokens' },
     });
-    // The last turn's tool results were recorded before parking.
     expect(turns[1]!.tool_calls[0]!.status).toBe('ok');
+  });
+
+  it('a yield in the turn that reaches a budget parks at the budget, not for mail', async () => {
+    const daemon = new MemoryDaemon();
+    const id = daemon.createNode({ task: 'Yield', cwd: dir, budgets: { max_turns: 1 } });
+    daemon.relaunch(id);
+    const m = observed([{ tool_calls: [{ name: 'yield', input: { reason: 'done for now' } }] }]);
+    const exit = await runAgentLoop({
+      port: daemon.connect(id).port,
+      model: m.model,
+      signal: live(),
+    });
+    expect(exit.kind).toBe('budget');
+    expect(daemon.get(id).node.waiting_on).toEqual({ for: 'budget', budget: 'max_turns' });
+    expect(daemon.count('park')).toBe(0);
   });
 
   it('max_cost_usd: the price of the real model counts', async () => {

@@ -105,17 +105,13 @@ describe('runAgentLoop over the HTTP broker port', () => {
     );
   });
 
-  it('a budget park after the daemon parked is a no-op; otherwise it yields with the reason', async () => {
+  it('park yields for mail with the reason', async () => {
     const { id, connect } = nodeWithPort('Park');
     const port = connect();
-    daemon.get(id).directive = { action: 'park', reason: 'parked by the daemon', cancel_jobs: [] };
-    await port.park('budget reached', 'budget');
-    expect(daemon.get(id).node.state).toBe('running');
-    daemon.get(id).directive = { action: 'continue', reason: null, cancel_jobs: [] };
-    await port.park('budget reached', 'budget');
+    await port.park('nothing to do');
     expect(daemon.get(id).node).toMatchObject({
       state: 'waiting',
-      state_reason: 'budget reached',
+      state_reason: 'nothing to do',
       waiting_on: { for: 'mail' },
     });
     await port.close();

@@ -98,7 +98,7 @@ export async function serveMemoryDaemon(
           return send(200, self());
         }
         case 'nodes.yield':
-          await port.park((body as { reason?: string } | undefined)?.reason ?? 'yielded', 'mail');
+          await port.park((body as { reason?: string } | undefined)?.reason ?? 'yielded');
           return send(200, self());
         case 'nodes.retrieve':
           return send(200, daemon.get(target).node);

@@ -1,8 +1,9 @@
 /**
  * A test double of the daemon's side of the broker control plane: a real `BrokerPort`
  * implementation over in-memory nodes, with the rules the protocol gives the daemon (turns
- * recorded in order from 1 and idempotently, tool results idempotent by call id, a budget check
- * at each turn record answering `park`, idempotent spawn and message, the scope ceiling for
+ * recorded in order from 1 and idempotently, tool results idempotent by call id, a budget park
+ * once a budget is reached and nothing of the last turn is pending (at a turn or tool-result
+ * record, or at load) answering `park`, idempotent spawn and message, the scope ceiling for
  * children, an atomic check-and-park for waits). Everything crosses it as JSON, as on the wire.
  * `connect(...).sever()` plays a broker whose process died: every later call of it rejects.
  */
@@ -55,13 +56,6 @@ export class MemoryDaemon {
   /** Every port call that reached the daemon, in order. */
   readonly calls: PortCall[] = [];
   private readonly keys = new Map<string, unknown>();
-
-  private readonly options: { checkBudgets?: boolean };
-
-  /** `checkBudgets: false` plays a daemon that leaves budgets to the broker. */
-  constructor(options: { checkBudgets?: boolean } = {}) {
-    this.options = options;
-  }
 
   createNode(fields: {
     task: string;
@@ -191,13 +185,21 @@ export class MemoryDaemon {
     const park = (reason: string, waitingOn: BrokerNode['waiting_on']) => {
       Object.assign(node, { state: 'waiting', state_reason: reason, waiting_on: waitingOn });
     };
+    /** The daemon's rule: park at a reached budget once nothing of the last turn is pending. */
+    const directiveAfterRecord = (): Directive => {
+      const pending = self.turns.at(-1)?.tool_calls.some((c) => c.status === 'pending');
+      const over = exhaustedBudget(node.budgets, node.usage);
+      if (node.state !== 'running' || pending || over === null) return self.directive;
+      park(over.reason, { for: 'budget', budget: over.budget });
+      return { action: 'park', reason: over.reason, cancel_jobs: [] };
+    };
     return {
       load: async () => ({
         node,
         system_prompt: null,
         tools: availableTools(node.scopes, null),
         turns: self.turns,
-        directive: self.directive,
+        directive: directiveAfterRecord(),
         cwd: self.cwd,
       }),
       recordTurn: async (body) => {
@@ -241,13 +243,7 @@ export class MemoryDaemon {
         usage.input_tokens += turn.usage.input_tokens;
         usage.output_tokens += turn.usage.output_tokens;
         usage.cost_usd += turn.cost_usd ?? 0;
-        const over =
-          this.options.checkBudgets === false ? null : exhaustedBudget(node.budgets, usage);
-        if (over !== null) {
-          park(over.reason, { for: 'budget', budget: over.budget });
-          return { turn, directive: { action: 'park', reason: over.reason, cancel_jobs: [] } };
-        }
-        return { turn, directive: self.directive };
+        return { turn, directive: directiveAfterRecord() };
       },
       recordToolResult: async (body) => {
         const call = self.turns[body.turn_index - 1]?.tool_calls.find(
@@ -267,6 +263,7 @@ export class MemoryDaemon {
             output: body.output ?? null,
             finished_at: now(),
           });
+          return { tool_call: call, directive: directiveAfterRecord() };
         }
         return { tool_call: call, directive: self.directive };
       },
@@ -338,10 +335,9 @@ export class MemoryDaemon {
       report: async (report) => {
         self.reports.push(report);
       },
-      park: async (reason, wakeOn) => {
+      park: async (reason) => {
         running();
-        const budget = exhaustedBudget(node.budgets, node.usage)?.budget ?? 'max_turns';
-        park(reason, wakeOn === 'mail' ? { for: 'mail' } : { for: 'budget', budget });
+        park(reason, { for: 'mail' });
       },
       fault: async (report) => {
         self.faults.push(report);

@@ -1,7 +1,8 @@
 /**
- * Budgets per node: `max_turns`, `max_tokens` (input plus output), `max_cost_usd`. The daemon
- * checks them when it records a turn; reaching one parks the node `waiting` with the reason
- * below as its `state_reason`, until `nodes.update` raises the limit.
+ * Budgets per node: `max_turns`, `max_tokens` (input plus output), `max_cost_usd`. A reached
+ * budget parks the node `waiting` (with the reason below as its `state_reason`, until
+ * `nodes.update` raises the limit) once the next turn would go past it: the daemon checks when
+ * nothing of the last turn is pending any more, so the turn that reaches a budget runs its calls.
  */
 import type { z } from 'zod';
 import type { budgetsSchema, usageSchema } from '../schemas/nodes.ts';

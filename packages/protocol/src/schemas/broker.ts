@@ -39,6 +39,9 @@ export const brokerLaunchSchema = z.strictObject({
   node_id: idSchema('node'),
   token: z.string().describe("the broker's node token (svc_node_…)"),
   socket_path: absolutePathSchema.describe("the daemon's unix socket"),
+  cwd: absolutePathSchema
+    .optional()
+    .describe("the node's worktree, the broker's working directory (default: where it started)"),
   model: z.strictObject({
     ...modelRefSchema.shape,
     api_key: z.string().optional(),
@@ -101,7 +104,7 @@ export const turnRecordBodySchema = z.strictObject({
   finished_at: timestampSchema,
 });
 
-/** The recorded turn; `directive.action` is `park` when the turn reached a budget. */
+/** The recorded turn; `directive.action` is `park` when a turn without calls reached a budget. */
 export const turnRecordResultSchema = z.object({ turn: turnSchema, directive: directiveSchema });
 
 /** `POST …/broker/tool-results`: a tool call's result, recorded before the next turn. */

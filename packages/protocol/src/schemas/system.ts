@@ -22,6 +22,13 @@ export const statusResponseSchema = z.object({
   home: absolutePathSchema,
   socket_path: absolutePathSchema,
   tcp: tcpListenerSchema.nullable().describe('null while the TCP listener is off'),
+  brokers: z
+    .object({
+      concurrency: z.number().int().positive().describe('brokers that may run at once'),
+      active: z.number().int().nonnegative().describe('brokers holding a node now'),
+      queued: z.number().int().nonnegative().describe('nodes waiting for a broker slot'),
+    })
+    .describe('the broker slots (`svc daemon start --brokers N`)'),
 });
 
 export const providerReadinessSchema = z.object({

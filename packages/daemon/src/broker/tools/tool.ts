@@ -9,7 +9,7 @@ import type { JSONSchema7 } from 'ai';
 import { z } from 'zod';
 import type { LoopExit } from '../loop-exit.ts';
 import type { ToolSpec } from '../model-turn.ts';
-import type { BrokerNode, BrokerPort, WakeOn } from '../port.ts';
+import type { BrokerNode, BrokerPort } from '../port.ts';
 
 export interface ToolContext {
   node: BrokerNode;
@@ -25,7 +25,8 @@ export interface ToolContext {
 /** The loop stops once this call's result is recorded, parking the node first when asked. */
 export interface LoopStop {
   exit: LoopExit;
-  park?: WakeOn;
+  /** Park the node until mail arrives (`nodes.yield`). */
+  park?: boolean;
 }
 
 export type ToolOutcome =

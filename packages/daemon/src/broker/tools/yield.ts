@@ -12,7 +12,7 @@ export const yieldTool = defineTool({
     const why = reason?.trim() ? `yielded: ${reason.trim()}` : 'yielded until a message arrives';
     return {
       output: { yielded: true },
-      stop: { exit: { kind: 'yielded', reason: why }, park: 'mail' },
+      stop: { exit: { kind: 'yielded', reason: why }, park: true },
     };
   },
 });
