@@ -52,7 +52,7 @@ if (import.meta.main) {
   const { ACME_TOKEN: token, ACME_ISSUER: issuer, ACME_AUDIENCE: audience, PORT } = process.env;
   const handler = createFetchHandler(
     plugin,
-    issuer && audience ? { auth: { issuer, audience } } : token ? { token } : {},
+    issuer && audience ? { auth: { issuer, audience } } : { token },
   );
   const { url } = await listen(handler, Number(PORT ?? 8787));
   console.log(`acme plugin listening on ${url} (any mount works, e.g. ${url}/plugins)`);

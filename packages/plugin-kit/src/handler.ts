@@ -2,27 +2,23 @@
  * `createFetchHandler`: one `(Request) => Promise<Response>` that serves the plugin's archive on
  * GET and runs its commands on POST, in any runtime with Fetch `Request`/`Response`.
  */
-import { createArchiveCache } from './archive/archive.ts';
+import { type Archive, createArchiveCache } from './archive/archive.ts';
 import { ANY_OBJECT } from './archive/manifest.ts';
 import { createDirectoryVerifier } from './auth/directory.ts';
 import { createTokenCheck } from './auth/token.ts';
+import { HandlerContext } from './context.ts';
 import { validateDefinitions } from './define-plugin.ts';
 import { internalError, PluginError, toPluginError } from './errors.ts';
 import { readJsonBody } from './http/body.ts';
 import { ifNoneMatch } from './http/etag.ts';
-import { callerRequestId, REQUEST_ID_HEADER } from './http/request-id.ts';
+import { callerRequestId, createRequestIds, REQUEST_ID_HEADER } from './http/request-id.ts';
 import { errorResponse, json } from './http/respond.ts';
 import { sseResponse } from './http/sse.ts';
 import { resolveOptions } from './options.ts';
+import { pathnameOf } from './routing/pathname.ts';
 import { type CommandEntry, createRouter } from './routing/routes.ts';
 import { compileInput, type InputCheck } from './schema.ts';
-import type {
-  Caller,
-  CommandContext,
-  CommandDefinition,
-  FetchHandlerOptions,
-  PluginDefinition,
-} from './types.ts';
+import type { Caller, CommandDefinition, FetchHandlerOptions, PluginDefinition } from './types.ts';
 
 export function createFetchHandler(
   plugin: PluginDefinition | readonly PluginDefinition[],
@@ -40,14 +36,22 @@ export function createFetchHandler(
     options.auth === undefined ? null : createDirectoryVerifier(options.auth, options.jwks ?? {});
   const majors = defs.map((def) => def.version ?? 0).sort((a, b) => a - b);
   const versions = { latest: majors.at(-1), supported: majors };
-  const archiveCacheControl = authMode === 'token' ? 'private, no-transform' : 'no-transform';
+  const newRequestId = createRequestIds();
 
-  async function handle(request: Request, requestId: string): Promise<Response> {
-    const route = router.resolve(request.method, new URL(request.url).pathname);
+  /**
+   * Not `async`: an answer ready at once (an archive, an error) skips a promise and a turn.
+   * @param callerId the caller's valid `Svc-Request-Id`, which `requestId` is when present
+   */
+  function handle(
+    request: Request,
+    requestId: string,
+    callerId: string | null,
+  ): Response | Promise<Response> {
+    const route = router.resolve(request.method, pathnameOf(request.url));
     if (route.kind === 'versions') return json(200, versions, requestId);
     // Shared-token mode guards everything but `/versions`, even a 404 or OPTIONS: the archive
     // is private, so which paths exist is too.
-    if (checkToken !== null && !(await checkToken(request))) {
+    if (checkToken !== null && !checkToken(request)) {
       throw new PluginError(401, 'unauthorized', 'A valid bearer token is required');
     }
     switch (route.kind) {
@@ -59,33 +63,20 @@ export function createFetchHandler(
       case 'error':
         return errorResponse(route.error, requestId, route.allow ? { Allow: route.allow } : {});
       case 'archive': {
-        const { bytes, etag } = await archive(route.def, mount ?? route.mount);
-        const headers = {
-          ETag: etag,
-          'Cache-Control': archiveCacheControl,
-          [REQUEST_ID_HEADER]: requestId,
-        };
-        // RFC 9110 §13.1.2: a matching If-None-Match on GET/HEAD answers 304 with the ETag.
-        if (ifNoneMatch(request.headers.get('If-None-Match'), etag)) {
-          return new Response(null, { status: 304, headers });
-        }
-        return new Response(bytes, {
-          status: 200,
-          headers: {
-            ...headers,
-            'Content-Type': 'application/x-tar',
-            'Content-Length': String(bytes.byteLength),
-          },
-        });
+        const built = archive(route.def, mount ?? route.mount);
+        return built instanceof Promise
+          ? built.then((ready) => archiveResponse(request, requestId, ready))
+          : archiveResponse(request, requestId, built);
       }
       case 'command':
-        return runCommand(request, requestId, route.entry);
+        return runCommand(request, requestId, callerId, route.entry);
     }
   }
 
   async function runCommand(
     request: Request,
     requestId: string,
+    callerId: string | null,
     entry: CommandEntry,
   ): Promise<Response> {
     let caller: Caller | undefined;
@@ -98,7 +89,6 @@ export function createFetchHandler(
           received: entry.scope,
         });
       }
-      const callerId = callerRequestId(request);
       if (callerId === null) {
         throw new PluginError(
           400,
@@ -107,61 +97,65 @@ export function createFetchHandler(
           { field: REQUEST_ID_HEADER },
         );
       }
-      const { runId, ...required } = claims;
-      caller = { ...required, requestId: callerId, ...(runId === undefined ? {} : { runId }) };
+      caller = { ...claims, requestId: callerId };
     }
-    const label = `command ${entry.def.name}/${entry.group}/${entry.name}`;
     const input = await readJsonBody(request, maxBodyBytes);
     try {
       inputChecks.get(entry.command)?.(input);
     } catch (thrown) {
       // A PluginError is the 422; anything else is a schema the validator cannot apply.
-      throw failure(thrown, label, requestId);
+      throw failure(thrown, requestId, entry);
     }
-
-    const abort = new AbortController();
-    const onAbort = () => abort.abort(request.signal.reason);
-    if (request.signal.aborted) onAbort();
-    else request.signal.addEventListener('abort', onAbort, { once: true });
-    const ctx: CommandContext = {
+    const ctx = new HandlerContext(
       request,
-      signal: abort.signal,
       requestId,
-      version: versioned ? (entry.def.version ?? null) : null,
-      ...(caller === undefined ? {} : { caller }),
-    };
+      versioned ? (entry.def.version ?? null) : null,
+      caller,
+    );
     let result: Awaited<ReturnType<CommandDefinition['handler']>>;
     try {
       result = await entry.command.handler(input, ctx);
     } catch (thrown) {
-      throw failure(thrown, label, requestId);
+      throw failure(thrown, requestId, entry);
     }
     if (isAsyncIterable(result)) {
-      return sseResponse(result, requestId, abort, (thrown) => failure(thrown, label, requestId));
+      return sseResponse(
+        result,
+        requestId,
+        () => ctx.stop(),
+        (thrown) => failure(thrown, requestId, entry),
+      );
     }
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-      logger.warn(`${label} returned ${kind(result)}, not a JSON object (request ${requestId})`);
+      logger.warn(
+        `${label(entry)} returned ${kind(result)}, not a JSON object (request ${requestId})`,
+      );
       throw internalError();
     }
     return json(200, result, requestId);
   }
 
-  /** The error a caller sees for anything thrown; unexpected ones are logged for the author. */
-  function failure(thrown: unknown, label: string, requestId: string): PluginError {
+  /**
+   * The error a caller sees for anything thrown; unexpected ones are logged for the author,
+   * naming the command, or the method when no command was reached.
+   */
+  function failure(thrown: unknown, requestId: string, at: CommandEntry | string): PluginError {
     if (!(thrown instanceof PluginError)) {
       const reason = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : kind(thrown);
-      logger.warn(`${label} failed (request ${requestId}): ${reason}`);
+      const where = typeof at === 'string' ? at : label(at);
+      logger.warn(`${where} failed (request ${requestId}): ${reason}`);
     }
     return toPluginError(thrown);
   }
 
   return async function svcPluginHandler(request: Request): Promise<Response> {
-    const requestId = callerRequestId(request) ?? crypto.randomUUID();
+    const callerId = callerRequestId(request);
+    const requestId = callerId ?? newRequestId();
     let response: Response;
     try {
-      response = await handle(request, requestId);
+      response = await handle(request, requestId, callerId);
     } catch (thrown) {
-      const error = failure(thrown, request.method, requestId);
+      const error = failure(thrown, requestId, request.method);
       const challenge = error.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
       response = errorResponse(error, requestId, challenge);
     }
@@ -185,6 +179,24 @@ function compileInputs(defs: readonly PluginDefinition[]): Map<CommandDefinition
     }
   });
   return checks;
+}
+
+/** The archive, or 304 when the client's copy is current (RFC 9110 §13.1.2, on GET and HEAD). */
+function archiveResponse(request: Request, requestId: string, archive: Archive): Response {
+  if (ifNoneMatch(request.headers.get('If-None-Match'), archive.etag)) {
+    return new Response(null, {
+      status: 304,
+      headers: { ...archive.notModifiedHeaders, [REQUEST_ID_HEADER]: requestId },
+    });
+  }
+  return new Response(archive.bytes, {
+    status: 200,
+    headers: { ...archive.headers, [REQUEST_ID_HEADER]: requestId },
+  });
+}
+
+function label(entry: CommandEntry): string {
+  return `command ${entry.def.name}/${entry.group}/${entry.name}`;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

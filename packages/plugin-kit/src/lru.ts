@@ -2,6 +2,7 @@
 export class Lru<K, V> {
   readonly #max: number;
   readonly #map = new Map<K, V>();
+  #newest: K | undefined;
 
   constructor(max: number) {
     this.#max = max;
@@ -13,10 +14,12 @@ export class Lru<K, V> {
 
   get(key: K): V | undefined {
     const value = this.#map.get(key);
-    if (value !== undefined) {
+    // Already the most recently used (the usual hit): nothing to reorder.
+    if (value !== undefined && key !== this.#newest) {
       // Map keeps insertion order: re-inserting marks the entry most recently used.
       this.#map.delete(key);
       this.#map.set(key, value);
+      this.#newest = key;
     }
     return value;
   }
@@ -24,6 +27,7 @@ export class Lru<K, V> {
   set(key: K, value: V): void {
     this.#map.delete(key);
     this.#map.set(key, value);
+    this.#newest = key;
     if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as K);
   }
 }

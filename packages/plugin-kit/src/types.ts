@@ -66,27 +66,33 @@ export interface PluginDefinition {
   groups: { readonly [group: string]: GroupDefinition };
 }
 
+/**
+ * Every option also accepts `undefined`, read as absent, so a value that may be missing passes
+ * straight in: `{ token: process.env.ACME_TOKEN }`.
+ */
 export interface FetchHandlerOptions {
   /** Shared-token mode: every archive and command request carries `Authorization: Bearer <token>`. */
-  token?: string;
+  token?: string | undefined;
   /** Directory mode: `issuer` serves `/.well-known/jwks.json`; `audience` is this endpoint as registered. */
-  auth?: { issuer: string; audience: string };
+  auth?: { issuer: string; audience: string } | undefined;
   /** Full public URL including the mount path, when `request.url` is not it; never with `/v<N>`. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Largest accepted request body; default 1 MiB. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Receives the one warning of an unauthenticated handler and failures of command handlers. */
-  logger?: { warn(message: string): void };
+  logger?: { warn(message: string): void } | undefined;
   /** Key-set fetching of directory mode (for tests and development). */
-  jwks?: {
-    /** Least time between two refetches caused by unknown `kid`s; default 30 s. */
-    cooldownMs?: number;
-    /** A key-set fetch slower than this fails the request with 401; default 5 s. */
-    timeoutMs?: number;
-    /** Keys are refetched when older than this; default 10 min. */
-    cacheMaxAgeMs?: number;
-    fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  };
+  jwks?:
+    | {
+        /** Least time between two refetches caused by unknown `kid`s; default 30 s. */
+        cooldownMs?: number | undefined;
+        /** A key-set fetch slower than this fails the request with 401; default 5 s. */
+        timeoutMs?: number | undefined;
+        /** Keys are refetched when older than this; default 10 min. */
+        cacheMaxAgeMs?: number | undefined;
+        fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
+      }
+    | undefined;
 }
 
 export type AuthMode = 'none' | 'token' | 'directory';

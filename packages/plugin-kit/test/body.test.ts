@@ -98,14 +98,35 @@ describe('request bodies', () => {
     }
   });
 
-  it('answers 400 invalid_request for bytes that are not UTF-8', async () => {
-    const response = await handler(
-      raw(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), {
-        'Content-Type': 'application/json',
-      }),
-    );
-    expect(response.status).toBe(400);
-    expect((await errorOf(response)).code).toBe('invalid_request');
+  // With Content-Length the body is read as text; without it, counted as it streams.
+  const bytes = (body: Uint8Array<ArrayBuffer>, length: boolean) =>
+    raw(body, {
+      'Content-Type': 'application/json',
+      ...(length ? { 'Content-Length': String(body.byteLength) } : {}),
+    });
+
+  it('answers 400 invalid_request for bytes that are not UTF-8, with or without Content-Length', async () => {
+    const malformed = [
+      [0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d], // {"<FF>":1}
+      [...new TextEncoder().encode('{"t":"caf'), 0xe9, 0x22, 0x7d], // Latin-1 "café"
+      [...new TextEncoder().encode('{"t":"\uFFFD'), 0xc3, 0x22, 0x7d], // a real U+FFFD, then a bad byte
+    ];
+    for (const length of [true, false]) {
+      for (const body of malformed) {
+        const response = await handler(bytes(new Uint8Array(body), length));
+        expect(`${length} ${body}: ${response.status}`).toBe(`${length} ${body}: 400`);
+        expect((await errorOf(response)).message).toMatch(/UTF-8/);
+      }
+    }
+  });
+
+  it('passes a U+FFFD the client sent on to the handler', async () => {
+    const body = new TextEncoder().encode('{"t":"a\uFFFDb"}');
+    for (const length of [true, false]) {
+      const { status, body: answer } = await echo(bytes(body, length));
+      expect(status).toBe(200);
+      expect(answer.input).toEqual({ t: 'a\uFFFDb' });
+    }
   });
 
   it('answers 413 payload_too_large when Content-Length exceeds maxBodyBytes, before reading', async () => {

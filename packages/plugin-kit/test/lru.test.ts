@@ -21,4 +21,17 @@ describe('Lru', () => {
     expect(lru.size).toBe(1);
     expect(lru.get('a')).toBe(2);
   });
+
+  it('keeps the order right when the most recent key is read again', () => {
+    const lru = new Lru<string, number>(2);
+    lru.set('a', 1);
+    lru.set('b', 2);
+    expect(lru.get('b')).toBe(2); // already the most recent: nothing moves
+    expect(lru.get('a')).toBe(1); // now a is the most recent
+    expect(lru.get('a')).toBe(1);
+    lru.set('c', 3); // evicts b, the least recently used
+    expect(lru.get('b')).toBeUndefined();
+    expect(lru.get('a')).toBe(1);
+    expect(lru.get('c')).toBe(3);
+  });
 });

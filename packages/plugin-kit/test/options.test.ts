@@ -91,4 +91,24 @@ describe('createFetchHandler options', () => {
       }
     }
   });
+
+  it('reads an option set to undefined as absent, so an unset variable passes straight in', async () => {
+    const env: Record<string, string | undefined> = { ACME_TOKEN: 't' };
+    const logger = memoryLogger();
+    // Typed without a cast: under exactOptionalPropertyTypes each option must admit undefined.
+    const options: FetchHandlerOptions = {
+      token: env.ACME_TOKEN,
+      auth: undefined,
+      baseUrl: env.ACME_BASE_URL,
+      maxBodyBytes: undefined,
+      logger,
+      jwks: { fetch: undefined, cooldownMs: undefined },
+    };
+    const handler = createFetchHandler(acmeDefinition(), options);
+    expect((await handler(get('/'))).status).toBe(401);
+    expect((await handler(get('/', { Authorization: 'Bearer t' }))).status).toBe(200);
+    createFetchHandler(acmeDefinition(), { token: env.ACME_MISSING, logger, jwks: undefined });
+    expect(logger.warnings).toHaveLength(1);
+    expect(logger.warnings[0]).toMatch(/without authentication/);
+  });
 });

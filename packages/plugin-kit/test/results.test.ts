@@ -340,11 +340,26 @@ describe('ctx.signal', () => {
                 }
               },
             },
+            // Its read is pending when the client leaves, and completes because of the abort.
+            late: {
+              description: 'd',
+              async *handler(_input, ctx) {
+                seen.ctx = ctx;
+                try {
+                  yield 'first';
+                  await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+                  yield 'after the client left';
+                } finally {
+                  seen.aborted = ctx.signal.aborted;
+                }
+              },
+            },
           },
         },
       },
     });
-    return { handler: createFetchHandler(def, { logger: memoryLogger() }), seen };
+    const logger = memoryLogger();
+    return { handler: createFetchHandler(def, { logger }), seen, logger };
   }
 
   it('aborts when the request is aborted', async () => {
@@ -383,5 +398,18 @@ describe('ctx.signal', () => {
     for (let i = 0; i < 50 && seen.aborted === undefined; i++) await sleep(2);
     expect(seen.ctx?.signal.aborted).toBe(true);
     expect(seen.aborted).toBe(true);
+  });
+
+  it('stops reading, and logs no failure, when a read completes after the client left', async () => {
+    const { handler: h, seen, logger } = waiting();
+    const response = await h(post('/acme/g/late', {}));
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: "first"\n\n');
+    await sleep(5); // the stream asks for the next item, which waits on the signal
+    await reader.cancel();
+    for (let i = 0; i < 50 && seen.aborted === undefined; i++) await sleep(2);
+    await sleep(5); // let the late `yield` settle and be dropped
+    expect(seen.aborted).toBe(true);
+    expect(logger.warnings.filter((warning) => warning.startsWith('command'))).toEqual([]);
   });
 });

@@ -40,7 +40,17 @@ describe('shared-token mode', () => {
   });
 
   it('answers 401 for a wrong, longer, shorter or empty token', async () => {
-    for (const token of ['wrong', `${TOKEN}x`, TOKEN.slice(0, -1), TOKEN.toUpperCase()]) {
+    // The comparison walks the presented token and reads the secret modulo its length, so a
+    // repeat of the secret matches it character for character: only the length refuses it.
+    const flipped = `${TOKEN.slice(0, -1)}${String.fromCharCode(TOKEN.charCodeAt(TOKEN.length - 1) ^ 1)}`;
+    for (const token of [
+      'wrong',
+      `${TOKEN}x`,
+      TOKEN.slice(0, -1),
+      TOKEN.toUpperCase(),
+      TOKEN.repeat(2),
+      flipped,
+    ]) {
       await expectUnauthorized(await handler(get('/plugins', bearer(token))));
       await expectUnauthorized(await handler(post('/acme/tickets/create', {}, bearer(token))));
     }
@@ -72,6 +82,12 @@ describe('shared-token mode', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ latest: 1, supported: [1] });
     await expectUnauthorized(await versioned(get('/v1/')));
+  });
+
+  it('accepts a token beyond ASCII (a Latin-1 header value), refusing one that differs', async () => {
+    const unicode = createFetchHandler(acmeDefinition(), { token: 'clé-secret', logger });
+    expect((await unicode(get('/plugins', bearer('clé-secret')))).status).toBe(200);
+    expect((await unicode(get('/plugins', bearer('cle-secret')))).status).toBe(401);
   });
 
   it('never logs the token', () => {

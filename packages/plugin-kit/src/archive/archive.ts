@@ -11,20 +11,30 @@ import { writeTar } from './tar.ts';
 export interface Archive {
   bytes: Uint8Array<ArrayBuffer>;
   etag: string;
+  /** The headers of a 200 answer, built once; each answer adds its `Svc-Request-Id`. */
+  headers: Readonly<Record<string, string>>;
+  /** The headers of a 304 answer: the validator and caching ones a 200 sends (RFC 9110 §15.4.5). */
+  notModifiedHeaders: Readonly<Record<string, string>>;
 }
 
 const CACHE_SIZE = 64;
 
+/** Returns the archive itself once built, so a request for it needs no promise. */
 export function createArchiveCache(auth: AuthMode, versioned: boolean) {
-  const cache = new Lru<string, Promise<Archive>>(CACHE_SIZE);
-  return (def: PluginDefinition, mount: string): Promise<Archive> => {
+  const cache = new Lru<string, Archive | Promise<Archive>>(CACHE_SIZE);
+  // A token-guarded archive must not sit in a shared cache; no cache may compress it.
+  const cacheControl = auth === 'token' ? 'private, no-transform' : 'no-transform';
+  return (def: PluginDefinition, mount: string): Archive | Promise<Archive> => {
     const key = `${def.version ?? ''} ${mount}`;
-    let archive = cache.get(key);
-    if (archive === undefined) {
-      archive = build(def, mount, auth, versioned);
-      cache.set(key, archive);
-    }
-    return archive;
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached;
+    const building = build(def, mount, auth, versioned, cacheControl).then((archive) => {
+      // Unless evicted meanwhile, the entry becomes the archive itself.
+      if (cache.get(key) === building) cache.set(key, archive);
+      return archive;
+    });
+    cache.set(key, building);
+    return building;
   };
 }
 
@@ -33,9 +43,21 @@ async function build(
   mount: string,
   auth: AuthMode,
   versioned: boolean,
+  cacheControl: string,
 ): Promise<Archive> {
   const manifest = buildManifest(def, mount, auth, versioned);
   const json = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
   const bytes = writeTar([{ name: 'plugin.json', data: json }]);
-  return { bytes, etag: await strongEtag(bytes) };
+  const etag = await strongEtag(bytes);
+  const notModifiedHeaders = { ETag: etag, 'Cache-Control': cacheControl };
+  return {
+    bytes,
+    etag,
+    headers: {
+      'Content-Type': 'application/x-tar',
+      'Content-Length': String(bytes.byteLength),
+      ...notModifiedHeaders,
+    },
+    notModifiedHeaders,
+  };
 }

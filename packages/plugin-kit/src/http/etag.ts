@@ -13,6 +13,7 @@ export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string
  */
 export function ifNoneMatch(field: string | null, etag: string): boolean {
   if (field === null) return false;
+  if (field === etag) return true; // what a client that kept our ETag sends back
   if (field.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');
   for (const match of field.matchAll(/(?:W\/)?("[^"]*")/g)) {

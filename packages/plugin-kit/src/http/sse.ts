@@ -6,36 +6,51 @@
 import { errorEnvelope, type PluginError } from '../errors.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 
+const encoder = new TextEncoder();
+
 export function sseResponse(
   items: AsyncIterable<unknown>,
   requestId: string,
-  abort: AbortController,
+  onCancel: () => void,
   onError: (thrown: unknown) => PluginError,
 ): Response {
-  const encoder = new TextEncoder();
   const iterator = items[Symbol.asyncIterator]();
-  const frame = (text: string) => encoder.encode(text);
+  // Set once the client went away. A read pending at that moment still settles later (the
+  // generator sees the abort and yields or throws): its outcome has nowhere to go, and writing
+  // it into the closed stream would fail as if the handler had.
+  let cancelled = false;
+  const finish = () => {
+    iterator.return?.()?.catch(() => {});
+  };
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let frame: Uint8Array;
+      let last = false;
       try {
         const next = await iterator.next();
-        if (next.done) {
-          controller.enqueue(frame('event: done\ndata: {}\n\n'));
-          controller.close();
-          return;
-        }
+        if (cancelled) return;
+        last = next.done === true;
         // JSON.stringify escapes newlines, so one item is always one `data:` line.
-        controller.enqueue(frame(`data: ${JSON.stringify(next.value) ?? 'null'}\n\n`));
+        frame = encoder.encode(
+          last ? 'event: done\ndata: {}\n\n' : `data: ${JSON.stringify(next.value) ?? 'null'}\n\n`,
+        );
       } catch (thrown) {
+        if (cancelled) return;
+        // The handler threw, or yielded what JSON cannot hold: end the stream, and the generator.
         const envelope = errorEnvelope(onError(thrown), requestId);
-        controller.enqueue(frame(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`));
-        controller.close();
+        frame = encoder.encode(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`);
+        last = true;
+        finish();
       }
+      controller.enqueue(frame);
+      if (last) controller.close();
     },
-    async cancel() {
-      // The client went away: tell the handler, and let its generator run `finally` blocks.
-      abort.abort();
-      await iterator.return?.().catch(() => {});
+    cancel() {
+      // The client went away: tell the handler, and let its generator run `finally` blocks. Not
+      // awaited: `return()` waits for a pending `next()`, which may wait on the handler.
+      cancelled = true;
+      onCancel();
+      finish();
     },
   });
   return new Response(stream, {

@@ -22,6 +22,12 @@ export type Route =
   | { kind: 'options'; allow: string }
   | { kind: 'error'; error: PluginError; allow?: string };
 
+/** No command at the path; `missingMajor` when its `/v<N>` names a major not served. */
+type Miss = { entry: null; missingMajor: number | null };
+type Match = { entry: CommandEntry; mount: string } | Miss;
+
+const NO_COMMAND: Miss = { entry: null, missingMajor: null };
+
 const ALLOW_COMMAND = 'GET, HEAD, POST';
 const ALLOW_ARCHIVE = 'GET, HEAD';
 
@@ -55,33 +61,41 @@ export function createRouter(defs: readonly PluginDefinition[], versioned: boole
     }
   }
 
-  /** The longest suffix of `pathname` naming a command, and the mount before it. */
-  function matchCommand(pathname: string): { entry: CommandEntry; mount: string } | PluginError {
+  /**
+   * The longest suffix of `pathname` naming a command, and the mount before it; otherwise a miss,
+   * whose error is built only if it is answered (every archive GET misses).
+   */
+  function matchCommand(pathname: string): Match {
     // A suffix spans at most four segments, so only the last four slashes matter.
     const cuts: number[] = [];
-    for (let i = pathname.length - 1; i >= 0 && cuts.length < 4; i--) {
-      if (pathname[i] === '/') cuts.unshift(i);
+    for (let at = pathname.length; cuts.length < 4 && at > 0; ) {
+      at = pathname.lastIndexOf('/', at - 1);
+      if (at < 0) break;
+      cuts.push(at);
     }
-    for (const cut of cuts) {
-      const suffix = pathname.slice(cut);
+    for (let i = cuts.length - 1; i >= 0; i--) {
+      const at = cuts[i]!;
+      const suffix = pathname.slice(at);
       const entry = commands.get(suffix);
       if (entry === undefined) continue;
-      const mount = pathname.slice(0, cut);
+      const mount = pathname.slice(0, at);
       // `/v1/acme/g/c` that only the latest's alias matched names a major lacking the command
       // (or a missing major), not the latest under a mount ending in `/v1`.
       const parent = mount.slice(mount.lastIndexOf('/') + 1);
       const major = aliases.has(suffix) ? VERSION_SEGMENT.exec(parent) : null;
       if (major !== null) {
         const n = Number(major[1]);
-        return byMajor.has(n) ? notFound(pathname) : versionNotFound(n);
+        return byMajor.has(n) ? NO_COMMAND : { entry: null, missingMajor: n };
       }
       return { entry, mount };
     }
-    return notFound(pathname);
+    return NO_COMMAND;
   }
 
-  function notFound(pathname: string): PluginError {
-    return new PluginError(404, 'not_found', `No command of plugin "${name}" at ${pathname}`);
+  function missError(miss: Miss, pathname: string): PluginError {
+    return miss.missingMajor === null
+      ? new PluginError(404, 'not_found', `No command of plugin "${name}" at ${pathname}`)
+      : versionNotFound(miss.missingMajor);
   }
 
   function versionNotFound(major: number): PluginError {
@@ -95,42 +109,47 @@ export function createRouter(defs: readonly PluginDefinition[], versioned: boole
   }
 
   /** GET/HEAD: the archive (or `/versions`) a path addresses, and its mount. */
-  function resolveRead(pathname: string, match: ReturnType<typeof matchCommand>): Route {
-    if (!(match instanceof PluginError)) {
-      return { kind: 'archive', def: match.entry.def, mount: match.mount };
+  function resolveRead(pathname: string, match: Match): Route {
+    if (match.entry !== null) return { kind: 'archive', def: match.entry.def, mount: match.mount };
+    if (match.missingMajor !== null) {
+      return { kind: 'error', error: versionNotFound(match.missingMajor) };
     }
-    if (match.code === 'version_not_found') return { kind: 'error', error: match };
-    const segments = trimSlashes(pathname).split('/');
-    if (versioned) {
-      if (segments.at(-1) === 'versions') return { kind: 'versions' };
-      // `<mount>/v<N>/...`: the last version segment ends the mount.
-      for (let i = segments.length - 1; i > 0; i--) {
-        const major = VERSION_SEGMENT.exec(segments[i] ?? '');
-        if (major === null) continue;
+    const path = trimSlashes(pathname);
+    if (versioned && path.endsWith('/versions')) return { kind: 'versions' };
+    // Segments from the last: `<mount>/v<N>/...` when versioned (the last version segment ends
+    // the mount), else `<mount>/<plugin>/...` (the plugin's segments start at the last naming it).
+    let pluginAt = -1;
+    for (let end = path.length; end > 0; ) {
+      const start = path.lastIndexOf('/', end - 1);
+      const segment = path.slice(start + 1, end);
+      const major = versioned ? VERSION_SEGMENT.exec(segment) : null;
+      if (major !== null) {
         const def = byMajor.get(Number(major[1]));
         if (def === undefined) return { kind: 'error', error: versionNotFound(Number(major[1])) };
-        return { kind: 'archive', def, mount: segments.slice(0, i).join('/') };
+        return { kind: 'archive', def, mount: path.slice(0, start) };
       }
+      if (pluginAt < 0 && segment === name) {
+        pluginAt = start;
+        if (!versioned) break;
+      }
+      end = start;
     }
-    // `<mount>/<plugin>/...`: the plugin's own segments start at the last one naming it.
-    const pluginAt = segments.lastIndexOf(name);
-    const mount = (pluginAt > 0 ? segments.slice(0, pluginAt) : segments).join('/');
-    return { kind: 'archive', def: latest, mount };
+    return { kind: 'archive', def: latest, mount: pluginAt < 0 ? path : path.slice(0, pluginAt) };
   }
 
   return {
     resolve(method, pathname) {
       const match = matchCommand(pathname);
-      const allow = match instanceof PluginError ? ALLOW_ARCHIVE : ALLOW_COMMAND;
+      const allow = match.entry === null ? ALLOW_ARCHIVE : ALLOW_COMMAND;
       switch (method) {
         case 'GET':
         case 'HEAD':
           return resolveRead(pathname, match);
         case 'POST': {
-          if (!(match instanceof PluginError)) return { kind: 'command', entry: match.entry };
+          if (match.entry !== null) return { kind: 'command', entry: match.entry };
           const read = resolveRead(pathname, match);
           if (read.kind === 'versions') return methodNotAllowed(method, allow);
-          return { kind: 'error', error: match };
+          return { kind: 'error', error: missError(match, pathname) };
         }
         case 'OPTIONS':
           return { kind: 'options', allow };
@@ -152,5 +171,7 @@ function methodNotAllowed(method: string, allow: string): Route {
 }
 
 function trimSlashes(path: string): string {
-  return path.replace(/\/+$/, '');
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return end === path.length ? path : path.slice(0, end);
 }

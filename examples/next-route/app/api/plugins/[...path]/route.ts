@@ -3,10 +3,8 @@
 import { createFetchHandler } from '@svc/plugin-kit';
 import { plugin } from '../../../../plugin.ts';
 
-const token = process.env.ACME_TOKEN;
-if (!token) throw new Error('set ACME_TOKEN');
-
-const acme = createFetchHandler(plugin, { token });
+// Without ACME_TOKEN the kit serves unauthenticated and logs a warning once.
+const acme = createFetchHandler(plugin, { token: process.env.ACME_TOKEN });
 
 export const GET = acme;
 export const POST = acme;

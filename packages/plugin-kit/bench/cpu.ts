@@ -1,0 +1,107 @@
+/// <reference types="node" />
+// `npm run bench:cpu -w @svc/plugin-kit`: CPU microseconds per request of each benchmark cell,
+// driven through @hono/node-server's request listener in-process, with no socket. It leaves out
+// the kernel's share of a request, which dominates over loopback and swings with whatever else
+// the machine runs, so it compares the handlers themselves steadily on a shared machine.
+// Knobs: BENCH_REQUESTS (default 20000 per cell; a tenth for the directory row), BENCH_ROUNDS
+// (default 3; each cell keeps its lowest), BENCH_ROWS (comma-separated row-name substrings).
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { getRequestListener } from '@hono/node-server';
+import { createDirectory } from './directory.ts';
+import { createRows, type Row, type Variant } from './scenarios.ts';
+
+const requests = positive('BENCH_REQUESTS', 20_000);
+const rounds = positive('BENCH_ROUNDS', 3);
+const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
+const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
+
+const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
+const tokens = directory.mintPool(5_000, 'acme:tickets');
+const rows = (await createRows('bench-shared-token', directory)).filter(
+  (row) => only === undefined || only.some((part) => row.name.includes(part)),
+);
+
+/** Where answers go: a socket stand-in that accepts every write at once. */
+class Discard extends Writable {
+  override _write(_chunk: unknown, _encoding: string, done: () => void): void {
+    done();
+  }
+}
+
+type Listener = ReturnType<typeof getRequestListener>;
+
+/** One request through the listener, as node:http would hand it over; resolves its status. */
+function send(listener: Listener, row: Row, headers: Record<string, string>): Promise<number> {
+  const request = new IncomingMessage(new Socket());
+  const all: Record<string, string> = { host: '127.0.0.1', ...headers };
+  if (row.body !== undefined) all['content-length'] = String(Buffer.byteLength(row.body));
+  Object.assign(request, { method: row.method, url: row.path, headers: all, complete: true });
+  request.rawHeaders = Object.entries(all).flat();
+  if (row.body !== undefined) request.push(row.body);
+  request.push(null);
+  const response = new ServerResponse(request);
+  response.assignSocket(new Discard() as unknown as Socket);
+  return new Promise((finished) => {
+    response.on('finish', () => finished(response.statusCode));
+    void listener(request, response);
+  });
+}
+
+async function measure(row: Row, variant: Variant): Promise<number> {
+  const handler = row.handlers[variant];
+  const listener = getRequestListener(handler);
+  const headers = { ...row.headers };
+  if (row.conditional) {
+    const first = await handler(new Request(`http://127.0.0.1${row.path}`));
+    headers['if-none-match'] = first.headers.get('etag') ?? '';
+  }
+  const count = row.tokens ? Math.ceil(requests / 10) : requests;
+  const one = (i: number) =>
+    send(
+      listener,
+      row,
+      row.tokens ? { ...headers, authorization: `Bearer ${tokens[i % tokens.length]}` } : headers,
+    );
+  for (let i = 0; i < Math.min(count, 5_000); i++) await one(i); // let the JIT settle
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) {
+    const status = await one(i);
+    if (status !== row.status) throw new Error(`${row.name} · ${variant}: answered ${status}`);
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / count;
+}
+
+const best = new Map<Row, Record<Variant, number>>(rows.map((row) => [row, {} as never]));
+for (let round = 1; round <= rounds; round++) {
+  for (const row of rows) {
+    const cells = best.get(row)!;
+    for (const variant of VARIANTS) {
+      console.error(`round ${round}/${rounds} · ${row.name} · ${variant}`);
+      const cpu = await measure(row, variant);
+      cells[variant] = Math.min(cells[variant] ?? Infinity, cpu);
+    }
+  }
+}
+
+console.log(
+  `\nCPU µs per request through @hono/node-server's listener, no socket; lowest of ${rounds} round(s), Node ${process.version}\n`,
+);
+console.log('| row | kit µs | bare µs | hono µs | bare/kit | hono/kit |');
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const [row, cells] of best) {
+  const fixed = (value: number) => value.toFixed(1);
+  console.log(
+    `| ${row.name} | ${fixed(cells.kit)} | ${fixed(cells.bare)} | ${fixed(cells.hono)} | ${(cells.bare / cells.kit).toFixed(2)} | ${(cells.hono / cells.kit).toFixed(2)} |`,
+  );
+}
+
+function positive(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new TypeError(`${name} must be a positive integer`);
+  }
+  return value;
+}
