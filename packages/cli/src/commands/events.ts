@@ -3,12 +3,6 @@ import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 
-/**
- * Without `--follow` the backlog ends when the stream has been quiet this long: the SSE route
- * has no end-of-backlog marker, and the backlog is written in one burst.
- */
-const BACKLOG_QUIET_MS = 300;
-
 export function registerEvents(program: Command, runtime: Runtime): void {
   program
     .command('events')
@@ -27,37 +21,22 @@ async function events(ctx: Context, opts: { after: string; kinds?: string; follo
     throw new UsageError(`--kinds must be comma-separated event kinds; received '${opts.kinds}'`);
   }
   const client = await ctx.client();
-  const controller = new AbortController();
-  let quiet: NodeJS.Timeout | undefined;
-  const rearm = () => {
-    clearTimeout(quiet);
-    quiet = setTimeout(() => controller.abort(), BACKLOG_QUIET_MS);
-  };
-  if (!opts.follow) rearm();
-  const stream = client.events.stream(
-    {
-      after: Number(opts.after),
-      ...(opts.kinds === undefined ? {} : { kinds: opts.kinds.split(',') }),
-    },
-    { signal: controller.signal },
-  );
-  try {
-    for await (const event of stream as AsyncIterable<SvcEvent>) {
-      ctx.out.record(event, (colors) =>
-        [
-          String(event.seq).padStart(6),
-          colors.dim(event.created_at),
-          event.kind.padEnd(16),
-          (event.subject_id ?? '-').padEnd(8),
-          JSON.stringify(event.payload),
-        ].join('  '),
-      );
-      if (!opts.follow) rearm();
-    }
-  } catch (err) {
-    if (!controller.signal.aborted) throw err;
-  } finally {
-    clearTimeout(quiet);
+  // Without --follow the daemon ends the stream after the backlog.
+  const stream = client.events.stream({
+    after: Number(opts.after),
+    follow: opts.follow === true,
+    ...(opts.kinds === undefined ? {} : { kinds: opts.kinds.split(',') }),
+  });
+  for await (const event of stream as AsyncIterable<SvcEvent>) {
+    ctx.out.record(event, (colors) =>
+      [
+        String(event.seq).padStart(6),
+        colors.dim(event.created_at),
+        event.kind.padEnd(16),
+        (event.subject_id ?? '-').padEnd(8),
+        JSON.stringify(event.payload),
+      ].join('  '),
+    );
   }
   return EXIT.ok;
 }

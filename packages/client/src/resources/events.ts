@@ -12,19 +12,27 @@ export interface EventStreamParams {
   after?: number | string;
   /** Only these kinds, e.g. `['token.created', 'token.revoked']`. */
   kinds?: string | readonly string[];
+  /**
+   * `false`: only the backlog (the events committed before the call); the stream ends after it.
+   * Default `true`: backlog, then live events until the loop stops.
+   */
+  follow?: boolean;
 }
 
 export class Events extends APIResource {
   /**
    * The daemon's event log, backlog then live (GET /v1/events, SSE). Resumes after a disconnect
-   * from the last `seq` seen.
+   * from the last `seq` seen. With `follow: false` the end of the answer is the end of the
+   * backlog, not a disconnect, so it is not reconnected unless `options.maxRetries` says so.
    */
   stream(params: EventStreamParams = {}, options: StreamOptions = {}): Stream<SvcEvent> {
     const after = options.after ?? params.after;
+    const backlogOnly = params.follow === false;
     return this._transport.stream(
       '/v1/events',
-      { kinds: params.kinds },
+      { kinds: params.kinds, ...(backlogOnly && { follow: false }) },
       {
+        ...(backlogOnly && { maxRetries: 0 }),
         ...options,
         ...(after === undefined ? {} : { after }),
       },

@@ -5,6 +5,9 @@
  * token, the daemon's socket, the node's worktree it moves to, the model with its key; the only
  * way secrets reach it), binds the control plane over the unix socket with the node token, runs
  * the agent loop and exits. A daemon that goes away closes its stdin: a spare exits (2).
+ * Once it holds its node it serves host-local viewers on the launch's `viewer_socket_path`
+ * (`./viewer-socket.ts`, `nodes.attach`); a socket that cannot be opened leaves the node running
+ * without viewers.
  *
  * SIGTERM (cancel, interrupt, shutdown) aborts the loop: the model request stops and a running
  * `bash` has its process group killed at once. The exit code says only whether the process ran
@@ -14,7 +17,10 @@ import { brokerLaunchSchema } from '@svc/protocol';
 import { z } from 'zod';
 import { runAgentLoop } from './agent-loop.ts';
 import { createHttpBrokerPort } from './http-port.ts';
+import type { LoopExit } from './loop-exit.ts';
+import type { BrokerPort } from './port.ts';
 import { createLanguageModel, type ScriptedTurn } from './providers/index.ts';
+import { createViewerSocket } from './viewer-socket.ts';
 
 const EXIT_BAD_LAUNCH = 2;
 
@@ -40,9 +46,28 @@ const port = createHttpBrokerPort({
   token: launch.token,
   cwd: process.cwd(),
 });
+const viewers =
+  launch.viewer_socket_path === undefined
+    ? null
+    : createViewerSocket({ path: launch.viewer_socket_path });
+// Viewers are served from the claim on, starting with the turns the node resumes from.
+const loopPort: BrokerPort =
+  viewers === null
+    ? port
+    : {
+        ...port,
+        async load() {
+          const session = await port.load();
+          await viewers.listen(session.turns).catch((error: unknown) => {
+            log({ msg: 'no viewer socket', error: (error as Error).message });
+          });
+          return session;
+        },
+      };
+let exit: LoopExit | undefined;
 try {
-  const exit = await runAgentLoop({
-    port,
+  exit = await runAgentLoop({
+    port: loopPort,
     model: createLanguageModel({
       provider,
       model,
@@ -52,9 +77,11 @@ try {
       ...(script !== undefined && { script: script as ScriptedTurn[] }),
     }),
     signal: controller.signal,
+    ...(viewers !== null && { onEvent: (event) => viewers.publish(event) }),
   });
   log({ msg: 'loop ended', node_id: launch.node_id, exit: exit.kind, reason: exit.reason });
 } finally {
+  await viewers?.close(exit);
   await port.close();
 }
 process.exit(0);

@@ -1,4 +1,4 @@
-import { findRoute, listCovers, type RouteDef } from '@svc/protocol';
+import { findRoute, listCovers, type RouteDef, type RouteMatch, routes } from '@svc/protocol';
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.ts';
 import type { Principal, TokenService } from '../services/tokens.ts';
@@ -12,7 +12,7 @@ import { errorResponse } from './errors.ts';
  */
 export function routeAuth(tokens: TokenService): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const match = findRoute(c.req.method, c.req.path);
+    const match = matchRoute(c.req.method, c.req.path);
     if (match === null) {
       return errorResponse(c, new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`));
     }
@@ -43,6 +43,28 @@ export function routeAuth(tokens: TokenService): MiddlewareHandler<AppEnv> {
     });
     await next();
   };
+}
+
+/** No path parameters: shared by every match of a literal route, never written to. */
+const NO_PARAMS: Record<string, string> = Object.freeze({});
+
+/** The routes without parameters by `METHOD path`: most requests, looked up without a scan. */
+const literalRoutes = new Map(
+  routes
+    .filter((route) => !route.path.includes('{'))
+    .map((route): [string, RouteMatch] => [
+      `${route.method} ${route.path}`,
+      { route, params: NO_PARAMS },
+    ]),
+);
+
+/**
+ * `findRoute`'s answer. A route without parameters that matches is always its answer (a literal
+ * segment wins over a parameter), so those come from a map and only the rest scan the table.
+ */
+function matchRoute(method: string, path: string): ReturnType<typeof findRoute> {
+  const literal = literalRoutes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`);
+  return literal ?? findRoute(method, path);
 }
 
 function authorize(route: RouteDef, secret: string | null, tokens: TokenService): Principal | null {

@@ -7,7 +7,8 @@ import { eventStream } from './sse.ts';
 
 /**
  * `GET /v1/events`: the event log as SSE. `Last-Event-ID` (what an EventSource sends when it
- * reconnects) wins over `?after=`; `?kinds=` filters.
+ * reconnects) wins over `?after=`; `?kinds=` filters; `?follow=false` ends the stream after the
+ * backlog instead of going on with live events.
  */
 export function registerEvents(app: Hono<AppEnv>, ctx: DaemonContext): void {
   mount(app, 'events.stream', (c, { query }) => {
@@ -16,6 +17,7 @@ export function registerEvents(app: Hono<AppEnv>, ctx: DaemonContext): void {
       kinds: query.kinds?.split(','),
       keepaliveMs: ctx.sseKeepaliveMs,
       signal: c.req.raw.signal,
+      follow: query.follow !== 'false',
     });
     return c.body(stream, 200, {
       'Content-Type': 'text/event-stream; charset=utf-8',

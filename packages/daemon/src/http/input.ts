@@ -19,7 +19,7 @@ export function routeInput(): MiddlewareHandler<AppEnv> {
     const route = c.get('route');
     const input = c.get('input');
     input.params = parse(route.params, input.params, 'params');
-    input.query = parse(route.query, Object.fromEntries(new URL(c.req.url).searchParams), 'query');
+    if (route.query !== undefined) input.query = parse(route.query, queryOf(c.req.url), 'query');
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       input.raw = await readBody(c.req.raw);
       if (route.body !== undefined) {
@@ -30,6 +30,18 @@ export function routeInput(): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
+}
+
+/**
+ * The query's parameters (the last of a repeated name wins), as `new URL(url).searchParams`
+ * reads them but without parsing the whole URL: the query ends at a fragment (RFC 3986 §3.4).
+ */
+function queryOf(url: string): Record<string, string> {
+  const hash = url.indexOf('#');
+  const end = hash === -1 ? url.length : hash;
+  const start = url.indexOf('?');
+  const query = start === -1 || start > end ? '' : url.slice(start + 1, end);
+  return query === '' ? {} : Object.fromEntries(new URLSearchParams(query));
 }
 
 function parse(

@@ -20,6 +20,7 @@ interface EventsQuery {
   after?: number | undefined;
   kinds?: string | undefined;
   limit?: number | undefined;
+  follow?: 'true' | 'false' | undefined;
 }
 
 function reader(ctx: DaemonContext, subjects: EventSubjects, kinds: string | undefined) {
@@ -40,7 +41,10 @@ export function eventsPage(ctx: DaemonContext, subjects: EventSubjects, query: E
   };
 }
 
-/** The events as SSE: backlog after `Last-Event-ID` (else `?after=`), then live. */
+/**
+ * The events as SSE: backlog after `Last-Event-ID` (else `?after=`), then live; with
+ * `?follow=false` the stream ends after the backlog.
+ */
 export function eventsResponse(
   c: Context<AppEnv>,
   ctx: DaemonContext,
@@ -53,6 +57,7 @@ export function eventsResponse(
     keepaliveMs: ctx.sseKeepaliveMs,
     signal: c.req.raw.signal,
     read: reader(ctx, subjects, query.kinds),
+    follow: query.follow !== 'false',
   });
   return c.body(stream, 200, {
     'Content-Type': 'text/event-stream; charset=utf-8',

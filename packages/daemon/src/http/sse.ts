@@ -31,6 +31,8 @@ export interface EventStreamOptions {
   signal: AbortSignal;
   /** Reads the next page after a seq; default the whole log (filtered by `kinds`). */
   read?: ((after: number, limit: number) => EventDto[]) | undefined;
+  /** `false`: end the stream once the backlog (what was committed before it opened) is sent. */
+  follow?: boolean | undefined;
 }
 
 /**
@@ -42,14 +44,19 @@ export interface EventStreamOptions {
 export function eventStream(
   log: EventLog,
   registry: SseRegistry,
-  { after, kinds, keepaliveMs, signal, read }: EventStreamOptions,
+  { after, kinds, keepaliveMs, signal, read, follow = true }: EventStreamOptions,
 ): ReadableStream<Uint8Array> {
-  const readPage = read ?? ((from: number, max: number) => log.list(from, max, kinds));
+  const readLog = read ?? ((from: number, max: number) => log.list(from, max, kinds));
+  const backlogEnd = follow ? Number.POSITIVE_INFINITY : log.lastSeq();
+  const readPage = follow
+    ? readLog
+    : (from: number, max: number) => readLog(from, max).filter((event) => event.seq <= backlogEnd);
   const encoder = new TextEncoder();
   let last = after;
   let closed = false;
   let wake: (() => void) | null = null;
   let cleanup = () => {};
+  let abort = () => {};
   /** Enqueues up to `max` events after `last`; returns how many. */
   const send = (controller: ReadableStreamDefaultController<Uint8Array>, max: number) => {
     const page = readPage(last, max);
@@ -66,7 +73,7 @@ export function eventStream(
         () => controller.enqueue(encoder.encode(': keepalive\n\n')),
         keepaliveMs,
       );
-      const abort = () => {
+      abort = () => {
         if (closed) return;
         cleanup();
         controller.close();
@@ -89,6 +96,7 @@ export function eventStream(
     },
     async pull(controller) {
       while (!closed && send(controller, PAGE) === 0) {
+        if (!follow) return abort();
         await new Promise<void>((resolve) => {
           wake = resolve;
         });

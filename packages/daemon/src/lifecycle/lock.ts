@@ -84,9 +84,25 @@ function isAlive(pid: number): boolean {
   if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the pid exists but belongs to another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !isZombie(pid);
+}
+
+/**
+ * A process that has exited (`kill -9`) but not yet been reaped by its parent is a zombie: kill(2)
+ * still finds its pid, yet it holds nothing, so its lock is stale. Linux tells by the state field
+ * of `/proc/<pid>/stat` (proc(5)); elsewhere the pid is taken at its word.
+ */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // `pid (comm) state …`: comm may hold spaces and parentheses, so the state follows the last ')'.
+  return stat[stat.lastIndexOf(')') + 2] === 'Z';
 }

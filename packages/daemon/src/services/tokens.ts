@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { newId } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
@@ -42,8 +42,43 @@ const SECRET = /^svc_(owner|app|node)_[A-Za-z0-9_-]{43}$/;
 /** `last_used_at` is written at most this often per token, not on every request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** A live token as `authenticate` needs it: built once, not per request. */
+interface Cached {
+  principal: Readonly<Principal>;
+  /** `expires_at` in ms since the epoch; `Infinity` when it never expires. */
+  expires: number;
+}
+
+/**
+ * Tokens: minting, revoking and the per-request bearer check. The daemon is the sole writer of
+ * the tokens table and every write goes through here, so the live tokens are held in a map from
+ * the secret's hash, loaded at start and updated once each write commits: a request with a live
+ * token costs a hash and a map lookup, not a query. Only a secret the map lacks is looked up in
+ * the table.
+ */
 export function tokenService(store: Store, events: EventLog) {
   const lastTouched = new Map<string, number>();
+  /**
+   * Live tokens by the base64 SHA-256 of their secret, and that key by token id (to revoke). A
+   * lookup takes time that depends on the secret's digest only, never on how much of a stored
+   * secret a guess shares, so no constant-time compare is needed.
+   */
+  const live = new Map<string, Cached>();
+  const keys = new Map<string, string>();
+  for (const row of store.tokens.live()) cache(row);
+
+  function cache(row: TokenRow): void {
+    const key = Buffer.from(row.hash).toString('base64');
+    live.set(key, cached(row));
+    keys.set(row.id, key);
+  }
+
+  function uncache(id: string): void {
+    const key = keys.get(id);
+    if (key !== undefined) live.delete(key);
+    keys.delete(id);
+    lastTouched.delete(id);
+  }
 
   function mint(
     kind: TokenKind,
@@ -56,23 +91,26 @@ export function tokenService(store: Store, events: EventLog) {
     const row = {
       id: newId('token'),
       kind,
-      hash: sha256(secret),
+      hash: Buffer.from(digest(secret), 'base64'),
       app_id: appId,
       node_id: nodeId,
       scopes: scopes === null ? null : JSON.stringify(scopes),
       created_at: new Date().toISOString(),
       expires_at: expiresAt,
     };
-    const dto = store.db.transaction(() => {
+    const dto = store.db.transaction((afterCommit) => {
       // One owner token at a time: minting a new one (a rotation) revokes the old ones.
       if (kind === 'owner') {
         for (const old of store.tokens.revokeKind('owner', row.created_at)) {
           events.record('token.revoked', old.id, toDto(old));
+          afterCommit(() => uncache(old.id));
         }
       }
       store.tokens.insert(row);
-      const dto = toDto({ ...row, revoked_at: null, last_used_at: null });
+      const full = { ...row, revoked_at: null, last_used_at: null };
+      const dto = toDto(full);
       events.record('token.created', row.id, dto);
+      afterCommit(() => cache(full));
       return dto;
     });
     return { secret, dto };
@@ -99,10 +137,10 @@ export function tokenService(store: Store, events: EventLog) {
      */
     ensureOwner(file: string): TokenDto {
       const existing = readSecret(file);
-      if (existing !== null) {
-        const row = lookup(existing);
-        if (row !== undefined && row.kind === 'owner' && isUsable(row, Date.now()))
-          return toDto(row);
+      const owner = existing === null ? undefined : lookup(existing, Date.now());
+      if (owner?.kind === 'owner') {
+        const row = store.tokens.byId(owner.tokenId);
+        if (row !== undefined) return toDto(row);
       }
       const { secret, dto } = mint('owner', null, null, null);
       writeFileSync(file, `${secret}\n`, { mode: 0o600 });
@@ -111,21 +149,14 @@ export function tokenService(store: Store, events: EventLog) {
 
     /** The principal of a bearer secret, or `null` when it is unknown, revoked or expired. */
     authenticate(secret: string): Principal | null {
-      const row = lookup(secret);
       const now = Date.now();
-      if (row === undefined || !isUsable(row, now)) return null;
-      if (now - (lastTouched.get(row.id) ?? 0) >= TOUCH_INTERVAL_MS) {
-        lastTouched.set(row.id, now);
-        store.tokens.touch(row.id, new Date(now).toISOString());
+      const principal = lookup(secret, now);
+      if (principal === undefined) return null;
+      if (now - (lastTouched.get(principal.tokenId) ?? 0) >= TOUCH_INTERVAL_MS) {
+        lastTouched.set(principal.tokenId, now);
+        store.tokens.touch(principal.tokenId, new Date(now).toISOString());
       }
-      return {
-        tokenId: row.id,
-        kind: row.kind,
-        appId: row.app_id,
-        nodeId: row.node_id,
-        scopes: parseScopes(row.scopes),
-        expiresAt: row.expires_at,
-      };
+      return principal;
     },
 
     list(after: string, limit: number): { data: TokenDto[]; hasMore: boolean } {
@@ -143,7 +174,7 @@ export function tokenService(store: Store, events: EventLog) {
      * token is rotated instead (delete `owner.token`, restart), so the owner is never locked out.
      */
     revoke(id: string): TokenDto | undefined {
-      return store.db.transaction(() => {
+      return store.db.transaction((afterCommit) => {
         if (store.tokens.byId(id)?.kind === 'owner') {
           throw new ApiError(
             'invalid_state',
@@ -153,6 +184,7 @@ export function tokenService(store: Store, events: EventLog) {
         if (store.tokens.revoke(id, new Date().toISOString())) {
           const dto = toDto(store.tokens.byId(id)!);
           events.record('token.revoked', id, dto);
+          afterCommit(() => uncache(id));
           return dto;
         }
         const row = store.tokens.byId(id);
@@ -161,21 +193,42 @@ export function tokenService(store: Store, events: EventLog) {
     },
   };
 
-  function lookup(secret: string): TokenRow | undefined {
+  /** The principal of a live, unexpired secret. */
+  function lookup(secret: string, now: number): Readonly<Principal> | undefined {
     if (!SECRET.test(secret)) return undefined;
-    const hash = sha256(secret);
-    const row = store.tokens.byHash(hash);
-    // The index lookup already matched; the constant-time compare keeps the final decision free
-    // of early-exit timing should the lookup ever become a scan or a prefix match.
-    if (row === undefined || !timingSafeEqual(Buffer.from(row.hash), hash)) return undefined;
-    return row;
+    const key = digest(secret);
+    const entry = live.get(key) ?? unknown(key);
+    return entry !== undefined && entry.expires > now ? entry.principal : undefined;
+  }
+
+  /**
+   * A token missing from the map: revoked, never minted, or written by another connection (only
+   * tests do that; the daemon is the sole writer). Read from the table and not cached, so a
+   * token this service did not write is never answered from a stale copy.
+   */
+  function unknown(key: string): Cached | undefined {
+    const row = store.tokens.byHash(Buffer.from(key, 'base64'));
+    return row === undefined || row.revoked_at !== null ? undefined : cached(row);
   }
 }
 
 export type TokenService = ReturnType<typeof tokenService>;
 
-function isUsable(row: TokenRow, now: number): boolean {
-  return row.revoked_at === null && (row.expires_at === null || Date.parse(row.expires_at) > now);
+function cached(row: TokenRow): Cached {
+  const principal: Principal = {
+    tokenId: row.id,
+    kind: row.kind,
+    appId: row.app_id,
+    nodeId: row.node_id,
+    scopes: parseScopes(row.scopes),
+    expiresAt: row.expires_at,
+  };
+  // Shared by every request of the token: frozen, so no handler can change what the next sees.
+  if (principal.scopes !== null) Object.freeze(principal.scopes);
+  return {
+    principal: Object.freeze(principal),
+    expires: row.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(row.expires_at),
+  };
 }
 
 function toDto(row: TokenRow): TokenDto {
@@ -195,8 +248,9 @@ function parseScopes(text: string | null): string[] | null {
   return text === null ? null : (JSON.parse(text) as string[]);
 }
 
-function sha256(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
+/** The SHA-256 of a secret in base64: a string digest is the cheapest to compute and to key by. */
+function digest(secret: string): string {
+  return hash('sha256', secret, 'base64');
 }
 
 function readSecret(file: string): string | null {

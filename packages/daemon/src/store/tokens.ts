@@ -29,6 +29,10 @@ export function tokenStore(db: Db) {
        VALUES (:id, :kind, :hash, :app_id, :scopes, :created_at, :expires_at)`,
     ),
     bindNode: db.sqlite.prepare('INSERT INTO node_tokens (token_id, node_id) VALUES (?, ?)'),
+    byHash: db.sqlite.prepare(
+      `SELECT t.*, nt.node_id FROM tokens t LEFT JOIN node_tokens nt ON nt.token_id = t.id
+       WHERE t.hash = ?`,
+    ),
     live: db.sqlite.prepare(
       `SELECT t.*, nt.node_id FROM tokens t LEFT JOIN node_tokens nt ON nt.token_id = t.id
        WHERE t.revoked_at IS NULL`,
@@ -51,6 +55,9 @@ export function tokenStore(db: Db) {
     insert({ node_id, ...row }: NewTokenRow): void {
       q.insert.run({ ...row });
       if (node_id !== undefined && node_id !== null) q.bindNode.run(row.id, node_id);
+    },
+    byHash(hash: Uint8Array): TokenRow | undefined {
+      return q.byHash.get(hash) as TokenRow | undefined;
     },
     /** Every token not revoked (expired ones included): the token service's cache at start. */
     live(): TokenRow[] {

@@ -21,10 +21,16 @@
  *   nodes left `running` are relaunched (`recover`). At close, brokers are killed outright: the
  *   nodes stay `running` and the next start relaunches them, re-running only what no record holds.
  *   A spare the previous daemon left exits by itself: its stdin closes with that daemon.
+ * - Viewers (`nodes.attach`): each launch names a unix socket under `<home>/run/viewers` (0700)
+ *   where the broker, once it holds its node, streams its transcript (`../broker/viewer-socket.ts`);
+ *   `viewerSocket` answers it while that broker lives and the socket is there. A broker that
+ *   dies without removing it has it removed here.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { socketPathProblem } from '@svc/protocol/home';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { NodeRuntime } from '../services/node-runtime.ts';
 import type { TokenService } from '../services/tokens.ts';
@@ -108,6 +114,8 @@ interface Active {
   process: BrokerProcess;
   /** Ended on purpose (`stop`, `close`): its exit is no crash. */
   stopped: boolean;
+  /** Where it serves viewers once it holds the node. */
+  viewerSocket: string;
 }
 
 export function createSupervisor(
@@ -126,6 +134,7 @@ export function createSupervisor(
   const { store, tokens, logger, hooks } = deps;
   const logs = join(deps.home, 'logs', 'brokers');
   const worktrees = join(deps.home, 'worktrees');
+  const viewers = join(deps.home, 'run', 'viewers');
   // Node caches the type-stripped source and V8 code of the broker's modules here, so a broker
   // after the first loads them without compiling.
   const env = { ...process.env, NODE_COMPILE_CACHE: join(cache, 'node') };
@@ -211,12 +220,20 @@ export function createSupervisor(
     const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
     const cwd = join(worktrees, row.id);
     mkdirSync(cwd, { recursive: true, mode: 0o700 });
+    const viewerSocket = viewerSocketPath(viewers, row.id);
     let child: BrokerProcess;
     warmUp();
     try {
       child = takeBroker();
       child.launch(
-        { node_id: row.id, token: secret, socket_path: deps.socketPath, cwd, ...parts },
+        {
+          node_id: row.id,
+          token: secret,
+          socket_path: deps.socketPath,
+          cwd,
+          viewer_socket_path: viewerSocket,
+          ...parts,
+        },
         join(logs, `${row.id}.log`),
       );
     } catch (error) {
@@ -225,7 +242,7 @@ export function createSupervisor(
       return;
     }
     store.brokers.insert(dto.id, row.id, child.pid, new Date().toISOString());
-    const broker: Active = { tokenId: dto.id, process: child, stopped: false };
+    const broker: Active = { tokenId: dto.id, process: child, stopped: false, viewerSocket };
     active.set(row.id, broker);
     logger.info({ node_id: row.id, pid: child.pid }, 'broker started');
     void child.exited.then((exit) => ended(row.id, broker, exit));
@@ -233,6 +250,7 @@ export function createSupervisor(
 
   function ended(nodeId: string, broker: Active, exit: BrokerExit): void {
     active.delete(nodeId);
+    rmSync(broker.viewerSocket, { force: true });
     const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
     logger.info({ node_id: nodeId, exit: how }, 'broker exited');
     if (closed) return; // the database may be closing; `close` ends the rows itself
@@ -276,6 +294,10 @@ export function createSupervisor(
     start() {
       mkdirSync(worktrees, { recursive: true, mode: 0o700 });
       mkdirSync(logs, { recursive: true, mode: 0o700 });
+      // Sockets a previous daemon's brokers left are stale: their brokers are killed below.
+      rmSync(viewers, { recursive: true, force: true });
+      mkdirSync(viewers, { recursive: true, mode: 0o700 });
+      chmodSync(viewers, 0o700);
       recover();
       schedule();
     },
@@ -293,6 +315,11 @@ export function createSupervisor(
         }),
       ]);
     },
+    viewerSocket(nodeId) {
+      const path = active.get(nodeId)?.viewerSocket;
+      // The file appears when the broker listens (after its claim) and goes when it closes.
+      return path !== undefined && existsSync(path) ? path : null;
+    },
     brokers: () => [...active].map(([node_id, b]) => ({ node_id, pid: b.process.pid })),
     stats: () => ({
       concurrency,
@@ -300,6 +327,16 @@ export function createSupervisor(
       queued: store.nodes.inStates(['queued']).length,
     }),
   };
+}
+
+/**
+ * `<dir>/<node id>.sock`, or `<dir>/<hash of the id>.sock` when that would pass the unix socket
+ * path limit (a deep home); the hash keeps it unique per node.
+ */
+export function viewerSocketPath(dir: string, nodeId: string): string {
+  const named = join(dir, `${nodeId}.sock`);
+  if (socketPathProblem(named) === null) return named;
+  return join(dir, `${createHash('sha256').update(nodeId).digest('hex').slice(0, 16)}.sock`);
 }
 
 /** The pid still runs our broker entry or bundle (not a process that reused the pid since). */

@@ -42,6 +42,11 @@ export const brokerLaunchSchema = z.strictObject({
   cwd: absolutePathSchema
     .optional()
     .describe("the node's worktree, the broker's working directory (default: where it started)"),
+  viewer_socket_path: absolutePathSchema
+    .optional()
+    .describe(
+      'where the broker streams its transcript to host-local viewers (`nodes.attach`); none: no viewers',
+    ),
   model: z.strictObject({
     ...modelRefSchema.shape,
     api_key: z.string().optional(),

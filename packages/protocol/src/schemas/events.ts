@@ -30,4 +30,10 @@ export const eventsQuerySchema = z.object({
     .max(2000)
     .optional()
     .describe('comma-separated event kinds to keep'),
+  follow: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      'false: send the backlog (events up to the latest at the request) and end the stream',
+    ),
 });

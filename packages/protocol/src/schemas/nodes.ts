@@ -315,7 +315,8 @@ export const nodeRecycleBodySchema = z.strictObject({
 
 const subtree = queryBool.optional().describe("include its descendants' events (default false)");
 
-export const nodeEventsQuerySchema = eventsQuerySchema.extend({
+// A page is no stream: `follow` has nothing to end.
+export const nodeEventsQuerySchema = eventsQuerySchema.omit({ follow: true }).extend({
   limit: queryInt(1, LIST_LIMIT_MAX).optional(),
   subtree,
 });
