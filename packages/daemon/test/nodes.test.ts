@@ -114,7 +114,10 @@ describe('scopes of a new node', () => {
     expect(parent.scopes).toBeNull();
     const token = t.nodeToken(parent.id);
     expect((await t.createNode({ task: 'c' }, token)).scopes).toBeNull();
-    const wide = await t.createNode({ task: 'c', scopes: ['svc:act', 'svc:schedule'] }, token);
+    const wide = await t.createNode(
+      { task: 'c', scopes: ['svc:llm', 'svc:act', 'svc:schedule'] },
+      token,
+    );
     expect(wide.scopes).toEqual(['svc:llm', 'svc:act', 'svc:schedule']);
   });
 

@@ -71,12 +71,17 @@ describe('runs.start', () => {
     const res = await t.post('/v1/runs', { task: 'x', model: SCRIPTED }, t.nodeToken(owners.id));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ app_id: null, scopes: null });
-    const child = await t.post(
-      '/v1/nodes',
-      { task: 'c', model: SCRIPTED, parent_id: res.body.node_id, scopes: ['svc:act', 'svc:llm'] },
-      t.nodeToken(owners.id),
-    );
+    // The run's tree is not the starting node's own tree (a node token sees only that), so the
+    // owner adds the child: under no grant, any scopes of the owner's vocabulary are allowed.
+    const child = await t.post('/v1/nodes', {
+      task: 'c',
+      model: SCRIPTED,
+      parent_id: res.body.node_id,
+      scopes: ['svc:act', 'svc:llm', 'svc:schedule'],
+    });
     expect(child.status).toBe(200);
+    const hidden = await t.get(`/v1/nodes/${res.body.node_id}`, t.nodeToken(owners.id));
+    expect(hidden.status).toBe(404);
   });
 });
 
