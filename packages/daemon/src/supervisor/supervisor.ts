@@ -22,9 +22,9 @@
  *   nodes stay `running` and the next start relaunches them, re-running only what no record holds.
  *   A spare the previous daemon left exits by itself: its stdin closes with that daemon.
  * - Viewers (`nodes.attach`): each launch names a unix socket under `<home>/run/viewers` (0700)
- *   where the broker, once it holds its node, streams its transcript (`../broker/viewer-socket.ts`);
- *   `viewerSocket` answers it while that broker lives and the socket is there. A broker that
- *   dies without removing it has it removed here.
+ *   where the broker, once it holds its node, streams its transcript
+ *   (`../broker/viewer-socket.ts`); `viewerSocket` answers it while the node runs on that broker
+ *   and the socket is there. A broker that dies without removing it has it removed here.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -317,8 +317,10 @@ export function createSupervisor(
     },
     viewerSocket(nodeId) {
       const path = active.get(nodeId)?.viewerSocket;
-      // The file appears when the broker listens (after its claim) and goes when it closes.
-      return path !== undefined && existsSync(path) ? path : null;
+      if (path === undefined || store.nodes.get(nodeId)?.state !== 'running') return null;
+      // The file appears when the broker listens (after its claim) and goes when it closes; a
+      // broker still exiting after its node ended (or parked) is no longer one to attach to.
+      return existsSync(path) ? path : null;
     },
     brokers: () => [...active].map(([node_id, b]) => ({ node_id, pid: b.process.pid })),
     stats: () => ({
