@@ -1,19 +1,14 @@
 import { Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { routeAuth } from './auth.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerConnect } from './connect.ts';
-import { cors } from './cors.ts';
 import type { AppEnv } from './env.ts';
 import { errorResponse, handleError } from './errors.ts';
 import { registerEvents } from './events.ts';
 import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
-import { hostGuard } from './host-guard.ts';
-import { idempotency } from './idempotency.ts';
-import { routeInput } from './input.ts';
 import { registerLlm } from './llm.ts';
 import { registerModelAuth } from './model-auth.ts';
 import { registerModelConfig } from './model-config.ts';
@@ -21,7 +16,7 @@ import { registerNodes } from './nodes.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerProfiles } from './profiles.ts';
 import { registerReadiness } from './readiness.ts';
-import { requestContext } from './request-context.ts';
+import { requestPath } from './request-context.ts';
 import { registerRuns } from './runs.ts';
 import { registerShutdown } from './shutdown.ts';
 import { registerStatus } from './status.ts';
@@ -29,17 +24,13 @@ import { registerTokens } from './tokens.ts';
 
 /**
  * The daemon's `/v1` app, shared by both listeners (the adapter passes which one in
- * `c.env.listener`). Middleware runs in this order: request id and log line; Host allow-list;
- * CORS; route lookup and auth; input validation; Idempotency-Key; then the route's handler.
+ * `c.env.listener`). One middleware, `requestPath`, runs the whole request path (request id and
+ * log line, Host allow-list, CORS, route lookup and auth, input, Idempotency-Key) in one pass,
+ * then calls the route's handler.
  */
 export function createApp(ctx: DaemonContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use(requestContext(ctx));
-  app.use(hostGuard());
-  app.use(cors());
-  app.use(routeAuth(ctx.tokens));
-  app.use(routeInput());
-  app.use(idempotency(ctx.store.idempotency));
+  app.use(requestPath(ctx));
 
   registerHealth(app, ctx);
   registerStatus(app, ctx);

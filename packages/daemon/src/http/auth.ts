@@ -1,48 +1,27 @@
 import { findRoute, listCovers, type RouteDef, type RouteMatch, routes } from '@svc/protocol';
-import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.ts';
 import type { Principal, TokenService } from '../services/tokens.ts';
-import type { AppEnv } from './env.ts';
-import { errorResponse } from './errors.ts';
 
 /**
- * Resolves the route from the protocol's table (unknown path → 404, known path with another
- * method → 405 with `Allow`), then applies its `auth`: public, any token, owner only, a scope
- * the token's list must cover, or a node token.
+ * The principal a request acts as under `route`'s `auth`: none for a public route, else the
+ * bearer token's, which must be any token, the owner's, one whose scopes cover the route's, or
+ * a node token (for its own node only).
  */
-export function routeAuth(tokens: TokenService): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const match = matchRoute(c.req.method, c.req.path);
-    if (match === null) {
-      return errorResponse(c, new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`));
-    }
-    if ('allowed' in match) {
-      const allow = match.allowed.join(', ');
-      const error = new ApiError(
-        'method_not_allowed',
-        `${c.req.path} allows ${allow}, not ${c.req.method}`,
-      );
-      return errorResponse(c, error, { Allow: allow });
-    }
-    c.set('route', match.route);
-    const principal = authorize(match.route, bearer(c.req.header('authorization')), tokens);
-    // A node token acts on node routes for its own node only: another node's broker routes, mail
-    // and waits would make it a second writer of that node's conversation.
-    if (match.route.auth.kind === 'node' && principal?.nodeId !== match.params.id) {
-      throw new ApiError(
-        'forbidden',
-        `a node token may call ${match.route.path} only for its own node`,
-      );
-    }
-    c.set('principal', principal);
-    c.set('input', {
-      params: match.params,
-      query: undefined,
-      body: undefined,
-      raw: new Uint8Array(),
-    });
-    await next();
-  };
+export function authenticate(
+  match: RouteMatch,
+  authorization: string | undefined,
+  tokens: TokenService,
+): Principal | null {
+  const principal = authorize(match.route, bearer(authorization), tokens);
+  // A node token acts on node routes for its own node only: another node's broker routes, mail
+  // and waits would make it a second writer of that node's conversation.
+  if (match.route.auth.kind === 'node' && principal?.nodeId !== match.params.id) {
+    throw new ApiError(
+      'forbidden',
+      `a node token may call ${match.route.path} only for its own node`,
+    );
+  }
+  return principal;
 }
 
 /** No path parameters: shared by every match of a literal route, never written to. */
@@ -59,10 +38,11 @@ const literalRoutes = new Map(
 );
 
 /**
- * `findRoute`'s answer. A route without parameters that matches is always its answer (a literal
+ * The route of the protocol's table for `method` and `path` (null: unknown path; `allowed`: a
+ * known path with another method), as `findRoute` answers. A route without parameters that matches is always its answer (a literal
  * segment wins over a parameter), so those come from a map and only the rest scan the table.
  */
-function matchRoute(method: string, path: string): ReturnType<typeof findRoute> {
+export function matchRoute(method: string, path: string): ReturnType<typeof findRoute> {
   const literal = literalRoutes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`);
   return literal ?? findRoute(method, path);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import { IDEMPOTENCY_TTL_MS } from '../store/idempotency.ts';
@@ -20,14 +20,14 @@ const SECRET_FIELDS: Readonly<Record<string, string>> = { 'connect.create': 'tok
  * first answer is stored per (token, key) with a fingerprint of method, path and body, and a
  * retry gets it back with `Idempotent-Replayed: true`. The same key on another request → 409
  * `conflict`; while the first is still running → 409 `conflict` (it must not run twice). A 5xx is
- * not stored, so a retry may run again. Keys live 24 h.
+ * not stored, so a retry may run again. Keys live 24 h. `run` answers the request (a handler's
+ * error already turned into its error response).
  */
-export function idempotency(store: IdempotencyStore): MiddlewareHandler<AppEnv> {
+export function idempotency(store: IdempotencyStore): Idempotent {
   const secrets = new Map<string, { body: string; expires: number }>();
-  return async (c, next) => {
-    const key = c.req.header('idempotency-key');
+  return async (c, key, run) => {
     const principal = c.get('principal');
-    if (key === undefined || principal === null || !MUTATING.has(c.req.method)) return next();
+    if (key === undefined || principal === null || !MUTATING.has(c.req.method)) return run();
     if (!KEY.test(key)) {
       throw new ApiError(
         'invalid_request',
@@ -84,22 +84,29 @@ export function idempotency(store: IdempotencyStore): MiddlewareHandler<AppEnv> 
       });
     }
 
-    // Hono turns a handler's throw into the error response before `next` returns.
-    await next();
-    if (c.res.status >= 500) {
+    const res = await run();
+    if (res.status >= 500) {
       store.release(holder, key);
-      return;
+      return res;
     }
-    const body = await c.res.clone().text();
+    const body = await res.clone().text();
     const secretField = SECRET_FIELDS[route.id];
     let stored = body;
-    if (secretField !== undefined && c.res.ok) {
+    if (secretField !== undefined && res.ok) {
       secrets.set(memoKey, { body, expires: now + IDEMPOTENCY_TTL_MS });
       stored = JSON.stringify({ ...(JSON.parse(body) as object), [secretField]: null });
     }
-    store.complete(holder, key, c.res.status, c.res.headers.get('content-type'), stored);
+    store.complete(holder, key, res.status, res.headers.get('content-type'), stored);
+    return res;
   };
 }
+
+/** Runs a request under its `Idempotency-Key` (the header's value, if any). */
+export type Idempotent = (
+  c: Context<AppEnv>,
+  key: string | undefined,
+  run: () => Promise<Response>,
+) => Promise<Response>;
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');

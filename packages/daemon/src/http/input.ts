@@ -1,7 +1,8 @@
-import type { MiddlewareHandler } from 'hono';
+import type { RouteDef } from '@svc/protocol';
+import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { AppEnv } from './env.ts';
+import type { AppEnv, RouteInput } from './env.ts';
 import { validationError } from './errors.ts';
 
 /** Largest request body accepted (docs/api-v1.md). */
@@ -12,25 +13,35 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 /**
  * Reads and validates the matched route's params, query and body. The body is read with a hard
  * byte limit (a lying or absent Content-Length cannot get past it), must be JSON (415 otherwise,
- * 400 when malformed) and then match the route's schema (422 naming the field).
+ * 400 when malformed) and then match the route's schema (422 naming the field). A GET or HEAD
+ * has no body to read, so it costs no promise.
  */
-export function routeInput(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const route = c.get('route');
-    const input = c.get('input');
-    input.params = parse(route.params, input.params, 'params');
-    if (route.query !== undefined) input.query = parse(route.query, queryOf(c.req.url), 'query');
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      input.raw = await readBody(c.req.raw);
-      if (route.body !== undefined) {
-        const json =
-          input.raw.length === 0 ? {} : decodeJson(input.raw, c.req.header('content-type'));
-        input.body = parse(route.body, json, 'body');
-      }
-    }
-    await next();
+export function readInput(
+  c: Context<AppEnv>,
+  route: RouteDef,
+  params: Record<string, string>,
+  contentType: string | undefined,
+): RouteInput | Promise<RouteInput> {
+  const input: RouteInput = {
+    params: parse(route.params, params, 'params'),
+    query: route.query === undefined ? undefined : parse(route.query, queryOf(c.req.url), 'query'),
+    body: undefined,
+    raw: NO_BYTES,
   };
+  const method = c.req.method;
+  if (method === 'GET' || method === 'HEAD') return input;
+  return readBody(c.req.raw).then((raw) => {
+    input.raw = raw;
+    if (route.body !== undefined) {
+      const json = raw.length === 0 ? {} : decodeJson(raw, contentType);
+      input.body = parse(route.body, json, 'body');
+    }
+    return input;
+  });
 }
+
+/** The body of a request without one: shared, never written to (a zero-length view). */
+const NO_BYTES = new Uint8Array();
 
 /**
  * The query's parameters (the last of a repeated name wins), as `new URL(url).searchParams`

@@ -7,7 +7,7 @@ type RouteOf<I extends RouteId> = Extract<(typeof routes)[number], { id: I }>;
 type Part<R, K extends string> =
   R extends Record<K, infer S extends z.ZodType> ? z.output<S> : undefined;
 
-/** A route's params, query and body as its zod schemas output them (validated by `routeInput`). */
+/** A route's params, query and body as its zod schemas output them (validated by `requestPath`). */
 export interface InputOf<I extends RouteId> {
   params: Part<RouteOf<I>, 'params'>;
   query: Part<RouteOf<I>, 'query'>;
@@ -21,7 +21,7 @@ export type RouteHandler<I extends RouteId> = (
 
 /**
  * Registers the handler of one route of the protocol's table, at the table's method and path
- * (`{id}` → Hono's `:id`). Auth and validation already ran in the middleware chain.
+ * (`{id}` → Hono's `:id`). Auth and validation already ran in `requestPath`, which calls the handler through `next`.
  */
 export function mount<I extends RouteId>(app: Hono<AppEnv>, id: I, handler: RouteHandler<I>): void {
   const route = routeById(id);

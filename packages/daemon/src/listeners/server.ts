@@ -12,7 +12,8 @@ export interface ListenerServer {
 
 export function listenerServer(app: Hono<AppEnv>, listener: Listener): ListenerServer {
   const server = createAdaptorServer({
-    fetch: (request, env) => app.fetch(request, { ...env, listener }),
+    // The adapter makes `env` afresh for each request, so it is extended in place, not copied.
+    fetch: (request, env) => app.fetch(request, Object.assign(env, { listener })),
     // A socket client may send no Host (HTTP/1.1 over AF_UNIX); the app decides what to accept.
     hostname: 'localhost',
     serverOptions: { requireHostHeader: false },

@@ -111,6 +111,9 @@ export function nodeStore(db: Db) {
          UNION ALL SELECT n.id, sub.depth + 1 FROM nodes n JOIN sub ON n.parent_id = sub.id)
        SELECT n.* FROM nodes n JOIN sub ON sub.id = n.id ORDER BY sub.depth, n.id`,
     ),
+    countOfStates: db.sqlite.prepare(
+      `SELECT count(*) AS n FROM nodes WHERE state IN (SELECT value FROM json_each(?))`,
+    ),
     ofStates: db.sqlite.prepare(
       `SELECT * FROM nodes WHERE state IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR root_id = ?) ORDER BY id`,
@@ -173,6 +176,10 @@ export function nodeStore(db: Db) {
     /** Nodes in one of `states`, optionally of one tree, oldest first. */
     inStates(states: readonly NodeState[], rootId: string | null = null): NodeRow[] {
       return q.ofStates.all(JSON.stringify(states), rootId, rootId) as unknown as NodeRow[];
+    },
+    /** How many nodes are in one of `states`: a count, without reading or building the rows. */
+    countInStates(states: readonly NodeState[]): number {
+      return (q.countOfStates.get(JSON.stringify(states)) as { n: number }).n;
     },
     /** Usage summed over a tree (a run's usage). */
     treeUsage(rootId: string): Usage {
