@@ -1,19 +1,15 @@
-import type { Node, NodeWaitResult } from '@svc/client';
+import type { Node } from '@svc/client';
 import { isId, NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { drain, feed } from '../output/event-feed.ts';
-import { renderNode, stateText } from '../output/node-view.ts';
-import { renderTable } from '../output/table.ts';
+import { feed } from '../output/event-feed.ts';
+import { renderNode } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
-import {
-  type CreateOptions,
-  createBody,
-  positive,
-  scopes,
-  withCreateOptions,
-} from '../parse/node-create.ts';
+import { type CreateOptions, createBody, scopes, withCreateOptions } from '../parse/node-create.ts';
+import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
+import { printSubjects } from './shared/subject-table.ts';
+import { waitWithProgress } from './shared/wait-progress.ts';
 
 /** `svc node wait` waits this long unless `--timeout` says otherwise. */
 const DEFAULT_WAIT_S = 600;
@@ -129,41 +125,15 @@ function printNode(ctx: Context, n: Node): number {
   return EXIT.ok;
 }
 
-/** Prints `{final, node}`; exit 0 only for a done node. */
-function printWait(ctx: Context, answer: NodeWaitResult, timeout: number): number {
-  const { final, node } = answer;
-  ctx.out.result(answer, (colors) =>
-    final
-      ? renderNode(node, colors)
-      : `${node.id} is still ${stateText(node.state, colors)} after ${timeout}s`,
-  );
-  return final && node.state === 'done' ? EXIT.ok : EXIT.error;
-}
-
-/** Waits for `id`'s outcome while its events stream to stderr as progress. */
-async function waitWithProgress(ctx: Context, id: string, timeout: number): Promise<number> {
-  const client = await ctx.client();
-  const controller = new AbortController();
-  const progress = ctx.out.json
-    ? Promise.resolve()
-    : feed(
-        ctx,
-        client.nodes.stream(id, { subtree: true }, { signal: controller.signal }),
-        (e) => e.kind === 'node.outcome' && e.subject_id === id,
-        {
-          signal: controller.signal,
-          toStderr: true,
-        },
-      );
-  try {
-    const answer = await client.nodes.waitForOutcome(id, { timeout_s: timeout });
-    // The stream may still be delivering the last events before the outcome.
-    if (answer.final) await drain(progress);
-    return printWait(ctx, answer, timeout);
-  } finally {
-    controller.abort();
-    await progress;
-  }
+/** Waits for `id`'s outcome while its subtree's events stream to stderr as progress. */
+function waitNode(ctx: Context, id: string, timeout: number): Promise<number> {
+  return waitWithProgress(ctx, id, timeout, {
+    stream: (client, signal) => client.nodes.stream(id, { subtree: true }, { signal }),
+    isOutcome: (e) => e.kind === 'node.outcome' && e.subject_id === id,
+    wait: (client) => client.nodes.waitForOutcome(id, { timeout_s: timeout }),
+    subject: (answer) => answer.node,
+    render: renderNode,
+  });
 }
 
 async function create(
@@ -178,7 +148,7 @@ async function create(
   const created = await client.nodes.create(body);
   if (!opts.wait) return printNode(ctx, created);
   if (!ctx.out.json) ctx.out.note(`created ${created.id}; waiting for its outcome`);
-  return waitWithProgress(ctx, created.id, timeout);
+  return waitNode(ctx, created.id, timeout);
 }
 
 async function list(
@@ -192,17 +162,11 @@ async function list(
     limit: string;
   },
 ) {
-  const states = opts.state?.split(',');
-  for (const s of states ?? []) {
-    if (!(NODE_STATES as readonly string[]).includes(s)) {
-      throw new UsageError(`--state must be among ${NODE_STATES.join(', ')}; received '${s}'`);
-    }
-  }
-  const limit = positive(opts.limit, '--limit', true);
-  if (limit > 200) throw new UsageError(`--limit must be at most 200; received '${opts.limit}'`);
+  const states = parseStates(opts.state);
+  const limit = parseLimit(opts.limit);
   const client = await ctx.client();
   const page = await client.nodes.list({
-    ...(states && { state: states as Node['state'][] }),
+    ...(states && { state: states }),
     ...(opts.parent !== undefined && {
       parent_id: opts.parent === 'none' ? 'none' : nodeId(opts.parent, '--parent'),
     }),
@@ -211,20 +175,7 @@ async function list(
     ...(opts.profile !== undefined && { profile: opts.profile }),
     limit,
   });
-  ctx.out.result(page, (colors) =>
-    renderTable(
-      page.data,
-      [
-        { header: 'ID', value: (n) => n.id },
-        { header: 'STATE', value: (n) => stateText(n.state, colors) },
-        { header: 'PARENT', value: (n) => n.parent_id ?? '-' },
-        { header: 'TURNS', value: (n) => String(n.usage.turns) },
-        { header: 'TITLE', value: (n) => n.title },
-      ],
-      colors,
-    ),
-  );
-  return EXIT.ok;
+  return printSubjects(ctx, page, { header: 'PARENT', value: (n) => n.parent_id ?? '-' });
 }
 
 async function show(ctx: Context, id: string) {
@@ -234,14 +185,13 @@ async function show(ctx: Context, id: string) {
 
 async function watch(ctx: Context, id: string, opts: { subtree?: boolean; after: string }) {
   const checked = nodeId(id);
-  if (!/^\d{1,15}$/.test(opts.after))
-    throw new UsageError(`--after must be an event seq; received '${opts.after}'`);
+  const after = parseAfter(opts.after);
   const client = await ctx.client();
   const controller = new AbortController();
   const stream = client.nodes.stream(
     checked,
     { subtree: opts.subtree === true },
-    { after: Number(opts.after), signal: controller.signal },
+    { after, signal: controller.signal },
   );
   await feed(ctx, stream, (e) => e.kind === 'node.outcome' && e.subject_id === checked, {
     signal: controller.signal,
@@ -250,7 +200,7 @@ async function watch(ctx: Context, id: string, opts: { subtree?: boolean; after:
 }
 
 async function wait(ctx: Context, id: string, opts: { timeout: string }) {
-  return waitWithProgress(ctx, nodeId(id), parseDuration(opts.timeout, '--timeout'));
+  return waitNode(ctx, nodeId(id), parseDuration(opts.timeout, '--timeout'));
 }
 
 async function message(ctx: Context, id: string, text: string[]) {

@@ -1,18 +1,15 @@
-import type { Run, RunWaitResult } from '@svc/client';
+import type { Run } from '@svc/client';
 import { isId, NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { drain, feed } from '../output/event-feed.ts';
-import { renderEvent, renderRun, stateText } from '../output/node-view.ts';
-import { renderTable } from '../output/table.ts';
+import { feed } from '../output/event-feed.ts';
+import { renderEvent, renderRun } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
-import {
-  type CreateOptions,
-  createBody,
-  positive,
-  withCreateOptions,
-} from '../parse/node-create.ts';
+import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
+import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
+import { printSubjects } from './shared/subject-table.ts';
+import { waitWithProgress } from './shared/wait-progress.ts';
 
 const DEFAULT_WAIT_S = 600;
 
@@ -108,34 +105,15 @@ function printRun(ctx: Context, r: Run): number {
   return EXIT.ok;
 }
 
-async function waitWithProgress(ctx: Context, id: string, timeout: number): Promise<number> {
-  const client = await ctx.client();
-  const controller = new AbortController();
-  const progress = ctx.out.json
-    ? Promise.resolve()
-    : feed(
-        ctx,
-        client.runs.stream(id, {}, { signal: controller.signal }),
-        (e) => e.kind === 'run.outcome',
-        {
-          signal: controller.signal,
-          toStderr: true,
-        },
-      );
-  try {
-    const answer: RunWaitResult = await client.runs.wait(id, { timeout_s: timeout });
-    // The stream may still be delivering the last events before the outcome.
-    if (answer.final) await drain(progress);
-    ctx.out.result(answer, (colors) =>
-      answer.final
-        ? renderRun(answer.run, colors)
-        : `${id} is still ${stateText(answer.run.state, colors)} after ${timeout}s`,
-    );
-    return answer.final && answer.run.state === 'done' ? EXIT.ok : EXIT.error;
-  } finally {
-    controller.abort();
-    await progress;
-  }
+/** Waits for the run's outcome while its tree's events stream to stderr as progress. */
+function waitRun(ctx: Context, id: string, timeout: number): Promise<number> {
+  return waitWithProgress(ctx, id, timeout, {
+    stream: (client, signal) => client.runs.stream(id, {}, { signal }),
+    isOutcome: (e) => e.kind === 'run.outcome',
+    wait: (client) => client.runs.wait(id, { timeout_s: timeout }),
+    subject: (answer) => answer.run,
+    render: renderRun,
+  });
 }
 
 async function start(
@@ -149,7 +127,7 @@ async function start(
   const started = await client.runs.start(body);
   if (!opts.wait) return printRun(ctx, started);
   if (!ctx.out.json) ctx.out.note(`started ${started.id}; waiting for its outcome`);
-  return waitWithProgress(ctx, started.id, timeout);
+  return waitRun(ctx, started.id, timeout);
 }
 
 async function list(
@@ -157,33 +135,14 @@ async function list(
   opts: { all?: boolean; app?: string; state?: string; limit: string },
 ) {
   if (opts.app !== undefined && !opts.all) throw new UsageError('--app requires --all');
-  const states = opts.state?.split(',');
-  for (const s of states ?? []) {
-    if (!(NODE_STATES as readonly string[]).includes(s)) {
-      throw new UsageError(`--state must be among ${NODE_STATES.join(', ')}; received '${s}'`);
-    }
-  }
-  const limit = positive(opts.limit, '--limit', true);
-  if (limit > 200) throw new UsageError(`--limit must be at most 200; received '${opts.limit}'`);
+  const states = parseStates(opts.state);
+  const limit = parseLimit(opts.limit);
   const client = await ctx.client();
-  const query = { ...(states && { state: states as Run['state'][] }), limit };
+  const query = { ...(states && { state: states }), limit };
   const page = opts.all
     ? await client.runs.listAll({ ...query, ...(opts.app !== undefined && { app_id: opts.app }) })
     : await client.runs.list(query);
-  ctx.out.result(page, (colors) =>
-    renderTable(
-      page.data,
-      [
-        { header: 'ID', value: (r) => r.id },
-        { header: 'STATE', value: (r) => stateText(r.state, colors) },
-        { header: 'APP', value: (r) => r.app_id ?? 'owner' },
-        { header: 'TURNS', value: (r) => String(r.usage.turns) },
-        { header: 'TITLE', value: (r) => r.title },
-      ],
-      colors,
-    ),
-  );
-  return EXIT.ok;
+  return printSubjects(ctx, page, { header: 'APP', value: (r) => r.app_id ?? 'owner' });
 }
 
 async function show(ctx: Context, id: string) {
@@ -193,21 +152,16 @@ async function show(ctx: Context, id: string) {
 
 async function watch(ctx: Context, id: string, opts: { after: string }) {
   const checked = runId(id);
-  if (!/^\d{1,15}$/.test(opts.after))
-    throw new UsageError(`--after must be an event seq; received '${opts.after}'`);
+  const after = parseAfter(opts.after);
   const client = await ctx.client();
   const controller = new AbortController();
-  const stream = client.runs.stream(
-    checked,
-    {},
-    { after: Number(opts.after), signal: controller.signal },
-  );
+  const stream = client.runs.stream(checked, {}, { after, signal: controller.signal });
   await feed(ctx, stream, (e) => e.kind === 'run.outcome', { signal: controller.signal });
   return EXIT.ok;
 }
 
 async function wait(ctx: Context, id: string, opts: { timeout: string }) {
-  return waitWithProgress(ctx, runId(id), parseDuration(opts.timeout, '--timeout'));
+  return waitRun(ctx, runId(id), parseDuration(opts.timeout, '--timeout'));
 }
 
 async function mail(ctx: Context, verb: 'message' | 'reply', id: string, text: string[]) {

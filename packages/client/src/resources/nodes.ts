@@ -34,14 +34,7 @@ import { APIResource } from '../core/resource.ts';
 import type { Stream } from '../core/stream.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
-import {
-  deadlineOf,
-  pollUntilFinal,
-  remainingS,
-  sliceOf,
-  sliceOptions,
-  type WaitParams,
-} from './wait.ts';
+import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
 
 export type Node = Output<typeof nodeSchema>;
 export type NodeOutcome = Output<typeof outcomeSchema>;
@@ -183,10 +176,7 @@ export class Nodes extends APIResource {
     params: WaitParams = {},
     options?: RequestOptions,
   ): Promise<NodeWaitResult> {
-    const url = path`/v1/nodes/${node(nodeId)}/outcome/wait`;
-    return pollUntilFinal(deadlineOf(params.timeout_s), options, (timeout_s, opts) =>
-      this._transport.request<NodeWaitResult>('GET', url, { query: { timeout_s } }, opts),
-    );
+    return waitFor(this._transport, path`/v1/nodes/${node(nodeId)}/outcome/wait`, params, options);
   }
 
   /**
@@ -194,42 +184,34 @@ export class Nodes extends APIResource {
    * then `waitForOutcome` on the node it answered. A retried create (same Idempotency-Key)
    * answers the same node.
    */
-  async createAndWait(
+  createAndWait(
     params: NodeCreateAndWaitParams,
     options?: RequestOptions,
   ): Promise<NodeWaitResult> {
-    const { timeout_s, ...body } = params;
-    const deadline = deadlineOf(timeout_s);
-    const first = await this._transport.request<NodeWaitResult>(
-      'POST',
+    return startThenWait<NodeWaitResult>(
+      this._transport,
       '/v1/nodes/create-and-wait',
-      { body: { ...body, timeout_s: sliceOf(deadline) } },
-      sliceOptions(sliceOf(deadline), options),
+      params,
+      options,
+      (first, left) => this.waitForOutcome(first.node.id, left, options),
     );
-    if (first.final) return first;
-    return this.waitForOutcome(first.node.id, { timeout_s: remainingS(deadline) }, options);
   }
 
   /**
    * Creates a node with an `output_schema`, waits like `createAndWait`, and answers the result
    * in `parsed` (null unless the node is done).
    */
-  async parse(params: NodeParseParams, options?: RequestOptions): Promise<NodeParseResult> {
-    const { timeout_s, ...body } = params;
-    const deadline = deadlineOf(timeout_s);
-    const first = await this._transport.request<NodeParseResult>(
-      'POST',
+  parse(params: NodeParseParams, options?: RequestOptions): Promise<NodeParseResult> {
+    return startThenWait<NodeParseResult>(
+      this._transport,
       '/v1/nodes/parse',
-      { body: { ...body, timeout_s: sliceOf(deadline) } },
-      sliceOptions(sliceOf(deadline), options),
-    );
-    if (first.final) return first;
-    const { final, node: done } = await this.waitForOutcome(
-      first.node.id,
-      { timeout_s: remainingS(deadline) },
+      params,
       options,
+      async (first, left) => {
+        const { final, node: done } = await this.waitForOutcome(first.node.id, left, options);
+        return { final, node: done, parsed: parsedOf(done) };
+      },
     );
-    return { final, node: done, parsed: done.state === 'done' ? done.outcome?.result : null };
   }
 
   /** The node's events (its subtree's with `subtree: true`), backlog then live; resumable. */

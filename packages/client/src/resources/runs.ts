@@ -27,14 +27,7 @@ import type {
   NodeMessageParams,
   NodeReasonParams,
 } from './nodes.ts';
-import {
-  deadlineOf,
-  pollUntilFinal,
-  remainingS,
-  sliceOf,
-  sliceOptions,
-  type WaitParams,
-} from './wait.ts';
+import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
 
 /** An app's handle on a root node it started: the root's state and outcome, the tree's usage. */
 export type Run = Output<typeof runSchema>;
@@ -140,28 +133,20 @@ export class Runs extends APIResource {
 
   /** Waits until the run is final or `timeout_s` (default 300) passes; `{ final, run }`. */
   wait(runId: string, params: WaitParams = {}, options?: RequestOptions): Promise<RunWaitResult> {
-    const url = path`/v1/runs/${run(runId)}/wait`;
-    return pollUntilFinal(deadlineOf(params.timeout_s), options, (timeout_s, opts) =>
-      this._transport.request<RunWaitResult>('GET', url, { query: { timeout_s } }, opts),
-    );
+    return waitFor(this._transport, path`/v1/runs/${run(runId)}/wait`, params, options);
   }
 
   /** Starts a run with an `output_schema`, waits, and answers the result in `parsed`. */
-  async parse(params: RunParseParams, options?: RequestOptions): Promise<RunParseResult> {
-    const { timeout_s, ...body } = params;
-    const deadline = deadlineOf(timeout_s);
-    const first = await this._transport.request<RunParseResult>(
-      'POST',
+  parse(params: RunParseParams, options?: RequestOptions): Promise<RunParseResult> {
+    return startThenWait<RunParseResult>(
+      this._transport,
       '/v1/runs/parse',
-      { body: { ...body, timeout_s: sliceOf(deadline) } },
-      sliceOptions(sliceOf(deadline), options),
-    );
-    if (first.final) return first;
-    const { final, run: done } = await this.wait(
-      first.run.id,
-      { timeout_s: remainingS(deadline) },
+      params,
       options,
+      async (first, left) => {
+        const { final, run: done } = await this.wait(first.run.id, left, options);
+        return { final, run: done, parsed: parsedOf(done) };
+      },
     );
-    return { final, run: done, parsed: done.state === 'done' ? done.outcome?.result : null };
   }
 }

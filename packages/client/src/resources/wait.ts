@@ -5,6 +5,7 @@
  */
 import { WAIT_MAX_S } from '@svc/protocol';
 import type { RequestOptions } from '../core/request-options.ts';
+import type { Transport } from '../core/transport.ts';
 import { show } from '../internal/options.ts';
 
 export interface WaitParams {
@@ -54,4 +55,44 @@ export async function pollUntilFinal<T extends { final: boolean }>(
     const answer = await wait(slice, sliceOptions(slice, options));
     if (answer.final || Date.now() >= deadline) return answer;
   }
+}
+
+/** Loops the daemon's bounded `GET url?timeout_s=` wait until final or `params.timeout_s` passes. */
+export function waitFor<T extends { final: boolean }>(
+  transport: Transport,
+  url: string,
+  params: WaitParams,
+  options: RequestOptions | undefined,
+): Promise<T> {
+  return pollUntilFinal(deadlineOf(params.timeout_s), options, (timeout_s, opts) =>
+    transport.request<T>('GET', url, { query: { timeout_s } }, opts),
+  );
+}
+
+/**
+ * POSTs a start-and-wait body (`create-and-wait`, `parse`) with the first slice of
+ * `params.timeout_s`; an answer that is not final goes to `rest` with the seconds left.
+ */
+export async function startThenWait<T extends { final: boolean }>(
+  transport: Transport,
+  url: string,
+  params: WaitParams,
+  options: RequestOptions | undefined,
+  rest: (first: T, left: { timeout_s: number }) => Promise<T>,
+): Promise<T> {
+  const { timeout_s, ...body } = params;
+  const deadline = deadlineOf(timeout_s);
+  const slice = sliceOf(deadline);
+  const first = await transport.request<T>(
+    'POST',
+    url,
+    { body: { ...body, timeout_s: slice } },
+    sliceOptions(slice, options),
+  );
+  return first.final ? first : rest(first, { timeout_s: remainingS(deadline) });
+}
+
+/** The `parsed` of a parse answer: the structured result of a done node or run, else null. */
+export function parsedOf(subject: { state: string; outcome?: { result?: unknown } | null }) {
+  return subject.state === 'done' ? subject.outcome?.result : null;
 }
