@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createFetchHandler, definePlugin } from '../src/index.ts';
-import { acmeDefinition, errorOf, memoryLogger, ORIGIN, post } from './helpers.ts';
+import { createFetchHandler } from '../src/index.ts';
+import { acmeDefinition, acmeGroup, errorOf, memoryLogger, ORIGIN, post } from './helpers.ts';
 
 const handler = createFetchHandler(acmeDefinition(), {
   logger: memoryLogger(),
@@ -213,19 +213,11 @@ describe('input schema validation (draft 2020-12)', () => {
   });
 
   it('escapes the field as a JSON Pointer', async () => {
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            c: {
-              description: 'd',
-              input: { type: 'object', required: ['a/b~c'] },
-              handler: () => ({}),
-            },
-          },
-        },
+    const def = acmeGroup({
+      c: {
+        description: 'd',
+        input: { type: 'object', required: ['a/b~c'] },
+        handler: () => ({}),
       },
     });
     const strict = createFetchHandler(def, { logger: memoryLogger() });
@@ -234,25 +226,17 @@ describe('input schema validation (draft 2020-12)', () => {
   });
 
   it('validates with draft 2020-12 keywords (prefixItems, dependentRequired)', async () => {
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            c: {
-              description: 'd',
-              input: {
-                type: 'object',
-                properties: {
-                  pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] },
-                },
-                dependentRequired: { card: ['cvc'] },
-              },
-              handler: () => ({ ok: true }),
-            },
+    const def = acmeGroup({
+      c: {
+        description: 'd',
+        input: {
+          type: 'object',
+          properties: {
+            pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] },
           },
+          dependentRequired: { card: ['cvc'] },
         },
+        handler: () => ({ ok: true }),
       },
     });
     const strict = createFetchHandler(def, { logger: memoryLogger() });
@@ -265,16 +249,8 @@ describe('input schema validation (draft 2020-12)', () => {
 
   it('answers 500 internal_error, not a crash, when the schema itself cannot be applied', async () => {
     const logger = memoryLogger();
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            c: { description: 'd', input: { $ref: '#/$defs/missing' }, handler: () => ({}) },
-          },
-        },
-      },
+    const def = acmeGroup({
+      c: { description: 'd', input: { $ref: '#/$defs/missing' }, handler: () => ({}) },
     });
     const broken = createFetchHandler(def, { logger });
     const response = await broken(post('/acme/g/c', {}));

@@ -1,6 +1,12 @@
 /** Fixtures shared by the kit's tests: runtime-neutral (no `node:` imports). */
 import { readTar } from '../src/archive/index.ts';
-import { definePlugin, type Manifest, type PluginDefinition, PluginError } from '../src/index.ts';
+import {
+  type CommandDefinition,
+  definePlugin,
+  type Manifest,
+  type PluginDefinition,
+  PluginError,
+} from '../src/index.ts';
 
 export const ORIGIN = 'http://127.0.0.1';
 
@@ -8,6 +14,11 @@ export const ORIGIN = 'http://127.0.0.1';
 export function memoryLogger(): { warnings: string[]; warn(message: string): void } {
   const warnings: string[] = [];
   return { warnings, warn: (message) => warnings.push(message) };
+}
+
+/** A plugin `acme` with one group `g` holding `commands`: for tests about a single command. */
+export function acmeGroup(commands: Record<string, CommandDefinition>) {
+  return definePlugin({ name: 'acme', description: 'd', groups: { g: { commands } } });
 }
 
 /** The plugin most tests drive: `acme` with groups `tickets` and `admin`. */

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   type CommandContext,
   createFetchHandler,
-  definePlugin,
   type JsonObject,
   PluginError,
 } from '../src/index.ts';
 import {
   acmeDefinition,
+  acmeGroup,
   errorOf,
   get,
   memoryLogger,
@@ -42,21 +42,13 @@ describe('results', () => {
   });
 
   it('keeps each item on one data line, whatever it contains', async () => {
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            lines: {
-              description: 'd',
-              async *handler() {
-                yield { text: 'two\nlines\r\n\n' };
-                yield 'plain';
-                yield null;
-              },
-            },
-          },
+    const def = acmeGroup({
+      lines: {
+        description: 'd',
+        async *handler() {
+          yield { text: 'two\nlines\r\n\n' };
+          yield 'plain';
+          yield null;
         },
       },
     });
@@ -71,23 +63,15 @@ describe('results', () => {
   });
 
   it('streams an iterable returned by a plain (non-generator) handler', async () => {
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            s: {
-              description: 'd',
-              streaming: true,
-              handler: () => ({
-                async *[Symbol.asyncIterator]() {
-                  yield 1;
-                },
-              }),
-            },
+    const def = acmeGroup({
+      s: {
+        description: 'd',
+        streaming: true,
+        handler: () => ({
+          async *[Symbol.asyncIterator]() {
+            yield 1;
           },
-        },
+        }),
       },
     });
     const streaming = createFetchHandler(def, { logger: memoryLogger() });
@@ -128,20 +112,12 @@ describe('errors thrown by handlers', () => {
   });
 
   it('turn a rejected promise or a thrown non-Error into 500 internal_error', async () => {
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            reject: { description: 'd', handler: () => Promise.reject(new Error('nope')) },
-            string: {
-              description: 'd',
-              handler: () => {
-                throw 'a string';
-              },
-            },
-          },
+    const def = acmeGroup({
+      reject: { description: 'd', handler: () => Promise.reject(new Error('nope')) },
+      string: {
+        description: 'd',
+        handler: () => {
+          throw 'a string';
         },
       },
     });
@@ -157,13 +133,7 @@ describe('errors thrown by handlers', () => {
     const results: unknown[] = [undefined, null, [1, 2], 'text', 42];
     for (const result of results) {
       const local = memoryLogger();
-      const def = definePlugin({
-        name: 'acme',
-        description: 'd',
-        groups: {
-          g: { commands: { c: { description: 'd', handler: () => result as JsonObject } } },
-        },
-      });
+      const def = acmeGroup({ c: { description: 'd', handler: () => result as JsonObject } });
       const response = await createFetchHandler(def, { logger: local })(post('/acme/g/c', {}));
       expect(response.status).toBe(500);
       expect((await errorOf(response)).code).toBe('internal_error');
@@ -172,27 +142,19 @@ describe('errors thrown by handlers', () => {
   });
 
   it('end a stream with event: error carrying the envelope when it throws midway', async () => {
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            known: {
-              description: 'd',
-              async *handler() {
-                yield { n: 1 };
-                throw new PluginError(429, 'rate_limited', 'Slow down');
-              },
-            },
-            unknown: {
-              description: 'd',
-              async *handler() {
-                yield { n: 1 };
-                throw new Error('secret connection string');
-              },
-            },
-          },
+    const def = acmeGroup({
+      known: {
+        description: 'd',
+        async *handler() {
+          yield { n: 1 };
+          throw new PluginError(429, 'rate_limited', 'Slow down');
+        },
+      },
+      unknown: {
+        description: 'd',
+        async *handler() {
+          yield { n: 1 };
+          throw new Error('secret connection string');
         },
       },
     });
@@ -237,19 +199,11 @@ describe('PluginError', () => {
   });
 
   it('omits field and received from the envelope when not given', async () => {
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            c: {
-              description: 'd',
-              handler: () => {
-                throw new PluginError(400, 'bad_input', 'Bad');
-              },
-            },
-          },
+    const def = acmeGroup({
+      c: {
+        description: 'd',
+        handler: () => {
+          throw new PluginError(400, 'bad_input', 'Bad');
         },
       },
     });
@@ -307,54 +261,46 @@ describe('ctx.signal', () => {
   /** A plugin whose command waits until its signal aborts, reporting what it saw. */
   function waiting() {
     const seen: { aborted?: boolean; ctx?: CommandContext } = {};
-    const def = definePlugin({
-      name: 'acme',
-      description: 'd',
-      groups: {
-        g: {
-          commands: {
-            wait: {
-              description: 'd',
-              handler: (_input, ctx) =>
-                new Promise((resolve) => {
-                  seen.ctx = ctx;
-                  const done = () => {
-                    seen.aborted = true;
-                    resolve({ aborted: true });
-                  };
-                  if (ctx.signal.aborted) done();
-                  else ctx.signal.addEventListener('abort', done);
-                }),
-            },
-            ticks: {
-              description: 'd',
-              async *handler(_input, ctx) {
-                seen.ctx = ctx;
-                try {
-                  for (let i = 0; i < 1000; i++) {
-                    yield i;
-                    await sleep(1);
-                  }
-                } finally {
-                  seen.aborted = ctx.signal.aborted;
-                }
-              },
-            },
-            // Its read is pending when the client leaves, and completes because of the abort.
-            late: {
-              description: 'd',
-              async *handler(_input, ctx) {
-                seen.ctx = ctx;
-                try {
-                  yield 'first';
-                  await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
-                  yield 'after the client left';
-                } finally {
-                  seen.aborted = ctx.signal.aborted;
-                }
-              },
-            },
-          },
+    const def = acmeGroup({
+      wait: {
+        description: 'd',
+        handler: (_input, ctx) =>
+          new Promise((resolve) => {
+            seen.ctx = ctx;
+            const done = () => {
+              seen.aborted = true;
+              resolve({ aborted: true });
+            };
+            if (ctx.signal.aborted) done();
+            else ctx.signal.addEventListener('abort', done);
+          }),
+      },
+      ticks: {
+        description: 'd',
+        async *handler(_input, ctx) {
+          seen.ctx = ctx;
+          try {
+            for (let i = 0; i < 1000; i++) {
+              yield i;
+              await sleep(1);
+            }
+          } finally {
+            seen.aborted = ctx.signal.aborted;
+          }
+        },
+      },
+      // Its read is pending when the client leaves, and completes because of the abort.
+      late: {
+        description: 'd',
+        async *handler(_input, ctx) {
+          seen.ctx = ctx;
+          try {
+            yield 'first';
+            await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+            yield 'after the client left';
+          } finally {
+            seen.aborted = ctx.signal.aborted;
+          }
         },
       },
     });
