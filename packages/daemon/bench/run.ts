@@ -3,7 +3,7 @@
  * `node:http` server answering the same JSON bytes on the same kind of listener, measured in the
  * same run, plus the client's per-call overhead against plain `fetch`. Prints a markdown table.
  *
- * Env: BENCH_SECONDS (per measurement, default 5), BENCH_CONNECTIONS (default 10).
+ * Env: BENCH_SECONDS (per side, default 5), BENCH_SLICES (default 5), BENCH_CONNECTIONS (default 10).
  * The daemon, each bare server and each load generator run in their own processes; 127.0.0.1 only.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -16,6 +16,9 @@ import { createLocalClient } from '@svc/client/node';
 import { spawnDaemon } from '../src/index.ts';
 
 const SECONDS = positive(process.env.BENCH_SECONDS, 5);
+// Each side's time is cut in slices run in turn (daemon, bare, daemon, …), so a neighbour's load
+// or a change of CPU speed during the run hits both sides alike instead of one.
+const SLICES = positive(process.env.BENCH_SLICES, 5);
 const CONNECTIONS = positive(process.env.BENCH_CONNECTIONS, 10);
 const TARGET_SERVER = 0.6;
 const TARGET_CLIENT = 0.9;
@@ -84,8 +87,7 @@ try {
   for (const { name, daemon: ours, bare } of servers) {
     await load(ours, 1);
     await load(bare, 1);
-    const a = await load(ours, SECONDS);
-    const b = await load(bare, SECONDS);
+    const [a, b] = await interleaved(ours, bare);
     if (a.non2xx + a.errors > 0)
       throw new Error(`daemon over ${name}: ${a.non2xx} non-2xx, ${a.errors} errors`);
     serverRows.push(
@@ -109,7 +111,7 @@ try {
 
   process.stdout.write(
     [
-      `# svc daemon benchmark (${SECONDS} s per measurement, ${CONNECTIONS} connections, Node ${process.versions.node})`,
+      `# svc daemon benchmark (${SECONDS} s per side in ${SLICES} alternating slices, ${CONNECTIONS} connections, Node ${process.versions.node}; p50/p99: median of the slices)`,
       '',
       row([
         'route, listener',
@@ -150,7 +152,7 @@ try {
  * autocannon in a child process against one target, plus the server's CPU time per request: on
  * a shared machine throughput moves with the neighbours' load, CPU per request much less.
  */
-async function load(target: Target, seconds: number): Promise<Load & { cpu_us: number | null }> {
+async function load(target: Target, seconds: number): Promise<Measured> {
   const { pid, ...where } = target;
   const options = { ...where, connections: CONNECTIONS, duration: seconds };
   const before = cpuMicros(pid);
@@ -162,6 +164,40 @@ async function load(target: Target, seconds: number): Promise<Load & { cpu_us: n
   const cpu_us = before === null || after === null ? null : (after - before) / result.requests;
   return { ...result, cpu_us };
 }
+
+/**
+ * `a` and `b` loaded in alternating slices of `SECONDS / SLICES` each; requests and CPU summed,
+ * rates over the summed time, p50/p99 the median of the slices'.
+ */
+async function interleaved(a: Target, b: Target): Promise<[Measured, Measured]> {
+  const slices: [Measured[], Measured[]] = [[], []];
+  for (let i = 0; i < SLICES; i++) {
+    slices[0].push(await load(a, SECONDS / SLICES));
+    slices[1].push(await load(b, SECONDS / SLICES));
+  }
+  return [combine(slices[0]), combine(slices[1])];
+}
+
+function combine(parts: Measured[]): Measured {
+  const sum = (f: (m: Measured) => number) => parts.reduce((total, m) => total + f(m), 0);
+  const median = (f: (m: Measured) => number) => {
+    const sorted = parts.map(f).sort((x, y) => x - y);
+    return sorted[Math.floor(sorted.length / 2)] ?? 0;
+  };
+  const requests = sum((m) => m.requests);
+  const cpuKnown = parts.every((m) => m.cpu_us !== null);
+  return {
+    requests,
+    rps: requests / sum((m) => (m.rps > 0 ? m.requests / m.rps : 0)),
+    p50_ms: median((m) => m.p50_ms),
+    p99_ms: median((m) => m.p99_ms),
+    errors: sum((m) => m.errors),
+    non2xx: sum((m) => m.non2xx),
+    cpu_us: cpuKnown ? sum((m) => (m.cpu_us ?? 0) * m.requests) / requests : null,
+  };
+}
+
+type Measured = Load & { cpu_us: number | null };
 
 /** User + system CPU time of a process from /proc (Linux; clock ticks of 10 ms), else null. */
 function cpuMicros(pid: number): number | null {

@@ -1,4 +1,4 @@
-import { routes } from '@svc/protocol';
+import { routeById, routes } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonContext } from '../src/context.ts';
 import { createApp } from '../src/http/app.ts';
@@ -10,13 +10,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-/** `METHOD /path/{param}` of every handler the app registers (middleware excluded). */
+/** `METHOD /path/{param}` of every handler the app registers. */
 function servedRoutes(): string[] {
   // Registration only wires handlers; no dependency is called until a request arrives.
   const app = createApp({ store: { idempotency: {} }, tokens: {} } as unknown as DaemonContext);
-  return app.routes
-    .filter((r) => r.method !== 'ALL')
-    .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+  return [...app.routes.keys()]
+    .map((id) => routeById(id))
+    .map((r) => `${r.method} ${r.path}`)
     .sort();
 }
 

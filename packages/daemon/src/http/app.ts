@@ -1,11 +1,7 @@
-import { Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
-import { ApiError } from '../errors.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerConnect } from './connect.ts';
-import type { AppEnv } from './env.ts';
-import { errorResponse, handleError } from './errors.ts';
 import { registerEvents } from './events.ts';
 import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
@@ -16,22 +12,21 @@ import { registerNodes } from './nodes.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerProfiles } from './profiles.ts';
 import { registerReadiness } from './readiness.ts';
-import { requestPath } from './request-context.ts';
+import { createRequestPath, type RequestPath } from './request-path.ts';
+import type { Routes } from './route.ts';
 import { registerRuns } from './runs.ts';
 import { registerShutdown } from './shutdown.ts';
 import { registerStatus } from './status.ts';
 import { registerTokens } from './tokens.ts';
 
-/**
- * The daemon's `/v1` app, shared by both listeners (the adapter passes which one in
- * `c.env.listener`). One middleware, `requestPath`, runs the whole request path (request id and
- * log line, Host allow-list, CORS, route lookup and auth, input, Idempotency-Key) in one pass,
- * then calls the route's handler.
- */
-export function createApp(ctx: DaemonContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.use(requestPath(ctx));
+/** The daemon's `/v1`: its handlers by route id, and the request path both listeners serve. */
+export interface App {
+  readonly routes: Routes;
+  readonly serve: RequestPath;
+}
 
+export function createApp(ctx: DaemonContext): App {
+  const app: Routes = new Map();
   registerHealth(app, ctx);
   registerStatus(app, ctx);
   registerReadiness(app, ctx);
@@ -49,14 +44,5 @@ export function createApp(ctx: DaemonContext): Hono<AppEnv> {
   registerNodes(app, ctx);
   registerRuns(app, ctx);
   registerBroker(app, ctx);
-
-  // Reached only for a route of the protocol's table this daemon has no handler for yet.
-  app.notFound((c) =>
-    errorResponse(
-      c,
-      new ApiError('not_found', `${c.req.method} ${c.req.path} is not served by this daemon`),
-    ),
-  );
-  app.onError(handleError);
-  return app;
+  return { routes: app, serve: createRequestPath(ctx, app) };
 }

@@ -1,16 +1,14 @@
-import type { Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
-import type { AppEnv } from './env.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 
 /**
  * The broker control plane (`brokerRoutes`): node tokens only, each for its own node (the route
  * guard refuses any other with 403 before a handler runs).
  */
-export function registerBroker(app: Hono<AppEnv>, ctx: DaemonContext): void {
+export function registerBroker(app: Routes, ctx: DaemonContext): void {
   const plane = ctx.brokers;
   mount(app, 'broker.claim', (c, { params }) =>
-    c.json(plane.claim(params.id, c.get('principal')!.tokenId)),
+    c.json(plane.claim(params.id, c.principal!.tokenId)),
   );
   mount(app, 'broker.turns.record', (c, { params, body }) =>
     c.json(plane.recordTurn(params.id, body)),
@@ -31,6 +29,6 @@ export function registerBroker(app: Hono<AppEnv>, ctx: DaemonContext): void {
     c.json(plane.recordJob(params.id, body)),
   );
   mount(app, 'broker.directive.get', async (c, { params, query }) =>
-    c.json(await plane.directive(params.id, query.wait_s ?? 0, c.req.raw.signal)),
+    c.json(await plane.directive(params.id, query.wait_s ?? 0, c.signal)),
   );
 }

@@ -1,3 +1,4 @@
+import type { Reply } from './call.ts';
 import type { Listener } from './env.ts';
 
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Svc-Request-Id';
@@ -20,7 +21,7 @@ export function corsOrigin(listener: Listener, origin: string | undefined): stri
 }
 
 /** The 204 answer to a preflight from `origin`. */
-export function preflightResponse(listener: Listener, origin: string): Response {
+export function preflightResponse(listener: Listener, origin: string): Reply {
   const headers: Record<string, string> = { Vary: 'Origin' };
   if (listener.kind === 'tcp' && isOwnOrigin(listener, origin)) {
     headers['Access-Control-Allow-Origin'] = origin;
@@ -28,14 +29,14 @@ export function preflightResponse(listener: Listener, origin: string): Response 
     headers['Access-Control-Allow-Headers'] = ALLOW_HEADERS;
     headers['Access-Control-Max-Age'] = '600';
   }
-  return new Response(null, { status: 204, headers });
+  return { status: 204, body: null, headers };
 }
 
 /** Marks an answer to a request from `origin`: `Vary` always, the grant for our own origin. */
-export function corsHeaders(res: Response, listener: Listener, origin: string): void {
-  res.headers.append('Vary', 'Origin');
+export function corsHeaders(headers: Record<string, string>, listener: Listener, origin: string) {
+  headers.Vary = 'Origin';
   if (listener.kind === 'tcp' && isOwnOrigin(listener, origin)) {
-    res.headers.set('Access-Control-Allow-Origin', origin);
-    res.headers.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    headers['Access-Control-Allow-Origin'] = origin;
+    headers['Access-Control-Expose-Headers'] = EXPOSE_HEADERS;
   }
 }

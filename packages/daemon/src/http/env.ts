@@ -1,7 +1,3 @@
-import type { RouteDef } from '@svc/protocol';
-import type { Logger } from '../lifecycle/logger.ts';
-import type { Principal } from '../services/tokens.ts';
-
 /** Which listener a request arrived on; the TCP one carries the Host allow-list and CORS. */
 export type Listener = { kind: 'unix' } | { kind: 'tcp'; host: string; port: number };
 
@@ -13,14 +9,3 @@ export interface RouteInput {
   /** The body bytes as received (the Idempotency-Key fingerprint hashes them). */
   raw: Uint8Array;
 }
-
-export type AppEnv = {
-  Bindings: { listener: Listener };
-  Variables: {
-    requestId: string;
-    log: Logger;
-    route: RouteDef;
-    principal: Principal | null;
-    input: RouteInput;
-  };
-};

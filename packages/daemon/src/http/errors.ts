@@ -1,33 +1,32 @@
 import { errorEnvelope } from '@svc/protocol';
-import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { AppEnv } from './env.ts';
+import type { Call, Reply } from './call.ts';
 
 /**
  * The error envelope of `error` as a response, with any extra headers (`Allow`, …). A 401 names
  * the scheme it wants in `WWW-Authenticate` (RFC 9110 §11.6.1, RFC 6750 §3).
  */
 export function errorResponse(
-  c: Context<AppEnv>,
+  c: Call,
   error: ApiError,
   headers: Record<string, string> = {},
-): Response {
+): Reply {
   if (error.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer realm="svc"';
   const extra: { field?: string; received?: unknown } = {};
   if (error.field !== undefined) extra.field = error.field;
   if (error.hasReceived) extra.received = error.received;
-  const body = errorEnvelope(error.code, error.message, c.get('requestId'), extra);
-  return c.json(body, error.status as 400, headers);
+  const body = errorEnvelope(error.code, error.message, c.requestId, extra);
+  return c.json(body, error.status, headers);
 }
 
 /**
- * `app.onError`: an `ApiError` is answered as is; anything else is a bug, logged with its stack
+ * A refusal or a failure as an answer: an `ApiError` is answered as is; anything else is a bug, logged with its stack
  * and answered 500 `internal_error` without internals.
  */
-export function handleError(error: Error, c: Context<AppEnv>): Response {
+export function handleError(error: unknown, c: Call): Reply {
   if (error instanceof ApiError) return errorResponse(c, error);
-  c.get('log').error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
+  c.log.error({ err: error, request_id: c.requestId }, 'unhandled error');
   return errorResponse(c, new ApiError('internal_error', 'internal error; see the daemon log'));
 }
 

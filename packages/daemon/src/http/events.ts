@@ -1,8 +1,6 @@
-import type { Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import type { AppEnv } from './env.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 import { eventStream } from './sse.ts';
 
 /**
@@ -10,13 +8,13 @@ import { eventStream } from './sse.ts';
  * reconnects) wins over `?after=`; `?kinds=` filters; `?follow=false` ends the stream after the
  * backlog instead of going on with live events.
  */
-export function registerEvents(app: Hono<AppEnv>, ctx: DaemonContext): void {
+export function registerEvents(app: Routes, ctx: DaemonContext): void {
   mount(app, 'events.stream', (c, { query }) => {
     const stream = eventStream(ctx.events, ctx.sse, {
-      after: lastEventId(c.req.header('last-event-id')) ?? query.after ?? 0,
+      after: lastEventId(c.header('last-event-id')) ?? query.after ?? 0,
       kinds: query.kinds?.split(','),
       keepaliveMs: ctx.sseKeepaliveMs,
-      signal: c.req.raw.signal,
+      signal: c.signal,
       follow: query.follow !== 'false',
     });
     return c.body(stream, 200, {

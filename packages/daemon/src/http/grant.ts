@@ -1,11 +1,9 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from './env.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 
 /** `GET /v1/grant`: what the calling token may do. */
-export function registerGrant(app: Hono<AppEnv>): void {
+export function registerGrant(app: Routes): void {
   mount(app, 'grant.get', (c) => {
-    const p = c.get('principal')!;
+    const p = c.principal!;
     return c.json({
       kind: p.kind,
       app_id: p.appId,

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
-import type { Context } from 'hono';
+import { hash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import { IDEMPOTENCY_TTL_MS } from '../store/idempotency.ts';
-import type { AppEnv } from './env.ts';
+import type { Call, Reply } from './call.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -19,15 +18,26 @@ const SECRET_FIELDS: Readonly<Record<string, string>> = { 'connect.create': 'tok
  * `Idempotency-Key` on POST/PUT/PATCH/DELETE (draft-ietf-httpapi-idempotency-key-header): the
  * first answer is stored per (token, key) with a fingerprint of method, path and body, and a
  * retry gets it back with `Idempotent-Replayed: true`. The same key on another request → 409
- * `conflict`; while the first is still running → 409 `conflict` (it must not run twice). A 5xx is
- * not stored, so a retry may run again. Keys live 24 h. `run` answers the request (a handler's
+ * `conflict`; while the first is still running → 409 `conflict` (it must not run twice). A 5xx (or a
+ * stream) is not stored, so a retry may run again. Keys live 24 h. `run` answers the request (a handler's
  * error already turned into its error response).
  */
 export function idempotency(store: IdempotencyStore): Idempotent {
   const secrets = new Map<string, { body: string; expires: number }>();
-  return async (c, key, run) => {
-    const principal = c.get('principal');
-    if (key === undefined || principal === null || !MUTATING.has(c.req.method)) return run();
+  return (c, key, run) => {
+    const principal = c.principal;
+    if (key === undefined || principal === null || !MUTATING.has(c.method)) return run();
+    return keyed(c, key, principal.nodeId ?? principal.tokenId, run);
+  };
+
+  async function keyed(
+    c: Call,
+    key: string,
+    // A node's brokers share their keys: each relaunch holds a fresh token, and a relaunched
+    // broker repeating a call (a spawn) must get the first answer, not a second child.
+    holder: string,
+    run: () => Reply | Promise<Reply>,
+  ): Promise<Reply> {
     if (!KEY.test(key)) {
       throw new ApiError(
         'invalid_request',
@@ -37,12 +47,9 @@ export function idempotency(store: IdempotencyStore): Idempotent {
         },
       );
     }
-    const route = c.get('route');
-    const fingerprint = `${c.req.method} ${c.req.path} ${sha256(c.get('input').raw)}`;
+    const route = c.route!;
+    const fingerprint = `${c.method} ${c.path} ${hash('sha256', c.input.raw, 'hex')}`;
     const now = Date.now();
-    // A node's brokers share their keys: each relaunch holds a fresh token, and a relaunched
-    // broker repeating a call (a spawn) must get the first answer, not a second child.
-    const holder = principal.nodeId ?? principal.tokenId;
     const memoKey = `${holder}\n${key}`;
     for (const [k, v] of secrets) if (v.expires <= now) secrets.delete(k);
 
@@ -78,36 +85,32 @@ export function idempotency(store: IdempotencyStore): Idempotent {
           },
         );
       }
-      return c.body(body, row.status as 200, {
+      return c.body(body, row.status, {
         'Content-Type': row.content_type ?? 'application/json',
         'Idempotent-Replayed': 'true',
       });
     }
 
     const res = await run();
-    if (res.status >= 500) {
+    if (res.status >= 500 || typeof res.body !== 'string') {
       store.release(holder, key);
       return res;
     }
-    const body = await res.clone().text();
+    const body = res.body;
     const secretField = SECRET_FIELDS[route.id];
     let stored = body;
-    if (secretField !== undefined && res.ok) {
+    if (secretField !== undefined && res.status < 300) {
       secrets.set(memoKey, { body, expires: now + IDEMPOTENCY_TTL_MS });
       stored = JSON.stringify({ ...(JSON.parse(body) as object), [secretField]: null });
     }
-    store.complete(holder, key, res.status, res.headers.get('content-type'), stored);
+    store.complete(holder, key, res.status, res.headers['Content-Type'] ?? null, stored);
     return res;
-  };
+  }
 }
 
 /** Runs a request under its `Idempotency-Key` (the header's value, if any). */
 export type Idempotent = (
-  c: Context<AppEnv>,
+  c: Call,
   key: string | undefined,
-  run: () => Promise<Response>,
-) => Promise<Response>;
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
+  run: () => Reply | Promise<Reply>,
+) => Reply | Promise<Reply>;

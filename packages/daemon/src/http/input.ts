@@ -1,8 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import type { RouteDef } from '@svc/protocol';
-import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { AppEnv, RouteInput } from './env.ts';
+import type { Call } from './call.ts';
+import type { RouteInput } from './env.ts';
 import { validationError } from './errors.ts';
 
 /** Largest request body accepted (docs/api-v1.md). */
@@ -17,20 +18,21 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * has no body to read, so it costs no promise.
  */
 export function readInput(
-  c: Context<AppEnv>,
+  c: Call,
+  req: IncomingMessage,
   route: RouteDef,
   params: Record<string, string>,
-  contentType: string | undefined,
 ): RouteInput | Promise<RouteInput> {
   const input: RouteInput = {
     params: parse(route.params, params, 'params'),
-    query: route.query === undefined ? undefined : parse(route.query, queryOf(c.req.url), 'query'),
+    query: route.query === undefined ? undefined : parse(route.query, queryOf(c.url), 'query'),
     body: undefined,
     raw: NO_BYTES,
   };
-  const method = c.req.method;
+  const method = c.method;
   if (method === 'GET' || method === 'HEAD') return input;
-  return readBody(c.req.raw).then((raw) => {
+  const contentType = c.headers['content-type'];
+  return readBody(req).then((raw) => {
     input.raw = raw;
     if (route.body !== undefined) {
       const json = raw.length === 0 ? {} : decodeJson(raw, contentType);
@@ -66,24 +68,34 @@ function parse(
   return result.data;
 }
 
-async function readBody(request: Request): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  if (request.body === null) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The body, refused with 413 past `MAX_BODY_BYTES` whatever Content-Length claims. What is left of
+ * a refused body is read and dropped by node (the answer closes the connection, `writeReply`'s
+ * caller sees to that), so it is never taken for the next request.
+ */
+function readBody(req: IncomingMessage): Promise<Uint8Array> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else {
+        req.off('data', onData);
+        req.resume();
+        reject(tooLarge());
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+    // A client gone mid-body: nobody waits for the answer, but the request must not hang.
+    req.once('close', () => {
+      if (!req.complete) reject(new ApiError('invalid_request', 'the request body ended early'));
+    });
+  });
 }
 
 function decodeJson(raw: Uint8Array, contentType: string | undefined): unknown {

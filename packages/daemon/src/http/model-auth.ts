@@ -1,10 +1,8 @@
-import type { Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
-import type { AppEnv } from './env.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 
 /** `models.credentials`: owner only (the route table says so); no answer carries a key. */
-export function registerModelAuth(app: Hono<AppEnv>, ctx: DaemonContext): void {
+export function registerModelAuth(app: Routes, ctx: DaemonContext): void {
   mount(app, 'models.credentials.list', (c) => {
     const data = ctx.models.listCredentials();
     return c.json({ data, has_more: false, next_cursor: null });

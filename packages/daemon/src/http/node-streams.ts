@@ -3,13 +3,13 @@
  * (filtered to a node, a subtree or a run's tree; the spine's `eventStream` does the streaming),
  * bounded long-polls, and list envelopes.
  */
-import type { Context } from 'hono';
+
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { type EventDto, toEventDto } from '../services/events.ts';
 import { waitUntil } from '../services/wait-until.ts';
 import type { EventSubjects } from '../store/node-events.ts';
-import type { AppEnv } from './env.ts';
+import type { Call, Reply } from './call.ts';
 import { lastEventId } from './events.ts';
 import { eventStream } from './sse.ts';
 
@@ -46,16 +46,16 @@ export function eventsPage(ctx: DaemonContext, subjects: EventSubjects, query: E
  * `?follow=false` the stream ends after the backlog.
  */
 export function eventsResponse(
-  c: Context<AppEnv>,
+  c: Call,
   ctx: DaemonContext,
   subjects: EventSubjects,
   query: EventsQuery,
-): Response {
+): Reply {
   const stream = eventStream(ctx.events, ctx.sse, {
-    after: lastEventId(c.req.header('last-event-id')) ?? query.after ?? 0,
+    after: lastEventId(c.header('last-event-id')) ?? query.after ?? 0,
     kinds: undefined,
     keepaliveMs: ctx.sseKeepaliveMs,
-    signal: c.req.raw.signal,
+    signal: c.signal,
     read: reader(ctx, subjects, query.kinds),
     follow: query.follow !== 'false',
   });
@@ -71,7 +71,7 @@ export function eventsResponse(
  * committed event; ends early when the client goes away or the daemon shuts down.
  */
 export async function longPoll<T>(
-  c: Context<AppEnv>,
+  c: Call,
   ctx: DaemonContext,
   timeoutS: number | undefined,
   ready: () => T | null,
@@ -79,7 +79,7 @@ export async function longPoll<T>(
   const shutdown = new AbortController();
   const unregister = ctx.sse.add(() => shutdown.abort());
   try {
-    const signal = AbortSignal.any([c.req.raw.signal, shutdown.signal]);
+    const signal = AbortSignal.any([c.signal, shutdown.signal]);
     return await waitUntil(ctx.events, ready, (timeoutS ?? DEFAULT_WAIT_S) * 1000, signal);
   } finally {
     unregister();

@@ -1,10 +1,9 @@
 import { isFinal } from '@svc/protocol';
-import type { Context, Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../services/tokens.ts';
 import { type Node, toNode } from '../store/nodes.ts';
-import type { AppEnv } from './env.ts';
+import type { Call } from './call.ts';
 import {
   DEFAULT_LIMIT,
   eventsPage,
@@ -13,16 +12,16 @@ import {
   numericCursor,
   page,
 } from './node-streams.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 
 const MAIL_CLAIM_DEFAULT = 50;
 
 /** Every route of protocol's `nodesRoutes` (docs/nodes.md "nodes"). */
-export function registerNodes(app: Hono<AppEnv>, ctx: DaemonContext): void {
-  const who = (c: Context<AppEnv>): Principal => c.get('principal')!;
+export function registerNodes(app: Routes, ctx: DaemonContext): void {
+  const who = (c: Call): Principal => c.principal!;
 
   /** Waits until the node is final or `timeoutS` passes; answers `{final, node}`. */
-  async function awaitOutcome(c: Context<AppEnv>, id: string, timeoutS: number | undefined) {
+  async function awaitOutcome(c: Call, id: string, timeoutS: number | undefined) {
     const principal = who(c);
     const finalNode = await longPoll(c, ctx, timeoutS, () => {
       const node = ctx.nodes.get(id, principal);

@@ -1,11 +1,9 @@
 import { buildOpenApiDocument } from '@svc/protocol';
-import type { Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
-import type { AppEnv } from './env.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 
 /** `GET /v1/openapi.json`: generated once from the protocol's route table. */
-export function registerOpenApi(app: Hono<AppEnv>, ctx: DaemonContext): void {
+export function registerOpenApi(app: Routes, ctx: DaemonContext): void {
   let document: string | undefined;
   mount(app, 'openapi.get', (c) => {
     document ??= JSON.stringify(buildOpenApiDocument({ version: ctx.version }));

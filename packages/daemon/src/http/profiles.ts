@@ -1,22 +1,20 @@
-import type { Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
-import type { AppEnv } from './env.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 
 const DEFAULT_LIMIT = 50;
 
-export function registerProfiles(app: Hono<AppEnv>, ctx: DaemonContext): void {
+export function registerProfiles(app: Routes, ctx: DaemonContext): void {
   mount(app, 'profiles.ensure', (c, { params, body }) =>
-    c.json(ctx.profiles.ensure(params.name, body, c.get('principal')!)),
+    c.json(ctx.profiles.ensure(params.name, body, c.principal!)),
   );
   mount(app, 'profiles.retrieve', (c, { params }) =>
-    c.json(ctx.profiles.retrieve(params.name, c.get('principal')!)),
+    c.json(ctx.profiles.retrieve(params.name, c.principal!)),
   );
   mount(app, 'profiles.list', (c, { query }) => {
     const { data, hasMore } = ctx.profiles.list(
       query.after ?? '',
       query.limit ?? DEFAULT_LIMIT,
-      c.get('principal')!,
+      c.principal!,
     );
     return c.json({
       data,

@@ -1,13 +1,12 @@
-import { type RouteId, routeById, type routes } from '@svc/protocol';
-import type { Context, Hono } from 'hono';
+import type { RouteId, routes } from '@svc/protocol';
 import type { z } from 'zod';
-import type { AppEnv } from './env.ts';
+import type { Call, Reply } from './call.ts';
 
 type RouteOf<I extends RouteId> = Extract<(typeof routes)[number], { id: I }>;
 type Part<R, K extends string> =
   R extends Record<K, infer S extends z.ZodType> ? z.output<S> : undefined;
 
-/** A route's params, query and body as its zod schemas output them (validated by `requestPath`). */
+/** A route's params, query and body as its zod schemas output them (validated by the request path). */
 export interface InputOf<I extends RouteId> {
   params: Part<RouteOf<I>, 'params'>;
   query: Part<RouteOf<I>, 'query'>;
@@ -15,16 +14,18 @@ export interface InputOf<I extends RouteId> {
 }
 
 export type RouteHandler<I extends RouteId> = (
-  c: Context<AppEnv>,
+  c: Call,
   input: InputOf<I>,
-) => Response | Promise<Response>;
+) => Reply | Promise<Reply>;
+
+/** The handlers this daemon serves, by the id of their route in the protocol's table. */
+export type Routes = Map<RouteId, RouteHandler<RouteId>>;
 
 /**
- * Registers the handler of one route of the protocol's table, at the table's method and path
- * (`{id}` → Hono's `:id`). Auth and validation already ran in `requestPath`, which calls the handler through `next`.
+ * Registers the handler of one route of the protocol's table. Method, path, auth and validation
+ * come from the table; the request path runs them before it calls the handler.
  */
-export function mount<I extends RouteId>(app: Hono<AppEnv>, id: I, handler: RouteHandler<I>): void {
-  const route = routeById(id);
-  const path = route.path.replace(/\{(\w+)\}/g, ':$1');
-  app.on(route.method, path, (c) => handler(c, c.get('input') as unknown as InputOf<I>));
+export function mount<I extends RouteId>(app: Routes, id: I, handler: RouteHandler<I>): void {
+  if (app.has(id)) throw new Error(`route ${id} is mounted twice`);
+  app.set(id, handler as unknown as RouteHandler<RouteId>);
 }

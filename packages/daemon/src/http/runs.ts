@@ -1,9 +1,8 @@
 import { isFinal } from '@svc/protocol';
-import type { Context, Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
 import type { Run } from '../services/runs.ts';
 import type { Principal } from '../services/tokens.ts';
-import type { AppEnv } from './env.ts';
+import type { Call } from './call.ts';
 import {
   DEFAULT_LIMIT,
   eventsPage,
@@ -12,14 +11,14 @@ import {
   numericCursor,
   page,
 } from './node-streams.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 
 /** Every route of protocol's `runsRoutes` (docs/nodes.md "runs"). */
-export function registerRuns(app: Hono<AppEnv>, ctx: DaemonContext): void {
-  const who = (c: Context<AppEnv>): Principal => c.get('principal')!;
+export function registerRuns(app: Routes, ctx: DaemonContext): void {
+  const who = (c: Call): Principal => c.principal!;
 
   /** Waits until the run is final or `timeoutS` passes; answers `{final, run}`. */
-  async function awaitRun(c: Context<AppEnv>, id: string, timeoutS: number | undefined) {
+  async function awaitRun(c: Call, id: string, timeoutS: number | undefined) {
     const principal = who(c);
     const done = await longPoll(c, ctx, timeoutS, () => {
       const run = ctx.runs.get(id, principal);
@@ -29,7 +28,7 @@ export function registerRuns(app: Hono<AppEnv>, ctx: DaemonContext): void {
     return { final: isFinal(run.state), run };
   }
 
-  const tree = (c: Context<AppEnv>, id: string) => {
+  const tree = (c: Call, id: string) => {
     const { run, root } = ctx.runs.visibleRun(id, who(c));
     return { run: run.id, root: root.id };
   };

@@ -1,12 +1,10 @@
-import type { Hono } from 'hono';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import type { AppEnv } from './env.ts';
-import { mount } from './route.ts';
+import { mount, type Routes } from './route.ts';
 
 const DEFAULT_LIMIT = 50;
 
-export function registerTokens(app: Hono<AppEnv>, ctx: DaemonContext): void {
+export function registerTokens(app: Routes, ctx: DaemonContext): void {
   mount(app, 'tokens.list', (c, { query }) => {
     const { data, hasMore } = ctx.tokens.list(query.after ?? '', query.limit ?? DEFAULT_LIMIT);
     return c.json({

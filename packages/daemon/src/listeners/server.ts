@@ -1,7 +1,6 @@
-import type { Server } from 'node:http';
-import { createAdaptorServer } from '@hono/node-server';
-import type { Hono } from 'hono';
-import type { AppEnv, Listener } from '../http/env.ts';
+import { createServer, type Server } from 'node:http';
+import type { App } from '../http/app.ts';
+import type { Listener } from '../http/env.ts';
 
 /** An HTTP server for one listener, counting requests in flight so a shutdown can drain them. */
 export interface ListenerServer {
@@ -10,14 +9,11 @@ export interface ListenerServer {
   close(graceMs: number): Promise<void>;
 }
 
-export function listenerServer(app: Hono<AppEnv>, listener: Listener): ListenerServer {
-  const server = createAdaptorServer({
-    // The adapter makes `env` afresh for each request, so it is extended in place, not copied.
-    fetch: (request, env) => app.fetch(request, Object.assign(env, { listener })),
-    // A socket client may send no Host (HTTP/1.1 over AF_UNIX); the app decides what to accept.
-    hostname: 'localhost',
-    serverOptions: { requireHostHeader: false },
-  }) as Server;
+export function listenerServer(app: App, listener: Listener): ListenerServer {
+  // A socket client may send no Host (HTTP/1.1 over AF_UNIX); the request path decides.
+  const server = createServer({ requireHostHeader: false }, (req, res) =>
+    app.serve(req, res, listener),
+  );
   let inFlight = 0;
   let idle: (() => void) | null = null;
   server.on('request', (_req, res) => {

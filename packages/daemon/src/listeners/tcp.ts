@@ -1,8 +1,7 @@
 import { isIP } from 'node:net';
-import type { Hono } from 'hono';
 import type { TcpInfo } from '../context.ts';
 import { DaemonError } from '../errors.ts';
-import type { AppEnv } from '../http/env.ts';
+import type { App } from '../http/app.ts';
 import { hostLiteral } from '../http/host-guard.ts';
 import { type ListenerServer, listenerServer } from './server.ts';
 
@@ -17,7 +16,7 @@ export interface TcpListener extends ListenerServer {
  * would need a DNS lookup, and the Host allow-list is built from it.
  */
 export async function listenTcp(
-  app: Hono<AppEnv>,
+  app: App,
   opts: { host?: string | undefined; port?: number | undefined },
 ): Promise<TcpListener> {
   const host = checkHost(opts.host ?? DEFAULT_TCP_HOST);

@@ -111,9 +111,8 @@ export function nodeStore(db: Db) {
          UNION ALL SELECT n.id, sub.depth + 1 FROM nodes n JOIN sub ON n.parent_id = sub.id)
        SELECT n.* FROM nodes n JOIN sub ON sub.id = n.id ORDER BY sub.depth, n.id`,
     ),
-    countOfStates: db.sqlite.prepare(
-      `SELECT count(*) AS n FROM nodes WHERE state IN (SELECT value FROM json_each(?))`,
-    ),
+    // One state, so the count is read from the `nodes_state` index (`IN (json_each …)` scans).
+    countOfState: db.sqlite.prepare(`SELECT count(*) AS n FROM nodes WHERE state = ?`),
     ofStates: db.sqlite.prepare(
       `SELECT * FROM nodes WHERE state IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR root_id = ?) ORDER BY id`,
@@ -136,8 +135,14 @@ export function nodeStore(db: Db) {
     vis_id: vis.kind === 'app' ? vis.appId : vis.kind === 'tree' ? vis.rootId : null,
   });
 
+  // Counts per state, dropped on every write to `nodes` and kept only when read outside a
+  // transaction (one that rolls back would leave a count of rows that never were): `GET
+  // /v1/status` reads the queue length on every call, and a WAL read costs more than the answer.
+  const counts = new Map<NodeState, number>();
+
   return {
     insert(row: NodeRow): void {
+      counts.clear();
       const { turns, input_tokens, output_tokens, cost_usd, started_at, finished_at, ...rest } =
         row;
       q.insert.run({ ...rest });
@@ -151,6 +156,7 @@ export function nodeStore(db: Db) {
     },
     /** Writes every mutable column of `row` back. */
     save(row: NodeRow): void {
+      counts.clear();
       const { app_id, profile, scopes, model, output_schema, created_at, ...mutable } = row;
       q.save.run({ ...mutable });
     },
@@ -177,9 +183,13 @@ export function nodeStore(db: Db) {
     inStates(states: readonly NodeState[], rootId: string | null = null): NodeRow[] {
       return q.ofStates.all(JSON.stringify(states), rootId, rootId) as unknown as NodeRow[];
     },
-    /** How many nodes are in one of `states`: a count, without reading or building the rows. */
-    countInStates(states: readonly NodeState[]): number {
-      return (q.countOfStates.get(JSON.stringify(states)) as { n: number }).n;
+    /** How many nodes are in `state`: a count, without reading or building the rows. */
+    countInState(state: NodeState): number {
+      const known = counts.get(state);
+      if (known !== undefined) return known;
+      const n = (q.countOfState.get(state) as { n: number }).n;
+      if (!db.sqlite.isTransaction) counts.set(state, n);
+      return n;
     },
     /** Usage summed over a tree (a run's usage). */
     treeUsage(rootId: string): Usage {
@@ -190,6 +200,7 @@ export function nodeStore(db: Db) {
     },
     /** Deletes a node and everything below it (turns, mail, reports, jobs cascade). */
     deleteTree(id: string): void {
+      counts.clear();
       q.deleteTree.run(id);
     },
   };

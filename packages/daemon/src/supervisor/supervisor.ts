@@ -326,7 +326,7 @@ export function createSupervisor(
     stats: () => ({
       concurrency,
       active: active.size,
-      queued: store.nodes.countInStates(['queued']),
+      queued: store.nodes.countInState('queued'),
     }),
   };
 }

@@ -1,0 +1,102 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { RouteDef } from '@svc/protocol';
+import type { Logger } from '../lifecycle/logger.ts';
+import type { Principal } from '../services/tokens.ts';
+import type { Listener, RouteInput } from './env.ts';
+
+/** An answer's body: JSON text (or other text), a stream (SSE), or none. */
+export type ReplyBody = string | ReadableStream<Uint8Array> | null;
+
+/** What a handler answers: written to the socket by `writeReply`. */
+export interface Reply {
+  status: number;
+  body: ReplyBody;
+  headers: Record<string, string>;
+}
+
+const NO_INPUT: RouteInput = Object.freeze({
+  params: undefined,
+  query: undefined,
+  body: undefined,
+  raw: new Uint8Array(),
+});
+
+/**
+ * One request as the daemon's handlers see it: what arrived (method, path, headers), who sent it
+ * (`principal`, set by the auth step) and what it holds (`input`, validated), plus `json` and
+ * `body` to answer. Read from node's `IncomingMessage` directly: a Fetch `Request` and a router
+ * per request cost more than the rest of `GET /v1/status` (docs/api-v1.md, "Performance").
+ */
+export class Call {
+  readonly method: string;
+  /** The path, dot segments resolved and percent-decoded as `decodeURI` does. */
+  readonly path: string;
+  /** The request target as received (path and query). */
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly listener: Listener;
+  readonly requestId: string;
+  readonly log: Logger;
+  route: RouteDef | undefined = undefined;
+  principal: Principal | null = null;
+  input: RouteInput = NO_INPUT;
+  readonly #res: ServerResponse;
+  #abort: AbortController | undefined;
+
+  constructor(
+    req: { method: string; path: string; url: string; headers: IncomingHttpHeaders },
+    listener: Listener,
+    requestId: string,
+    log: Logger,
+    res: ServerResponse,
+  ) {
+    this.method = req.method;
+    this.path = req.path;
+    this.url = req.url;
+    this.headers = req.headers;
+    this.listener = listener;
+    this.requestId = requestId;
+    this.log = log;
+    this.#res = res;
+  }
+
+  /** A request header by name (any case); a repeated one joined with `, ` (RFC 9110 §5.3). */
+  header(name: string): string | undefined {
+    const value = this.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  /**
+   * Aborted when the client goes away before the answer is complete: a long poll, a stream or a
+   * model call stops working for nobody. Made on first use, so most requests never pay for it.
+   */
+  get signal(): AbortSignal {
+    if (this.#abort === undefined) {
+      const controller = new AbortController();
+      this.#abort = controller;
+      const res = this.#res;
+      const gone = () => {
+        if (!res.writableFinished) controller.abort();
+      };
+      if (res.closed) gone();
+      else res.once('close', gone);
+    }
+    return this.#abort.signal;
+  }
+
+  json(value: unknown, status = 200, headers?: Record<string, string>): Reply {
+    const body = JSON.stringify(value);
+    return {
+      status,
+      body,
+      headers:
+        headers === undefined
+          ? { 'Content-Type': 'application/json' }
+          : { 'Content-Type': 'application/json', ...headers },
+    };
+  }
+
+  body(body: ReplyBody, status = 200, headers: Record<string, string> = {}): Reply {
+    return { status, body, headers };
+  }
+}

@@ -1,0 +1,63 @@
+import type { ServerResponse } from 'node:http';
+import type { Reply } from './call.ts';
+
+/**
+ * Writes `reply` to node's response with `extra` headers (request id, CORS). Text goes out in
+ * one write with its `Content-Length`; a stream is written chunk by chunk, waiting for `drain`
+ * when the socket's buffer is full, and cancelled once the client is gone. Settles when done.
+ */
+export function writeReply(
+  res: ServerResponse,
+  reply: Reply,
+  extra: Record<string, string>,
+): Promise<void> | undefined {
+  const { status, body } = reply;
+  const headers = Object.assign(reply.headers, extra);
+  if (body === null || typeof body === 'string') {
+    if (body !== null) headers['Content-Length'] = String(Buffer.byteLength(body));
+    res.writeHead(status, headers);
+    res.end(body ?? undefined);
+    return undefined;
+  }
+  res.writeHead(status, headers);
+  // An event stream's first event may be minutes away; the client learns the status now.
+  res.flushHeaders();
+  return pipe(body, res);
+}
+
+async function pipe(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
+  const reader = body.getReader();
+  let gone = false;
+  const onClose = () => {
+    gone = true;
+    reader.cancel().catch(() => {});
+  };
+  res.once('close', onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || gone) break;
+      if (!res.write(value)) await drained(res);
+    }
+  } catch {
+    // The stream failed mid-answer: the status is sent, so all that is left is to cut it short.
+    res.destroy();
+    return;
+  } finally {
+    res.off('close', onClose);
+  }
+  res.end();
+}
+
+/** Resolves on `drain`, or on `close` (a client gone never drains). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { REQUEST_ID_HEADER, type RouteId } from '@svc/protocol';
+import type { DaemonContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import type { Logger } from '../lifecycle/logger.ts';
+import { authenticate, matchRoute } from './auth.ts';
+import { Call, type Reply } from './call.ts';
+import { corsHeaders, corsOrigin, preflightResponse } from './cors.ts';
+import type { Listener } from './env.ts';
+import { errorResponse, handleError } from './errors.ts';
+import { isAllowedHost } from './host-guard.ts';
+import { idempotency } from './idempotency.ts';
+import { readInput } from './input.ts';
+import { writeReply } from './reply.ts';
+import type { Routes } from './route.ts';
+
+// A caller's id is echoed only when it is short and inert in a log line or a header.
+const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Node lowercases the names of `IncomingMessage.headers`.
+const REQUEST_ID = REQUEST_ID_HEADER.toLowerCase();
+// A path that `new URL` would change: dot segments (also encoded), backslashes, controls, spaces.
+const UNUSUAL_PATH = /\/\.|%2e|\\|[\s\x00-\x1f\x7f]/i;
+
+/** Serves one request on one listener (the node `request` event's listener). */
+export type RequestPath = (req: IncomingMessage, res: ServerResponse, listener: Listener) => void;
+
+/**
+ * The daemon's whole request path, on node's request and response: request id (the caller's if
+ * sane, else new) on every answer; 503 once draining; Host allow-list; CORS; route lookup in the
+ * protocol's table; auth; input validation; Idempotency-Key; the route's handler; one log line.
+ * A handler's throw is answered as its envelope (a 500 without internals when it is no
+ * `ApiError`). A `GET` with a synchronous handler runs without a single promise.
+ *
+ * One log line per request (method, path, status, time; never headers or query), successful
+ * reads included: the request lines are the log an operator reads to learn whether a call
+ * reached the daemon and what it answered, and a `GET` is as much a call as a `POST`. They are
+ * cheap since the log is buffered (`createLogger`).
+ */
+export function createRequestPath(ctx: DaemonContext, handlers: Routes): RequestPath {
+  const idempotent = idempotency(ctx.store.idempotency);
+  // The line holds only the fields below, none a secret, so it skips the logger's redaction
+  // (a third of a line's cost): that guards lines whose fields come from elsewhere.
+  let access: Logger | undefined;
+
+  /** Route, auth, input, Idempotency-Key and handler; throws an `ApiError` to refuse. */
+  function routed(c: Call, req: IncomingMessage): Reply | Promise<Reply> {
+    const { method, path } = c;
+    const match = matchRoute(method, path);
+    if (match === null) {
+      return errorResponse(c, new ApiError('not_found', `no route ${method} ${path}`));
+    }
+    if ('allowed' in match) {
+      const allow = match.allowed.join(', ');
+      const error = new ApiError('method_not_allowed', `${path} allows ${allow}, not ${method}`);
+      return errorResponse(c, error, { Allow: allow });
+    }
+    const route = match.route;
+    c.route = route;
+    c.principal = authenticate(match, c.headers.authorization, ctx.tokens);
+    const handler = handlers.get(route.id as RouteId);
+    if (handler === undefined) {
+      // A route of the protocol's table this daemon has no handler for yet.
+      return errorResponse(c, new ApiError('not_found', `${method} ${path} is not served here`));
+    }
+    const run = () => {
+      try {
+        const reply = handler(c, c.input as never);
+        return reply instanceof Promise ? reply.catch((error) => handleError(error, c)) : reply;
+      } catch (error) {
+        return handleError(error, c);
+      }
+    };
+    const key = c.headers['idempotency-key'];
+    const input = readInput(c, req, route, match.params);
+    if (!(input instanceof Promise)) {
+      c.input = input;
+      return idempotent(c, typeof key === 'string' ? key : undefined, run);
+    }
+    return input.then((read) => {
+      c.input = read;
+      return idempotent(c, typeof key === 'string' ? key : undefined, run);
+    });
+  }
+
+  return (req, res, listener) => {
+    const started = performance.now();
+    const headers = req.headers;
+    const given = headers[REQUEST_ID];
+    const requestId = typeof given === 'string' && CALLER_ID.test(given) ? given : randomUUID();
+    const extra: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
+    const target = requestTarget(req.url ?? '/');
+    const c = new Call(
+      { method: req.method ?? 'GET', path: target.path, url: target.url, headers },
+      listener,
+      requestId,
+      ctx.logger,
+      res,
+    );
+
+    const answer = (reply: Reply) => {
+      // What is left of a refused body must not be read as the next request.
+      if (reply.status === 413) extra.Connection = 'close';
+      try {
+        writeReply(res, reply, extra)?.catch((error) => failed(error));
+      } catch (error) {
+        // A header node refuses to send: the answer cannot be written, only cut short.
+        failed(error);
+      }
+      access ??= ctx.logger.child({}, { redact: [] });
+      const line = {
+        request_id: requestId,
+        method: c.method,
+        path: c.path,
+        status: reply.status,
+        ms: Math.round(performance.now() - started),
+        listener: listener.kind,
+      };
+      access.info(line, 'request');
+    };
+    const failed = (error: unknown) => {
+      c.log.error({ err: error, request_id: requestId }, 'answer not written');
+      res.destroy();
+    };
+
+    const host = headers.host;
+    if (ctx.draining()) {
+      extra.Connection = 'close';
+      return answer(errorResponse(c, new ApiError('not_ready', 'the daemon is shutting down')));
+    }
+    if (target.bad !== undefined) return answer(errorResponse(c, target.bad));
+    if (!isAllowedHost(listener, host)) {
+      // DNS rebinding (see `isAllowedHost`): refused before anything else, CORS included.
+      const shown = JSON.stringify(host?.toLowerCase() ?? '');
+      const error = new ApiError('forbidden', `Host ${shown} is not served here`, {
+        field: 'Host',
+      });
+      return answer(errorResponse(c, error));
+    }
+    const origin = corsOrigin(listener, headers.origin);
+    if (origin !== undefined) {
+      if (c.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) {
+        return answer(preflightResponse(listener, origin));
+      }
+      corsHeaders(extra, listener, origin);
+    }
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = routed(c, req);
+    } catch (error) {
+      reply = handleError(error, c);
+    }
+    if (reply instanceof Promise) reply.catch((error) => handleError(error, c)).then(answer);
+    else answer(reply);
+  };
+}
+
+/**
+ * The path (and the target as received, for its query) of a request target. The usual
+ * origin-form path is taken as is; one with dot segments or characters a URL would encode is
+ * normalised as `new URL` does it (RFC 3986 §5.2.4), and percent-escapes are decoded as
+ * `decodeURI` decodes them (an encoded `/` stays encoded, so it never splits a segment).
+ */
+function requestTarget(raw: string): { path: string; url: string; bad?: ApiError } {
+  let url = raw;
+  if (url.charCodeAt(0) !== 47 /* / */) {
+    // The absolute form (RFC 9112 §3.2.2) is what a proxy sends; anything else is no path.
+    if (!/^https?:\/\//i.test(url)) {
+      const bad = new ApiError('invalid_request', 'the request target must be a path');
+      return { path: '/', url: '/', bad };
+    }
+    const parsed = URL.parse(url);
+    url = parsed === null ? '/' : parsed.pathname + parsed.search;
+  }
+  const query = url.indexOf('?');
+  let path = query === -1 ? url : url.slice(0, query);
+  const hash = path.indexOf('#');
+  if (hash !== -1) path = path.slice(0, hash);
+  if (UNUSUAL_PATH.test(path)) path = URL.parse(path, 'http://localhost')?.pathname ?? '/';
+  if (path.includes('%')) {
+    try {
+      path = decodeURI(path);
+    } catch {
+      // A malformed escape stays as it came; no route has one, so it is answered 404.
+    }
+  }
+  return { path, url };
+}
