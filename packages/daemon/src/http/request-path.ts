@@ -19,8 +19,9 @@ import type { Routes } from './route.ts';
 const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Node lowercases the names of `IncomingMessage.headers`.
 const REQUEST_ID = REQUEST_ID_HEADER.toLowerCase();
-// A path that `new URL` would change: dot segments (also encoded), backslashes, controls, spaces.
-const UNUSUAL_PATH = /\/\.|%2e|\\|[\s\x00-\x1f\x7f]/i;
+// A path whose segments `new URL` would change: dot segments (also encoded) and backslashes
+// (node's parser already refuses spaces and controls in the request target).
+const UNUSUAL_PATH = /\/\.|%2e|\\/i;
 
 /** Serves one request on one listener (the node `request` event's listener). */
 export type RequestPath = (req: IncomingMessage, res: ServerResponse, listener: Listener) => void;
