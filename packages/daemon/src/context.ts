@@ -1,6 +1,6 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
 import type { SseRegistry } from './http/sse.ts';
-import type { Logger } from './lifecycle/logger.ts';
+import type { Logger, RequestLog } from './lifecycle/logger.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
 import type { EventLog } from './services/events.ts';
 import type { LlmService } from './services/llm.ts';
@@ -37,6 +37,8 @@ export interface DaemonContext {
   brokers: BrokerPlane;
   supervisor: Pick<Supervisor, 'stats'>;
   logger: Logger;
+  /** The log line of each answered request (`createLogger`). */
+  requestLog: RequestLog;
   sse: SseRegistry;
   sseKeepaliveMs: number;
   tcp(): TcpInfo | null;

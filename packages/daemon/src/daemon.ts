@@ -69,7 +69,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
   }
   const paths = prepareHome(resolveHome(opts.home));
   const lock = acquireLock(paths.home);
-  const { logger, close: closeLog } = createLogger(paths.logFile, logLevel);
+  const { logger, request: requestLog, close: closeLog } = createLogger(paths.logFile, logLevel);
   const cleanups: (() => void)[] = [() => releaseLock(paths.home)];
   let unix: ListenerServer | undefined;
   try {
@@ -187,6 +187,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       brokers,
       supervisor,
       logger,
+      requestLog,
       sse,
       sseKeepaliveMs: opts.sseKeepaliveMs ?? SSE_KEEPALIVE_MS,
       tcp: () => tcp?.info ?? null,

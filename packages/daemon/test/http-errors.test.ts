@@ -142,6 +142,8 @@ describe('unknown routes, wrong methods, size limit', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(declared.status).toBe(413);
+    // The rest of a refused body must never be parsed as a next request on the connection.
+    expect(declared.headers.get('connection')).toBe('close');
     expect((await envelope(declared)).code).toBe('payload_too_large');
 
     const chunked = await t.call('/v1/bash', {

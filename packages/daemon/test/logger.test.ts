@@ -79,6 +79,31 @@ describe('daemon log', () => {
     expect(written[1]).toMatchObject({ level: 60, err: { message: 'boom' } });
   });
 
+  it('writes a request line as pino writes the same fields, and not below its level', () => {
+    const file = logFile();
+    const { logger, request, close } = createLogger(file);
+    const line = {
+      request_id: 'req-1',
+      method: 'GET',
+      path: '/v1/nodes/"odd"\\path',
+      status: 404,
+      ms: 3,
+      listener: 'tcp' as const,
+    };
+    request(line);
+    logger.info(line, 'request');
+    close();
+    const [ours, pinos] = readFileSync(file, 'utf8').trim().split('\n');
+    const withoutTime = (text = '') => text.replace(/"time":\d+/, '"time":0');
+    expect(withoutTime(ours)).toBe(withoutTime(pinos));
+
+    const quiet = logFile();
+    const warnOnly = createLogger(quiet, 'warn');
+    warnOnly.request(line);
+    warnOnly.close();
+    expect(readFileSync(quiet, 'utf8')).toBe('');
+  });
+
   it('logs one info line per request, reads included, with no secret', async () => {
     const t = await startTestDaemon({ logLevel: 'info' });
     try {

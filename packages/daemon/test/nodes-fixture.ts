@@ -48,7 +48,12 @@ export const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', im
 export const ONE_IDLE_SLOT = { concurrency: 1, entry: IDLE_BROKER };
 
 export async function startNodesDaemon(): Promise<NodesDaemon> {
-  const t = await startTestDaemon({ sseKeepaliveMs: 200, brokers: ONE_IDLE_SLOT });
+  // At `info`, so a test can read when a request was answered from its log line.
+  const t = await startTestDaemon({
+    sseKeepaliveMs: 200,
+    brokers: ONE_IDLE_SLOT,
+    logLevel: 'info',
+  });
   const store = openStore(join(t.home, 'svc.db'));
   const events = eventLog(store);
   const tokens = tokenService(store, events);

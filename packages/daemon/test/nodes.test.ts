@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node } from '../src/store/nodes.ts';
 import { json } from './helpers.ts';
@@ -366,6 +369,28 @@ describe('outcome', () => {
     const done = await waiting;
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(done.body).toMatchObject({ final: true, node: { state: 'cancelled' } });
+  });
+
+  it('a long poll stops waiting once its client goes away', async () => {
+    const node = await t.createNode({ task: 'nobody waits for this' });
+    const requestId = 'gone-client-1';
+    const req = request({
+      socketPath: t.daemon.socketPath,
+      path: `/v1/nodes/${node.id}/outcome/wait?timeout_s=30`,
+      headers: { authorization: `Bearer ${t.ownerToken}`, 'svc-request-id': requestId },
+    });
+    req.on('error', () => {});
+    req.end();
+    await new Promise((r) => setTimeout(r, 300));
+    req.destroy();
+    // The wait ends within a tick of the disconnect (not after timeout_s), and its request line
+    // reaches the log (flushed within 100 ms).
+    const log = join(t.home, 'logs', 'daemon.log');
+    const deadline = Date.now() + 5_000;
+    while (!readFileSync(log, 'utf8').includes(`"request_id":"${requestId}"`)) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
 
   it("a node that leaves the waiter's view mid-wait: the waiter gets 404, the mover 200", async () => {

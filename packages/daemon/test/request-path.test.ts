@@ -51,6 +51,24 @@ describe('request path', () => {
     expect((await page('/v1/tokens?limit=oops')).status).toBe(422);
   });
 
+  it('resolves dot segments and percent-escapes in the path as a URL parser does', async () => {
+    expect((await rawGet('/v1/x/../status')).status).toBe(200);
+    expect((await rawGet('/v1/x/%2e%2E/status')).status).toBe(200);
+    expect((await rawGet('/v1/st%61tus')).status).toBe(200);
+    expect((await rawGet('/v1/./status?x=1')).status).toBe(200);
+    // An escaped slash stays one segment: no route has it, and it is no crash either.
+    const slash = await rawGet('/v1/nodes/nd_a%2Fb');
+    expect([404, 422]).toContain(slash.status);
+    expect((await rawGet('/v1/nodes/%E0%A4%A')).status).toBeLessThan(500);
+  });
+
+  it('takes the absolute form of a request target, and refuses a target that is no path', async () => {
+    expect((await rawGet('http://localhost/v1/status')).status).toBe(200);
+    const star = await rawGet('*', 'OPTIONS');
+    expect(star.status).toBe(400);
+    expect(JSON.parse(star.body).error.code).toBe('invalid_request');
+  });
+
   it('ignores the query of a route that takes none', async () => {
     expect((await rawGet('/v1/status?anything=1')).status).toBe(200);
   });

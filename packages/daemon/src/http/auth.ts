@@ -27,15 +27,14 @@ export function authenticate(
 /** No path parameters: shared by every match of a literal route, never written to. */
 const NO_PARAMS: Record<string, string> = Object.freeze({});
 
-/** The routes without parameters by `METHOD path`: most requests, looked up without a scan. */
-const literalRoutes = new Map(
-  routes
-    .filter((route) => !route.path.includes('{'))
-    .map((route): [string, RouteMatch] => [
-      `${route.method} ${route.path}`,
-      { route, params: NO_PARAMS },
-    ]),
-);
+/** The routes without parameters by method, then path: most requests, found without a scan. */
+const literalRoutes = new Map<string, Map<string, RouteMatch>>();
+for (const route of routes) {
+  if (route.path.includes('{')) continue;
+  const byPath = literalRoutes.get(route.method) ?? new Map<string, RouteMatch>();
+  byPath.set(route.path, { route, params: NO_PARAMS });
+  literalRoutes.set(route.method, byPath);
+}
 
 /**
  * The route of the protocol's table for `method` and `path` (null: unknown path; `allowed`: a
@@ -43,7 +42,7 @@ const literalRoutes = new Map(
  * segment wins over a parameter), so those come from a map and only the rest scan the table.
  */
 export function matchRoute(method: string, path: string): ReturnType<typeof findRoute> {
-  const literal = literalRoutes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`);
+  const literal = literalRoutes.get(method === 'HEAD' ? 'GET' : method)?.get(path);
   return literal ?? findRoute(method, path);
 }
 

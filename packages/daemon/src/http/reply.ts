@@ -13,10 +13,17 @@ export function writeReply(
 ): Promise<void> | undefined {
   const { status, body } = reply;
   const headers = Object.assign(reply.headers, extra);
-  if (body === null || typeof body === 'string') {
-    if (body !== null) headers['Content-Length'] = String(Buffer.byteLength(body));
+  if (body === null) {
     res.writeHead(status, headers);
-    res.end(body ?? undefined);
+    res.end();
+    return undefined;
+  }
+  if (typeof body === 'string') {
+    // Encoded once: node would measure a string for the header and again to write it.
+    const bytes = Buffer.from(body);
+    headers['Content-Length'] = String(bytes.length);
+    res.writeHead(status, headers);
+    res.end(bytes);
     return undefined;
   }
   res.writeHead(status, headers);

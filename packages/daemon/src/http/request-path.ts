@@ -3,7 +3,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REQUEST_ID_HEADER, type RouteId } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import type { Logger } from '../lifecycle/logger.ts';
 import { authenticate, matchRoute } from './auth.ts';
 import { Call, type Reply } from './call.ts';
 import { corsHeaders, corsOrigin, preflightResponse } from './cors.ts';
@@ -40,9 +39,6 @@ export type RequestPath = (req: IncomingMessage, res: ServerResponse, listener: 
  */
 export function createRequestPath(ctx: DaemonContext, handlers: Routes): RequestPath {
   const idempotent = idempotency(ctx.store.idempotency);
-  // The line holds only the fields below, none a secret, so it skips the logger's redaction
-  // (a third of a line's cost): that guards lines whose fields come from elsewhere.
-  let access: Logger | undefined;
 
   /** Route, auth, input, Idempotency-Key and handler; throws an `ApiError` to refuse. */
   function routed(c: Call, req: IncomingMessage): Reply | Promise<Reply> {
@@ -108,16 +104,14 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
         // A header node refuses to send: the answer cannot be written, only cut short.
         failed(error);
       }
-      access ??= ctx.logger.child({}, { redact: [] });
-      const line = {
+      ctx.requestLog({
         request_id: requestId,
         method: c.method,
         path: c.path,
         status: reply.status,
         ms: Math.round(performance.now() - started),
         listener: listener.kind,
-      };
-      access.info(line, 'request');
+      });
     };
     const failed = (error: unknown) => {
       c.log.error({ err: error, request_id: requestId }, 'answer not written');
