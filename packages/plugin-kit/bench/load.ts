@@ -11,6 +11,8 @@ export type LoadSpec = {
   body?: string;
   /** A JSON file of distinct bearer tokens sent one per request, in turn. */
   tokensFile?: string;
+  /** Where in the token file to start (slices of one run use disjoint tokens). */
+  tokenOffset?: number;
   connections: number;
   seconds: number;
   warmupSeconds: number;
@@ -28,13 +30,15 @@ const spec = JSON.parse(process.argv[2]!) as LoadSpec;
 const tokens = spec.tokensFile
   ? (JSON.parse(readFileSync(spec.tokensFile, 'utf8')) as string[])
   : undefined;
-let next = 0;
+let next = spec.tokenOffset ?? 0;
 
 const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.seconds,
-  warmup: { connections: spec.connections, duration: spec.warmupSeconds },
+  ...(spec.warmupSeconds > 0 && {
+    warmup: { connections: spec.connections, duration: spec.warmupSeconds },
+  }),
   requests: [
     {
       method: spec.method,

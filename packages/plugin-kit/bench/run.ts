@@ -1,10 +1,12 @@
 /// <reference types="node" />
 // `npm run bench -w @svc/plugin-kit`: requests/s and p99 latency of the kit over real HTTP
 // beside a bare Fetch handler and the same endpoint on Hono, measured in the same run.
-// Beside throughput it reports the server's CPU time per request. On a machine shared with other
-// work, run several rounds: each cell keeps its best round, since interference only slows a run.
-// Knobs: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 32), BENCH_TOKENS (default 50000),
-// BENCH_ROUNDS (default 1), BENCH_ROWS (comma-separated row-name substrings; default all rows).
+// Beside throughput it reports the server's CPU time per request. Each row's three servers are
+// loaded in turn, in short slices (kit, bare, hono, kit, …), and each cell sums its slices: on a
+// machine shared with other work, interference and a change of CPU speed then hit all three
+// alike, and no variant is always the one measured first, on a colder JIT.
+// Knobs: BENCH_SECONDS (per cell, default 5), BENCH_SLICES (default 5), BENCH_CONNECTIONS
+// (default 32), BENCH_TOKENS (default 50000), BENCH_ROWS (comma-separated row-name substrings).
 // To profile one cell, serve it alone with `node --cpu-prof bench/serve.ts '<row>' kit`.
 import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +22,7 @@ import { createRows, type Handler, type Row, type Variant } from './scenarios.ts
 const seconds = positive('BENCH_SECONDS', 5);
 const connections = positive('BENCH_CONNECTIONS', 32);
 const poolSize = positive('BENCH_TOKENS', 50_000);
-const rounds = positive('BENCH_ROUNDS', 1);
+const slices = positive('BENCH_SLICES', 5);
 const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
 const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
 
@@ -35,28 +37,15 @@ writeFileSync(tokensFile, JSON.stringify(directory.mintPool(poolSize, 'acme:tick
 const rows = (await createRows('bench-shared-token', directory)).filter(
   (row) => only === undefined || only.some((part) => row.name.includes(part)),
 );
-const table = rows.map((row) => ({ row, results: {} as Record<Variant, Measured> }));
+const table: { row: Row; results: Record<Variant, Measured> }[] = [];
 try {
-  // Rounds run the whole table in turn, so a burst of interference hits one round of a cell.
-  for (let round = 1; round <= rounds; round++) {
-    for (const { row, results } of table) {
-      for (const variant of VARIANTS) {
-        console.error(
-          `round ${round}/${rounds} · ${row.name} · ${variant}: ${seconds} s at ${connections} connections`,
-        );
-        const result = await measure(row, row.handlers[variant]);
-        check(row, variant, result);
-        const best = results[variant];
-        if (best === undefined || result.rps > best.rps) results[variant] = result;
-      }
-    }
-  }
+  for (const row of rows) table.push({ row, results: await measureRow(row) });
 } finally {
   rmSync(tokensFile, { force: true });
 }
 
 console.log(
-  `\n${seconds} s per cell after 1 s warm-up, best of ${rounds} round(s), ${connections} connections, @hono/node-server, Node ${process.version}; µs = server CPU per request\n`,
+  `\n${seconds} s per cell in ${slices} slices taken in turn with the row's other cells, after 1 s warm-up each; ${connections} connections, @hono/node-server, Node ${process.version}; p99: median of the slices'; µs = server CPU per request\n`,
 );
 console.log(
   '| row | kit req/s | kit p99 | kit µs | bare req/s | bare p99 | bare µs | kit/bare | hono req/s | hono p99 | hono µs | kit/hono |',
@@ -87,40 +76,86 @@ console.log(
   misses.length === 0 ? '\nall targets met' : `\ntargets missed:\n- ${misses.join('\n- ')}`,
 );
 
-async function measure(row: Row, handler: Handler): Promise<Measured> {
-  const server = await listen(handler);
+/** The row's three variants, each on its own server, loaded in alternating slices. */
+async function measureRow(row: Row): Promise<Record<Variant, Measured>> {
+  const servers = await Promise.all(VARIANTS.map((variant) => serveVariant(row, variant)));
+  try {
+    for (const server of servers) await server.load(1, 0, 0); // JIT and connections warm
+    const parts = servers.map(() => [] as Measured[]);
+    const perSlice = Math.floor(poolSize / slices);
+    for (let slice = 0; slice < slices; slice++) {
+      for (const [i, server] of servers.entries()) {
+        const variant = VARIANTS[i]!;
+        console.error(`${row.name} · ${variant} · slice ${slice + 1}/${slices}`);
+        const result = await server.load(seconds / slices, 0, slice * perSlice);
+        check(row, variant, result);
+        parts[i]!.push(result);
+      }
+    }
+    return Object.fromEntries(
+      VARIANTS.map((variant, i) => [variant, combine(parts[i]!)]),
+    ) as Record<Variant, Measured>;
+  } finally {
+    for (const server of servers) await server.close();
+  }
+}
+
+async function serveVariant(row: Row, variant: Variant) {
+  const server = await listen(row.handlers[variant]);
   let answered = 0;
   server.on('request', () => answered++);
-  try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${row.path}`;
-    const headers = { ...row.headers };
-    if (row.conditional) headers['if-none-match'] = (await fetch(url)).headers.get('etag') ?? '';
-    const spec: LoadSpec = {
-      url,
-      method: row.method,
-      headers,
-      ...(row.body === undefined ? {} : { body: row.body }),
-      ...(row.tokens ? { tokensFile } : {}),
-      connections,
-      seconds,
-      warmupSeconds: 1,
-    };
-    const before = process.cpuUsage();
-    answered = 0;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(import.meta.dirname, 'load.ts'), JSON.stringify(spec)],
-      {
-        maxBuffer: 1 << 20,
-      },
-    );
-    const used = process.cpuUsage(before);
-    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
-    return { ...result, cpu: (used.user + used.system) / answered };
-  } finally {
-    server.closeAllConnections?.();
-    await new Promise((closed) => server.close(closed));
-  }
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${row.path}`;
+  const headers = { ...row.headers };
+  if (row.conditional) headers['if-none-match'] = (await fetch(url)).headers.get('etag') ?? '';
+  return {
+    async load(loadSeconds: number, warmupSeconds: number, tokenOffset: number): Promise<Measured> {
+      const spec: LoadSpec = {
+        url,
+        method: row.method,
+        headers,
+        ...(row.body === undefined ? {} : { body: row.body }),
+        ...(row.tokens ? { tokensFile, tokenOffset } : {}),
+        connections,
+        seconds: loadSeconds,
+        warmupSeconds,
+      };
+      const before = process.cpuUsage();
+      answered = 0;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [join(import.meta.dirname, 'load.ts'), JSON.stringify(spec)],
+        { maxBuffer: 1 << 20 },
+      );
+      const used = process.cpuUsage(before);
+      const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
+      return { ...result, cpu: (used.user + used.system) / answered };
+    },
+    async close() {
+      server.closeAllConnections?.();
+      await new Promise((closed) => server.close(closed));
+    },
+  };
+}
+
+/** Slices summed: rate over their total time, CPU per request over all, p99 their median. */
+function combine(parts: Measured[]): Measured {
+  const sum = (f: (m: Measured) => number) => parts.reduce((total, m) => total + f(m), 0);
+  const requests = sum((m) => m.requests);
+  const p99s = parts.map((m) => m.p99).sort((a, b) => a - b);
+  const status = (key: keyof LoadResult['statuses']) => sum((m) => m.statuses[key]);
+  return {
+    rps: requests / sum((m) => (m.rps > 0 ? m.requests / m.rps : 0)),
+    p99: p99s[Math.floor(p99s.length / 2)] ?? 0,
+    requests,
+    statuses: {
+      '2xx': status('2xx'),
+      '3xx': status('3xx'),
+      '4xx': status('4xx'),
+      '5xx': status('5xx'),
+    },
+    errors: sum((m) => m.errors),
+    cpu: sum((m) => m.cpu * m.requests) / requests,
+  };
 }
 
 function listen(fetch: Handler): Promise<ServerType & { closeAllConnections?(): void }> {

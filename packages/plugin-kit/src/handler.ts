@@ -148,24 +148,40 @@ export function createFetchHandler(
     return toPluginError(thrown);
   }
 
-  return async function svcPluginHandler(request: Request): Promise<Response> {
+  /** The error answer for anything `handle` threw, with the challenge a 401 owes. */
+  function refusal(thrown: unknown, request: Request, requestId: string): Response {
+    const error = failure(thrown, requestId, request.method);
+    const challenge = error.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+    return errorResponse(error, requestId, challenge);
+  }
+
+  // Not `async`: an answer ready at once (an archive, a 304, an early error) is handed back in a
+  // settled promise, without the extra turn an `await` of it would take.
+  return function svcPluginHandler(request: Request): Promise<Response> {
     const callerId = callerRequestId(request);
     const requestId = callerId ?? newRequestId();
-    let response: Response;
+    let answer: Response | Promise<Response>;
     try {
-      response = await handle(request, requestId, callerId);
+      answer = handle(request, requestId, callerId);
     } catch (thrown) {
-      const error = failure(thrown, requestId, request.method);
-      const challenge = error.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
-      response = errorResponse(error, requestId, challenge);
+      answer = refusal(thrown, request, requestId);
     }
-    // HEAD answers the GET's status and headers without its body (RFC 9110 §9.3.2).
-    if (request.method === 'HEAD' && response.body !== null) {
-      await response.body.cancel();
-      return new Response(null, { status: response.status, headers: response.headers });
+    if (answer instanceof Promise) {
+      return answer.then(
+        (response) => headless(request, response),
+        (thrown: unknown) => headless(request, refusal(thrown, request, requestId)),
+      );
     }
-    return response;
+    return Promise.resolve(headless(request, answer));
   };
+}
+
+/** HEAD answers the GET's status and headers without its body (RFC 9110 §9.3.2). */
+function headless(request: Request, response: Response): Response | Promise<Response> {
+  if (request.method !== 'HEAD' || response.body === null) return response;
+  return response.body
+    .cancel()
+    .then(() => new Response(null, { status: response.status, headers: response.headers }));
 }
 
 function compileInputs(defs: readonly PluginDefinition[]): Map<CommandDefinition, InputCheck> {
