@@ -25,7 +25,7 @@ const NO_INPUT: RouteInput = Object.freeze({
  * One request as the daemon's handlers see it: what arrived (method, path, headers), who sent it
  * (`principal`, set by the auth step) and what it holds (`input`, validated), plus `json` and
  * `body` to answer. Read from node's `IncomingMessage` directly: a Fetch `Request` and a router
- * per request cost more than the rest of `GET /v1/status` (docs/api-v1.md, "Performance").
+ * per request cost more than the rest of `GET /v1/status` (docs/api-v1.md, "How the daemon serves HTTP").
  */
 export class Call {
   readonly method: string;
