@@ -16,12 +16,14 @@ export function listenerServer(app: App, listener: Listener): ListenerServer {
   );
   let inFlight = 0;
   let idle: (() => void) | null = null;
+  // One shared listener, not a closure per request: 'close' comes once per response.
+  const answered = () => {
+    inFlight--;
+    if (inFlight === 0) idle?.();
+  };
   server.on('request', (_req, res) => {
     inFlight++;
-    res.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) idle?.();
-    });
+    res.on('close', answered);
   });
   return {
     server,
