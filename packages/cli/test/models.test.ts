@@ -84,6 +84,8 @@ describe('svc models', () => {
       has_key: true,
       ready: true,
     });
+    // The daemon writes its log in batches, within 100 ms: read it once they are in.
+    await new Promise((resolve) => setTimeout(resolve, 150));
     expect(readFileSync(join(home, 'logs', 'daemon.log'), 'utf8')).not.toContain(KEY);
   });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch, Headers, type RequestInit, type Response } from 'undici';
 import { type DaemonHandle, type StartDaemonOptions, startDaemon } from '../src/index.ts';
+import { FLUSH_MS } from '../src/lifecycle/logger.ts';
 
 /** A fresh home under the temp dir; short, for the 107-byte socket path limit. */
 export function tempHome(): string {
@@ -134,4 +135,10 @@ export async function envelope(res: Response): Promise<{
     throw new Error(`not an error envelope: ${JSON.stringify(body)}`);
   }
   return body.error;
+}
+
+/** The daemon's log once what it buffered has reached the file (lines are written in batches). */
+export async function daemonLog(home: string): Promise<string> {
+  await new Promise((resolve) => setTimeout(resolve, FLUSH_MS + 50));
+  return readFileSync(join(home, 'logs', 'daemon.log'), 'utf8');
 }

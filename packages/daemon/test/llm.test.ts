@@ -1,12 +1,10 @@
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeAnthropic } from './broker/fixtures/fake-anthropic.ts';
 import { startFakeOpenAI } from './broker/fixtures/fake-openai.ts';
-import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { daemonLog, envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 const ANTHROPIC_KEY = 'sk-ant-llm-test-key-0123456789';
 const OPENAI_KEY = 'sk-openai-llm-test-key-0123456789';
@@ -289,6 +287,6 @@ describe('POST /v1/llm through real wire protocols', () => {
     const readiness = await (await t.call('/v1/model-auth/readiness')).text();
     expect(readiness).toContain('[redacted]');
     expect(readiness).not.toContain(key);
-    expect(readFileSync(join(t.home, 'logs', 'daemon.log'), 'utf8')).not.toContain(key);
+    expect(await daemonLog(t.home)).not.toContain(key);
   });
 });

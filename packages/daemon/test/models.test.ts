@@ -1,8 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { daemonLog, envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 let t: TestDaemon;
 let app: string;
@@ -205,7 +205,7 @@ describe('secrets at rest', () => {
     } finally {
       db.close();
     }
-    const log = readFileSync(join(t.home, 'logs', 'daemon.log'), 'utf8');
+    const log = await daemonLog(t.home);
     expect(log).toContain('/v1/model-auth/openai');
     expectNoKey(log, secret);
     expectNoKey(log);

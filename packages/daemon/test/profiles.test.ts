@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { daemonLog, envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 let t: TestDaemon;
 let alpha: string;
@@ -201,7 +200,7 @@ describe('the env store', () => {
     } finally {
       db.close();
     }
-    expect(readFileSync(join(t.home, 'logs', 'daemon.log'), 'utf8')).not.toContain(VALUE);
+    expect(await daemonLog(t.home)).not.toContain(VALUE);
   });
 
   it('deletes a value; deleting a missing one is 404', async () => {

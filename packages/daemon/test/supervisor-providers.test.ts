@@ -18,7 +18,7 @@ import {
   turnIndexes,
   waitForNode,
 } from './broker-fixtures.ts';
-import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { daemonLog, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 const KEY = 'sk-test-4f1c9a7e2b6d8035';
 let t: TestDaemon;
@@ -84,7 +84,7 @@ describe.each(CASES)('a node over $provider', ({ provider, model, start, path })
     // The key went to the provider and nowhere else.
     const events = JSON.stringify(await nodeEvents(t.call, node.id));
     expect(events).not.toContain(KEY);
-    expect(readFileSync(join(t.home, 'logs', 'daemon.log'), 'utf8')).not.toContain(KEY);
+    expect(await daemonLog(t.home)).not.toContain(KEY);
     expect(readFileSync(join(t.home, 'logs', 'brokers', `${node.id}.log`), 'utf8')).not.toContain(
       KEY,
     );

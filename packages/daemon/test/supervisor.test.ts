@@ -2,7 +2,7 @@
  * Nodes on real broker processes, driven by the scripted provider: bash calls, a child node, a
  * wait that parks the parent until the child is done, and submitted results.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -20,7 +20,7 @@ import {
   turnIndexes,
   waitForNode,
 } from './broker-fixtures.ts';
-import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { daemonLog, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 let t: TestDaemon;
 
@@ -155,7 +155,6 @@ describe('a scripted node on a real broker', () => {
   it('keeps the node token and model key out of the broker log', async () => {
     const logs = join(t.home, 'logs', 'brokers');
     expect(existsSync(logs)).toBe(true);
-    const daemonLog = readFileSync(join(t.home, 'logs', 'daemon.log'), 'utf8');
-    expect(daemonLog).not.toMatch(/svc_node_[A-Za-z0-9_-]{20}/);
+    expect(await daemonLog(t.home)).not.toMatch(/svc_node_[A-Za-z0-9_-]{20}/);
   });
 });

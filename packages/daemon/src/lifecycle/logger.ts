@@ -17,7 +17,7 @@ export type RequestLog = (line: {
 /** Lines are written in batches of this many bytes… */
 const BATCH_BYTES = 16_384;
 /** …or this long after the first line of a batch, so a quiet daemon's log is current too. */
-const FLUSH_MS = 100;
+export const FLUSH_MS = 100;
 
 /**
  * JSON lines to `logs/daemon.log`. Secrets never reach a log line: requests are logged by method,
