@@ -56,11 +56,14 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   return value as JsonObject;
 }
 
-async function readText(request: Request): Promise<string> {
+// Not `async`: one turn fewer on every command.
+function readText(request: Request): Promise<string> {
   try {
-    return await request.text();
+    return request.text().catch(() => {
+      throw unreadable();
+    });
   } catch {
-    throw unreadable();
+    return Promise.reject(unreadable());
   }
 }
 
