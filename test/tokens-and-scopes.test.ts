@@ -4,17 +4,9 @@
  * refused once revoked.
  */
 import { AuthenticationError, PermissionDeniedError, Svc } from '@svc/client';
+import type { Connection } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupHome, oneErrorLine, svc, svcJson, tempHome } from './support/cli.ts';
-
-interface Connection {
-  base_url: string;
-  token: string;
-  token_id: string;
-  app_id: string | null;
-  scopes: string[] | null;
-  expires_at: string | null;
-}
 
 const home = tempHome();
 beforeAll(async () => {

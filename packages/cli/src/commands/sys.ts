@@ -1,4 +1,11 @@
-import { isId, isName, parseScopeList, ScopeError } from '@svc/protocol';
+import {
+  type Connection,
+  isId,
+  isName,
+  parseScopeList,
+  ScopeError,
+  type Token,
+} from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -6,27 +13,6 @@ import { cell } from '../output/format.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseListenAddress } from '../parse/listen.ts';
-
-/** `POST /v1/connect` and the token DTO (docs/api-v1.md). */
-interface Connection {
-  base_url: string;
-  token: string;
-  token_id: string;
-  app_id: string | null;
-  scopes: string[] | null;
-  expires_at: string | null;
-}
-
-interface TokenRow {
-  id: string;
-  kind: string;
-  app_id: string | null;
-  scopes: string[] | null;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
 
 interface Page<T> {
   data: T[];
@@ -130,11 +116,11 @@ export function connectBody(opts: {
 
 async function listTokens(ctx: Context) {
   const client = await ctx.client();
-  const rows: TokenRow[] = [];
+  const rows: Token[] = [];
   let after: string | null = null;
   for (let page = 0; page < MAX_PAGES; page++) {
     const query: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
-    const answer = (await client.request('GET', `/v1/tokens?limit=200${query}`)) as Page<TokenRow>;
+    const answer = (await client.request('GET', `/v1/tokens?limit=200${query}`)) as Page<Token>;
     rows.push(...answer.data);
     if (!answer.has_more || answer.next_cursor === null) break;
     after = answer.next_cursor;
@@ -162,7 +148,7 @@ async function listTokens(ctx: Context) {
   return EXIT.ok;
 }
 
-function tokenState(token: TokenRow): string {
+function tokenState(token: Token): string {
   if (token.revoked_at !== null) return 'revoked';
   if (token.expires_at !== null && Date.parse(token.expires_at) <= Date.now()) return 'expired';
   return 'active';
@@ -173,7 +159,7 @@ async function revokeToken(ctx: Context, id: string) {
     throw new UsageError(`token id must be tok_ followed by 26 characters; received '${id}'`);
   }
   const client = await ctx.client();
-  const token = (await client.request('DELETE', `/v1/tokens/${id}`)) as TokenRow;
+  const token = (await client.request('DELETE', `/v1/tokens/${id}`)) as Token;
   ctx.out.result(token, () => `revoked ${token.id}${token.app_id ? ` (app ${token.app_id})` : ''}`);
   return EXIT.ok;
 }

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { newId } from '@svc/protocol';
+import { newId, type Token } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
 import type { TokenKind, TokenRow } from '../store/tokens.ts';
@@ -19,16 +19,7 @@ export interface Principal {
 }
 
 /** The wire form of a token: everything but the secret. */
-export interface TokenDto {
-  id: string;
-  kind: TokenKind;
-  app_id: string | null;
-  scopes: string[] | null;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
+export type TokenDto = Token;
 
 export const TOKEN_PREFIXES: Readonly<Record<TokenKind, string>> = {
   owner: 'svc_owner_',

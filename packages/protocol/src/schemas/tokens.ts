@@ -27,6 +27,9 @@ export const tokenSchema = z.object({
   last_used_at: timestampSchema.nullable(),
 });
 
+/** A token as the API answers it (`GET /v1/tokens`, `DELETE /v1/tokens/{id}`). */
+export type Token = z.output<typeof tokenSchema>;
+
 export const tokenParamsSchema = z.object({ id: idSchema('token') });
 
 /** Ten years: long enough for any deliberate choice, short enough to stay a finite timestamp. */
@@ -52,3 +55,6 @@ export const connectResponseSchema = z.object({
   scopes: scopeListOrAll,
   expires_at: timestampSchema.nullable(),
 });
+
+/** The answer of `POST /v1/connect`: where to reach the daemon and the new token. */
+export type Connection = z.output<typeof connectResponseSchema>;
