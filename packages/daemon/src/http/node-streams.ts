@@ -4,6 +4,7 @@
  * bounded long-polls, and list envelopes.
  */
 
+import { isFinal, type NodeState } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { type EventDto, toEventDto } from '../services/events.ts';
@@ -84,6 +85,24 @@ export async function longPoll<T>(
   } finally {
     unregister();
   }
+}
+
+/**
+ * Waits until `read()` answers something in a final state, or `timeoutS` passes (a `longPoll`);
+ * answers what it read last and whether that is final.
+ */
+export async function awaitFinal<T extends { state: NodeState }>(
+  c: Call,
+  ctx: DaemonContext,
+  timeoutS: number | undefined,
+  read: () => T,
+): Promise<{ final: boolean; value: T }> {
+  const done = await longPoll(c, ctx, timeoutS, () => {
+    const value = read();
+    return isFinal(value.state) ? value : null;
+  });
+  const value = done ?? read();
+  return { final: isFinal(value.state), value };
 }
 
 /** `{data, has_more, next_cursor}` from `limit + 1` rows. */

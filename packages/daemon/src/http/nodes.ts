@@ -1,14 +1,13 @@
-import { isFinal } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../services/tokens.ts';
 import { type Node, toNode } from '../store/nodes.ts';
 import type { Call } from './call.ts';
 import {
+  awaitFinal,
   DEFAULT_LIMIT,
   eventsPage,
   eventsResponse,
-  longPoll,
   numericCursor,
   page,
 } from './node-streams.ts';
@@ -23,12 +22,8 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
   /** Waits until the node is final or `timeoutS` passes; answers `{final, node}`. */
   async function awaitOutcome(c: Call, id: string, timeoutS: number | undefined) {
     const principal = who(c);
-    const finalNode = await longPoll(c, ctx, timeoutS, () => {
-      const node = ctx.nodes.get(id, principal);
-      return isFinal(node.state) ? node : null;
-    });
-    const node = finalNode ?? ctx.nodes.get(id, principal);
-    return { final: isFinal(node.state), node };
+    const { final, value } = await awaitFinal(c, ctx, timeoutS, () => ctx.nodes.get(id, principal));
+    return { final, node: value };
   }
 
   const parsed = (node: Node) => (node.state === 'done' ? (node.outcome?.result ?? null) : null);

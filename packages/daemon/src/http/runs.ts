@@ -1,13 +1,12 @@
-import { isFinal } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import type { Run } from '../services/runs.ts';
 import type { Principal } from '../services/tokens.ts';
 import type { Call } from './call.ts';
 import {
+  awaitFinal,
   DEFAULT_LIMIT,
   eventsPage,
   eventsResponse,
-  longPoll,
   numericCursor,
   page,
 } from './node-streams.ts';
@@ -20,12 +19,8 @@ export function registerRuns(app: Routes, ctx: DaemonContext): void {
   /** Waits until the run is final or `timeoutS` passes; answers `{final, run}`. */
   async function awaitRun(c: Call, id: string, timeoutS: number | undefined) {
     const principal = who(c);
-    const done = await longPoll(c, ctx, timeoutS, () => {
-      const run = ctx.runs.get(id, principal);
-      return isFinal(run.state) ? run : null;
-    });
-    const run = done ?? ctx.runs.get(id, principal);
-    return { final: isFinal(run.state), run };
+    const { final, value } = await awaitFinal(c, ctx, timeoutS, () => ctx.runs.get(id, principal));
+    return { final, run: value };
   }
 
   const tree = (c: Call, id: string) => {
