@@ -44,6 +44,17 @@ describe('nodes.create', () => {
     });
   });
 
+  it('the queue length in /v1/status follows creates and cancels (its count is never stale)', async () => {
+    const queued = async () =>
+      ((await t.get('/v1/status')).body as { brokers: { queued: number } }).brokers.queued;
+    const before = await queued();
+    expect(await queued()).toBe(before); // a second read, from the kept count
+    const node = await t.createNode({ task: 'waits in the queue' });
+    expect(await queued()).toBe(before + 1);
+    await t.post(`/v1/nodes/${node.id}/cancel`, { reason: 'no longer needed' });
+    expect(await queued()).toBe(before);
+  });
+
   it('refuses a node without any model: 400 naming model', async () => {
     const res = await t.post('/v1/nodes', { task: 'x' });
     expect(res.status).toBe(400);
