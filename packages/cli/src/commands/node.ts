@@ -1,11 +1,12 @@
 import type { Node } from '@svc/client';
-import { isId, NODE_STATES } from '@svc/protocol';
+import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { feed } from '../output/event-feed.ts';
 import { renderNode } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
+import { parseId } from '../parse/id.ts';
 import { type CreateOptions, createBody, scopes, withCreateOptions } from '../parse/node-create.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
@@ -115,9 +116,7 @@ export function registerNode(program: Command, runtime: Runtime): void {
 }
 
 function nodeId(value: string, what = 'node id'): string {
-  if (!isId('node', value))
-    throw new UsageError(`${what} must be nd_ followed by 26 characters; received '${value}'`);
-  return value;
+  return parseId('node', value, what);
 }
 
 function printNode(ctx: Context, n: Node): number {

@@ -7,6 +7,7 @@ import type { Palette } from '../output/color.ts';
 import { cell } from '../output/format.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { parseModelRef } from '../parse/model-ref.ts';
+import { parseBudgets } from '../parse/node-create.ts';
 import { readSecret } from '../parse/secret-input.ts';
 
 /** Pages are followed to the end, but never forever. */
@@ -70,16 +71,6 @@ function envName(value: string): string {
   return value;
 }
 
-function positive(value: string, flag: string, integer: boolean): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(
-      `${flag} must be a positive ${integer ? 'whole ' : ''}number; received '${value}'`,
-    );
-  }
-  return n;
-}
-
 function list(value: string): string[] {
   return value.split(/[\s,]+/).filter((v) => v !== '');
 }
@@ -109,13 +100,8 @@ export function ensureBody(opts: EnsureOptions): ProfileEnsureParams {
       throw err;
     }
   }
-  const budgets: NonNullable<ProfileEnsureParams['budgets']> = {};
-  if (opts.maxTurns !== undefined) budgets.max_turns = positive(opts.maxTurns, '--max-turns', true);
-  if (opts.maxTokens !== undefined)
-    budgets.max_tokens = positive(opts.maxTokens, '--max-tokens', true);
-  if (opts.maxCostUsd !== undefined)
-    budgets.max_cost_usd = positive(opts.maxCostUsd, '--max-cost-usd', false);
-  if (Object.keys(budgets).length > 0) body.budgets = budgets;
+  const budgets = parseBudgets(opts);
+  if (budgets !== undefined) body.budgets = budgets;
   return body;
 }
 

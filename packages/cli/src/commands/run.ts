@@ -1,11 +1,12 @@
 import type { Run } from '@svc/client';
-import { isId, NODE_STATES } from '@svc/protocol';
+import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { feed } from '../output/event-feed.ts';
 import { renderEvent, renderRun } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
+import { parseId } from '../parse/id.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
@@ -95,9 +96,7 @@ export function registerRun(program: Command, runtime: Runtime): void {
 }
 
 function runId(value: string): string {
-  if (!isId('run', value))
-    throw new UsageError(`run id must be run_ followed by 26 characters; received '${value}'`);
-  return value;
+  return parseId('run', value);
 }
 
 function printRun(ctx: Context, r: Run): number {

@@ -1,17 +1,11 @@
-import {
-  type Connection,
-  isId,
-  isName,
-  parseScopeList,
-  ScopeError,
-  type Token,
-} from '@svc/protocol';
+import { type Connection, isName, parseScopeList, ScopeError, type Token } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { cell } from '../output/format.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { parseDuration } from '../parse/duration.ts';
+import { parseId } from '../parse/id.ts';
 import { parseListenAddress } from '../parse/listen.ts';
 
 interface Page<T> {
@@ -155,11 +149,9 @@ function tokenState(token: Token): string {
 }
 
 async function revokeToken(ctx: Context, id: string) {
-  if (!isId('token', id)) {
-    throw new UsageError(`token id must be tok_ followed by 26 characters; received '${id}'`);
-  }
+  const checked = parseId('token', id);
   const client = await ctx.client();
-  const token = (await client.request('DELETE', `/v1/tokens/${id}`)) as Token;
+  const token = (await client.request('DELETE', `/v1/tokens/${checked}`)) as Token;
   ctx.out.result(token, () => `revoked ${token.id}${token.app_id ? ` (app ${token.app_id})` : ''}`);
   return EXIT.ok;
 }

@@ -59,13 +59,8 @@ export function createBody(task: string[], opts: CreateOptions): NodeCreateParam
     }
     body.model = { ...body.model, script: readJson(opts.script, '--script') as never };
   }
-  const budgets: NonNullable<NodeCreateParams['budgets']> = {};
-  if (opts.maxTurns !== undefined) budgets.max_turns = positive(opts.maxTurns, '--max-turns', true);
-  if (opts.maxTokens !== undefined)
-    budgets.max_tokens = positive(opts.maxTokens, '--max-tokens', true);
-  if (opts.maxCostUsd !== undefined)
-    budgets.max_cost_usd = positive(opts.maxCostUsd, '--max-cost-usd', false);
-  if (Object.keys(budgets).length > 0) body.budgets = budgets;
+  const budgets = parseBudgets(opts);
+  if (budgets !== undefined) body.budgets = budgets;
   if (opts.outputSchema !== undefined) {
     const schema = readJson(opts.outputSchema, '--output-schema');
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
@@ -95,6 +90,21 @@ function labels(pairs: string[]): Record<string, string> {
     out[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return out;
+}
+
+/** `--max-turns`, `--max-tokens`, `--max-cost-usd` (of a node or a profile); none given: `undefined`. */
+export function parseBudgets(opts: {
+  maxTurns?: string | undefined;
+  maxTokens?: string | undefined;
+  maxCostUsd?: string | undefined;
+}): NonNullable<NodeCreateParams['budgets']> | undefined {
+  const budgets: NonNullable<NodeCreateParams['budgets']> = {};
+  if (opts.maxTurns !== undefined) budgets.max_turns = positive(opts.maxTurns, '--max-turns', true);
+  if (opts.maxTokens !== undefined)
+    budgets.max_tokens = positive(opts.maxTokens, '--max-tokens', true);
+  if (opts.maxCostUsd !== undefined)
+    budgets.max_cost_usd = positive(opts.maxCostUsd, '--max-cost-usd', false);
+  return Object.keys(budgets).length > 0 ? budgets : undefined;
 }
 
 export function positive(value: string, flag: string, integer: boolean): number {
