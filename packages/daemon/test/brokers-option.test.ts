@@ -4,37 +4,23 @@
  * `GET /v1/status` reports of it.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { spawnDaemon } from '../src/index.ts';
-import { json, socketFetch, tempHome } from './helpers.ts';
+import { DAEMON_MAIN, daemonProcesses, json, socketFetch } from './helpers.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const homes: string[] = [];
-const pids: number[] = [];
-
-afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  }
-  for (const home of homes) rmSync(home, { recursive: true, force: true });
-});
-
-function newHome(): string {
-  const home = tempHome();
-  homes.push(home);
-  return home;
-}
+const { newHome, pids } = daemonProcesses();
 
 /** Runs the daemon process to its exit; answers its exit code and stderr. */
 function runMain(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN, ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env,
-  });
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', DAEMON_MAIN, ...args],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env,
+    },
+  );
   pids.push(child.pid!);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => {

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Agent, fetch, Headers, type RequestInit, type Response } from 'undici';
+import { afterAll } from 'vitest';
 import { type DaemonHandle, type StartDaemonOptions, startDaemon } from '../src/index.ts';
 import { FLUSH_MS } from '../src/lifecycle/logger.ts';
 
@@ -141,4 +143,32 @@ export async function envelope(res: Response): Promise<{
 export async function daemonLog(home: string): Promise<string> {
   await new Promise((resolve) => setTimeout(resolve, FLUSH_MS + 50));
   return readFileSync(join(home, 'logs', 'daemon.log'), 'utf8');
+}
+
+/** The daemon's entry script, for tests that run it as a process of its own. */
+export const DAEMON_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+/**
+ * Homes and daemon processes of one test file: `newHome()` makes a home and `pids` takes the
+ * daemons started; after the file, every one is killed and every home removed.
+ */
+export function daemonProcesses(): { newHome(): string; pids: number[] } {
+  const homes: string[] = [];
+  const pids: number[] = [];
+  afterAll(() => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+    for (const home of homes) rmSync(home, { recursive: true, force: true });
+  });
+  return {
+    newHome() {
+      const home = tempHome();
+      homes.push(home);
+      return home;
+    },
+    pids,
+  };
 }

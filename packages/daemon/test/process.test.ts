@@ -1,29 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { readLock, spawnDaemon } from '../src/index.ts';
-import { json, socketFetch, tempHome } from './helpers.ts';
+import { DAEMON_MAIN, daemonProcesses, json, socketFetch } from './helpers.ts';
 import { readFrames, seqs } from './sse.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const homes: string[] = [];
-const pids: number[] = [];
-
-afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  }
-  for (const home of homes) rmSync(home, { recursive: true, force: true });
-});
-
-function newHome(): string {
-  const home = tempHome();
-  homes.push(home);
-  return home;
-}
+const { newHome, pids } = daemonProcesses();
 
 function runMain(home: string): {
   child: ChildProcess;
@@ -31,7 +13,7 @@ function runMain(home: string): {
 } {
   const child = spawn(
     process.execPath,
-    ['--disable-warning=ExperimentalWarning', MAIN, '--home', home],
+    ['--disable-warning=ExperimentalWarning', DAEMON_MAIN, '--home', home],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
     },
