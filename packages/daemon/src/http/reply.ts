@@ -5,6 +5,7 @@ import type { Reply } from './call.ts';
  * Writes `reply` to node's response with `extra` headers (request id, CORS). Text goes out in
  * one write with its `Content-Length`; a stream is written chunk by chunk, waiting for `drain`
  * when the socket's buffer is full, and cancelled once the client is gone. Settles when done.
+ * `reply.headers` is extended in place: a reply is written once, and a copy per request costs.
  */
 export function writeReply(
   res: ServerResponse,

@@ -68,15 +68,16 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
         return handleError(error, c);
       }
     };
-    const key = c.headers['idempotency-key'];
+    const given = c.headers['idempotency-key'];
+    const key = typeof given === 'string' ? given : undefined;
     const input = readInput(c, req, route, match.params);
     if (!(input instanceof Promise)) {
       c.input = input;
-      return idempotent(c, typeof key === 'string' ? key : undefined, run);
+      return idempotent(c, key, run);
     }
     return input.then((read) => {
       c.input = read;
-      return idempotent(c, typeof key === 'string' ? key : undefined, run);
+      return idempotent(c, key, run);
     });
   }
 
@@ -152,7 +153,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
 
 /**
  * The path (and the target as received, for its query) of a request target. The usual
- * origin-form path is taken as is; one with dot segments or characters a URL would encode is
+ * origin-form path is taken as is; one with dot segments (also encoded) or backslashes is
  * normalised as `new URL` does it (RFC 3986 §5.2.4), and percent-escapes are decoded as
  * `decodeURI` decodes them (an encoded `/` stays encoded, so it never splits a segment).
  */
