@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type DaemonHandle, startDaemon } from '@svc/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Io, run } from '../src/index.ts';
+import { inProcessSvc } from './support.ts';
 
 const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 const KEY = 'sk-ant-cli-secret-0123456789abcdef';
@@ -22,23 +22,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-/** `svc …args` in this process (no stdin). */
-async function svc(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    stdoutIsTTY: false,
-    env: { SVC_HOME: home },
-  };
-  const code = await run(['node', 'svc', ...args], io);
-  return { code, stdout, stderr };
-}
+const svc = inProcessSvc(() => home);
 
 /** `svc …args` as a child process with `input` on its stdin. */
 function svcWithStdin(

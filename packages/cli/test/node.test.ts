@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createLocalClient } from '@svc/client/node';
 import { type DaemonHandle, startDaemon } from '@svc/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Io, run } from '../src/index.ts';
+import { inProcessSvc } from './support.ts';
 
 /** One broker slot, held by an idle stand-in on the first node: no node changes behind a test. */
 const IDLE_BROKER = fileURLToPath(
@@ -35,22 +35,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-async function svc(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    stdoutIsTTY: false,
-    env: { SVC_HOME: home },
-  };
-  const code = await run(['node', 'svc', ...args], io);
-  return { code, stdout, stderr };
-}
+const svc = inProcessSvc(() => home);
 
 const MODEL = ['--model', 'scripted/replay'];
 
@@ -233,20 +218,13 @@ describe('with real brokers', () => {
           },
         ]),
       );
-      let stdout = '';
-      let stderr = '';
-      const io: Io = {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: (text) => {
-          stderr += text;
-        },
-        stdoutIsTTY: false,
-        env: { SVC_HOME: realHome },
-      };
       const args = ['node', 'create', 'write', 'a', 'haiku', ...MODEL, '--script', file];
-      const code = await run(['node', 'svc', ...args, '--wait', '--timeout', '60s'], io);
+      const { code, stdout, stderr } = await inProcessSvc(() => realHome)(
+        ...args,
+        '--wait',
+        '--timeout',
+        '60s',
+      );
       expect(code, stderr).toBe(0);
       expect(stdout).toMatch(/state\s+done/);
       expect(stdout).toContain('an old pond');

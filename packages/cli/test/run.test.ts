@@ -2,29 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Io } from '../src/index.ts';
-import { run } from '../src/index.ts';
-
-/** `svc …args` in-process, with no daemon anywhere: everything here fails or succeeds locally. */
-async function svc(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    stdoutIsTTY: false,
-    env: { SVC_HOME: emptyHome },
-  };
-  const code = await run(['node', 'svc', ...args], io);
-  return { code, stdout, stderr };
-}
+import { inProcessSvc } from './support.ts';
 
 const emptyHome = mkdtempSync(join(tmpdir(), 'svc-cli-run-'));
 afterAll(() => rmSync(emptyHome, { recursive: true, force: true }));
+
+/** `svc …args` in-process, with no daemon anywhere: everything here fails or succeeds locally. */
+const svc = inProcessSvc(() => emptyHome);
 
 describe('usage errors exit 2 with one stderr line', () => {
   it.each([
