@@ -189,6 +189,30 @@ describe('svc daemon start --foreground', () => {
   });
 });
 
+describe('svc daemon start --log-level', () => {
+  const logHome = tempHome();
+  afterAll(async () => {
+    await svc(logHome, ['daemon', 'stop']);
+    cleanupHome(logHome);
+  });
+
+  it('debug adds the routine reads that info leaves out', async () => {
+    const started = await svc(logHome, ['daemon', 'start', '--log-level', 'debug']);
+    expect(started.code, started.stderr).toBe(0);
+    const read = await svc(logHome, ['request', 'GET', '/v1/status']);
+    expect(read.code, read.stderr).toBe(0);
+    // Lines reach the file within 100 ms of being logged.
+    await until(async () => {
+      const logs = await svc(logHome, ['daemon', 'logs', '-n', '200', '--json']);
+      return logs.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .some((line) => line.msg === 'request' && line.path === '/v1/status' && line.level === 20);
+    });
+  });
+});
+
 async function eventsAfter(after: number): Promise<Event[]> {
   const run = await svc(home, ['events', '--after', String(after), '--json']);
   expect(run.code, run.stderr).toBe(0);

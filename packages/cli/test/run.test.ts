@@ -26,6 +26,7 @@ describe('usage errors exit 2 with one stderr line', () => {
     [['sys', 'connect', '--expires-in', 'later'], /--expires-in must be a duration/],
     [['sys', 'tokens', 'revoke', 'tok_short'], /token id must be tok_/],
     [['daemon', 'start', '--tcp', '99999'], /--tcp must be \[HOST:\]PORT/],
+    [['daemon', 'start', '--log-level', 'loud'], /--log-level must be one of trace, debug/],
     [['daemon', 'logs', '-n', 'many'], /--lines must be a whole number/],
     [['events', '--after', 'x'], /--after must be a sequence number/],
     [['events', '--kinds', 'Not Kinds'], /--kinds must be/],

@@ -124,6 +124,20 @@ describe('unknown routes, wrong methods, size limit', () => {
     }
   });
 
+  it("an answer's Content-Length counts UTF-8 bytes, not characters", async () => {
+    // The 404 message quotes the decoded path: two characters of it take two bytes each.
+    const res = await rawRequest(
+      { socketPath: t.daemon.socketPath },
+      { path: '/v1/caf%C3%A9/%C3%BC' },
+    );
+    expect(res.status).toBe(404);
+    expect(res.body).toContain('/v1/café/ü');
+    // A length in characters would cut the last bytes off and leave JSON that does not parse.
+    expect(JSON.parse(res.body).error.code).toBe('not_found');
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+    expect(Number(res.headers['content-length'])).toBeGreaterThan(res.body.length);
+  });
+
   it('wrong method → 405 with Allow', async () => {
     const res = await t.call('/v1/status', { method: 'PUT' });
     expect(res.status).toBe(405);

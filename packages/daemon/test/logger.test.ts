@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { requestLogLevel } from '../src/http/request-path.ts';
 import { createLogger } from '../src/lifecycle/logger.ts';
-import { startTestDaemon } from './helpers.ts';
+import { json, startTestDaemon } from './helpers.ts';
 
 const run = promisify(execFile);
 const LOGGER = new URL('../src/lifecycle/logger.ts', import.meta.url).href;
@@ -90,44 +91,92 @@ describe('daemon log', () => {
       ms: 3,
       listener: 'tcp' as const,
     };
-    request(line);
+    request(line, 'info');
     logger.info(line, 'request');
     close();
     const [ours, pinos] = readFileSync(file, 'utf8').trim().split('\n');
     const withoutTime = (text = '') => text.replace(/"time":\d+/, '"time":0');
     expect(withoutTime(ours)).toBe(withoutTime(pinos));
 
+    const verbose = logFile();
+    const debug = createLogger(verbose, 'debug');
+    debug.request(line, 'debug');
+    debug.logger.debug(line, 'request');
+    debug.close();
+    const [ourDebug, pinoDebug] = readFileSync(verbose, 'utf8').trim().split('\n');
+    expect(withoutTime(ourDebug)).toBe(withoutTime(pinoDebug));
+
     const quiet = logFile();
     const warnOnly = createLogger(quiet, 'warn');
-    warnOnly.request(line);
+    warnOnly.request(line, 'info');
     warnOnly.close();
+    expect(readFileSync(quiet, 'utf8')).toBe('');
+    const infoOnly = createLogger(quiet, 'info');
+    infoOnly.request(line, 'debug');
+    infoOnly.close();
     expect(readFileSync(quiet, 'utf8')).toBe('');
   });
 
-  it('logs one info line per request, reads included, with no secret', async () => {
-    const t = await startTestDaemon({ logLevel: 'info' });
-    try {
-      const res = await t.call('/v1/status', { headers: { 'svc-request-id': 'log-test-1' } });
-      expect(res.status).toBe(200);
-      await t.daemon.close();
-      const text = readFileSync(join(t.home, 'logs', 'daemon.log'), 'utf8');
-      const request = text
-        .split('\n')
-        .filter((line) => line.includes('log-test-1'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(request).toEqual([
-        expect.objectContaining({
-          level: 30,
-          msg: 'request',
-          method: 'GET',
-          path: '/v1/status',
-          status: 200,
-          listener: 'unix',
-        }),
-      ]);
-      expect(text).not.toContain(t.ownerToken);
-    } finally {
-      await t.stop();
-    }
+  it('logs changes, refusals and failures at info, routine reads at debug, never a secret', async () => {
+    const lines = async (level: string) => {
+      const t = await startTestDaemon({ logLevel: level });
+      try {
+        const id = (name: string) => ({ headers: { 'svc-request-id': `log-${name}` } });
+        expect((await t.call('/v1/status', id('read'))).status).toBe(200);
+        expect((await t.call('/v1/nope', id('unknown'))).status).toBe(404);
+        expect((await t.call('/v1/status', { ...id('denied'), token: 'svc_app_x' })).status).toBe(
+          401,
+        );
+        const change = json(
+          { app_id: 'log-app', scopes: ['svc:llm'] },
+          'POST',
+          id('change').headers,
+        );
+        const minted = await t.call('/v1/connect', change);
+        expect(minted.status).toBe(200);
+        const { token } = (await minted.json()) as { token: string };
+        await t.daemon.close();
+        const text = readFileSync(join(t.home, 'logs', 'daemon.log'), 'utf8');
+        expect(text).not.toContain(t.ownerToken);
+        expect(text).not.toContain(token);
+        return text
+          .split('\n')
+          .filter((line) => line.includes('"msg":"request"'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      } finally {
+        await t.stop();
+      }
+    };
+    const request = (name: string, level: number, method: string, status: number) =>
+      expect.objectContaining({
+        request_id: `log-${name}`,
+        level,
+        method,
+        status,
+        listener: 'unix',
+      });
+
+    expect(await lines('info')).toEqual([
+      request('unknown', 30, 'GET', 404),
+      request('denied', 30, 'GET', 401),
+      request('change', 30, 'POST', 200),
+    ]);
+    expect(await lines('debug')).toEqual([
+      request('read', 20, 'GET', 200),
+      request('unknown', 30, 'GET', 404),
+      request('denied', 30, 'GET', 401),
+      request('change', 30, 'POST', 200),
+    ]);
+  });
+
+  it('a read is routine only when it succeeds, is quick and its client waited for it', () => {
+    expect(requestLogLevel('GET', 200, 5, false)).toBe('debug');
+    expect(requestLogLevel('HEAD', 304, 0, false)).toBe('debug');
+    expect(requestLogLevel('OPTIONS', 204, 0, false)).toBe('debug');
+    expect(requestLogLevel('GET', 200, 1_000, false)).toBe('info');
+    expect(requestLogLevel('GET', 200, 5, true)).toBe('info');
+    expect(requestLogLevel('GET', 404, 5, false)).toBe('info');
+    expect(requestLogLevel('POST', 200, 5, false)).toBe('info');
+    expect(requestLogLevel('DELETE', 204, 5, false)).toBe('info');
   });
 });

@@ -7,6 +7,8 @@ import { renderStatus } from '../output/views.ts';
 import { parseListenAddress } from '../parse/listen.ts';
 
 const STOP_TIMEOUT_MS = 15_000;
+/** pino's levels, most verbose first, and `silent`. */
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 export function registerDaemon(program: Command, runtime: Runtime): void {
   const daemon = program.command('daemon').description('start, stop and inspect the svc daemon');
@@ -20,6 +22,10 @@ export function registerDaemon(program: Command, runtime: Runtime): void {
       'also listen on TCP (127.0.0.1 unless a host is given; 0 = any free port)',
     )
     .option('--brokers <n>', 'node brokers that run at once (default: SVC_BROKERS, else 4)')
+    .option(
+      '--log-level <level>',
+      `how much logs/daemon.log holds: ${LOG_LEVELS.join(', ')} (default info; debug adds routine reads)`,
+    )
     .action(action(runtime, start));
 
   daemon
@@ -43,8 +49,18 @@ export function registerDaemon(program: Command, runtime: Runtime): void {
 // `@svc/daemon` is loaded only by the commands that need it: the rest of the CLI is a client.
 const loadDaemon = () => import('@svc/daemon');
 
-async function start(ctx: Context, opts: { foreground?: boolean; tcp?: string; brokers?: string }) {
+async function start(
+  ctx: Context,
+  opts: { foreground?: boolean; tcp?: string; brokers?: string; logLevel?: string },
+) {
   const tcp = opts.tcp === undefined ? undefined : parseListenAddress(opts.tcp, '--tcp');
+  const logLevel = opts.logLevel;
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
+    throw new CliError(
+      `--log-level must be one of ${LOG_LEVELS.join(', ')}; received '${logLevel}'`,
+      EXIT.usage,
+    );
+  }
   const brokers = opts.brokers === undefined ? undefined : Number(opts.brokers);
   if (brokers !== undefined && (!Number.isSafeInteger(brokers) || brokers < 1)) {
     throw new CliError(
@@ -62,6 +78,7 @@ async function start(ctx: Context, opts: { foreground?: boolean; tcp?: string; b
       home: ctx.home,
       tcp: tcp ?? false,
       ...(brokers !== undefined && { brokers: { concurrency: brokers } }),
+      ...(logLevel !== undefined && { logLevel }),
       installSignalHandlers: true,
     });
     await printStatus(ctx);
@@ -73,6 +90,7 @@ async function start(ctx: Context, opts: { foreground?: boolean; tcp?: string; b
     home: ctx.home,
     ...(opts.tcp !== undefined && { tcp: opts.tcp }),
     ...(brokers !== undefined && { brokers }),
+    ...(logLevel !== undefined && { logLevel }),
   });
   return printStatus(ctx);
 }

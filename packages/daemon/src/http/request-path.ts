@@ -21,6 +21,10 @@ const REQUEST_ID = REQUEST_ID_HEADER.toLowerCase();
 // A path whose segments `new URL` would change: dot segments (also encoded) and backslashes
 // (node's parser already refuses spaces and controls in the request target).
 const UNUSUAL_PATH = /\/\.|%2e|\\/i;
+/** Methods that change nothing (RFC 9110 §9.2.1): their successful answers are logged at debug. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** A call this slow is logged at info whatever it was: a long poll, a stuck handler. */
+const SLOW_MS = 1_000;
 
 /** Serves one request on one listener (the node `request` event's listener). */
 export type RequestPath = (req: IncomingMessage, res: ServerResponse, listener: Listener) => void;
@@ -32,10 +36,11 @@ export type RequestPath = (req: IncomingMessage, res: ServerResponse, listener: 
  * A handler's throw is answered as its envelope (a 500 without internals when it is no
  * `ApiError`). A `GET` with a synchronous handler runs without a single promise.
  *
- * One log line per request (method, path, status, time; never headers or query), successful
- * reads included: the request lines are the log an operator reads to learn whether a call
- * reached the daemon and what it answered, and a `GET` is as much a call as a `POST`. They are
- * cheap since the log is buffered (`createLogger`).
+ * One log line per request (method, path, status, time; never headers or query): at `info` for
+ * what an operator looks for (a change, a refusal or failure, a slow call, a client that left
+ * before its answer), at `debug` for routine reads, as dockerd logs its API calls. A client or
+ * the viewer polling `GET /v1/status` would otherwise bury the lines that matter and grow the log
+ * without end, and the line was a tenth of such a read's cost (docs/api-v1.md, "Request lines").
  */
 export function createRequestPath(ctx: DaemonContext, handlers: Routes): RequestPath {
   const idempotent = idempotency(ctx.store.idempotency);
@@ -99,20 +104,26 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     const answer = (reply: Reply) => {
       // What is left of a refused body must not be read as the next request.
       if (reply.status === 413) extra.Connection = 'close';
+      const gone = res.closed;
       try {
         writeReply(res, reply, extra)?.catch((error) => failed(error));
       } catch (error) {
         // A header node refuses to send: the answer cannot be written, only cut short.
         failed(error);
       }
-      ctx.requestLog({
-        request_id: requestId,
-        method: c.method,
-        path: c.path,
-        status: reply.status,
-        ms: Math.round(performance.now() - started),
-        listener: listener.kind,
-      });
+      const ms = Math.round(performance.now() - started);
+      const status = reply.status;
+      ctx.requestLog(
+        {
+          request_id: requestId,
+          method: c.method,
+          path: c.path,
+          status,
+          ms,
+          listener: listener.kind,
+        },
+        requestLogLevel(c.method, status, ms, gone),
+      );
     };
     const failed = (error: unknown) => {
       c.log.error({ err: error, request_id: requestId }, 'answer not written');
@@ -149,6 +160,20 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     if (reply instanceof Promise) reply.catch((error) => handleError(error, c)).then(answer);
     else answer(reply);
   };
+}
+
+/**
+ * The level of a request's log line: `debug` for a routine read (a safe method answered below
+ * 400 within `SLOW_MS`, its client still there), `info` for everything else.
+ */
+export function requestLogLevel(
+  method: string,
+  status: number,
+  ms: number,
+  clientGone: boolean,
+): 'info' | 'debug' {
+  const routine = SAFE_METHODS.has(method) && status < 400 && ms < SLOW_MS && !clientGone;
+  return routine ? 'debug' : 'info';
 }
 
 /**

@@ -4,18 +4,21 @@ import { type Logger, pino } from 'pino';
 
 export type { Logger };
 
-/** Writes the log line of one answered request. */
-export type RequestLog = (line: {
-  request_id: string;
-  method: string;
-  path: string;
-  status: number;
-  ms: number;
-  listener: 'unix' | 'tcp';
-}) => void;
+/** Writes the log line of one answered request at `level` (when the log's level lets it through). */
+export type RequestLog = (
+  line: {
+    request_id: string;
+    method: string;
+    path: string;
+    status: number;
+    ms: number;
+    listener: 'unix' | 'tcp';
+  },
+  level: 'info' | 'debug',
+) => void;
 
-/** Lines are written in batches of this many bytes… */
-const BATCH_BYTES = 16_384;
+/** Lines are written in batches of at most this many bytes… */
+const BATCH_BYTES = 65_536;
 /** …or this long after the first line of a batch, so a quiet daemon's log is current too. */
 export const FLUSH_MS = 100;
 
@@ -60,10 +63,10 @@ export function createLogger(
   // without pino's per-call work (bindings, serializers, redaction): it is written for every
   // request, and its fields are all ours (an id of safe characters, a method, a path, numbers).
   const pid = process.pid;
-  const request: RequestLog = (line) => {
-    if (!logger.isLevelEnabled('info')) return;
+  const request: RequestLog = (line, level) => {
+    if (!logger.isLevelEnabled(level)) return;
     destination.write(
-      `{"level":30,"time":${Date.now()},"pid":${pid},"request_id":${JSON.stringify(line.request_id)},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status},"ms":${line.ms},"listener":"${line.listener}","msg":"request"}\n`,
+      `{"level":${pino.levels.values[level]},"time":${Date.now()},"pid":${pid},"request_id":${JSON.stringify(line.request_id)},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status},"ms":${line.ms},"listener":"${line.listener}","msg":"request"}\n`,
     );
   };
   const onExit = () => destination.flush();
@@ -87,31 +90,37 @@ export function createLogger(
 }
 
 /**
- * Lines kept in memory and appended to `fd` with one write(2) per batch: at `BATCH_BYTES`
- * (counted in UTF-16 units, near enough for a threshold), `FLUSH_MS` after the first line of a
- * batch, or on `flush()`. A line written after `close()` has nowhere to go and is dropped.
+ * Lines copied into one buffer and appended to `fd` with one write(2) per batch: when the next
+ * line might not fit in `BATCH_BYTES`, `FLUSH_MS` after the first line of a batch, or on
+ * `flush()`. The buffer is allocated once: joining the lines and encoding the batch anew for
+ * every write cost more than the write. A line written after `close()` has nowhere to go and is
+ * dropped.
  */
 function batchedFile(fd: number) {
-  let lines: string[] = [];
-  let size = 0;
+  const batch = Buffer.allocUnsafe(BATCH_BYTES);
+  let used = 0;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
-    if (lines.length === 0 || closed) return;
-    const text = lines.join('');
-    lines = [];
-    size = 0;
-    writeSync(fd, text);
+    if (used === 0 || closed) return;
+    writeAll(fd, batch.subarray(0, used));
+    used = 0;
   };
   return {
     write(line: string): boolean {
       if (closed) return false;
-      lines.push(line);
-      size += line.length;
-      if (size >= BATCH_BYTES) flush();
-      else timer ??= setTimeout(flush, FLUSH_MS).unref();
+      // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair, 4 for 2 units).
+      if (used + line.length * 3 > BATCH_BYTES) {
+        flush();
+        if (line.length * 3 > BATCH_BYTES) {
+          writeAll(fd, Buffer.from(line));
+          return true;
+        }
+      }
+      used += batch.write(line, used);
+      timer ??= setTimeout(flush, FLUSH_MS).unref();
       return true;
     },
     flush,
@@ -124,4 +133,10 @@ function batchedFile(fd: number) {
       closeSync(fd);
     },
   };
+}
+
+/** write(2) until all of `bytes` is written: a regular file may take less than asked. */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
 }

@@ -13,6 +13,8 @@ export interface SpawnDaemonOptions {
   tcp?: string;
   /** Brokers at once (`--brokers`); default the daemon's (`SVC_BROKERS`, else 4). */
   brokers?: number;
+  /** pino level of `logs/daemon.log` (`--log-level`); default `info`. */
+  logLevel?: string;
   /** How long to wait for `/healthz`; default 10 s. */
   timeoutMs?: number;
 }
@@ -39,6 +41,7 @@ export async function spawnDaemon(
   const args = ['--disable-warning=ExperimentalWarning', MAIN, '--home', paths.home];
   if (opts.tcp !== undefined) args.push('--tcp', opts.tcp);
   if (opts.brokers !== undefined) args.push('--brokers', String(opts.brokers));
+  if (opts.logLevel !== undefined) args.push('--log-level', opts.logLevel);
   const log = openSync(paths.logFile, 'a', 0o600);
   let exited: string | null = null;
   try {

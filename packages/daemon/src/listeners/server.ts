@@ -11,9 +11,6 @@ export interface ListenerServer {
 
 export function listenerServer(app: App, listener: Listener): ListenerServer {
   // A socket client may send no Host (HTTP/1.1 over AF_UNIX); the request path decides.
-  const server = createServer({ requireHostHeader: false }, (req, res) =>
-    app.serve(req, res, listener),
-  );
   let inFlight = 0;
   let idle: (() => void) | null = null;
   // One shared listener, not a closure per request: 'close' comes once per response.
@@ -21,9 +18,10 @@ export function listenerServer(app: App, listener: Listener): ListenerServer {
     inFlight--;
     if (inFlight === 0) idle?.();
   };
-  server.on('request', (_req, res) => {
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     inFlight++;
     res.on('close', answered);
+    app.serve(req, res, listener);
   });
   return {
     server,
