@@ -97,6 +97,44 @@ describe('resources', () => {
     expect(server.requests[0]?.headers.authorization).toBeUndefined();
   });
 
+  it('takes headers as a record, a Headers or entries, names in any case', async () => {
+    server.reset((_req, res) => json(res, 200, {}));
+    await client.grant.get({ headers: { 'X-App': 'record' } });
+    await client.grant.get({ headers: new Headers({ 'x-app': 'headers', 'x-more': ' padded ' }) });
+    await client.grant.get({ headers: [['X-APP', 'entries']] });
+    expect(server.requests.map((r) => r.headers['x-app'])).toEqual([
+      'record',
+      'headers',
+      'entries',
+    ]);
+    expect(server.requests[1]?.headers['x-more']).toBe('padded');
+  });
+
+  it('a malformed header name or value is a TypeError, and nothing is sent', async () => {
+    server.reset((_req, res) => json(res, 200, {}));
+    for (const headers of [{ 'bad name': 'x' }, { 'x-ok': 'line\r\nbreak' }, { 'x-ok': 'nul\0' }]) {
+      await expect(client.grant.get({ headers })).rejects.toThrow(TypeError);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a fetch that adds to a call's headers changes no other call", async () => {
+    server.reset((_req, res) => json(res, 200, {}));
+    let calls = 0;
+    const adding = new Svc({
+      baseUrl,
+      token: 'svc_owner_secret',
+      fetch: (url, init) => {
+        (init?.headers as Record<string, string>)[`x-call-${++calls}`] = 'yes';
+        return fetch(url, init);
+      },
+    });
+    await adding.system.status();
+    await adding.system.status();
+    expect(server.requests[1]?.headers['x-call-1']).toBeUndefined();
+    expect(server.requests[1]?.headers['x-call-2']).toBe('yes');
+  });
+
   it('auth.status reads readiness once the daemon is ready', async () => {
     const readiness = { providers: [{ provider: 'scripted', ready: true }] };
     server.reset((req, res) => json(res, 200, req.url === '/v1/status' ? STATUS : readiness));

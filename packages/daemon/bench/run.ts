@@ -166,16 +166,25 @@ async function load(target: Target, seconds: number): Promise<Measured> {
 }
 
 /**
- * `a` and `b` loaded in alternating slices of `SECONDS / SLICES` each; requests and CPU summed,
- * rates over the summed time, p50/p99 the median of the slices'.
+ * `a` and `b` loaded in alternating slices of `SECONDS / SLICES` each, in the order a b b a a b …
+ * so neither always goes first; requests and CPU summed, rates over the summed time, p50/p99 the
+ * median of the slices'.
  */
 async function interleaved(a: Target, b: Target): Promise<[Measured, Measured]> {
   const slices: [Measured[], Measured[]] = [[], []];
   for (let i = 0; i < SLICES; i++) {
-    slices[0].push(await load(a, SECONDS / SLICES));
-    slices[1].push(await load(b, SECONDS / SLICES));
+    for (const side of abba(i)) slices[side].push(await load(side === 0 ? a : b, SECONDS / SLICES));
   }
   return [combine(slices[0]), combine(slices[1])];
+}
+
+/**
+ * The order of the two sides in slice `i`: 0 then 1, then 1 then 0, and so on. Whichever side
+ * runs second in a slice meets what the first left behind (garbage to collect, a warmer or
+ * cooler machine); alternating the order shares that between the two.
+ */
+function abba(i: number): readonly [0 | 1, 0 | 1] {
+  return i % 2 === 0 ? [0, 1] : [1, 0];
 }
 
 function combine(parts: Measured[]): Measured {
@@ -228,26 +237,29 @@ async function startBare(
 }
 
 /**
- * Sequential calls of `a` and `b` in alternating slices, so drift of the machine (other load,
- * CPU frequency) hits both alike. Returns calls per second of each.
+ * Sequential calls of `a` and `b` in alternating slices (order as `abba`), so drift of the
+ * machine (other load, CPU frequency) and the garbage one leaves for the other hit both alike.
+ * Returns calls per second of each.
  */
 async function alternate(
   a: () => Promise<unknown>,
   b: () => Promise<unknown>,
   seconds: number,
 ): Promise<[number, number]> {
-  for (let i = 0; i < 200; i++) {
+  // Warm: both paths optimised by the JIT before anything is counted.
+  for (let i = 0; i < 1000; i++) {
     await a();
     await b();
   }
-  const slices = Math.max(4, Math.round(seconds * 2));
+  const slices = Math.max(4, Math.round(seconds * 4));
   const sliceMs = (seconds * 1000) / slices;
   const totals = [
     { calls: 0, ms: 0 },
     { calls: 0, ms: 0 },
   ];
   for (let slice = 0; slice < slices; slice++) {
-    for (const [i, fn] of [a, b].entries()) {
+    for (const i of abba(slice)) {
+      const fn = i === 0 ? a : b;
       const start = performance.now();
       let calls = 0;
       while (performance.now() - start < sliceMs) {

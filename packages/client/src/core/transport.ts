@@ -1,6 +1,6 @@
 import { REQUEST_ID_HEADER } from '@svc/protocol';
 import { linkAbort } from '../internal/abort.ts';
-import { type HeadersLike, mergeHeaders } from '../internal/headers.ts';
+import { type HeaderRecord, type HeadersLike, mergeHeaders } from '../internal/headers.ts';
 import { checkMaxRetries, checkTimeout } from '../internal/options.ts';
 import { sleep } from '../internal/sleep.ts';
 import { uuid4 } from '../internal/uuid.ts';
@@ -58,9 +58,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  */
 export class Transport {
   readonly #config: TransportConfig;
+  /** The headers of a call that adds none (most reads), merged once. */
+  readonly #plainHeaders: HeaderRecord;
 
   constructor(config: TransportConfig) {
     this.#config = config;
+    this.#plainHeaders = this.#headers(undefined, undefined);
   }
 
   /** Sends a JSON request and resolves to the parsed JSON answer (`null` for an empty body). */
@@ -120,26 +123,36 @@ export class Transport {
     };
   }
 
-  /** Runs the attempts of one call; resolves once a 2xx answer's headers are in. */
-  async send(call: Call): Promise<RawResponse> {
-    const { baseUrl, token, defaultHeaders } = this.#config;
-    const url = baseUrl + call.path + queryString(call.query);
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const headers = mergeHeaders(
+  /** A call's headers: defaults, then the caller's (which win; `null` removes one). */
+  #headers(body: string | undefined, callHeaders: HeadersLike | undefined): HeaderRecord {
+    const { token, defaultHeaders } = this.#config;
+    return mergeHeaders(
       { accept: 'application/json' },
       body === undefined ? undefined : { 'content-type': 'application/json' },
       token === undefined ? undefined : { authorization: `Bearer ${token}` },
       defaultHeaders,
-      call.headers,
+      callHeaders,
     );
+  }
+
+  /** Runs the attempts of one call; resolves once a 2xx answer's headers are in. */
+  async send(call: Call): Promise<RawResponse> {
+    const url = this.#config.baseUrl + call.path + queryString(call.query);
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const safe = SAFE_METHODS.has(call.method);
+    // A copy even of the premerged headers: a caller's `fetch` may add to what it is given.
+    let headers =
+      safe && body === undefined && call.headers === undefined
+        ? { ...this.#plainHeaders }
+        : this.#headers(body, call.headers);
     // One key for every attempt of this call, so a retried create is applied once.
-    if (!SAFE_METHODS.has(call.method) && !headers.has('idempotency-key')) {
-      headers.set('idempotency-key', `svc-retry-${uuid4()}`);
+    if (!safe && headers['idempotency-key'] === undefined) {
+      headers['idempotency-key'] = `svc-retry-${uuid4()}`;
     }
 
     for (let retry = 0; ; retry++) {
       if (call.signal?.aborted) throw new APIUserAbortError();
-      if (retry > 0) headers.set('svc-retry-count', String(retry));
+      if (retry > 0) headers = { ...headers, 'svc-retry-count': String(retry) };
       const attempt = new Attempt(call);
       let response: Response;
       try {
@@ -156,13 +169,7 @@ export class Transport {
         await wait(retryDelay(retry), call.signal);
         continue;
       }
-      const raw: RawResponse = {
-        response,
-        requestId: response.headers.get(REQUEST_ID_HEADER),
-        endTimeout: () => attempt.endTimeout(),
-        release: () => attempt.release(),
-        fail: (cause) => attempt.failure(cause),
-      };
+      const raw = new Answer(response, attempt);
       if (response.ok) return raw;
       if (retry < call.maxRetries && shouldRetry(response.status, response.headers)) {
         attempt.release();
@@ -173,6 +180,34 @@ export class Transport {
       const text = await readBody(raw);
       throw APIError.generate(response.status, parseLenient(text), response.headers);
     }
+  }
+}
+
+/** A 2xx answer of one attempt, as `RawResponse`. */
+class Answer implements RawResponse {
+  readonly response: Response;
+  readonly #attempt: Attempt;
+
+  constructor(response: Response, attempt: Attempt) {
+    this.response = response;
+    this.#attempt = attempt;
+  }
+
+  /** Read when asked for (`withResponse`): most calls never look. */
+  get requestId(): string | null {
+    return this.response.headers.get(REQUEST_ID_HEADER);
+  }
+
+  endTimeout(): void {
+    this.#attempt.endTimeout();
+  }
+
+  release(): void {
+    this.#attempt.release();
+  }
+
+  fail(cause: unknown): APIError<undefined> {
+    return this.#attempt.failure(cause);
   }
 }
 
@@ -233,10 +268,11 @@ async function readBody(raw: RawResponse): Promise<string> {
 }
 
 /** A 2xx body: JSON when labelled so, else text; `null` when empty (e.g. 204). */
-async function readJson(raw: RawResponse): Promise<unknown> {
-  const text = await readBody(raw);
-  if (text === '') return null;
-  return isJson(raw.response.headers) ? JSON.parse(text) : text;
+function readJson(raw: RawResponse): Promise<unknown> {
+  return readBody(raw).then((text) => {
+    if (text === '') return null;
+    return isJson(raw.response.headers) ? JSON.parse(text) : text;
+  });
 }
 
 function parseLenient(text: string): unknown {
