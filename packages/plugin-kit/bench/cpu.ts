@@ -4,7 +4,8 @@
 // the kernel's share of a request, which dominates over loopback and swings with whatever else
 // the machine runs, so it compares the handlers themselves steadily on a shared machine.
 // Knobs: BENCH_REQUESTS (default 20000 per cell; a tenth for the directory row), BENCH_ROUNDS
-// (default 3; each cell keeps its lowest), BENCH_ROWS (comma-separated row-name substrings).
+// (default 3; each cell keeps its lowest), BENCH_ROWS (comma-separated row-name substrings),
+// BENCH_VARIANTS (e.g. `kit` alone, to profile it with --cpu-prof).
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
@@ -15,7 +16,9 @@ import { createRows, type Row, type Variant } from './scenarios.ts';
 const requests = positive('BENCH_REQUESTS', 20_000);
 const rounds = positive('BENCH_ROUNDS', 3);
 const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
-const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
+const VARIANTS = (['kit', 'bare', 'hono'] as const).filter(
+  (variant) => process.env.BENCH_VARIANTS?.split(',').includes(variant) ?? true,
+);
 
 const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
 const tokens = directory.mintPool(5_000, 'acme:tickets');
@@ -74,7 +77,7 @@ async function measure(row: Row, variant: Variant): Promise<number> {
   return (used.user + used.system) / count;
 }
 
-const best = new Map<Row, Record<Variant, number>>(rows.map((row) => [row, {} as never]));
+const best = new Map<Row, Partial<Record<Variant, number>>>(rows.map((row) => [row, {}]));
 for (let round = 1; round <= rounds; round++) {
   for (const row of rows) {
     const cells = best.get(row)!;
@@ -94,7 +97,7 @@ console.log('|---|---:|---:|---:|---:|---:|');
 for (const [row, cells] of best) {
   const fixed = (value: number) => value.toFixed(1);
   console.log(
-    `| ${row.name} | ${fixed(cells.kit)} | ${fixed(cells.bare)} | ${fixed(cells.hono)} | ${(cells.bare / cells.kit).toFixed(2)} | ${(cells.hono / cells.kit).toFixed(2)} |`,
+    `| ${row.name} | ${fixed(cells.kit ?? Number.NaN)} | ${fixed(cells.bare ?? Number.NaN)} | ${fixed(cells.hono ?? Number.NaN)} | ${((cells.bare ?? Number.NaN) / (cells.kit ?? Number.NaN)).toFixed(2)} | ${((cells.hono ?? Number.NaN) / (cells.kit ?? Number.NaN)).toFixed(2)} |`,
   );
 }
 

@@ -18,6 +18,19 @@ describe('POST routing by the longest matching suffix', () => {
     }
   });
 
+  it('answers each mount its own, however often the paths come back, and a very long one', async () => {
+    const long = `/${'m'.repeat(600)}`;
+    for (let round = 0; round < 3; round++) {
+      for (const mount of ['/one', '/two', long]) {
+        expect(await pathsOf(await handler(get(`${mount}/acme`)))).toContain(
+          `${mount}/acme/tickets/create`,
+        );
+        expect((await call(`${mount}/acme/tickets/create`)).status).toBe(200);
+        expect((await call(`${mount}/acme/tickets/nope`)).status).toBe(404);
+      }
+    }
+  });
+
   it('works under a mount that repeats the plugin name', async () => {
     expect((await call('/acme/acme/tickets/create')).status).toBe(200);
   });

@@ -4,7 +4,11 @@
  * (`%2F`) stays inside its segment, so it can never complete a route.
  */
 import { PluginError } from '../errors.ts';
+import { Lru } from '../lru.ts';
 import type { CommandDefinition, PluginDefinition } from '../types.ts';
+
+/** Longer paths are matched anew each time: the cache of matches holds at most 256 × this. */
+const MAX_CACHED_PATH = 512;
 
 export interface CommandEntry {
   def: PluginDefinition;
@@ -60,6 +64,10 @@ export function createRouter(defs: readonly PluginDefinition[], versioned: boole
       }
     }
   }
+
+  // A handler sees the same few paths again and again: the match of each is kept (a bounded
+  // number of short paths, since paths come from callers), sparing the suffix scan's slices.
+  const matches = new Lru<string, Match>(256);
 
   /**
    * The longest suffix of `pathname` naming a command, and the mount before it; otherwise a miss,
@@ -139,7 +147,11 @@ export function createRouter(defs: readonly PluginDefinition[], versioned: boole
 
   return {
     resolve(method, pathname) {
-      const match = matchCommand(pathname);
+      let match = matches.get(pathname);
+      if (match === undefined) {
+        match = matchCommand(pathname);
+        if (pathname.length <= MAX_CACHED_PATH) matches.set(pathname, match);
+      }
       const allow = match.entry === null ? ALLOW_ARCHIVE : ALLOW_COMMAND;
       switch (method) {
         case 'GET':
