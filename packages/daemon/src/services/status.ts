@@ -1,16 +1,36 @@
-import type { DaemonContext } from '../context.ts';
+import type { DaemonContext, TcpInfo } from '../context.ts';
 
-/** `GET /v1/status`: what is running, where, since when. */
-export function daemonStatus(ctx: DaemonContext) {
-  return {
-    status: 'ready' as const,
-    version: ctx.version,
-    pid: ctx.pid,
-    started_at: ctx.startedAt.toISOString(),
-    uptime_s: Math.round((Date.now() - ctx.startedAt.getTime()) / 1000),
-    home: ctx.home,
-    socket_path: ctx.socketPath,
-    tcp: ctx.tcp(),
-    brokers: ctx.supervisor.stats(),
+/**
+ * `GET /v1/status` (what is running, where, since when) as JSON text, for the route clients
+ * poll. What never changes in a daemon's life is serialised once; per call only the uptime, the
+ * TCP listener (when it changed) and the brokers' counts. Serialising the whole object per call
+ * was the largest part of the handler's cost.
+ */
+export function statusJsonWriter(ctx: DaemonContext): () => string {
+  let fixed: { head: string; place: string } | undefined;
+  let tcp: TcpInfo | null | undefined;
+  let tcpJson = 'null';
+  return () => {
+    // On first use, not at registration: the route table is built before the daemon has started.
+    fixed ??= {
+      head: JSON.stringify({
+        status: 'ready',
+        version: ctx.version,
+        pid: ctx.pid,
+        started_at: ctx.startedAt.toISOString(),
+      }).slice(0, -1),
+      place: JSON.stringify({ home: ctx.home, socket_path: ctx.socketPath }).slice(1, -1),
+    };
+    const now = ctx.tcp();
+    if (now !== tcp) {
+      tcp = now;
+      tcpJson = JSON.stringify(now);
+    }
+    const brokers = JSON.stringify(ctx.supervisor.stats());
+    return `${fixed.head},"uptime_s":${uptime(ctx)},${fixed.place},"tcp":${tcpJson},"brokers":${brokers}}`;
   };
+}
+
+function uptime(ctx: DaemonContext): number {
+  return Math.round((Date.now() - ctx.startedAt.getTime()) / 1000);
 }
