@@ -2,9 +2,9 @@
 // `npm run bench -w @svc/plugin-kit`: requests/s and p99 latency of the kit over real HTTP
 // beside a bare Fetch handler and the same endpoint on Hono, measured in the same run.
 // Beside throughput it reports the server's CPU time per request. Each row's three servers are
-// loaded in turn, in short slices (kit, bare, hono, kit, …), and each cell sums its slices: on a
-// machine shared with other work, interference and a change of CPU speed then hit all three
-// alike, and no variant is always the one measured first, on a colder JIT.
+// loaded in turn, in short slices (kit, bare, hono, hono, bare, kit, …), and each cell sums its
+// slices: on a machine shared with other work, interference and a change of CPU speed then hit
+// all three alike, and no variant always runs first, or always right after the same other.
 // Knobs: BENCH_SECONDS (per cell, default 5), BENCH_SLICES (default 5), BENCH_CONNECTIONS
 // (default 32), BENCH_TOKENS (default 50000), BENCH_ROWS (comma-separated row-name substrings).
 // To profile one cell, serve it alone with `node --cpu-prof bench/serve.ts '<row>' kit`.
@@ -84,7 +84,12 @@ async function measureRow(row: Row): Promise<Record<Variant, Measured>> {
     const parts = servers.map(() => [] as Measured[]);
     const perSlice = Math.floor(poolSize / slices);
     for (let slice = 0; slice < slices; slice++) {
-      for (const [i, server] of servers.entries()) {
+      // Forwards, then backwards (kit bare hono, hono bare kit, …): whichever runs right after
+      // another meets what it left (garbage, a warmer or cooler machine), and each variant's
+      // place in the order averages out the same.
+      const order = [...servers.entries()];
+      if (slice % 2 === 1) order.reverse();
+      for (const [i, server] of order) {
         const variant = VARIANTS[i]!;
         console.error(`${row.name} · ${variant} · slice ${slice + 1}/${slices}`);
         const result = await server.load(seconds / slices, 0, slice * perSlice);
