@@ -44,6 +44,25 @@ ${body}`;
 }
 
 describe('daemon log', () => {
+  it('keeps every line whole and in order across batches, a line larger than a batch included', () => {
+    const file = logFile();
+    const { logger, close } = createLogger(file);
+    const big = 'é€😀x'.repeat(20_000); // 100,000 UTF-16 units, 200,000 bytes: over any batch
+    for (let i = 0; i < 2_000; i++) logger.info({ i }, 'small');
+    logger.info({ big }, 'big');
+    logger.info({ i: 2_000 }, 'small');
+    close();
+    const read = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; i?: number; big?: string });
+    expect(read).toHaveLength(2_002);
+    expect(read.filter((line) => line.msg === 'small').map((line) => line.i)).toEqual(
+      Array.from({ length: 2_001 }, (_, i) => i),
+    );
+    expect(read[2_000]?.big).toBe(big);
+  });
+
   it('buffers lines, yet writes them within a moment when the daemon is quiet', async () => {
     const file = logFile();
     const { logger, close } = createLogger(file);
