@@ -9,18 +9,19 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
 /**
- * The body as a JSON object, or a `PluginError` (415, 413, 400). Not `async`: a promise chain
- * spares a command one turn; every failure is still a rejection, never a synchronous throw.
+ * The body as a JSON object, or a `PluginError` (415, 413, 400). Not `async`, and one reaction
+ * to the body's promise does all the rest: every turn saved is one less per command. Every
+ * failure is still a rejection, never a synchronous throw.
  */
 export function readJsonBody(request: Request, maxBytes: number): Promise<JsonObject> {
   try {
-    return readBodyText(request, maxBytes).then(parseObject);
+    return readObject(request, maxBytes);
   } catch (thrown) {
     return Promise.reject(thrown);
   }
 }
 
-function readBodyText(request: Request, maxBytes: number): Promise<string> {
+function readObject(request: Request, maxBytes: number): Promise<JsonObject> {
   const type = request.headers.get('Content-Type');
   if (
     type !== null &&
@@ -40,23 +41,38 @@ function readBodyText(request: Request, maxBytes: number): Promise<string> {
     // The server frames the body by its Content-Length (RFC 9112 §6.3), so reading it whole
     // buffers no more than the limit just checked. As text: on @hono/node-server that spares an
     // ArrayBuffer copy per request, and a stream reader would cost far more.
-    return readText(request).then((text) => {
-      // A Request built by hand may understate its body, which no server frames.
-      if (text.length > maxBytes) throw tooLarge(maxBytes);
-      // `text()` turns malformed UTF-8 into U+FFFD instead of failing. Valid UTF-8 re-encodes to
-      // its own length, so a U+FFFD with a changed length shows malformed bytes (mis-encoded
-      // text such as Latin-1 always changes it).
-      if (text.includes('\uFFFD') && encoder.encode(text).byteLength !== length) throw notUtf8();
-      return text;
-    });
+    let body: Promise<string>;
+    try {
+      body = request.text();
+    } catch {
+      throw unreadable();
+    }
+    return body.then(
+      (text) => {
+        // A Request built by hand may understate its body, which no server frames.
+        if (text.length > maxBytes) throw tooLarge(maxBytes);
+        // `text()` turns malformed UTF-8 into U+FFFD instead of failing. Valid UTF-8 re-encodes
+        // to its own length, so a U+FFFD with a changed length shows malformed bytes
+        // (mis-encoded text such as Latin-1 always changes it).
+        if (text.includes('\uFFFD') && encoder.encode(text).byteLength !== length) {
+          throw notUtf8();
+        }
+        return parseObject(text);
+      },
+      () => {
+        throw unreadable();
+      },
+    );
   }
   return readCounted(request, maxBytes).then(
     (bytes) => {
+      let text: string;
       try {
-        return utf8.decode(bytes);
+        text = utf8.decode(bytes);
       } catch {
         throw notUtf8();
       }
+      return parseObject(text);
     },
     (thrown: unknown) => {
       throw thrown instanceof PluginError ? thrown : notUtf8();
@@ -76,17 +92,6 @@ function parseObject(text: string): JsonObject {
     throw new PluginError(400, 'invalid_request', 'The body must be a JSON object');
   }
   return value as JsonObject;
-}
-
-// Not `async`: one turn fewer on every command.
-function readText(request: Request): Promise<string> {
-  try {
-    return request.text().catch(() => {
-      throw unreadable();
-    });
-  } catch {
-    return Promise.reject(unreadable());
-  }
 }
 
 /** Counts streamed bytes: without Content-Length (chunked), nothing else bounds the body. */
