@@ -149,26 +149,35 @@ export async function daemonLog(home: string): Promise<string> {
 export const DAEMON_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 /**
+ * Fresh temp folders for one test file: each call makes one (`prefix` names it); after the file,
+ * every one is removed.
+ */
+export function scratchDirs(prefix = 'svcd-'): () => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
+}
+
+/**
  * Homes and daemon processes of one test file: `newHome()` makes a home and `pids` takes the
  * daemons started; after the file, every one is killed and every home removed.
  */
 export function daemonProcesses(): { newHome(): string; pids: number[] } {
-  const homes: string[] = [];
+  const newHome = scratchDirs();
   const pids: number[] = [];
+  // Registered after the homes' cleanup, so it runs first: a daemon is killed before its home goes.
   afterAll(() => {
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {}
     }
-    for (const home of homes) rmSync(home, { recursive: true, force: true });
   });
-  return {
-    newHome() {
-      const home = tempHome();
-      homes.push(home);
-      return home;
-    },
-    pids,
-  };
+  return { newHome, pids };
 }

@@ -1,20 +1,11 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { acquireLock, readLock, releaseLock } from '../src/lifecycle/lock.ts';
+import { scratchDirs } from './helpers.ts';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-lock-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = scratchDirs('svc-lock-');
 
 function state(pid: number): string | undefined {
   try {

@@ -1,26 +1,17 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requestLogLevel } from '../src/http/request-path.ts';
 import { createLogger } from '../src/lifecycle/logger.ts';
-import { json, startTestDaemon } from './helpers.ts';
+import { json, scratchDirs, startTestDaemon } from './helpers.ts';
 
 const run = promisify(execFile);
 const LOGGER = new URL('../src/lifecycle/logger.ts', import.meta.url).href;
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function logFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-log-'));
-  dirs.push(dir);
-  return join(dir, 'logs', 'daemon.log');
-}
+const tempDir = scratchDirs('svc-log-');
+const logFile = () => join(tempDir(), 'logs', 'daemon.log');
 
 const lines = (file: string) =>
   readFileSync(file, 'utf8')
