@@ -120,6 +120,37 @@ describe('request bodies', () => {
     }
   });
 
+  it('answers 400 "could not be read" for a body that fails mid-stream, with or without Content-Length', async () => {
+    for (const headers of [{}, { 'Content-Length': '20' }]) {
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(new TextEncoder().encode('{"title":'));
+          controller.error(new Error('connection reset'));
+        },
+      });
+      const request = new Request(`${ORIGIN}/acme/tickets/echo`, {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': 'application/json', ...headers },
+        duplex: 'half',
+      } as RequestInit);
+      const { status, body: answer } = await echo(request);
+      expect(status).toBe(400);
+      expect(answer.error).toMatchObject({
+        code: 'invalid_request',
+        message: 'The body could not be read',
+      });
+    }
+  });
+
+  it('answers 400 "could not be read" for a body already taken by someone else', async () => {
+    const { request } = streamed(1, 10);
+    request.body?.getReader(); // e.g. a middleware that read it first
+    const { status, body } = await echo(request);
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({ message: 'The body could not be read' });
+  });
+
   it('passes a U+FFFD the client sent on to the handler', async () => {
     const body = new TextEncoder().encode('{"t":"a\uFFFDb"}');
     for (const length of [true, false]) {

@@ -74,8 +74,10 @@ function readObject(request: Request, maxBytes: number): Promise<JsonObject> {
       }
       return parseObject(text);
     },
+    // Its own refusals (413, a failed read) as they are; anything else (a body another reader
+    // holds) is a body that could not be read.
     (thrown: unknown) => {
-      throw thrown instanceof PluginError ? thrown : notUtf8();
+      throw thrown instanceof PluginError ? thrown : unreadable();
     },
   );
 }
