@@ -183,7 +183,7 @@ export class Transport {
   }
 }
 
-/** A 2xx answer of one attempt, as `RawResponse`. */
+/** The answer of one attempt, as `RawResponse`: a 2xx to read, or an error's body. */
 class Answer implements RawResponse {
   readonly response: Response;
   readonly #attempt: Attempt;

@@ -59,8 +59,8 @@ export function createLogger(
     },
     destination,
   );
-  // The line pino writes for `logger.info({request_id, …}, 'request')`, byte for byte, built
-  // without pino's per-call work (bindings, serializers, redaction): it is written for every
+  // The line pino writes for `logger[level]({request_id, …}, 'request')`, byte for byte, built
+  // without pino's per-call work (bindings, serializers, redaction): it may be written for every
   // request, and its fields are all ours (an id of safe characters, a method, a path, numbers).
   const pid = process.pid;
   const request: RequestLog = (line, level) => {
