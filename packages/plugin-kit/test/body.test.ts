@@ -27,13 +27,17 @@ function streamed(
       controller.enqueue(new TextEncoder().encode(' '.repeat(size)));
     },
   });
-  const request = new Request(`${ORIGIN}/acme/tickets/echo`, {
+  return { request: streamRequest(body, headers), pulled: () => sent };
+}
+
+/** A JSON command request whose body is `body`, streamed. */
+function streamRequest(body: ReadableStream<Uint8Array>, headers: Record<string, string>): Request {
+  return new Request(`${ORIGIN}/acme/tickets/echo`, {
     method: 'POST',
     body,
     headers: { 'Content-Type': 'application/json', ...headers },
     duplex: 'half',
   } as RequestInit);
-  return { request, pulled: () => sent };
 }
 
 describe('request bodies', () => {
@@ -128,13 +132,7 @@ describe('request bodies', () => {
           controller.error(new Error('connection reset'));
         },
       });
-      const request = new Request(`${ORIGIN}/acme/tickets/echo`, {
-        method: 'POST',
-        body,
-        headers: { 'Content-Type': 'application/json', ...headers },
-        duplex: 'half',
-      } as RequestInit);
-      const response = await handler(request);
+      const response = await handler(streamRequest(body, headers));
       expect(response.status).toBe(400);
       const error = await errorOf(response);
       expect([error.code, error.message]).toEqual([
