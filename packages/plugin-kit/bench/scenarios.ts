@@ -1,6 +1,9 @@
 // The benchmark rows. Each serves one endpoint three ways on the same server adapter:
 // the kit; a bare Fetch handler doing only what the endpoint cannot skip (read the body,
 // check the token, verify the JWT, answer the same bytes); and the endpoint written with Hono.
+// "The same bytes" is the whole answer: the bare handlers send the kit's headers too, its
+// `Svc-Request-Id` included (a constant of the same length), and the Hono apps echo or make one
+// with Hono's own `requestId` middleware, since every answer of the endpoint carries one.
 // Every bare handler has the kit's signature, `(Request) => Promise<Response>`: a Response
 // returned synchronously takes a path of @hono/node-server's listener that a handler keeping
 // that contract cannot take, so a synchronous bare would measure the contract, not the kit.
@@ -9,6 +12,7 @@ import { createFetchHandler, definePlugin, type FetchHandlerOptions } from '@svc
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { etag } from 'hono/etag';
+import { requestId } from 'hono/request-id';
 import { createLocalJWKSet, importJWK, jwtVerify } from 'jose';
 import type { Directory } from './directory.ts';
 
@@ -38,6 +42,11 @@ const input: Schema = {
 const body = JSON.stringify({ title: 'Printer on fire' });
 const result = JSON.stringify({ id: 'T-1', title: 'Printer on fire' });
 const jsonHeaders = { 'content-type': 'application/json' };
+const REQUEST_ID = 'Svc-Request-Id';
+// The bench's command requests send this id, which every variant echoes.
+const commandHeaders = { ...jsonHeaders, [REQUEST_ID]: 'bench' };
+// The archive requests send none: the kit makes a UUID-shaped id, so bare sends one as long.
+const madeId = { [REQUEST_ID]: '00000000-0000-8000-8000-000000000000' };
 
 const plugin = definePlugin({
   name: 'acme',
@@ -70,13 +79,13 @@ export async function createRows(token: string, directory: Directory): Promise<R
   };
   const bearer = (request: Request) =>
     request.headers.get('authorization')?.slice('Bearer '.length);
-  const answer = () => new Response(result, { headers: jsonHeaders });
+  const answer = () => new Response(result, { headers: commandHeaders });
 
   const commandRow = (name: string, extra: Partial<Row>, handlers: Row['handlers']): Row => ({
     name,
     method: 'POST',
     path: COMMAND,
-    headers: { ...jsonHeaders, 'svc-request-id': 'bench' },
+    headers: commandHeaders,
     body,
     status: 200,
     handlers,
@@ -98,7 +107,7 @@ export async function createRows(token: string, directory: Directory): Promise<R
     ),
     commandRow(
       'command token',
-      { headers: { ...jsonHeaders, 'svc-request-id': 'bench', authorization: `Bearer ${token}` } },
+      { headers: { ...commandHeaders, authorization: `Bearer ${token}` } },
       {
         kit: kit({ token }),
         bare: async (request) => {
@@ -134,7 +143,8 @@ export async function createRows(token: string, directory: Directory): Promise<R
       status: 200,
       handlers: {
         kit: kit({}),
-        bare: async () => new Response(archive.bytes, { headers: archive.headers }),
+        bare: async () =>
+          new Response(archive.bytes, { headers: { ...archive.headers, ...madeId } }),
         hono: honoArchive(archive.bytes),
       },
     },
@@ -149,8 +159,8 @@ export async function createRows(token: string, directory: Directory): Promise<R
         kit: kit({}),
         bare: async (request) =>
           request.headers.get('if-none-match') === archive.etag
-            ? new Response(null, { status: 304, headers: { etag: archive.etag } })
-            : new Response(archive.bytes, { headers: archive.headers }),
+            ? new Response(null, { status: 304, headers: archive.notModified })
+            : new Response(archive.bytes, { headers: { ...archive.headers, ...madeId } }),
         hono: honoArchive(archive.bytes),
       },
     },
@@ -162,13 +172,16 @@ async function archiveOf(handler: Handler) {
   const etag = response.headers.get('etag') ?? '';
   const bytes = new Uint8Array(await response.arrayBuffer());
   const headers = { 'content-type': 'application/x-tar', etag, 'cache-control': 'no-transform' };
-  return { bytes, etag, headers };
+  // RFC 9110 §15.4.5: a 304 repeats the validator and caching headers a 200 would send.
+  const notModified = { etag, 'cache-control': 'no-transform', ...madeId };
+  return { bytes, etag, headers, notModified };
 }
 
 // The same command as a Hono route: middlewares, JSON body, the same JSON Schema check.
 function honoCommand(middlewares: MiddlewareHandler[]): Handler {
   const validator = new Validator(input, '2020-12');
   const app = new Hono();
+  app.use(COMMAND, requestId({ headerName: REQUEST_ID }));
   for (const middleware of middlewares) app.use(COMMAND, middleware);
   app.post(COMMAND, async (c) => {
     const data = await c.req.json();
@@ -204,6 +217,8 @@ function honoDirectory(
 function honoArchive(bytes: Uint8Array<ArrayBuffer>): Handler {
   const app = new Hono();
   const headers = { 'content-type': 'application/x-tar', 'cache-control': 'no-transform' };
-  app.get(ARCHIVE, etag(), (c) => c.body(bytes, 200, headers));
+  app.get(ARCHIVE, requestId({ headerName: REQUEST_ID }), etag(), (c) =>
+    c.body(bytes, 200, headers),
+  );
   return app.fetch;
 }
