@@ -34,9 +34,9 @@ export function createFetchHandler(
   const versioned = Array.isArray(plugin) || defs[0]?.version !== undefined;
   const name = defs[0]?.name ?? '';
   const { authMode, mount, maxBodyBytes, logger } = resolveOptions(options, name);
-  const router = createRouter(defs, versioned);
-  const archive = createArchiveCache(authMode, versioned);
   const inputChecks = compileInputs(defs);
+  const router = createRouter(defs, versioned, (command) => inputChecks.get(command) ?? noCheck);
+  const archive = createArchiveCache(authMode, versioned);
   const checkToken = options.token === undefined ? null : createTokenCheck(options.token);
   const verify =
     options.auth === undefined ? null : createDirectoryVerifier(options.auth, options.jwks ?? {});
@@ -45,7 +45,9 @@ export function createFetchHandler(
   const newRequestId = createRequestIds();
 
   /**
-   * Not `async`: an answer ready at once (an archive, an error) skips a promise and a turn.
+   * Not `async`: an answer ready at once (an archive, an error) skips a promise and a turn. An
+   * answer still to come is a promise that never rejects: each path turns its own failures into
+   * their error answer.
    * @param callerId the caller's valid `Svc-Request-Id`, which `requestId` is when present
    */
   function handle(
@@ -71,7 +73,10 @@ export function createFetchHandler(
       case 'archive': {
         const built = archive(route.def, mount ?? route.mount);
         return built instanceof Promise
-          ? built.then((ready) => archiveResponse(request, requestId, ready))
+          ? built.then(
+              (ready) => archiveResponse(request, requestId, ready),
+              (thrown: unknown) => refusal(thrown, requestId, request.method),
+            )
           : archiveResponse(request, requestId, built);
       }
       case 'command':
@@ -80,77 +85,59 @@ export function createFetchHandler(
   }
 
   /**
-   * Auth (directory mode), body, input check, handler, answer. Written as a promise chain, not
-   * `async`: without directory auth and with a handler that answers at once, the body's read is
-   * the only turn it waits for.
+   * Auth (directory mode), body, input check, handler, answer. `async`, since awaiting a native
+   * promise resumes one turn after it settles: with a handler that answers at once, the body's read
+   * and the handler's promise are the only turns a command waits for.
    */
-  function runCommand(
+  async function runCommand(
     request: Request,
     requestId: string,
     callerId: string | null,
     entry: CommandEntry,
   ): Promise<Response> {
-    if (verify === null) {
-      return readJsonBody(request, maxBodyBytes).then((input) =>
-        execute(request, requestId, entry, input, undefined),
+    try {
+      const caller = verify === null ? undefined : await authorize(request, callerId, entry);
+      const input = await readJsonBody(request, maxBodyBytes);
+      entry.check(input);
+      const ctx = new HandlerContext(
+        request,
+        requestId,
+        versioned ? (entry.def.version ?? null) : null,
+        caller,
       );
+      let result: unknown = entry.command.handler(input, ctx);
+      if (isThenable(result)) result = await result;
+      return answer(result, requestId, entry, ctx);
+    } catch (thrown) {
+      // A PluginError is what the caller sees; anything else (a handler's throw, a schema the
+      // validator cannot apply) is logged for the author and answered as a bare 500.
+      return refusal(thrown, requestId, entry);
     }
-    return verify(request).then((claims) => {
-      // The scope gates the whole group of the leaf called (SPEC, Directory mode 4).
-      if (!claims.scope.includes(entry.scope)) {
-        throw new PluginError(403, 'scope_missing', `The token lacks the scope ${entry.scope}`, {
-          field: entry.scope,
-          received: entry.scope,
-        });
-      }
-      if (callerId === null) {
-        throw new PluginError(
-          400,
-          'request_id_missing',
-          `A command under directory auth needs the ${REQUEST_ID_HEADER} header (1-200 visible ASCII characters)`,
-          { field: REQUEST_ID_HEADER },
-        );
-      }
-      const caller: Caller = { ...claims, requestId: callerId };
-      return readJsonBody(request, maxBodyBytes).then((input) =>
-        execute(request, requestId, entry, input, caller),
-      );
-    });
   }
 
-  /** Checks the input, runs the handler and answers its result. */
-  function execute(
+  /** Directory mode: the token's claims as the caller, once its scope and request id pass. */
+  async function authorize(
     request: Request,
-    requestId: string,
+    callerId: string | null,
     entry: CommandEntry,
-    input: JsonObject,
-    caller: Caller | undefined,
-  ): Response | Promise<Response> {
-    try {
-      inputChecks.get(entry.command)?.(input);
-    } catch (thrown) {
-      // A PluginError is the 422; anything else is a schema the validator cannot apply.
-      throw failure(thrown, requestId, entry);
+  ): Promise<Caller> {
+    const claims = await (verify as NonNullable<typeof verify>)(request);
+    // The scope gates the whole group of the leaf called (SPEC, Directory mode 4).
+    if (!claims.scope.includes(entry.scope)) {
+      throw new PluginError(403, 'scope_missing', `The token lacks the scope ${entry.scope}`, {
+        field: entry.scope,
+        received: entry.scope,
+      });
     }
-    const ctx = new HandlerContext(
-      request,
-      requestId,
-      versioned ? (entry.def.version ?? null) : null,
-      caller,
-    );
-    let result: ReturnType<CommandDefinition['handler']>;
-    try {
-      result = entry.command.handler(input, ctx);
-    } catch (thrown) {
-      throw failure(thrown, requestId, entry);
+    if (callerId === null) {
+      throw new PluginError(
+        400,
+        'request_id_missing',
+        `A command under directory auth needs the ${REQUEST_ID_HEADER} header (1-200 visible ASCII characters)`,
+        { field: REQUEST_ID_HEADER },
+      );
     }
-    if (!isThenable(result)) return answer(result, requestId, entry, ctx);
-    return Promise.resolve(result).then(
-      (settled) => answer(settled, requestId, entry, ctx),
-      (thrown: unknown) => {
-        throw failure(thrown, requestId, entry);
-      },
-    );
+    return { ...claims, requestId: callerId };
   }
 
   /** A handler's result as the answer: a stream for an async iterable, else a JSON object. */
@@ -190,15 +177,15 @@ export function createFetchHandler(
     return toPluginError(thrown);
   }
 
-  /** The error answer for anything `handle` threw, with the challenge a 401 owes. */
-  function refusal(thrown: unknown, request: Request, requestId: string): Response {
-    const error = failure(thrown, requestId, request.method);
+  /** The error answer for anything thrown, with the challenge a 401 owes. */
+  function refusal(thrown: unknown, requestId: string, at: CommandEntry | string): Response {
+    const error = failure(thrown, requestId, at);
     const challenge = error.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
     return errorResponse(error, requestId, challenge);
   }
 
   // Not `async`: an answer ready at once (an archive, a 304, an early error) is handed back in a
-  // settled promise, without the extra turn an `await` of it would take.
+  // settled promise, and one still to come as it is, without the extra turn an `await` would take.
   return function svcPluginHandler(request: Request): Promise<Response> {
     const callerId = callerRequestId(request);
     const requestId = callerId ?? newRequestId();
@@ -206,25 +193,22 @@ export function createFetchHandler(
     try {
       answer = handle(request, requestId, callerId);
     } catch (thrown) {
-      answer = refusal(thrown, request, requestId);
+      answer = refusal(thrown, requestId, request.method);
     }
-    if (answer instanceof Promise) {
-      return answer.then(
-        (response) => headless(request, response),
-        (thrown: unknown) => headless(request, refusal(thrown, request, requestId)),
-      );
-    }
-    return Promise.resolve(headless(request, answer));
+    if (request.method === 'HEAD') return Promise.resolve(answer).then(headless);
+    return answer instanceof Promise ? answer : Promise.resolve(answer);
   };
 }
 
 /** HEAD answers the GET's status and headers without its body (RFC 9110 §9.3.2). */
-function headless(request: Request, response: Response): Response | Promise<Response> {
-  if (request.method !== 'HEAD' || response.body === null) return response;
+function headless(response: Response): Response | Promise<Response> {
+  if (response.body === null) return response;
   return response.body
     .cancel()
     .then(() => new Response(null, { status: response.status, headers: response.headers }));
 }
+
+function noCheck(): void {}
 
 function compileInputs(defs: readonly PluginDefinition[]): Map<CommandDefinition, InputCheck> {
   const checks = new Map<CommandDefinition, InputCheck>();

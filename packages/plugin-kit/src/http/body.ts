@@ -9,19 +9,12 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
 /**
- * The body as a JSON object, or a `PluginError` (415, 413, 400). Not `async`, and one reaction
- * to the body's promise does all the rest: every turn saved is one less per command. Every
- * failure is still a rejection, never a synchronous throw.
+ * The body as a JSON object, or a rejection with a `PluginError` (415, 413, 400), never a
+ * synchronous throw. An `async` function on purpose: awaiting the body's own promise resumes here
+ * one turn after it settles, where a chain of `then` reactions that hands back a promise would take
+ * three, and a command's whole cost is a few turns.
  */
-export function readJsonBody(request: Request, maxBytes: number): Promise<JsonObject> {
-  try {
-    return readObject(request, maxBytes);
-  } catch (thrown) {
-    return Promise.reject(thrown);
-  }
-}
-
-function readObject(request: Request, maxBytes: number): Promise<JsonObject> {
+export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonObject> {
   const type = request.headers.get('Content-Type');
   if (
     type !== null &&
@@ -35,51 +28,35 @@ function readObject(request: Request, maxBytes: number): Promise<JsonObject> {
     });
   }
   const declared = request.headers.get('Content-Length');
-  if (declared !== null && DECIMAL.test(declared)) {
-    const length = Number(declared);
-    if (length > maxBytes) throw tooLarge(maxBytes);
-    // The server frames the body by its Content-Length (RFC 9112 §6.3), so reading it whole
-    // buffers no more than the limit just checked. As text: on @hono/node-server that spares an
-    // ArrayBuffer copy per request, and a stream reader would cost far more.
-    let body: Promise<string>;
-    try {
-      body = request.text();
-    } catch {
-      throw unreadable();
-    }
-    return body.then(
-      (text) => {
-        // A Request built by hand may understate its body, which no server frames.
-        if (text.length > maxBytes) throw tooLarge(maxBytes);
-        // `text()` turns malformed UTF-8 into U+FFFD instead of failing. Valid UTF-8 re-encodes
-        // to its own length, so a U+FFFD with a changed length shows malformed bytes
-        // (mis-encoded text such as Latin-1 always changes it).
-        if (text.includes('\uFFFD') && encoder.encode(text).byteLength !== length) {
-          throw notUtf8();
-        }
-        return parseObject(text);
-      },
-      () => {
-        throw unreadable();
-      },
-    );
+  if (declared === null || !DECIMAL.test(declared)) {
+    return parseObject(decode(await readCounted(request, maxBytes)));
   }
-  return readCounted(request, maxBytes).then(
-    (bytes) => {
-      let text: string;
-      try {
-        text = utf8.decode(bytes);
-      } catch {
-        throw notUtf8();
-      }
-      return parseObject(text);
-    },
-    // Its own refusals (413, a failed read) as they are; anything else (a body another reader
-    // holds) is a body that could not be read.
-    (thrown: unknown) => {
-      throw thrown instanceof PluginError ? thrown : unreadable();
-    },
-  );
+  const length = Number(declared);
+  if (length > maxBytes) throw tooLarge(maxBytes);
+  // The server frames the body by its Content-Length (RFC 9112 §6.3), so reading it whole
+  // buffers no more than the limit just checked. As text: on @hono/node-server that spares an
+  // ArrayBuffer copy per request, and a stream reader would cost far more.
+  let text: string;
+  try {
+    text = await request.text();
+  } catch {
+    throw unreadable();
+  }
+  // A Request built by hand may understate its body, which no server frames.
+  if (text.length > maxBytes) throw tooLarge(maxBytes);
+  // `text()` turns malformed UTF-8 into U+FFFD instead of failing. Valid UTF-8 re-encodes
+  // to its own length, so a U+FFFD with a changed length shows malformed bytes
+  // (mis-encoded text such as Latin-1 always changes it).
+  if (text.includes('\uFFFD') && encoder.encode(text).byteLength !== length) throw notUtf8();
+  return parseObject(text);
+}
+
+function decode(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw notUtf8();
+  }
 }
 
 function parseObject(text: string): JsonObject {
@@ -96,10 +73,18 @@ function parseObject(text: string): JsonObject {
   return value as JsonObject;
 }
 
-/** Counts streamed bytes: without Content-Length (chunked), nothing else bounds the body. */
+/**
+ * Counts streamed bytes: without Content-Length (chunked), nothing else bounds the body. Rejects
+ * only with a `PluginError`: a body another reader holds is one that could not be read.
+ */
 async function readCounted(request: Request, maxBytes: number): Promise<Uint8Array> {
-  if (request.body === null) return new Uint8Array();
-  const reader = request.body.getReader();
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    if (request.body === null) return new Uint8Array();
+    reader = request.body.getReader();
+  } catch {
+    throw unreadable();
+  }
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

@@ -5,7 +5,7 @@
  */
 import { PluginError } from '../errors.ts';
 import { Lru } from '../lru.ts';
-import type { CommandDefinition, PluginDefinition } from '../types.ts';
+import type { CommandDefinition, JsonObject, PluginDefinition } from '../types.ts';
 
 /** Longer paths are matched anew each time: the cache of matches holds at most 256 × this. */
 const MAX_CACHED_PATH = 512;
@@ -17,6 +17,8 @@ export interface CommandEntry {
   command: CommandDefinition;
   /** `<plugin>:<group>` */
   scope: string;
+  /** The command's input check: throws the 422 when the input fails its schema. */
+  check: (input: JsonObject) => void;
 }
 
 export type Route =
@@ -43,8 +45,13 @@ export interface Router {
 
 /**
  * @param defs one unversioned definition, or one per major (`versioned`)
+ * @param checkOf the input check of each command, compiled once
  */
-export function createRouter(defs: readonly PluginDefinition[], versioned: boolean): Router {
+export function createRouter(
+  defs: readonly PluginDefinition[],
+  versioned: boolean,
+  checkOf: (command: CommandDefinition) => CommandEntry['check'],
+): Router {
   const byMajor = new Map(defs.map((def) => [def.version ?? 0, def]));
   const latest = defs.reduce((a, b) => ((b.version ?? 0) > (a.version ?? 0) ? b : a));
   const name = latest.name;
@@ -56,7 +63,14 @@ export function createRouter(defs: readonly PluginDefinition[], versioned: boole
   for (const def of defs) {
     for (const [group, groupDef] of Object.entries(def.groups)) {
       for (const [command, commandDef] of Object.entries(groupDef.commands)) {
-        const entry = { def, group, name: command, command: commandDef, scope: `${name}:${group}` };
+        const entry = {
+          def,
+          group,
+          name: command,
+          command: commandDef,
+          scope: `${name}:${group}`,
+          check: checkOf(commandDef),
+        };
         const suffix = `/${name}/${group}/${command}`;
         if (versioned) commands.set(`/v${def.version}${suffix}`, entry);
         if (def === latest) commands.set(suffix, entry);
