@@ -22,7 +22,6 @@ import type {
   Caller,
   CommandDefinition,
   FetchHandlerOptions,
-  JsonObject,
   PluginDefinition,
 } from './types.ts';
 
