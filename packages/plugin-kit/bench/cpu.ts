@@ -40,7 +40,9 @@ function send(listener: Listener, row: Row, headers: Record<string, string>): Pr
   const request = new IncomingMessage(new Socket());
   const all: Record<string, string> = { host: '127.0.0.1', ...headers };
   if (row.body !== undefined) all['content-length'] = String(Buffer.byteLength(row.body));
-  Object.assign(request, { method: row.method, url: row.path, headers: all, complete: true });
+  // node:http keeps the names as sent in rawHeaders and lower-cased in headers.
+  const lower = Object.fromEntries(Object.entries(all).map(([k, v]) => [k.toLowerCase(), v]));
+  Object.assign(request, { method: row.method, url: row.path, headers: lower, complete: true });
   request.rawHeaders = Object.entries(all).flat();
   if (row.body !== undefined) request.push(row.body);
   request.push(null);

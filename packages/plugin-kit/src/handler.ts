@@ -18,12 +18,7 @@ import { resolveOptions } from './options.ts';
 import { pathnameOf } from './routing/pathname.ts';
 import { type CommandEntry, createRouter } from './routing/routes.ts';
 import { compileInput, type InputCheck } from './schema.ts';
-import type {
-  Caller,
-  CommandDefinition,
-  FetchHandlerOptions,
-  PluginDefinition,
-} from './types.ts';
+import type { Caller, CommandDefinition, FetchHandlerOptions, PluginDefinition } from './types.ts';
 
 export function createFetchHandler(
   plugin: PluginDefinition | readonly PluginDefinition[],
