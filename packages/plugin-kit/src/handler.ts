@@ -16,7 +16,7 @@ import { errorResponse, json } from './http/respond.ts';
 import { sseResponse } from './http/sse.ts';
 import { resolveOptions } from './options.ts';
 import { pathnameOf } from './routing/pathname.ts';
-import { type CommandEntry, createRouter } from './routing/routes.ts';
+import { type CommandEntry, createRouter, type Route } from './routing/routes.ts';
 import { compileInput, type InputCheck } from './schema.ts';
 import type { Caller, CommandDefinition, FetchHandlerOptions, PluginDefinition } from './types.ts';
 
@@ -31,6 +31,9 @@ export function createFetchHandler(
   const inputChecks = compileInputs(defs);
   const router = createRouter(defs, versioned, (command) => inputChecks.get(command) ?? noCheck);
   const archive = createArchiveCache(authMode, versioned);
+  // The router keeps one route object per path it knows, so the archive a route serves is found
+  // by the object's identity, without building and hashing the cache's key on every GET.
+  const archiveOf = new WeakMap<Route, Archive>();
   const checkToken = options.token === undefined ? null : createTokenCheck(options.token);
   const verify =
     options.auth === undefined ? null : createDirectoryVerifier(options.auth, options.jwks ?? {});
@@ -65,13 +68,20 @@ export function createFetchHandler(
       case 'error':
         return errorResponse(route.error, requestId, route.allow ? { Allow: route.allow } : {});
       case 'archive': {
+        const served = archiveOf.get(route);
+        if (served !== undefined) return archiveResponse(request, requestId, served);
         const built = archive(route.def, mount ?? route.mount);
-        return built instanceof Promise
-          ? built.then(
-              (ready) => archiveResponse(request, requestId, ready),
-              (thrown: unknown) => refusal(thrown, requestId, request.method),
-            )
-          : archiveResponse(request, requestId, built);
+        if (built instanceof Promise) {
+          return built.then(
+            (ready) => {
+              archiveOf.set(route, ready);
+              return archiveResponse(request, requestId, ready);
+            },
+            (thrown: unknown) => refusal(thrown, requestId, request.method),
+          );
+        }
+        archiveOf.set(route, built);
+        return archiveResponse(request, requestId, built);
       }
       case 'command':
         return runCommand(request, requestId, callerId, route.entry);
@@ -217,17 +227,31 @@ function compileInputs(defs: readonly PluginDefinition[]): Map<CommandDefinition
   return checks;
 }
 
-/** The archive, or 304 when the client's copy is current (RFC 9110 §13.1.2, on GET and HEAD). */
+/**
+ * The archive, or 304 when the client's copy is current (RFC 9110 §13.1.2, on GET and HEAD), with
+ * the validator and caching headers a 200 would send (§15.4.5). The header names are spelled out,
+ * `Svc-Request-Id` included: a literal with constant keys is built from a template.
+ */
 function archiveResponse(request: Request, requestId: string, archive: Archive): Response {
-  if (ifNoneMatch(request.headers.get('If-None-Match'), archive.etag)) {
+  if (ifNoneMatch(request.headers.get('if-none-match'), archive.etag)) {
     return new Response(null, {
       status: 304,
-      headers: { ...archive.notModifiedHeaders, [REQUEST_ID_HEADER]: requestId },
+      headers: {
+        ETag: archive.etag,
+        'Cache-Control': archive.cacheControl,
+        'Svc-Request-Id': requestId,
+      },
     });
   }
   return new Response(archive.bytes, {
     status: 200,
-    headers: { ...archive.headers, [REQUEST_ID_HEADER]: requestId },
+    headers: {
+      'Content-Type': 'application/x-tar',
+      'Content-Length': archive.length,
+      ETag: archive.etag,
+      'Cache-Control': archive.cacheControl,
+      'Svc-Request-Id': requestId,
+    },
   });
 }
 

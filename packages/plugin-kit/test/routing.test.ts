@@ -144,6 +144,31 @@ describe('methods', () => {
     expect(archive.status).toBe(204);
     expect(archive.headers.get('Allow')).toBe('GET, HEAD');
   });
+
+  it('answers each method on one path its own, whichever came first, every time', async () => {
+    // The router keeps what a path resolves to per method: one method must not answer another's.
+    const fresh = createFetchHandler(acmeDefinition(), { logger: memoryLogger() });
+    const at = (path: string, method: string) =>
+      fresh(
+        method === 'POST'
+          ? post(path, { title: 'x' })
+          : new Request(`${ORIGIN}${path}`, { method }),
+      ).then((response) => response.status);
+    for (let round = 0; round < 2; round++) {
+      for (const [path, method, status] of [
+        ['/p/acme/tickets/create', 'OPTIONS', 204],
+        ['/p/acme/tickets/create', 'GET', 200],
+        ['/p/acme/tickets/create', 'POST', 200],
+        ['/p/acme/tickets/create', 'PUT', 405],
+        ['/p/acme', 'POST', 404],
+        ['/p/acme', 'GET', 200],
+        ['/p/acme', 'HEAD', 200],
+        ['/p/acme/tickets/nope', 'POST', 404],
+      ] as const) {
+        expect(`${method} ${path} ${await at(path, method)}`).toBe(`${method} ${path} ${status}`);
+      }
+    }
+  });
 });
 
 describe('names shared by plugin, group and command', () => {

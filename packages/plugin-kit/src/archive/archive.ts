@@ -2,26 +2,26 @@
  * The archive a GET serves: `plugin.json` in an uncompressed ustar, built once per (major, mount)
  * and kept in a bounded cache since the mount comes from the request path.
  */
+
+import { BoundedCache } from '../bounded-cache.ts';
 import { strongEtag } from '../http/etag.ts';
-import { Lru } from '../lru.ts';
 import type { AuthMode, PluginDefinition } from '../types.ts';
 import { buildManifest } from './manifest.ts';
 import { writeTar } from './tar.ts';
 
 export interface Archive {
   bytes: Uint8Array<ArrayBuffer>;
+  /** `bytes.byteLength` as the `Content-Length` a HEAD answer reports too. */
+  length: string;
   etag: string;
-  /** The headers of a 200 answer, built once; each answer adds its `Svc-Request-Id`. */
-  headers: Readonly<Record<string, string>>;
-  /** The headers of a 304 answer: the validator and caching ones a 200 sends (RFC 9110 §15.4.5). */
-  notModifiedHeaders: Readonly<Record<string, string>>;
+  cacheControl: string;
 }
 
 const CACHE_SIZE = 64;
 
 /** Returns the archive itself once built, so a request for it needs no promise. */
 export function createArchiveCache(auth: AuthMode, versioned: boolean) {
-  const cache = new Lru<string, Archive | Promise<Archive>>(CACHE_SIZE);
+  const cache = new BoundedCache<string, Archive | Promise<Archive>>(CACHE_SIZE);
   // A token-guarded archive must not sit in a shared cache; no cache may compress it.
   const cacheControl = auth === 'token' ? 'private, no-transform' : 'no-transform';
   return (def: PluginDefinition, mount: string): Archive | Promise<Archive> => {
@@ -49,15 +49,5 @@ async function build(
   const json = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
   const bytes = writeTar([{ name: 'plugin.json', data: json }]);
   const etag = await strongEtag(bytes);
-  const notModifiedHeaders = { ETag: etag, 'Cache-Control': cacheControl };
-  return {
-    bytes,
-    etag,
-    headers: {
-      'Content-Type': 'application/x-tar',
-      'Content-Length': String(bytes.byteLength),
-      ...notModifiedHeaders,
-    },
-    notModifiedHeaders,
-  };
+  return { bytes, length: String(bytes.byteLength), etag, cacheControl };
 }

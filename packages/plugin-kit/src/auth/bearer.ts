@@ -1,5 +1,5 @@
 /** The credentials of `Authorization: Bearer <token>` (RFC 6750 §2.1; scheme case-insensitive). */
 export function bearerToken(request: Request): string | null {
-  const match = /^Bearer +([^\s]+) *$/i.exec(request.headers.get('Authorization') ?? '');
+  const match = /^Bearer +([^\s]+) *$/i.exec(request.headers.get('authorization') ?? '');
   return match?.[1] ?? null;
 }

@@ -15,7 +15,9 @@ const encoder = new TextEncoder();
  * three, and a command's whole cost is a few turns.
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonObject> {
-  const type = request.headers.get('Content-Type');
+  // Names in lower case, as every runtime stores them: a Headers implementation in JavaScript
+  // (@hono/node-server's) then needs no new string for the lookup.
+  const type = request.headers.get('content-type');
   if (
     type !== null &&
     type !== 'application/json' && // the usual value, spared the pattern
@@ -27,7 +29,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
       received: type,
     });
   }
-  const declared = request.headers.get('Content-Length');
+  const declared = request.headers.get('content-length');
   if (declared === null || !DECIMAL.test(declared)) {
     return parseObject(decode(await readCounted(request, maxBytes)));
   }

@@ -7,7 +7,7 @@ const VALID_ID = /^[\x21-\x7e]{1,200}$/;
 
 /** The caller's id when it sent a valid one, else `null`. */
 export function callerRequestId(request: Request): string | null {
-  const id = request.headers.get(REQUEST_ID_HEADER);
+  const id = request.headers.get('svc-request-id'); // lower case, as in `readJsonBody`
   return id !== null && VALID_ID.test(id) ? id : null;
 }
 

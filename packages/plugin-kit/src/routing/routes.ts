@@ -3,11 +3,12 @@
  * `pathname`: URL parsing has already resolved `.` and `..` segments, and an encoded slash
  * (`%2F`) stays inside its segment, so it can never complete a route.
  */
+
+import { BoundedCache } from '../bounded-cache.ts';
 import { PluginError } from '../errors.ts';
-import { Lru } from '../lru.ts';
 import type { CommandDefinition, JsonObject, PluginDefinition } from '../types.ts';
 
-/** Longer paths are matched anew each time: the cache of matches holds at most 256 × this. */
+/** Longer paths are resolved anew each time: the cache of paths holds at most 256 × this. */
 const MAX_CACHED_PATH = 512;
 
 export interface CommandEntry {
@@ -33,6 +34,13 @@ type Miss = { entry: null; missingMajor: number | null };
 type Match = { entry: CommandEntry; mount: string } | Miss;
 
 const NO_COMMAND: Miss = { entry: null, missingMajor: null };
+
+/**
+ * A path's match and the routes it answers, each worked out on its first use. The routes are
+ * kept objects: a request for a known path allocates nothing here, and a caller may key its own
+ * caches by them (an error route's `PluginError` is shared too; nothing changes one once built).
+ */
+type PathRoutes = { match: Match; read?: Route; post?: Route; options?: Route };
 
 const ALLOW_COMMAND = 'GET, HEAD, POST';
 const ALLOW_ARCHIVE = 'GET, HEAD';
@@ -79,9 +87,9 @@ export function createRouter(
     }
   }
 
-  // A handler sees the same few paths again and again: the match of each is kept (a bounded
+  // A handler sees the same few paths again and again: what each resolves to is kept (a bounded
   // number of short paths, since paths come from callers), sparing the suffix scan's slices.
-  const matches = new Lru<string, Match>(256);
+  const paths = new BoundedCache<string, PathRoutes>(256);
 
   /**
    * The longest suffix of `pathname` naming a command, and the mount before it; otherwise a miss,
@@ -161,29 +169,37 @@ export function createRouter(
 
   return {
     resolve(method, pathname) {
-      let match = matches.get(pathname);
-      if (match === undefined) {
-        match = matchCommand(pathname);
-        if (pathname.length <= MAX_CACHED_PATH) matches.set(pathname, match);
+      let known = paths.get(pathname);
+      if (known === undefined) {
+        known = { match: matchCommand(pathname) };
+        if (pathname.length <= MAX_CACHED_PATH) paths.set(pathname, known);
       }
+      const { match } = known;
       const allow = match.entry === null ? ALLOW_ARCHIVE : ALLOW_COMMAND;
       switch (method) {
         case 'GET':
         case 'HEAD':
-          return resolveRead(pathname, match);
-        case 'POST': {
-          if (match.entry !== null) return { kind: 'command', entry: match.entry };
-          const read = resolveRead(pathname, match);
-          if (read.kind === 'versions') return methodNotAllowed(method, allow);
-          return { kind: 'error', error: missError(match, pathname) };
-        }
+          known.read ??= resolveRead(pathname, match);
+          return known.read;
+        case 'POST':
+          known.post ??= resolvePost(pathname, known);
+          return known.post;
         case 'OPTIONS':
-          return { kind: 'options', allow };
+          known.options ??= { kind: 'options', allow };
+          return known.options;
         default:
           return methodNotAllowed(method, allow);
       }
     },
   };
+
+  function resolvePost(pathname: string, known: PathRoutes): Route {
+    const { match } = known;
+    if (match.entry !== null) return { kind: 'command', entry: match.entry };
+    known.read ??= resolveRead(pathname, match);
+    if (known.read.kind === 'versions') return methodNotAllowed('POST', ALLOW_ARCHIVE);
+    return { kind: 'error', error: missError(match, pathname) };
+  }
 }
 
 function methodNotAllowed(method: string, allow: string): Route {
