@@ -17,8 +17,8 @@ import { sseResponse } from './http/sse.ts';
 import { resolveOptions } from './options.ts';
 import { pathnameOf } from './routing/pathname.ts';
 import { type CommandEntry, createRouter, type Route } from './routing/routes.ts';
-import { compileInput, type InputCheck } from './schema.ts';
-import type { Caller, CommandDefinition, FetchHandlerOptions, PluginDefinition } from './types.ts';
+import { compileInput } from './schema.ts';
+import type { Caller, FetchHandlerOptions, PluginDefinition } from './types.ts';
 
 export function createFetchHandler(
   plugin: PluginDefinition | readonly PluginDefinition[],
@@ -28,8 +28,9 @@ export function createFetchHandler(
   const versioned = Array.isArray(plugin) || defs[0]?.version !== undefined;
   const name = defs[0]?.name ?? '';
   const { authMode, mount, maxBodyBytes, logger } = resolveOptions(options, name);
-  const inputChecks = compileInputs(defs);
-  const router = createRouter(defs, versioned, (command) => inputChecks.get(command) ?? noCheck);
+  const router = createRouter(defs, versioned, (command, at) =>
+    compileInput(command.input ?? ANY_OBJECT, at),
+  );
   const archive = createArchiveCache(authMode, versioned);
   // The router keeps one route object per path it knows, so the archive a route serves is found
   // by the object's identity, without building and hashing the cache's key on every GET.
@@ -100,7 +101,8 @@ export function createFetchHandler(
     entry: CommandEntry,
   ): Promise<Response> {
     try {
-      const caller = verify === null ? undefined : await authorize(request, callerId, entry);
+      const caller =
+        verify === null ? undefined : await authorize(verify, request, callerId, entry);
       const input = await readJsonBody(request, maxBodyBytes);
       entry.check(input);
       const ctx = new HandlerContext(
@@ -121,11 +123,12 @@ export function createFetchHandler(
 
   /** Directory mode: the token's claims as the caller, once its scope and request id pass. */
   async function authorize(
+    verifyToken: NonNullable<typeof verify>,
     request: Request,
     callerId: string | null,
     entry: CommandEntry,
   ): Promise<Caller> {
-    const claims = await (verify as NonNullable<typeof verify>)(request);
+    const claims = await verifyToken(request);
     // The scope gates the whole group of the leaf called (SPEC, Directory mode 4).
     if (!claims.scope.includes(entry.scope)) {
       throw new PluginError(403, 'scope_missing', `The token lacks the scope ${entry.scope}`, {
@@ -210,21 +213,6 @@ function headless(response: Response): Response | Promise<Response> {
   return response.body
     .cancel()
     .then(() => new Response(null, { status: response.status, headers: response.headers }));
-}
-
-function noCheck(): void {}
-
-function compileInputs(defs: readonly PluginDefinition[]): Map<CommandDefinition, InputCheck> {
-  const checks = new Map<CommandDefinition, InputCheck>();
-  defs.forEach((def, index) => {
-    for (const [group, groupDef] of Object.entries(def.groups)) {
-      for (const [name, command] of Object.entries(groupDef.commands)) {
-        const at = `plugin${defs.length > 1 ? `[${index}]` : ''}.groups.${group}.commands.${name}.input`;
-        checks.set(command, compileInput(command.input ?? ANY_OBJECT, at));
-      }
-    }
-  });
-  return checks;
 }
 
 /**

@@ -119,4 +119,16 @@ describe('a list of definitions', () => {
   it('rejects an invalid member, naming its index', () => {
     expect(handler([v1, { ...v2, name: 'Bad' }])).toThrow(/plugin\[1\]\.name/);
   });
+
+  it('rejects an input schema the validator cannot use, naming where it is', () => {
+    // Two subschemas claiming one $id: the validator refuses the schema when it is compiled.
+    const input = { $id: 'https://acme.test/s', properties: { a: { $id: 'https://acme.test/s' } } };
+    const unusable = {
+      ...valid,
+      groups: { tickets: { commands: { create: { ...command, input } } } },
+    };
+    const at = 'groups.tickets.commands.create.input is not a usable JSON Schema';
+    expect(handler(unusable)).toThrow(`plugin.${at}`);
+    expect(handler([v1, { ...unusable, version: 2 }])).toThrow(`plugin[1].${at}`);
+  });
 });

@@ -53,12 +53,12 @@ export interface Router {
 
 /**
  * @param defs one unversioned definition, or one per major (`versioned`)
- * @param checkOf the input check of each command, compiled once
+ * @param compile builds a command's input check once; `at` names its input in the definition
  */
 export function createRouter(
   defs: readonly PluginDefinition[],
   versioned: boolean,
-  checkOf: (command: CommandDefinition) => CommandEntry['check'],
+  compile: (command: CommandDefinition, at: string) => CommandEntry['check'],
 ): Router {
   const byMajor = new Map(defs.map((def) => [def.version ?? 0, def]));
   const latest = defs.reduce((a, b) => ((b.version ?? 0) > (a.version ?? 0) ? b : a));
@@ -68,7 +68,8 @@ export function createRouter(
   // `/v<N>/<plugin>/<group>/<command>` for each major.
   const commands = new Map<string, CommandEntry>();
   const aliases = new Set<string>();
-  for (const def of defs) {
+  for (const [index, def] of defs.entries()) {
+    const defAt = defs.length > 1 ? `plugin[${index}]` : 'plugin';
     for (const [group, groupDef] of Object.entries(def.groups)) {
       for (const [command, commandDef] of Object.entries(groupDef.commands)) {
         const entry = {
@@ -77,7 +78,7 @@ export function createRouter(
           name: command,
           command: commandDef,
           scope: `${name}:${group}`,
-          check: checkOf(commandDef),
+          check: compile(commandDef, `${defAt}.groups.${group}.commands.${command}.input`),
         };
         const suffix = `/${name}/${group}/${command}`;
         if (versioned) commands.set(`/v${def.version}${suffix}`, entry);
