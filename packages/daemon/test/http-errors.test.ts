@@ -1,7 +1,15 @@
+import { connect } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { type RouteDef, routes as table } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, json, rawRequest, startTestDaemon, type TestDaemon } from './helpers.ts';
+import {
+  daemonLog,
+  envelope,
+  json,
+  rawRequest,
+  startTestDaemon,
+  type TestDaemon,
+} from './helpers.ts';
 
 let t: TestDaemon;
 beforeAll(async () => {
@@ -213,6 +221,33 @@ describe('a bug answers 500 internal_error without internals', () => {
       expect(after.data).toHaveLength(before.data.length);
     } finally {
       await broken.stop();
+    }
+  });
+});
+
+describe('a client gone mid-body', () => {
+  it('is refused as a body that ended early, not logged as a bug', async () => {
+    const gone = await startTestDaemon();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(gone.daemon.socketPath, () => {
+          socket.write(
+            'POST /v1/connect HTTP/1.1\r\nHost: localhost\r\n' +
+              `Authorization: Bearer ${gone.ownerToken}\r\n` +
+              'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"app_id":',
+          );
+          // Once the daemon reads the body, leave without the rest.
+          setTimeout(() => socket.destroy(), 100);
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      const log = await daemonLog(gone.home);
+      expect(log).not.toContain('unhandled error');
+      // The daemon still answers.
+      expect((await gone.call('/v1/status')).status).toBe(200);
+    } finally {
+      await gone.stop();
     }
   });
 });

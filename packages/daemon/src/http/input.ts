@@ -90,10 +90,13 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
     };
     req.on('data', onData);
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', reject);
-    // A client gone mid-body: nobody waits for the answer, but the request must not hang.
+    // A client gone mid-body: nobody waits for the answer, but the request must not hang, and it
+    // is the client's doing, not a bug. Node emits `error` (ECONNRESET "aborted") before `close`.
+    const endedEarly = () =>
+      reject(new ApiError('invalid_request', 'the request body ended early'));
+    req.once('error', endedEarly);
     req.once('close', () => {
-      if (!req.complete) reject(new ApiError('invalid_request', 'the request body ended early'));
+      if (!req.complete) endedEarly();
     });
   });
 }
