@@ -112,10 +112,29 @@ describe('resources', () => {
 
   it('a malformed header name or value is a TypeError, and nothing is sent', async () => {
     server.reset((_req, res) => json(res, 200, {}));
-    for (const headers of [{ 'bad name': 'x' }, { 'x-ok': 'line\r\nbreak' }, { 'x-ok': 'nul\0' }]) {
+    for (const headers of [
+      { 'bad name': 'x' },
+      { 'x-ok': 'line\r\nbreak' },
+      { 'x-ok': 'nul\0' },
+      { 'x-ok': '日本' }, // not a ByteString: fetch would fail it as if the network had
+      [['x-ok']] as unknown as [string, string][],
+    ]) {
+      const started = Date.now();
       await expect(client.grant.get({ headers })).rejects.toThrow(TypeError);
+      expect(Date.now() - started).toBeLessThan(250); // refused at once, never retried
     }
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('joins a name repeated within one Headers or entry list, as Headers.append does', async () => {
+    server.reset((_req, res) => json(res, 200, {}));
+    await client.grant.get({
+      headers: [
+        ['x-tag', 'a'],
+        ['X-Tag', 'b'],
+      ],
+    });
+    expect(server.requests[0]?.headers['x-tag']).toBe('a, b');
   });
 
   it("a fetch that adds to a call's headers changes no other call", async () => {

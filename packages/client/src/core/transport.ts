@@ -58,12 +58,23 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  */
 export class Transport {
   readonly #config: TransportConfig;
-  /** The headers of a call that adds none (most reads), merged once. */
-  readonly #plainHeaders: HeaderRecord;
+  /**
+   * The layers every call shares (accept, auth, `defaultHeaders`), merged and checked once, with
+   * and without a JSON body's content type. A call adds its own headers on top, or copies one.
+   */
+  readonly #base: { bare: HeaderRecord; json: HeaderRecord };
 
   constructor(config: TransportConfig) {
     this.#config = config;
-    this.#plainHeaders = this.#headers(undefined, undefined);
+    const { token, defaultHeaders } = config;
+    const base = (body: boolean) =>
+      mergeHeaders(
+        { accept: 'application/json' },
+        body ? { 'content-type': 'application/json' } : undefined,
+        token === undefined ? undefined : { authorization: `Bearer ${token}` },
+        defaultHeaders,
+      );
+    this.#base = { bare: base(false), json: base(true) };
   }
 
   /** Sends a JSON request and resolves to the parsed JSON answer (`null` for an empty body). */
@@ -123,28 +134,15 @@ export class Transport {
     };
   }
 
-  /** A call's headers: defaults, then the caller's (which win; `null` removes one). */
-  #headers(body: string | undefined, callHeaders: HeadersLike | undefined): HeaderRecord {
-    const { token, defaultHeaders } = this.#config;
-    return mergeHeaders(
-      { accept: 'application/json' },
-      body === undefined ? undefined : { 'content-type': 'application/json' },
-      token === undefined ? undefined : { authorization: `Bearer ${token}` },
-      defaultHeaders,
-      callHeaders,
-    );
-  }
-
   /** Runs the attempts of one call; resolves once a 2xx answer's headers are in. */
   async send(call: Call): Promise<RawResponse> {
     const url = this.#config.baseUrl + call.path + queryString(call.query);
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const safe = SAFE_METHODS.has(call.method);
-    // A copy even of the premerged headers: a caller's `fetch` may add to what it is given.
-    let headers =
-      safe && body === undefined && call.headers === undefined
-        ? { ...this.#plainHeaders }
-        : this.#headers(body, call.headers);
+    // The caller's headers win, and `null` removes a shared one. A copy even when it adds none:
+    // a caller's `fetch` may add to what it is given.
+    const base = body === undefined ? this.#base.bare : this.#base.json;
+    let headers = call.headers === undefined ? { ...base } : mergeHeaders(base, call.headers);
     // One key for every attempt of this call, so a retried create is applied once.
     if (!safe && headers['idempotency-key'] === undefined) {
       headers['idempotency-key'] = `svc-retry-${uuid4()}`;
