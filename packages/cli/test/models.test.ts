@@ -68,9 +68,15 @@ describe('svc models', () => {
       has_key: true,
       ready: true,
     });
-    // The daemon writes its log in batches, within 100 ms: read it once they are in.
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(readFileSync(join(home, 'logs', 'daemon.log'), 'utf8')).not.toContain(KEY);
+    // The daemon writes its log in batches, within 100 ms: read it once the install's request
+    // line is in (a write, logged at info), so the key would have reached it too.
+    const log = join(home, 'logs', 'daemon.log');
+    const deadline = Date.now() + 5_000;
+    while (!readFileSync(log, 'utf8').includes('/v1/model-auth/anthropic')) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(readFileSync(log, 'utf8')).not.toContain(KEY);
   });
 
   it('--key-env names a variable; a key is never a flag value', async () => {

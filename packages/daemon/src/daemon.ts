@@ -1,5 +1,4 @@
-import { resolveHome } from '@svc/protocol/home';
-import { pino } from 'pino';
+import { LOG_LEVELS, resolveHome } from '@svc/protocol/home';
 import type { DaemonContext, TcpInfo } from './context.ts';
 import { ApiError, DaemonError } from './errors.ts';
 import { createApp } from './http/app.ts';
@@ -62,9 +61,9 @@ export interface DaemonHandle {
  */
 export async function startDaemon(opts: StartDaemonOptions = {}): Promise<DaemonHandle> {
   const logLevel = opts.logLevel ?? 'info';
-  if (!(logLevel in pino.levels.values) && logLevel !== 'silent') {
+  if (!LOG_LEVELS.includes(logLevel)) {
     throw new TypeError(
-      `logLevel must be one of ${Object.keys(pino.levels.values).join(', ')}, silent; received ${JSON.stringify(logLevel)}`,
+      `logLevel must be one of ${LOG_LEVELS.join(', ')}; received ${JSON.stringify(logLevel)}`,
     );
   }
   const paths = prepareHome(resolveHome(opts.home));

@@ -12,6 +12,17 @@ import { join, resolve } from 'node:path';
  */
 export const SOCKET_PATH_MAX_BYTES = 103;
 
+/** The levels of the daemon's log (`logs/daemon.log`), pino's, most verbose first, and `silent`. */
+export const LOG_LEVELS: readonly string[] = [
+  'trace',
+  'debug',
+  'info',
+  'warn',
+  'error',
+  'fatal',
+  'silent',
+];
+
 export interface HomePaths {
   home: string;
   db: string;

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { LOG_LEVELS } from '@svc/protocol/home';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
-import { CliError, EXIT } from '../errors.ts';
+import { CliError, EXIT, UsageError } from '../errors.ts';
 import { followLog, readLastLines, renderLogLine } from '../log-file.ts';
 import { renderStatus } from '../output/views.ts';
 import { parseListenAddress } from '../parse/listen.ts';
+import { positive } from '../parse/node-create.ts';
 
 const STOP_TIMEOUT_MS = 15_000;
-/** pino's levels, most verbose first, and `silent`. */
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 export function registerDaemon(program: Command, runtime: Runtime): void {
   const daemon = program.command('daemon').description('start, stop and inspect the svc daemon');
@@ -56,18 +56,12 @@ async function start(
   const tcp = opts.tcp === undefined ? undefined : parseListenAddress(opts.tcp, '--tcp');
   const logLevel = opts.logLevel;
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
-    throw new CliError(
+    throw new UsageError(
       `--log-level must be one of ${LOG_LEVELS.join(', ')}; received '${logLevel}'`,
-      EXIT.usage,
     );
   }
-  const brokers = opts.brokers === undefined ? undefined : Number(opts.brokers);
-  if (brokers !== undefined && (!Number.isSafeInteger(brokers) || brokers < 1)) {
-    throw new CliError(
-      `--brokers must be a positive integer; received '${opts.brokers}'`,
-      EXIT.usage,
-    );
-  }
+  const brokers =
+    opts.brokers === undefined ? undefined : positive(opts.brokers, '--brokers', true);
   const { readLock, spawnDaemon, startDaemon } = await loadDaemon();
   const running = readLock(ctx.home);
   if (running) {
