@@ -2,15 +2,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Agent, fetch, Headers, type RequestInit, type Response } from 'undici';
 import { afterAll } from 'vitest';
 import { type DaemonHandle, type StartDaemonOptions, startDaemon } from '../src/index.ts';
 import { FLUSH_MS } from '../src/lifecycle/logger.ts';
 
 /** A fresh home under the temp dir; short, for the 107-byte socket path limit. */
-export function tempHome(): string {
-  return mkdtempSync(join(tmpdir(), 'svcd-'));
+export function tempHome(prefix = 'svcd-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
 }
 
 export interface TestDaemon {
@@ -145,8 +144,7 @@ export async function daemonLog(home: string): Promise<string> {
   return readFileSync(join(home, 'logs', 'daemon.log'), 'utf8');
 }
 
-/** The daemon's entry script, for tests that run it as a process of its own. */
-export const DAEMON_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+export { DAEMON_MAIN } from '../src/lifecycle/spawn.ts';
 
 /**
  * Fresh temp folders for one test file: each call makes one (`prefix` names it); after the file,
@@ -158,7 +156,7 @@ export function scratchDirs(prefix = 'svcd-'): () => string {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
   return () => {
-    const dir = mkdtempSync(join(tmpdir(), prefix));
+    const dir = tempHome(prefix);
     dirs.push(dir);
     return dir;
   };

@@ -2,10 +2,18 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { RouteDef } from '@svc/protocol';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../services/tokens.ts';
-import type { Listener, RouteInput } from './env.ts';
 
 /** An answer's body: JSON text (or other text), a stream (SSE), or none. */
-export type ReplyBody = string | ReadableStream<Uint8Array> | null;
+type ReplyBody = string | ReadableStream<Uint8Array> | null;
+
+/** A request's validated parts, read before its handler runs. */
+export interface RouteInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  /** The body bytes as received (the Idempotency-Key fingerprint hashes them). */
+  raw: Uint8Array;
+}
 
 /** What a handler answers: written to the socket by `writeReply`. */
 export interface Reply {
@@ -34,7 +42,6 @@ export class Call {
   /** The request target as received (path and query). */
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
-  readonly listener: Listener;
   readonly requestId: string;
   readonly log: Logger;
   route: RouteDef | undefined = undefined;
@@ -45,7 +52,6 @@ export class Call {
 
   constructor(
     req: { method: string; path: string; url: string; headers: IncomingHttpHeaders },
-    listener: Listener,
     requestId: string,
     log: Logger,
     res: ServerResponse,
@@ -54,7 +60,6 @@ export class Call {
     this.path = req.path;
     this.url = req.url;
     this.headers = req.headers;
-    this.listener = listener;
     this.requestId = requestId;
     this.log = log;
     this.#res = res;

@@ -1,5 +1,5 @@
 import type { Reply } from './call.ts';
-import type { Listener } from './env.ts';
+import type { Listener } from './listener.ts';
 
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Svc-Request-Id';
 const EXPOSE_HEADERS = 'Svc-Request-Id, Idempotent-Replayed, Allow, WWW-Authenticate';

@@ -1,4 +1,4 @@
-import type { Listener } from './env.ts';
+import type { Listener } from './listener.ts';
 
 /**
  * DNS-rebinding guard: a page on `evil.example` whose name was re-pointed at 127.0.0.1 reaches

@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RouteDef } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { Call } from './call.ts';
-import type { RouteInput } from './env.ts';
+import type { Call, RouteInput } from './call.ts';
 import { validationError } from './errors.ts';
 
 /** Largest request body accepted (docs/api-v1.md). */

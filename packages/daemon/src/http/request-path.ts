@@ -6,11 +6,11 @@ import { ApiError } from '../errors.ts';
 import { authenticate, matchRoute } from './auth.ts';
 import { Call, type Reply } from './call.ts';
 import { corsHeaders, corsOrigin, preflightResponse } from './cors.ts';
-import type { Listener } from './env.ts';
 import { errorResponse, handleError } from './errors.ts';
 import { isAllowedHost } from './host-guard.ts';
 import { idempotency } from './idempotency.ts';
 import { readInput } from './input.ts';
+import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
 import type { Routes } from './route.ts';
 
@@ -95,7 +95,6 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     const target = requestTarget(req.url ?? '/');
     const c = new Call(
       { method: req.method ?? 'GET', path: target.path, url: target.url, headers },
-      listener,
       requestId,
       ctx.logger,
       res,

@@ -19,7 +19,8 @@ export interface SpawnDaemonOptions {
   timeoutMs?: number;
 }
 
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+/** The daemon's entry script, run as a process of its own. */
+export const DAEMON_MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const POLL_MS = 50;
 
 /**
@@ -38,7 +39,7 @@ export async function spawnDaemon(
       `another svc daemon (pid ${running.pid}) is running on ${paths.home}`,
     );
   }
-  const args = ['--disable-warning=ExperimentalWarning', MAIN, '--home', paths.home];
+  const args = ['--disable-warning=ExperimentalWarning', DAEMON_MAIN, '--home', paths.home];
   if (opts.tcp !== undefined) args.push('--tcp', opts.tcp);
   if (opts.brokers !== undefined) args.push('--brokers', String(opts.brokers));
   if (opts.logLevel !== undefined) args.push('--log-level', opts.logLevel);

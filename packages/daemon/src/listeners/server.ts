@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { App } from '../http/app.ts';
-import type { Listener } from '../http/env.ts';
+import type { Listener } from '../http/listener.ts';
 
 /** An HTTP server for one listener, counting requests in flight so a shutdown can drain them. */
 export interface ListenerServer {

@@ -18,9 +18,6 @@ export interface Principal {
   expiresAt: string | null;
 }
 
-/** The wire form of a token: everything but the secret. */
-export type TokenDto = Token;
-
 export const TOKEN_PREFIXES: Readonly<Record<TokenKind, string>> = {
   owner: 'svc_owner_',
   app: 'svc_app_',
@@ -126,7 +123,7 @@ export function tokenService(store: Store, events: EventLog) {
      * and written there (mode 0600). So the token survives restarts but a fresh database (or a
      * tampered file) gets a fresh one.
      */
-    ensureOwner(file: string): TokenDto {
+    ensureOwner(file: string): Token {
       const existing = readSecret(file);
       const owner = existing === null ? undefined : lookup(existing, Date.now());
       if (owner?.kind === 'owner') {
@@ -150,12 +147,12 @@ export function tokenService(store: Store, events: EventLog) {
       return principal;
     },
 
-    list(after: string, limit: number): { data: TokenDto[]; hasMore: boolean } {
+    list(after: string, limit: number): { data: Token[]; hasMore: boolean } {
       const rows = store.tokens.list(after, limit + 1);
       return { data: rows.slice(0, limit).map(toDto), hasMore: rows.length > limit };
     },
 
-    get(id: string): TokenDto | undefined {
+    get(id: string): Token | undefined {
       const row = store.tokens.byId(id);
       return row === undefined ? undefined : toDto(row);
     },
@@ -164,7 +161,7 @@ export function tokenService(store: Store, events: EventLog) {
      * Revokes; revoking an already revoked token is a no-op that answers the same DTO. The owner
      * token is rotated instead (delete `owner.token`, restart), so the owner is never locked out.
      */
-    revoke(id: string): TokenDto | undefined {
+    revoke(id: string): Token | undefined {
       return store.db.transaction((afterCommit) => {
         if (store.tokens.byId(id)?.kind === 'owner') {
           throw new ApiError(
@@ -222,7 +219,7 @@ function cached(row: TokenRow): Cached {
   };
 }
 
-function toDto(row: TokenRow): TokenDto {
+function toDto(row: TokenRow): Token {
   return {
     id: row.id,
     kind: row.kind,
