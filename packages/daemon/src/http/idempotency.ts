@@ -47,7 +47,8 @@ export function idempotency(store: IdempotencyStore): Idempotent {
         },
       );
     }
-    const route = c.route!;
+    // The field of the route's answer shown only once, which the stored copy leaves out.
+    const secretField = SECRET_FIELDS[c.route!.id];
     const fingerprint = `${c.method} ${c.path} ${hash('sha256', c.input.raw, 'hex')}`;
     const now = Date.now();
     const memoKey = `${holder}\n${key}`;
@@ -74,7 +75,7 @@ export function idempotency(store: IdempotencyStore): Idempotent {
           },
         );
       }
-      const heldSecret = SECRET_FIELDS[route.id] !== undefined && row.status < 300;
+      const heldSecret = secretField !== undefined && row.status < 300;
       const body = heldSecret ? secrets.get(memoKey)?.body : row.body;
       if (body === undefined || body === null) {
         throw new ApiError(
@@ -97,7 +98,6 @@ export function idempotency(store: IdempotencyStore): Idempotent {
       return res;
     }
     const body = res.body;
-    const secretField = SECRET_FIELDS[route.id];
     let stored = body;
     if (secretField !== undefined && res.status < 300) {
       secrets.set(memoKey, { body, expires: now + IDEMPOTENCY_TTL_MS });

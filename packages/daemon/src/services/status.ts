@@ -11,7 +11,8 @@ export function statusJsonWriter(ctx: DaemonContext): () => string {
   let tcp: TcpInfo | null | undefined;
   let tcpJson = 'null';
   return () => {
-    // On first use, not at registration: the route table is built before the daemon has started.
+    // On first use, not at registration: building the route table reads nothing of the context
+    // (the OpenAPI document is built from a stub one).
     fixed ??= {
       head: JSON.stringify({
         status: 'ready',
