@@ -6,7 +6,7 @@ import { CliError, EXIT, UsageError } from '../errors.ts';
 import { followLog, readLastLines, renderLogLine } from '../log-file.ts';
 import { renderStatus } from '../output/views.ts';
 import { parseListenAddress } from '../parse/listen.ts';
-import { positive } from '../parse/node-create.ts';
+import { positive } from '../parse/number.ts';
 
 const STOP_TIMEOUT_MS = 15_000;
 

@@ -115,7 +115,7 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .action(action(runtime, recycle));
 }
 
-function nodeId(value: string, what = 'node id'): string {
+function nodeId(value: string, what?: string): string {
   return parseId('node', value, what);
 }
 

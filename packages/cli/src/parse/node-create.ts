@@ -8,6 +8,7 @@ import { parseScopeList, ScopeError } from '@svc/protocol';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { parseModelRef } from './model-ref.ts';
+import { positive } from './number.ts';
 
 export interface CreateOptions {
   title?: string;
@@ -105,16 +106,6 @@ export function parseBudgets(opts: {
   if (opts.maxCostUsd !== undefined)
     budgets.max_cost_usd = positive(opts.maxCostUsd, '--max-cost-usd', false);
   return Object.keys(budgets).length > 0 ? budgets : undefined;
-}
-
-export function positive(value: string, flag: string, integer: boolean): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(
-      `${flag} must be a positive ${integer ? 'whole ' : ''}number; received '${value}'`,
-    );
-  }
-  return n;
 }
 
 function readJson(file: string, flag: string): unknown {

@@ -2,7 +2,7 @@
 import type { Node } from '@svc/client';
 import { NODE_STATES } from '@svc/protocol';
 import { UsageError } from '../../errors.ts';
-import { positive } from '../../parse/node-create.ts';
+import { positive } from '../../parse/number.ts';
 
 /** `--state a,b`: each must be a node state (runs share them). */
 export function parseStates(value: string | undefined): Node['state'][] | undefined {
