@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.ts';
 
-/** A flag's value as a number above 0 (a whole one when `integer`); else a usage error naming it. */
+/** A flag's value as a number above 0 (whole when `integer`); else a usage error naming it. */
 export function positive(value: string, flag: string, integer: boolean): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
