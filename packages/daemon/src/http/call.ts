@@ -33,14 +33,15 @@ const NO_INPUT: RouteInput = Object.freeze({
  * One request as the daemon's handlers see it: what arrived (method, path, headers), who sent it
  * (`principal`, set by the auth step) and what it holds (`input`, validated), plus `json` and
  * `body` to answer. Read from node's `IncomingMessage` directly: a Fetch `Request` and a router
- * per request cost more than the rest of `GET /v1/status` (docs/api-v1.md, "How the daemon serves HTTP").
+ * per request cost more than the rest of `GET /v1/status` (docs/api-v1.md, "How the daemon
+ * serves HTTP").
  */
 export class Call {
   readonly method: string;
   /** The path, dot segments resolved and percent-decoded as `decodeURI` does. */
   readonly path: string;
-  /** The request target as received (path and query). */
-  readonly url: string;
+  /** The query string as received, without its `?` (empty when there is none). */
+  readonly query: string;
   readonly headers: IncomingHttpHeaders;
   readonly requestId: string;
   readonly log: Logger;
@@ -51,14 +52,14 @@ export class Call {
   #abort: AbortController | undefined;
 
   constructor(
-    req: { method: string; path: string; url: string; headers: IncomingHttpHeaders },
+    req: { method: string; path: string; query: string; headers: IncomingHttpHeaders },
     requestId: string,
     log: Logger,
     res: ServerResponse,
   ) {
     this.method = req.method;
     this.path = req.path;
-    this.url = req.url;
+    this.query = req.query;
     this.headers = req.headers;
     this.requestId = requestId;
     this.log = log;

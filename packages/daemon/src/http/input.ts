@@ -24,7 +24,7 @@ export function readInput(
 ): RouteInput | Promise<RouteInput> {
   const input: RouteInput = {
     params: parse(route.params, params, 'params'),
-    query: route.query === undefined ? undefined : parse(route.query, queryOf(c.url), 'query'),
+    query: route.query === undefined ? undefined : parse(route.query, queryOf(c.query), 'query'),
     body: undefined,
     raw: NO_BYTES,
   };
@@ -44,15 +44,8 @@ export function readInput(
 /** The body of a request without one: shared, never written to (a zero-length view). */
 const NO_BYTES = new Uint8Array();
 
-/**
- * The query's parameters (the last of a repeated name wins), as `new URL(url).searchParams`
- * reads them but without parsing the whole URL: the query ends at a fragment (RFC 3986 §3.4).
- */
-function queryOf(url: string): Record<string, string> {
-  const hash = url.indexOf('#');
-  const end = hash === -1 ? url.length : hash;
-  const start = url.indexOf('?');
-  const query = start === -1 || start > end ? '' : url.slice(start + 1, end);
+/** The query's parameters (the last of a repeated name wins), as `URLSearchParams` reads them. */
+function queryOf(query: string): Record<string, string> {
   return query === '' ? {} : Object.fromEntries(new URLSearchParams(query));
 }
 

@@ -94,7 +94,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     const extra: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
     const target = requestTarget(req.url ?? '/');
     const c = new Call(
-      { method: req.method ?? 'GET', path: target.path, url: target.url, headers },
+      { method: req.method ?? 'GET', path: target.path, query: target.query, headers },
       requestId,
       ctx.logger,
       res,
@@ -176,26 +176,27 @@ export function requestLogLevel(
 }
 
 /**
- * The path (and the target as received, for its query) of a request target. The usual
- * origin-form path is taken as is; one with dot segments (also encoded) or backslashes is
+ * The path and the query (between `?` and any fragment, RFC 3986 §3.4) of a request target. The
+ * usual origin-form path is taken as is; one with dot segments (also encoded) or backslashes is
  * normalised as `new URL` does it (RFC 3986 §5.2.4), and percent-escapes are decoded as
  * `decodeURI` decodes them (an encoded `/` stays encoded, so it never splits a segment).
  */
-function requestTarget(raw: string): { path: string; url: string; bad?: ApiError } {
+function requestTarget(raw: string): { path: string; query: string; bad?: ApiError } {
   let url = raw;
   if (url.charCodeAt(0) !== 47 /* / */) {
     // The absolute form (RFC 9112 §3.2.2) is what a proxy sends; anything else is no path.
     if (!/^https?:\/\//i.test(url)) {
       const bad = new ApiError('invalid_request', 'the request target must be a path');
-      return { path: '/', url: '/', bad };
+      return { path: '/', query: '', bad };
     }
     const parsed = URL.parse(url);
     url = parsed === null ? '/' : parsed.pathname + parsed.search;
   }
-  const query = url.indexOf('?');
-  let path = query === -1 ? url : url.slice(0, query);
-  const hash = path.indexOf('#');
-  if (hash !== -1) path = path.slice(0, hash);
+  const hash = url.indexOf('#');
+  if (hash !== -1) url = url.slice(0, hash);
+  const mark = url.indexOf('?');
+  let path = mark === -1 ? url : url.slice(0, mark);
+  const query = mark === -1 ? '' : url.slice(mark + 1);
   if (UNUSUAL_PATH.test(path)) path = URL.parse(path, 'http://localhost')?.pathname ?? '/';
   if (path.includes('%')) {
     try {
@@ -204,5 +205,5 @@ function requestTarget(raw: string): { path: string; url: string; bad?: ApiError
       // A malformed escape stays as it came; no route has one, so it is answered 404.
     }
   }
-  return { path, url };
+  return { path, query };
 }
