@@ -55,35 +55,90 @@ describe('request bodies', () => {
     );
   });
 
-  it('accepts JSON media types with parameters and +json, or no Content-Type', async () => {
+  it('reads the body as JSON whatever its Content-Type, or with none', async () => {
     for (const type of [
       'application/json',
       'application/json; charset=utf-8',
       'Application/JSON',
       'application/vnd.acme+json',
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+      'application/jsonx',
+      'application/octet-stream',
     ]) {
-      expect((await echo(raw('{"x":1}', { 'Content-Type': type }))).status).toBe(200);
+      expect((await echo(raw('{"x":1}', { 'Content-Type': type }))).body.input).toEqual({ x: 1 });
     }
     const untyped = new Request(`${ORIGIN}/acme/tickets/echo`, {
       method: 'POST',
       body: new TextEncoder().encode('{"x":1}'),
     });
+    expect(untyped.headers.get('content-type')).toBeNull();
     expect((await echo(untyped)).body.input).toEqual({ x: 1 });
   });
 
-  it('answers 415 unsupported_media_type for other types', async () => {
-    for (const type of [
-      'text/plain',
-      'application/x-www-form-urlencoded',
-      'multipart/form-data',
-      'application/jsonx',
-    ]) {
-      const response = await handler(raw('{"x":1}', { 'Content-Type': type }));
-      expect(response.status).toBe(415);
-      const error = await errorOf(response);
-      expect(error.code).toBe('unsupported_media_type');
-      expect(error.received).toBe(type);
+  it('runs a command posted with fetch defaults: a string body, labelled text/plain', async () => {
+    const request = new Request(`${ORIGIN}/acme/tickets/echo`, {
+      method: 'POST',
+      body: JSON.stringify({ x: 1 }),
+    });
+    expect(request.headers.get('content-type')).toMatch(/^text\/plain/);
+    const { status, body } = await echo(request);
+    expect(status).toBe(200);
+    expect(body.input).toEqual({ x: 1 });
+  });
+
+  it('answers 400 for a body that is not JSON, whatever its Content-Type', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const response = await handler(raw('x=1', { 'Content-Type': type }));
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).code).toBe('invalid_request');
     }
+  });
+
+  it('answers 403 forbidden to what a page may post cross-site without a preflight', async () => {
+    const crossSite = [
+      { 'Sec-Fetch-Site': 'cross-site' },
+      { 'Sec-Fetch-Site': 'same-site' },
+      { Origin: 'https://evil.example' },
+      { Origin: 'null' },
+    ];
+    for (const site of crossSite) {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']) {
+        const response = await handler(raw('{"x":1}', { 'Content-Type': type, ...site }));
+        expect(response.status).toBe(403);
+        const error = await errorOf(response);
+        expect(error.code).toBe('forbidden');
+        expect(error.field).toBe('Content-Type');
+        expect(error.received).toBe(type);
+      }
+      // A Blob without a type is posted with no Content-Type at all, as simple as text/plain.
+      const untyped = await handler(raw(new TextEncoder().encode('{"x":1}'), site));
+      expect(untyped.status).toBe(403);
+      expect((await errorOf(untyped)).received).toBeNull();
+    }
+  });
+
+  it('runs what the same origin or no browser sent, and JSON from any site', async () => {
+    const allowed = [
+      { 'Sec-Fetch-Site': 'same-origin' },
+      { 'Sec-Fetch-Site': 'none' },
+      { Origin: ORIGIN },
+      // Sec-Fetch-Site decides when present: Origin is only read without it.
+      { 'Sec-Fetch-Site': 'same-origin', Origin: 'https://other.example' },
+    ];
+    for (const site of allowed) {
+      const { status, body } = await echo(raw('{"x":1}', { 'Content-Type': 'text/plain', ...site }));
+      expect(status).toBe(200);
+      expect(body.input).toEqual({ x: 1 });
+    }
+    // application/json is never posted cross-site without a preflight, which this kit does not
+    // answer with CORS headers; so a request that carries it came through one, or from no browser.
+    const json = await echo(
+      raw('{"x":1}', { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'cross-site' }),
+    );
+    expect(json.status).toBe(200);
   });
 
   it('answers 400 invalid_request for malformed JSON', async () => {

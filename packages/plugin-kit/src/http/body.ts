@@ -2,32 +2,39 @@
 import { PluginError } from '../errors.ts';
 import type { JsonObject } from '../types.ts';
 
-// `application/json`, `application/<anything>+json` (RFC 6839 §3.1), with any parameters.
-const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+// The CORS-safelisted request content types (Fetch, "CORS-safelisted request-header"): a browser
+// posts these cross-site without a preflight, so any page the user visits could send one.
+const SIMPLE_TYPE =
+  /^\s*(?:text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)\s*(?:;|$)/i;
 const DECIMAL = /^[0-9]+$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
 /**
- * The body as a JSON object, or a rejection with a `PluginError` (415, 413, 400), never a
+ * The body as a JSON object, or a rejection with a `PluginError` (403, 413, 400), never a
  * synchronous throw. An `async` function on purpose: awaiting the body's own promise resumes here
  * one turn after it settles, where a chain of `then` reactions that hands back a promise would take
  * three, and a command's whole cost is a few turns.
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonObject> {
+  // Any type is read as JSON: `fetch` labels a string body `text/plain` unless told otherwise,
+  // and the parse is what decides. Only what a browser may post cross-site without a preflight
+  // (no type, or a simple one) is refused when it comes from another site: a command under no
+  // auth would otherwise run for whatever page the user's browser has open.
   // Names in lower case, as every runtime stores them: a Headers implementation in JavaScript
   // (@hono/node-server's) then needs no new string for the lookup.
   const type = request.headers.get('content-type');
   if (
-    type !== null &&
-    type !== 'application/json' && // the usual value, spared the pattern
-    !JSON_MEDIA_TYPE.test(type) &&
-    type.trim() !== ''
+    type !== 'application/json' && // the usual value, spared the pattern and the site check
+    (type === null || SIMPLE_TYPE.test(type)) &&
+    crossSite(request)
   ) {
-    throw new PluginError(415, 'unsupported_media_type', 'The body must be application/json', {
-      field: 'Content-Type',
-      received: type,
-    });
+    throw new PluginError(
+      403,
+      'forbidden',
+      'A cross-site browser request must send Content-Type: application/json',
+      { field: 'Content-Type', received: type },
+    );
   }
   const declared = request.headers.get('content-length');
   if (declared === null || !DECIMAL.test(declared)) {
@@ -51,6 +58,18 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   // (mis-encoded text such as Latin-1 always changes it).
   if (text.includes('\uFFFD') && encoder.encode(text).byteLength !== length) throw notUtf8();
   return parseObject(text);
+}
+
+/**
+ * Whether a browser sent the request from another origin: `Sec-Fetch-Site` when it says (every
+ * current browser does), else an `Origin` other than the request's own. Other clients send
+ * neither.
+ */
+function crossSite(request: Request): boolean {
+  const site = request.headers.get('sec-fetch-site');
+  if (site !== null) return site !== 'same-origin' && site !== 'none';
+  const origin = request.headers.get('origin');
+  return origin !== null && origin !== new URL(request.url).origin;
 }
 
 function decode(bytes: Uint8Array): string {
