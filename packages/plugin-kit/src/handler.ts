@@ -27,7 +27,7 @@ export function createFetchHandler(
   const defs = validateDefinitions(plugin);
   const versioned = Array.isArray(plugin) || defs[0]?.version !== undefined;
   const name = defs[0]?.name ?? '';
-  const { authMode, mount, maxBodyBytes, logger } = resolveOptions(options, name);
+  const { authMode, mount, maxBodyBytes, logger } = resolveOptions(options, name, versioned);
   const router = createRouter(defs, versioned, (command, at) =>
     compileInput(command.input ?? ANY_OBJECT, at),
   );
@@ -219,6 +219,8 @@ function headless(response: Response): Response | Promise<Response> {
  * The archive, or 304 when the client's copy is current (RFC 9110 §13.1.2, on GET and HEAD), with
  * the validator and caching headers a 200 would send (§15.4.5). The header names are spelled out,
  * `Svc-Request-Id` included: a literal with constant keys is built from a template.
+ * `no-transform`: no proxy may compress the tar. A token-guarded archive needs no `private`: a
+ * shared cache never reuses an answer to a request with `Authorization` (RFC 9111 §3.5).
  */
 function archiveResponse(request: Request, requestId: string, archive: Archive): Response {
   if (ifNoneMatch(request.headers.get('if-none-match'), archive.etag)) {
@@ -226,7 +228,7 @@ function archiveResponse(request: Request, requestId: string, archive: Archive):
       status: 304,
       headers: {
         ETag: archive.etag,
-        'Cache-Control': archive.cacheControl,
+        'Cache-Control': 'no-transform',
         'Svc-Request-Id': requestId,
       },
     });
@@ -237,7 +239,7 @@ function archiveResponse(request: Request, requestId: string, archive: Archive):
       'Content-Type': 'application/x-tar',
       'Content-Length': archive.length,
       ETag: archive.etag,
-      'Cache-Control': archive.cacheControl,
+      'Cache-Control': 'no-transform',
       'Svc-Request-Id': requestId,
     },
   });

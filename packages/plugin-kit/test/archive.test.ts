@@ -9,7 +9,7 @@ describe('the archive', () => {
     const response = await open()(get('/plugins'));
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Type')).toBe('application/x-tar');
-    expect(response.headers.get('Cache-Control')).toContain('no-transform');
+    expect(response.headers.get('Cache-Control')).toBe('no-transform');
     expect(response.headers.get('Content-Encoding')).toBeNull();
     const bytes = new Uint8Array(await response.arrayBuffer());
     expect(response.headers.get('Content-Length')).toBe(String(bytes.length));
@@ -160,7 +160,7 @@ describe('ETag and conditional requests', () => {
       const response = await handler(get('/a', { 'If-None-Match': condition }));
       expect(response.status).toBe(304);
       expect(response.headers.get('ETag')).toBe(etag);
-      expect(response.headers.get('Cache-Control')).toContain('no-transform');
+      expect(response.headers.get('Cache-Control')).toBe('no-transform');
       expect(response.headers.get('Svc-Request-Id')).toBeTruthy();
       expect(await response.text()).toBe('');
     }

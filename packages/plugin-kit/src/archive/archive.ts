@@ -14,7 +14,6 @@ export interface Archive {
   /** `bytes.byteLength` as the `Content-Length` a HEAD answer reports too. */
   length: string;
   etag: string;
-  cacheControl: string;
 }
 
 const CACHE_SIZE = 64;
@@ -22,13 +21,11 @@ const CACHE_SIZE = 64;
 /** Returns the archive itself once built, so a request for it needs no promise. */
 export function createArchiveCache(auth: AuthMode, versioned: boolean) {
   const cache = new BoundedCache<string, Archive | Promise<Archive>>(CACHE_SIZE);
-  // A token-guarded archive must not sit in a shared cache; no cache may compress it.
-  const cacheControl = auth === 'token' ? 'private, no-transform' : 'no-transform';
   return (def: PluginDefinition, mount: string): Archive | Promise<Archive> => {
     const key = `${def.version ?? ''} ${mount}`;
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
-    const building = build(def, mount, auth, versioned, cacheControl).then((archive) => {
+    const building = build(def, mount, auth, versioned).then((archive) => {
       // Unless evicted meanwhile, the entry becomes the archive itself.
       if (cache.get(key) === building) cache.set(key, archive);
       return archive;
@@ -43,11 +40,10 @@ async function build(
   mount: string,
   auth: AuthMode,
   versioned: boolean,
-  cacheControl: string,
 ): Promise<Archive> {
   const manifest = buildManifest(def, mount, auth, versioned);
   const json = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
   const bytes = writeTar([{ name: 'plugin.json', data: json }]);
   const etag = await strongEtag(bytes);
-  return { bytes, length: String(bytes.byteLength), etag, cacheControl };
+  return { bytes, length: String(bytes.byteLength), etag };
 }
