@@ -1,4 +1,4 @@
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createTestIssuer } from '../src/testing/index.ts';
 
@@ -67,5 +67,23 @@ describe('createTestIssuer', () => {
     expect(kids[1]).toBe(before);
     const token = await issuer.mint({ aud: 'a', scope: 's' });
     expect(decodeProtectedHeader(token).kid).toBe(kids[0]);
+  });
+
+  it('hands out its current key pair, to sign a token mint cannot shape', async () => {
+    const issuer = await createTestIssuer({ issuer: 'https://dir.example', alg: 'ES256' });
+    expect(issuer.alg).toBe('ES256');
+    expect(issuer.publicJwk).toEqual(issuer.jwks().keys[0]);
+    expect(issuer.publicJwk.d).toBeUndefined();
+    const token = await new SignJWT({ custom: true })
+      .setProtectedHeader({ alg: issuer.alg, kid: issuer.publicJwk.kid ?? '' })
+      .sign(issuer.privateKey);
+    expect((await jwtVerify(token, issuer.publicKey)).payload.custom).toBe(true);
+
+    const { kid } = issuer.publicJwk;
+    const privateKey = issuer.privateKey;
+    await issuer.rotate();
+    expect(issuer.publicJwk.kid).not.toBe(kid);
+    expect(issuer.privateKey).not.toBe(privateKey);
+    expect(issuer.publicJwk).toEqual(issuer.jwks().keys[0]);
   });
 });

@@ -31,6 +31,12 @@ export interface MintClaims {
 
 export interface TestIssuer {
   issuer: string;
+  alg: TestIssuerAlg;
+  /** The current key pair (`rotate` replaces it), to sign a token that `mint` cannot shape. */
+  readonly privateKey: CryptoKey;
+  readonly publicKey: CryptoKey;
+  /** The current public key as published, with its `kid`, `alg` and `use`. */
+  readonly publicJwk: JWK;
   /** The public key set: the current key and, after `rotate`, the previous one. */
   jwks(): { keys: JWK[] };
   /** Answers GET `<issuer path>/.well-known/jwks.json`; 404 otherwise. */
@@ -42,6 +48,7 @@ export interface TestIssuer {
 
 interface SigningKey {
   privateKey: CryptoKey;
+  publicKey: CryptoKey;
   jwk: JWK;
 }
 
@@ -58,6 +65,16 @@ export async function createTestIssuer(options: {
 
   return {
     issuer,
+    alg,
+    get privateKey() {
+      return current.privateKey;
+    },
+    get publicKey() {
+      return current.publicKey;
+    },
+    get publicJwk() {
+      return current.jwk;
+    },
     jwks,
     async fetch(input, init) {
       const request = new Request(input, init);
@@ -96,5 +113,5 @@ export async function createTestIssuer(options: {
 async function newKey(alg: TestIssuerAlg): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg);
   const jwk = await exportJWK(publicKey);
-  return { privateKey, jwk: { ...jwk, kid: crypto.randomUUID(), alg, use: 'sig' } };
+  return { privateKey, publicKey, jwk: { ...jwk, kid: crypto.randomUUID(), alg, use: 'sig' } };
 }
