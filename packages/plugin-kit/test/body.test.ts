@@ -105,7 +105,11 @@ describe('request bodies', () => {
       { Origin: 'null' },
     ];
     for (const site of crossSite) {
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']) {
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+      ]) {
         const response = await handler(raw('{"x":1}', { 'Content-Type': type, ...site }));
         expect(response.status).toBe(403);
         const error = await errorOf(response);
@@ -129,7 +133,9 @@ describe('request bodies', () => {
       { 'Sec-Fetch-Site': 'same-origin', Origin: 'https://other.example' },
     ];
     for (const site of allowed) {
-      const { status, body } = await echo(raw('{"x":1}', { 'Content-Type': 'text/plain', ...site }));
+      const { status, body } = await echo(
+        raw('{"x":1}', { 'Content-Type': 'text/plain', ...site }),
+      );
       expect(status).toBe(200);
       expect(body.input).toEqual({ x: 1 });
     }
