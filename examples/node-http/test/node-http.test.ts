@@ -68,7 +68,7 @@ describe('shared-token mode over node:http', () => {
     expect(response.status).toBe(422);
     const { error } = await response.json();
     expect(error.code).toBe('validation_failed');
-    expect(error.field).toBe('/title');
+    expect(error.field).toBe('title');
   });
 });
 

@@ -355,7 +355,7 @@ describe('outcome', () => {
     t.broker(node.id, 'start');
     const bad = await t.post(`/v1/nodes/${node.id}/result`, { result: { n: 'three' } });
     expect(bad.status).toBe(422);
-    expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'result/n' });
+    expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'result.n' });
     const none = await t.post(`/v1/nodes/${node.id}/result`, { summary: 'no result' });
     expect(none.status).toBe(422);
     const ok = await t.post(`/v1/nodes/${node.id}/result`, { result: { n: 3 }, summary: 'three' });

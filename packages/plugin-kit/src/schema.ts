@@ -25,10 +25,14 @@ export function compileInput(schema: JsonSchema, at: string): InputCheck {
     const result = validator.validate(input);
     if (result.valid) return;
     const unit = deepest(result.errors);
-    const field = location(unit);
+    const pointer = location(unit);
     // A `false` subschema (e.g. `additionalProperties: false`) reports only "False boolean schema."
     const reason = unit.keyword === 'false' ? 'This property is not allowed.' : unit.error;
-    throw new PluginError(422, 'validation_failed', `${field || '/'}: ${reason}`, { field });
+    const message = `${pointer || '/'}: ${reason}`;
+    // `field` names the property as the daemon's errors do (`title`, `address.city`); the
+    // message keeps the exact JSON Pointer, which a key holding a `.` or `/` needs.
+    const field = fieldName(pointer);
+    throw new PluginError(422, 'validation_failed', message, field === '' ? {} : { field });
   };
 }
 
@@ -46,6 +50,15 @@ function location(unit: OutputUnit): string {
   const missing = unit.keyword === 'required' ? /"(.*)"\.$/.exec(unit.error) : null;
   if (missing?.[1] === undefined) return pointer;
   return `${pointer}/${missing[1].replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
+/** A JSON Pointer's property names, unescaped (RFC 6901 §4) and joined with `.`. */
+function fieldName(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
 }
 
 function depth(unit: OutputUnit): number {

@@ -29,7 +29,8 @@ export function compileOutputSchema(schema: Record<string, unknown>): ResultChec
     throw new ApiError(
       'validation_failed',
       `the result does not match output_schema at ${at}: ${unit.error}`,
-      { field: `result${at === '/' ? '' : at}` },
+      // Named as the other fields are (`result.n`); the message keeps the JSON Pointer.
+      { field: ['result', ...at.split('/').slice(1)].join('.') },
     );
   };
 }
