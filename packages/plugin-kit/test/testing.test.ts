@@ -86,4 +86,14 @@ describe('createTestIssuer', () => {
     expect(issuer.privateKey).not.toBe(privateKey);
     expect(issuer.publicJwk).toEqual(issuer.jwks().keys[0]);
   });
+
+  it('needs no options: issuer https://directory.test, ES256', async () => {
+    const issuer = await createTestIssuer();
+    expect(issuer.issuer).toBe('https://directory.test');
+    expect(issuer.alg).toBe('ES256');
+    const token = await issuer.mint({ aud: 'a', scope: 's' });
+    expect(decodeJwt(token).iss).toBe('https://directory.test');
+    const served = await issuer.fetch('https://directory.test/.well-known/jwks.json');
+    expect(((await served.json()) as { keys: unknown[] }).keys).toEqual(issuer.jwks().keys);
+  });
 });

@@ -52,11 +52,11 @@ interface SigningKey {
   jwk: JWK;
 }
 
-export async function createTestIssuer(options: {
-  issuer: string;
-  alg?: TestIssuerAlg;
-}): Promise<TestIssuer> {
-  const { issuer, alg = 'ES256' } = options;
+/** @param options.issuer the `iss` of its tokens, default `https://directory.test` */
+export async function createTestIssuer(
+  options: { issuer?: string; alg?: TestIssuerAlg } = {},
+): Promise<TestIssuer> {
+  const { issuer = 'https://directory.test', alg = 'ES256' } = options;
   const jwksPath = `${new URL(issuer).pathname.replace(/\/+$/, '')}/.well-known/jwks.json`;
   let current = await newKey(alg);
   let previous: SigningKey | null = null;
