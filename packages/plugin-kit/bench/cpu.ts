@@ -5,7 +5,16 @@
 // the machine runs, so it compares the handlers themselves steadily on a shared machine.
 // Knobs: BENCH_REQUESTS (default 20000 per cell; a tenth for the directory row), BENCH_ROUNDS
 // (default 3; each cell keeps its lowest), BENCH_ROWS (comma-separated row-name substrings),
-// BENCH_VARIANTS (e.g. `kit` alone, to profile it with --cpu-prof).
+// BENCH_VARIANTS (e.g. `kit` alone, to profile it with --cpu-prof), BENCH_COLD (see below).
+//
+// Back to back in one loop, a request finds the handler's code and data in the CPU's caches.
+// Over a socket it does not: between two requests the kernel and the load generator run, so
+// each request pays the cache misses of the code and data it touches, and a handler's extra code
+// costs more there than a warm loop shows.
+// BENCH_COLD=<bytes> (e.g. 1000000) writes one byte of every 64 across a buffer that large
+// before each request, evicting what the last one left, and times the request alone (wall
+// time: nothing in it waits on I/O). A model, not a measure: on this project's VM its command
+// rows' kit/bare came within 0.05 of those over sockets, its archive rows' 0.06-0.13 below.
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
@@ -16,6 +25,7 @@ import { createRows, type Row, type Variant } from './scenarios.ts';
 const requests = positive('BENCH_REQUESTS', 20_000);
 const rounds = positive('BENCH_ROUNDS', 3);
 const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
+const cold = nonNegative('BENCH_COLD', 0);
 const VARIANTS = (['kit', 'bare', 'hono'] as const).filter(
   (variant) => process.env.BENCH_VARIANTS?.split(',').includes(variant) ?? true,
 );
@@ -69,14 +79,31 @@ async function measure(row: Row, variant: Variant): Promise<number> {
       row,
       row.tokens ? { ...headers, authorization: `Bearer ${tokens[i % tokens.length]}` } : headers,
     );
-  for (let i = 0; i < Math.min(count, 5_000); i++) await one(i); // let the JIT settle
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) {
+  const checked = async (i: number) => {
     const status = await one(i);
     if (status !== row.status) throw new Error(`${row.name} · ${variant}: answered ${status}`);
+  };
+  for (let i = 0; i < Math.min(count, 5_000); i++) await one(i); // let the JIT settle
+  if (cold > 0) {
+    let elapsed = 0n;
+    for (let i = 0; i < count; i++) {
+      evict();
+      const start = process.hrtime.bigint();
+      await checked(i);
+      elapsed += process.hrtime.bigint() - start;
+    }
+    return Number(elapsed) / 1_000 / count;
   }
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) await checked(i);
   const used = process.cpuUsage(before);
   return (used.user + used.system) / count;
+}
+
+const scratch = new Uint8Array(cold);
+/** Touches every cache line of `scratch`, so the next request starts with cold caches. */
+function evict(): void {
+  for (let i = 0; i < scratch.length; i += 64) scratch[i] = (scratch[i]! + 1) & 0xff;
 }
 
 const best = new Map<Row, Partial<Record<Variant, number>>>(rows.map((row) => [row, {}]));
@@ -92,7 +119,7 @@ for (let round = 1; round <= rounds; round++) {
 }
 
 console.log(
-  `\nCPU µs per request through @hono/node-server's listener, no socket; lowest of ${rounds} round(s), Node ${process.version}\n`,
+  `\n${cold > 0 ? `µs per request with cold caches (${cold} bytes evicted before each)` : 'CPU µs per request'} through @hono/node-server's listener, no socket; lowest of ${rounds} round(s), Node ${process.version}\n`,
 );
 console.log('| row | kit µs | bare µs | hono µs | bare/kit | hono/kit |');
 console.log('|---|---:|---:|---:|---:|---:|');
@@ -104,9 +131,15 @@ for (const [row, cells] of best) {
 }
 
 function positive(name: string, fallback: number): number {
+  const value = nonNegative(name, fallback);
+  if (value === 0) throw new TypeError(`${name} must be a positive integer`);
+  return value;
+}
+
+function nonNegative(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new TypeError(`${name} must be a positive integer`);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new TypeError(`${name} must be a whole number`);
   }
   return value;
 }
