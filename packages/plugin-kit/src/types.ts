@@ -84,11 +84,21 @@ export interface FetchHandlerOptions {
   /** Key-set fetching of directory mode (for tests and development). */
   jwks?:
     | {
-        /** Least time between two refetches caused by unknown `kid`s; default 30 s. */
+        /**
+         * Least time between the starts of two key-set fetch attempts, failed ones included (the
+         * first is made on the first request): an unknown `kid` or a stale cache refetches only
+         * once this has passed; default 30 s.
+         */
         cooldownMs?: number | undefined;
-        /** A key-set fetch slower than this fails the request with 401; default 5 s. */
+        /**
+         * A key-set fetch (response and body) slower than this fails; the request then goes on
+         * with the keys already held, or gets 401 when there are none; default 5 s.
+         */
         timeoutMs?: number | undefined;
-        /** Keys are refetched when older than this; default 10 min. */
+        /**
+         * Keys older than this are refetched when the cooldown allows; if that fails, the old keys
+         * stay in use; default 10 min.
+         */
         cacheMaxAgeMs?: number | undefined;
         fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
       }

@@ -1,17 +1,18 @@
 /**
  * Directory mode: the bearer is a JWT the directory minted. Keys come from
- * `<issuer>/.well-known/jwks.json` through jose's remote key set, which caches them, refetches
- * once for an unknown `kid` at most once per cooldown, and times the fetch out.
+ * `<issuer>/.well-known/jwks.json` through the kit's key-set cache (jwks-cache.ts), which caches
+ * them, refetches once for an unknown `kid`, starts at most one fetch per cooldown and times it out.
  */
-import { createRemoteJWKSet, customFetch, type JWTPayload, jwtVerify } from 'jose';
+import { type JWTPayload, jwtVerify } from 'jose';
 import { PluginError } from '../errors.ts';
 import type { Caller, FetchHandlerOptions } from '../types.ts';
 import { bearerToken } from './bearer.ts';
+import { createJwksCache } from './jwks-cache.ts';
 
 /** Asymmetric algorithms only: never `none`, never HS* (a public key must not become a secret). */
 const ALGORITHMS = ['ES256', 'RS256', 'EdDSA', 'PS256'];
 
-/** Seconds of clock skew tolerated on `exp` and `nbf`. */
+/** Seconds of clock skew tolerated on `nbf` (and `iat`), not on `exp`: see the check below. */
 const CLOCK_TOLERANCE = 5;
 
 type DirectoryOptions = NonNullable<FetchHandlerOptions['auth']>;
@@ -24,18 +25,13 @@ export function createDirectoryVerifier(
   auth: DirectoryOptions,
   jwks: JwksOptions,
 ): (request: Request) => Promise<Claims> {
-  const timeoutMs = jwks.timeoutMs ?? 5_000;
-  const fetchImpl = jwks.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const keys = createRemoteJWKSet(
-    new URL(`${auth.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`),
-    {
-      timeoutDuration: timeoutMs,
-      cooldownDuration: jwks.cooldownMs ?? 30_000,
-      cacheMaxAge: jwks.cacheMaxAgeMs ?? 600_000,
-      // jose aborts the fetch through `signal`; racing it as well bounds a fetch that ignores it.
-      [customFetch]: (url, init) => raceSignal(fetchImpl(url, init), init.signal),
-    },
-  );
+  const keys = createJwksCache({
+    url: new URL(`${auth.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`).href,
+    fetch: jwks.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    cooldownMs: jwks.cooldownMs ?? 30_000,
+    cacheMaxAgeMs: jwks.cacheMaxAgeMs ?? 600_000,
+    timeoutMs: jwks.timeoutMs ?? 5_000,
+  });
   return async (request) => {
     const token = bearerToken(request);
     if (token === null) throw unauthorized('A directory token is required (Authorization: Bearer)');
@@ -48,6 +44,10 @@ export function createDirectoryVerifier(
         clockTolerance: CLOCK_TOLERANCE,
         requiredClaims: ['exp'],
       }));
+      // jose's clockTolerance covers `exp` too, and RFC 7519 §4.1.4 allows such leeway, but the
+      // kit refuses a token at or past its expiry outright; it only forgives a few seconds of
+      // skew on a fresh token (`nbf`). jose has checked that `exp` is a number.
+      if ((payload.exp as number) * 1000 <= Date.now()) throw new Error('expired');
     } catch {
       // One answer for a bad signature, claim, key or an unreachable key set: the reason stays
       // out of the response so it teaches an attacker nothing.
@@ -97,13 +97,4 @@ function claims(payload: JWTPayload): Claims {
 
 function unauthorized(message: string): PluginError {
   return new PluginError(401, 'unauthorized', message);
-}
-
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

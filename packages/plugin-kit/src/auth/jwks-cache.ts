@@ -1,0 +1,154 @@
+/**
+ * The directory's key set, cached by the kit rather than by jose's remote key set. jose starts its
+ * cooldown only after a *successful* fetch, so while the directory is down or slow every request
+ * with an unknown `kid` (and, once the cache is stale, every request) fetches again and waits for
+ * it, and a failed refresh of a stale cache fails tokens signed by keys we still hold. Here the
+ * cooldown counts attempts, failed ones too: a directory that is down sees at most one fetch per
+ * cooldown, and the last good keys keep verifying until a refresh succeeds. Key selection (kid,
+ * alg, use) stays jose's, through its local key set.
+ */
+import { createLocalJWKSet, errors, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose';
+
+export interface JwksCacheOptions {
+  /** `<issuer>/.well-known/jwks.json` */
+  url: string;
+  fetch: (input: string, init: RequestInit) => Promise<Response>;
+  /** Least time between the starts of two fetch attempts, whether they succeed or fail. */
+  cooldownMs: number;
+  /** Keys older than this are refetched when the cooldown allows, and kept if that fails. */
+  cacheMaxAgeMs: number;
+  /** Bound on one attempt, response and body, even when `fetch` ignores its signal. */
+  timeoutMs: number;
+}
+
+/** Finds the key for a token, in the shape `jwtVerify` takes; rejects when there is none. */
+export type KeyResolver = (
+  header: JWSHeaderParameters,
+  token: FlattenedJWSInput,
+) => Promise<CryptoKey>;
+
+type LocalSet = ReturnType<typeof createLocalJWKSet>;
+
+interface Attempt {
+  startedAt: number;
+  /** Settles, never rejects, once the attempt has succeeded, failed or timed out. */
+  settled: Promise<void>;
+}
+
+/**
+ * An attempt settles by its own timeout, unless the request that started it was cancelled first:
+ * workerd then drops that request's I/O and timers, so the attempt never settles. Past this grace
+ * it counts as abandoned, so one cancelled request cannot block key fetching for good.
+ */
+const ABANDON_GRACE_MS = 1_000;
+
+export function createJwksCache(options: JwksCacheOptions): KeyResolver {
+  const { url, fetch, cooldownMs, cacheMaxAgeMs, timeoutMs } = options;
+  /** The last good key set; never dropped for a failed refresh. */
+  let keys: { set: LocalSet; fetchedAt: number } | null = null;
+  /** -Infinity: the first request fetches, then each attempt starts the cooldown. */
+  let lastAttemptAt = Number.NEGATIVE_INFINITY;
+  let pending: Attempt | null = null;
+  let started = 0;
+  let applied = 0;
+
+  /** The attempt in flight to share, else a new one if the cooldown allows, else `null`. */
+  function attempt(): Attempt | null {
+    const now = Date.now();
+    if (pending !== null && now - pending.startedAt < timeoutMs + ABANDON_GRACE_MS) return pending;
+    if (now - lastAttemptAt < cooldownMs) return null;
+    lastAttemptAt = now;
+    const sequence = ++started;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const current: Attempt = {
+      startedAt: now,
+      settled: raceSignal(load(url, fetch, signal), signal)
+        .then(
+          (set) => {
+            // an abandoned attempt that succeeds late must not replace newer keys
+            if (sequence < applied) return;
+            applied = sequence;
+            keys = { set, fetchedAt: Date.now() };
+          },
+          // A failure keeps the last good keys and logs nothing: the reason could carry the
+          // directory's answer, and every caller gets the same 401 anyway.
+          () => {},
+        )
+        .finally(() => {
+          if (pending === current) pending = null;
+        }),
+    };
+    pending = current;
+    return current;
+  }
+
+  /**
+   * Waits for an attempt, but no longer than its timeout: on workerd a request that joins another
+   * request's attempt would wait forever if that request were cancelled (see ABANDON_GRACE_MS).
+   */
+  async function settle(current: Attempt): Promise<void> {
+    const left = Math.max(0, current.startedAt + timeoutMs - Date.now());
+    await raceSignal(current.settled, AbortSignal.timeout(left)).catch(() => {});
+  }
+
+  return async (header, token) => {
+    let waited = false;
+    if (keys === null) {
+      const current = attempt();
+      if (current !== null) {
+        await settle(current);
+        waited = true;
+      }
+    } else if (Date.now() - keys.fetchedAt >= cacheMaxAgeMs) {
+      // Stale keys still verify while the refresh runs: a slow directory must not hold every
+      // request of the moment for up to `timeoutMs`. A token signed by a key only the refresh
+      // brings waits for it below, as an unknown `kid`.
+      attempt();
+    }
+    const known = keys;
+    if (known === null) throw new errors.JOSEError('No key set from the directory yet');
+    try {
+      return await known.set(header, token);
+    } catch (error) {
+      // An unknown kid may be a key the directory rotated in: refetch once, unless this request
+      // has just waited for a fetch or the cooldown forbids one (a flood of made-up kids must not
+      // become a flood of fetches).
+      if (!(error instanceof errors.JWKSNoMatchingKey) || waited) throw error;
+      const current = attempt();
+      if (current === null) throw error;
+      await settle(current);
+      return (keys ?? known).set(header, token);
+    }
+  };
+}
+
+/** One fetch of the key set; anything but a 200 carrying `{ keys: [...] }` is a failure. */
+async function load(
+  url: string,
+  fetch: JwksCacheOptions['fetch'],
+  signal: AbortSignal,
+): Promise<LocalSet> {
+  const response = await fetch(url, {
+    method: 'GET',
+    // a redirect is a failure, not a hop to wherever it points
+    redirect: 'manual',
+    signal,
+    headers: { Accept: 'application/jwk-set+json, application/json' },
+  });
+  if (response.status !== 200) {
+    response.body?.cancel().catch(() => {});
+    throw new errors.JOSEError(`The key set endpoint answered ${response.status}`);
+  }
+  // throws on a body that is not JSON or not a key set
+  return createLocalJWKSet(await response.json());
+}
+
+/** `promise`, or the signal's reason once it aborts: bounds a fetch that ignores its signal. */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
