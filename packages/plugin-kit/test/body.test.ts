@@ -83,7 +83,9 @@ describe('request bodies', () => {
       method: 'POST',
       body: JSON.stringify({ x: 1 }),
     });
-    expect(request.headers.get('content-type')).toMatch(/^text\/plain/);
+    // Fetch labels it text/plain;charset=UTF-8; Bun leaves it unlabelled.
+    const type = request.headers.get('content-type');
+    expect(type === null || type.startsWith('text/plain')).toBe(true);
     const { status, body } = await echo(request);
     expect(status).toBe(200);
     expect(body.input).toEqual({ x: 1 });
