@@ -53,15 +53,34 @@ describe('bad input on every route answers an envelope, never a 5xx', () => {
     },
   );
 
-  it.each(withBody.map((r) => [r.id, r] as const))('%s: not JSON → 415', async (_id, route) => {
-    const res = await t.call(pathOf(route), {
-      method: route.method,
-      body: 'a=1',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    expect(res.status).toBe(415);
-    expect((await envelope(res)).code).toBe('unsupported_media_type');
-  });
+  it.each(withBody.map((r) => [r.id, r] as const))(
+    '%s: not JSON → 400, whatever the Content-Type',
+    async (_id, route) => {
+      const res = await t.call(pathOf(route), {
+        method: route.method,
+        body: 'a=1',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(res.status).toBe(400);
+      expect((await envelope(res)).code).toBe('invalid_request');
+    },
+  );
+
+  it.each(withBody.map((r) => [r.id, r] as const))(
+    '%s: JSON is read as JSON without a Content-Type or labelled text/plain',
+    async (_id, route) => {
+      for (const headers of [{}, { 'content-type': 'text/plain;charset=UTF-8' }]) {
+        // an unknown key: the body was parsed, so the schema, not the label, refuses it
+        const res = await t.call(pathOf(route), {
+          method: route.method,
+          body: '{"__unknown__":true}',
+          headers,
+        });
+        expect(res.status).toBe(422);
+        expect((await envelope(res)).code).toBe('validation_failed');
+      }
+    },
+  );
 
   it.each(withBody.map((r) => [r.id, r] as const))(
     '%s: wrong shape → 422 naming the field',

@@ -16,7 +16,6 @@ export const ERROR_STATUS = {
   invalid_state: 409,
   conflict: 409,
   payload_too_large: 413,
-  unsupported_media_type: 415,
   validation_failed: 422,
   rate_limited: 429,
   internal_error: 500,

@@ -73,7 +73,7 @@ function errorCodes(route: RouteDef): ErrorCode[] {
   if (route.auth.kind === 'scope') codes.push('scope_missing');
   if (route.params !== undefined) codes.push('not_found');
   if (route.body !== undefined) {
-    codes.push('payload_too_large', 'unsupported_media_type', 'validation_failed');
+    codes.push('payload_too_large', 'validation_failed');
   }
   codes.push('internal_error');
   return codes;

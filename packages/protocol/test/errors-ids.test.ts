@@ -26,13 +26,12 @@ describe('error envelope', () => {
       invalid_state: 409,
       conflict: 409,
       payload_too_large: 413,
-      unsupported_media_type: 415,
       validation_failed: 422,
       rate_limited: 429,
       internal_error: 500,
       not_ready: 503,
     });
-    expect(Object.keys(ERROR_STATUS)).toHaveLength(15);
+    expect(Object.keys(ERROR_STATUS)).toHaveLength(14);
   });
 
   it('builds { error: { code, message, request_id } } and adds field/received only when given', () => {
