@@ -11,7 +11,12 @@ export interface ResolvedOptions {
   logger: { warn(message: string): void };
 }
 
-export function resolveOptions(options: FetchHandlerOptions, pluginName: string): ResolvedOptions {
+/** @param versioned whether the handler serves majors (a list, or a definition with `version`) */
+export function resolveOptions(
+  options: FetchHandlerOptions,
+  pluginName: string,
+  versioned: boolean,
+): ResolvedOptions {
   const { token, auth, baseUrl, maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
   const logger = options.logger ?? console;
   if (token !== undefined && auth !== undefined) {
@@ -45,26 +50,27 @@ export function resolveOptions(options: FetchHandlerOptions, pluginName: string)
   }
   return {
     authMode,
-    mount: baseUrl === undefined ? null : baseMount(baseUrl),
+    mount: baseUrl === undefined ? null : baseMount(baseUrl, versioned),
     maxBodyBytes,
     logger,
   };
 }
 
 /**
- * `baseUrl` is the public URL of the mount: absolute, and without `/v<N>`, which the handler adds
- * per major (SPEC, Versioning 4).
+ * `baseUrl` is the public URL of the mount: absolute, and, when versions are served, without
+ * `/v<N>`, which the handler adds per major (SPEC, Versioning 4). An unversioned plugin adds none,
+ * so its mount may hold one (`https://pub.example/api/v1/plugins`).
  */
-function baseMount(baseUrl: string): string {
+function baseMount(baseUrl: string, versioned: boolean): string {
   if (!isHttpUrl(baseUrl)) {
     throw new TypeError(
       `options.baseUrl must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`,
     );
   }
   const { pathname } = new URL(baseUrl);
-  if (pathname.split('/').some((segment) => /^v[0-9]+$/.test(segment))) {
+  if (versioned && pathname.split('/').some((segment) => /^v[0-9]+$/.test(segment))) {
     throw new TypeError(
-      `options.baseUrl must not contain a /v<N> segment (the handler adds it per major), got ${baseUrl}`,
+      `options.baseUrl must not contain a /v<N> segment when versions are served (the handler adds it per major), got ${baseUrl}`,
     );
   }
   return pathname.replace(/\/+$/, '');

@@ -57,13 +57,34 @@ describe('createFetchHandler options', () => {
     }
   });
 
-  it('rejects a baseUrl with a /v<N> segment, naming baseUrl', () => {
+  it('rejects a baseUrl with a /v<N> segment when versions are served, naming baseUrl', () => {
+    const versioned = [
+      acmeDefinition({ version: 2 }),
+      [acmeDefinition({ version: 1 }), acmeDefinition({ version: 2 })],
+    ];
+    for (const plugin of versioned) {
+      for (const baseUrl of [
+        'https://p.example/v2',
+        'https://p.example/v1/plugins',
+        'https://p.example/x/v10/',
+      ]) {
+        expect(() => createFetchHandler(plugin, { token: 't', baseUrl })).toThrow(
+          /baseUrl must not contain a \/v<N> segment/,
+        );
+      }
+    }
+  });
+
+  it('accepts a baseUrl with a /v<N> segment for an unversioned plugin, as its mount', async () => {
     for (const baseUrl of [
-      'https://p.example/v2',
-      'https://p.example/v1/plugins',
-      'https://p.example/x/v10/',
+      'https://pub.example/api/v1/plugins',
+      'https://pub.example/api/v1/plugins/',
+      'https://pub.example/v2',
     ]) {
-      expect(create({ token: 't', baseUrl })).toThrow(/baseUrl must not contain a \/v<N> segment/);
+      const handler = createFetchHandler(acmeDefinition(), { token: 't', baseUrl });
+      const mount = new URL(baseUrl).pathname.replace(/\/$/, '');
+      const response = await handler(get('/internal/', { Authorization: 'Bearer t' }));
+      expect(await pathsOf(response)).toContain(`${mount}/acme/tickets/create`);
     }
   });
 

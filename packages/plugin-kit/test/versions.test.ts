@@ -63,7 +63,7 @@ describe('GET <mount>/versions', () => {
 
 describe('versioned archives', () => {
   it('serves major N at <mount>/v<N>/ with /v<N> routes', async () => {
-    for (const path of ['/plugins/v1', '/plugins/v1/', '/plugins/v1/acme', '/plugins/v1/x/y']) {
+    for (const path of ['/plugins/v1', '/plugins/v1/', '/plugins/v1//', '/plugins/v1/acme/x']) {
       const response = await handler(get(path));
       const manifest = await manifestOf(response);
       expect(manifest.major).toBe(1);
@@ -86,6 +86,38 @@ describe('versioned archives', () => {
     }
   });
 
+  it('reads /v<N> as a major only where it ends the path or precedes the plugin name', async () => {
+    // A versioned handler mounted at /api/v1/plugins: the mount's own v1 is not major 1.
+    for (const path of ['/api/v1/plugins', '/api/v1/plugins/', '/api/v1/plugins/acme/x']) {
+      const manifest = await manifestOf(await handler(get(path)));
+      expect(manifest.major).toBe(2);
+      expect(manifest.commands.map((c) => c.rest.path)).toEqual([
+        '/api/v1/plugins/v2/acme/tickets/create',
+      ]);
+    }
+    for (const path of ['/api/v1/plugins/v1', '/api/v1/plugins/v1/', '/api/v1/plugins/v1/acme']) {
+      const manifest = await manifestOf(await handler(get(path)));
+      expect(manifest.major).toBe(1);
+      expect(manifest.commands.map((c) => c.rest.path)).toEqual([
+        '/api/v1/plugins/v1/acme/tickets/create',
+        '/api/v1/plugins/v1/acme/legacy/export',
+      ]);
+    }
+    // a v<N> followed by other segments is part of the mount, even naming no major served
+    expect(await pathsOf(await handler(get('/plugins/v1/x/y')))).toEqual([
+      '/plugins/v1/x/y/v2/acme/tickets/create',
+    ]);
+    expect(await pathsOf(await handler(get('/plugins/v9/x/')))).toEqual([
+      '/plugins/v9/x/v2/acme/tickets/create',
+    ]);
+  });
+
+  it('declares under a /v<N> mount paths that its commands answer at', async () => {
+    const paths = await pathsOf(await handler(get('/api/v1/plugins/')));
+    expect(paths).toEqual(['/api/v1/plugins/v2/acme/tickets/create']);
+    for (const path of paths) expect((await servedBy(path)).body.served_by).toBe(2);
+  });
+
   it('serves the archive of the routed major for a GET on a command path', async () => {
     const manifest = await manifestOf(await handler(get('/plugins/v1/acme/legacy/export')));
     expect(manifest.major).toBe(1);
@@ -104,12 +136,14 @@ describe('versioned archives', () => {
     expect(await pathsOf(await proxied(get('/')))).toEqual(['/tools/v2/acme/tickets/create']);
   });
 
-  it('answers an unknown major with 404 version_not_found', async () => {
+  it('answers an unknown major with 404 not_found, naming the supported majors', async () => {
     for (const path of ['/plugins/v3/', '/plugins/v9/acme/tickets']) {
       const response = await handler(get(path));
       expect(response.status).toBe(404);
       const error = await errorOf(response);
-      expect(error.code).toBe('version_not_found');
+      expect(error.code).toBe('not_found');
+      expect(error.message).toMatch(/supported: 1, 2/);
+      expect(error.field).toBe('version');
       expect(error.received).toBe(path.startsWith('/plugins/v3') ? 3 : 9);
     }
   });
@@ -152,10 +186,13 @@ describe('versioned commands', () => {
     expect((await servedBy('/v1/acme/tickets/create')).body.served_by).toBe(1);
   });
 
-  it('answers an unknown major with 404 version_not_found, not the latest', async () => {
+  it('answers an unknown major with 404 not_found, not the latest', async () => {
     const { status, body } = await servedBy('/plugins/v7/acme/tickets/create');
     expect(status).toBe(404);
-    expect((body.error as { code: string }).code).toBe('version_not_found');
+    const error = body.error as Record<string, unknown>;
+    expect(error.code).toBe('not_found');
+    expect(error.message).toMatch(/no major 7; supported: 1, 2/);
+    expect(error.received).toBe(7);
   });
 
   it('answers a command missing from the addressed major with 404 not_found', async () => {
