@@ -8,7 +8,6 @@ import { validationError } from './errors.ts';
 /** Largest request body accepted (docs/api-v1.md). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-
 /**
  * Reads and validates the matched route's params, query and body. The body is read with a hard
  * byte limit (a lying or absent Content-Length cannot get past it), must be JSON (415 otherwise,
