@@ -171,7 +171,7 @@ describe('methods', () => {
   });
 });
 
-describe('mounts holding a /v<N> segment', () => {
+describe('an unversioned plugin under a mount holding a /v<N> segment', () => {
   it('keeps the segment in the mount of an unversioned plugin', async () => {
     for (const path of ['/api/v1/plugins', '/api/v1/plugins/', '/api/v1/plugins/acme/x']) {
       expect(await pathsOf(await handler(get(path)))).toContain(
@@ -179,33 +179,6 @@ describe('mounts holding a /v<N> segment', () => {
       );
     }
     expect((await call('/api/v1/plugins/acme/tickets/create')).status).toBe(200);
-  });
-
-  it('keeps it in the mount of a versioned plugin unless it ends the path or precedes the name', async () => {
-    const versioned = createFetchHandler(
-      [acmeDefinition({ version: 1 }), acmeDefinition({ version: 3 })],
-      { logger: memoryLogger() },
-    );
-    for (let round = 0; round < 2; round++) {
-      for (const [path, declared] of [
-        ['/api/v1/plugins/', '/api/v1/plugins/v3/acme/tickets/create'],
-        ['/api/v1/plugins/acme', '/api/v1/plugins/v3/acme/tickets/create'],
-        ['/api/v1/plugins/v1/', '/api/v1/plugins/v1/acme/tickets/create'],
-        ['/api/v1/plugins/v1/acme/x', '/api/v1/plugins/v1/acme/tickets/create'],
-        ['/api/v3/', '/api/v3/acme/tickets/create'],
-      ] as const) {
-        for (const method of ['GET', 'HEAD']) {
-          const response = await versioned(new Request(`${ORIGIN}${path}`, { method }));
-          expect(response.status).toBe(200);
-          if (method === 'GET') expect(await pathsOf(response)).toContain(declared);
-        }
-        const ran = await versioned(post(declared, { title: 'x' }));
-        expect(ran.status).toBe(200);
-      }
-      const missing = await versioned(get('/api/v1/plugins/v2/'));
-      expect(missing.status).toBe(404);
-      expect((await errorOf(missing)).code).toBe('not_found');
-    }
   });
 });
 

@@ -147,18 +147,15 @@ export function createRouter(
     }
     const path = trimSlashes(pathname);
     if (versioned && path.endsWith('/versions')) return { kind: 'versions' };
-    // Segments from the last. When versioned, a `v<N>` segment names major N only where it ends
-    // the path (`<mount>/v<N>/`) or is directly followed by the plugin's name
-    // (`<mount>/v<N>/<plugin>/...`); the last such one ends the mount. Any other `v<N>` is part of
-    // the mount (`/api/v1/plugins/`). Otherwise `<mount>/<plugin>/...`: the plugin's segments
-    // start at the last segment naming it.
+    // Segments from the last: `<mount>/v<N>/...` when versioned (SPEC: each major is mounted
+    // under `<mount>/v<N>/`, and a versioned mount holds no `/v<N>` of its own, as its `baseUrl`
+    // may not), so the last version segment ends the mount; else `<mount>/<plugin>/...`, where the
+    // plugin's segments start at the last segment naming it.
     let pluginAt = -1;
-    let next: string | null = null;
     for (let end = path.length; end > 0; ) {
       const start = path.lastIndexOf('/', end - 1);
       const segment = path.slice(start + 1, end);
-      const major =
-        versioned && (next === null || next === name) ? VERSION_SEGMENT.exec(segment) : null;
+      const major = versioned ? VERSION_SEGMENT.exec(segment) : null;
       if (major !== null) {
         const def = byMajor.get(Number(major[1]));
         if (def === undefined) return { kind: 'error', error: versionNotFound(Number(major[1])) };
@@ -168,7 +165,6 @@ export function createRouter(
         pluginAt = start;
         if (!versioned) break;
       }
-      next = segment;
       end = start;
     }
     return { kind: 'archive', def: latest, mount: pluginAt < 0 ? path : path.slice(0, pluginAt) };
