@@ -93,17 +93,16 @@ export function createJwksCache(options: JwksCacheOptions): KeyResolver {
 
   return async (header, token) => {
     let waited = false;
-    if (keys === null) {
+    // A stale set is refreshed before it is used, not in the background: workerd cancels the I/O
+    // of a request once it has answered, so a refresh no request waits for would never land, and
+    // keys the directory has dropped would go on verifying. The wait is bounded by `timeoutMs`
+    // and happens at most once per cooldown; a failed refresh keeps the stale keys.
+    if (keys === null || Date.now() - keys.fetchedAt >= cacheMaxAgeMs) {
       const current = attempt();
       if (current !== null) {
         await settle(current);
         waited = true;
       }
-    } else if (Date.now() - keys.fetchedAt >= cacheMaxAgeMs) {
-      // Stale keys still verify while the refresh runs: a slow directory must not hold every
-      // request of the moment for up to `timeoutMs`. A token signed by a key only the refresh
-      // brings waits for it below, as an unknown `kid`.
-      attempt();
     }
     const known = keys;
     if (known === null) throw new errors.JOSEError('No key set from the directory yet');
