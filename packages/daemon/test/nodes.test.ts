@@ -356,6 +356,10 @@ describe('outcome', () => {
     const bad = await t.post(`/v1/nodes/${node.id}/result`, { result: { n: 'three' } });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'result.n' });
+    const empty = await t.post(`/v1/nodes/${node.id}/result`, { result: {} });
+    expect(empty.status).toBe(422);
+    // a failure at the root names the result itself
+    expect(empty.body.error).toMatchObject({ code: 'validation_failed', field: 'result' });
     const none = await t.post(`/v1/nodes/${node.id}/result`, { summary: 'no result' });
     expect(none.status).toBe(422);
     const ok = await t.post(`/v1/nodes/${node.id}/result`, { result: { n: 3 }, summary: 'three' });

@@ -27,7 +27,11 @@ export function createFetchHandler(
   const defs = validateDefinitions(plugin);
   const versioned = Array.isArray(plugin) || defs[0]?.version !== undefined;
   const name = defs[0]?.name ?? '';
-  const { authMode, mount, maxBodyBytes, logger } = resolveOptions(options, name, versioned);
+  const { authMode, mount, origin, maxBodyBytes, logger } = resolveOptions(
+    options,
+    name,
+    versioned,
+  );
   const router = createRouter(defs, versioned, (command, at) =>
     compileInput(command.input ?? ANY_OBJECT, at),
   );
@@ -103,7 +107,7 @@ export function createFetchHandler(
     try {
       const caller =
         verify === null ? undefined : await authorize(verify, request, callerId, entry);
-      const input = await readJsonBody(request, maxBodyBytes);
+      const input = await readJsonBody(request, maxBodyBytes, origin);
       entry.check(input);
       const ctx = new HandlerContext(
         request,

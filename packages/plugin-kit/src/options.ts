@@ -7,6 +7,8 @@ export interface ResolvedOptions {
   authMode: AuthMode;
   /** The mount path from `baseUrl`, without a trailing slash; `null` to take it from each request. */
   mount: string | null;
+  /** The origin of `baseUrl`, which a browser behind a proxy names as its own; else `null`. */
+  origin: string | null;
   maxBodyBytes: number;
   logger: { warn(message: string): void };
 }
@@ -51,6 +53,7 @@ export function resolveOptions(
   return {
     authMode,
     mount: baseUrl === undefined ? null : baseMount(baseUrl, versioned),
+    origin: baseUrl === undefined ? null : new URL(baseUrl).origin,
     maxBodyBytes,
     logger,
   };

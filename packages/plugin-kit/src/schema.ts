@@ -46,10 +46,23 @@ function deepest(errors: readonly OutputUnit[]): OutputUnit {
  * property itself, which the validator names only in its message.
  */
 function location(unit: OutputUnit): string {
-  const pointer = unit.instanceLocation.replace(/^#/, '');
+  const pointer = pointerOf(unit.instanceLocation);
   const missing = unit.keyword === 'required' ? /"(.*)"\.$/.exec(unit.error) : null;
   if (missing?.[1] === undefined) return pointer;
   return `${pointer}/${missing[1].replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
+/**
+ * The validator gives locations as URI fragments (`#/first%20name`, RFC 6901 §6); the pointer's
+ * own string form has the key as written.
+ */
+function pointerOf(fragment: string): string {
+  const encoded = fragment.replace(/^#/, '');
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
 }
 
 /** A JSON Pointer's property names, unescaped (RFC 6901 §4) and joined with `.`. */

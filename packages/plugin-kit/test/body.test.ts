@@ -126,6 +126,18 @@ describe('request bodies', () => {
     }
   });
 
+  it('takes the baseUrl origin as the request own behind a proxy', async () => {
+    const proxied = createFetchHandler(acmeDefinition(), {
+      logger: memoryLogger(),
+      baseUrl: 'https://tools.example/plugins',
+    });
+    const from = (origin: string) =>
+      proxied(raw('{"x":1}', { 'Content-Type': 'text/plain', Origin: origin }));
+    expect((await from('https://tools.example')).status).toBe(200);
+    expect((await from(ORIGIN)).status).toBe(200);
+    expect((await from('https://evil.example')).status).toBe(403);
+  });
+
   it('runs what the same origin or no browser sent, and JSON from any site', async () => {
     const allowed = [
       { 'Sec-Fetch-Site': 'same-origin' },
@@ -309,14 +321,30 @@ describe('input schema validation (draft 2020-12)', () => {
     const def = acmeGroup({
       c: {
         description: 'd',
-        input: { type: 'object', required: ['a/b~c'] },
+        input: {
+          type: 'object',
+          properties: {
+            'first name': { type: 'string' },
+            título: { type: 'string' },
+            '100%#': { type: 'string' },
+          },
+          required: ['a/b~c'],
+        },
         handler: () => ({}),
       },
     });
     const strict = createFetchHandler(def, { logger: memoryLogger() });
-    const error = await errorOf(await strict(post('/acme/g/c', {})));
-    expect(error.field).toBe('a/b~c');
-    expect(String(error.message).startsWith('/a~1b~0c: ')).toBe(true);
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{}, 'a/b~c', '/a~1b~0c'],
+      [{ 'a/b~c': 1, 'first name': 1 }, 'first name', '/first name'],
+      [{ 'a/b~c': 1, título: 1 }, 'título', '/título'],
+      [{ 'a/b~c': 1, '100%#': 1 }, '100%#', '/100%#'],
+    ];
+    for (const [body, field, pointer] of cases) {
+      const error = await errorOf(await strict(post('/acme/g/c', body)));
+      expect(error.field).toBe(field);
+      expect(String(error.message).startsWith(`${pointer}: `)).toBe(true);
+    }
   });
 
   it('validates with draft 2020-12 keywords (prefixItems, dependentRequired)', async () => {

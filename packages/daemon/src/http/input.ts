@@ -10,9 +10,9 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /**
  * Reads and validates the matched route's params, query and body. The body is read with a hard
- * byte limit (a lying or absent Content-Length cannot get past it), must be JSON (415 otherwise,
- * 400 when malformed) and then match the route's schema (422 naming the field). A GET or HEAD
- * has no body to read, so it costs no promise.
+ * byte limit (a lying or absent Content-Length cannot get past it), must be JSON whatever its
+ * Content-Type (400 when malformed) and then match the route's schema (422 naming the field).
+ * A GET or HEAD has no body to read, so it costs no promise.
  */
 export function readInput(
   c: Call,

@@ -25,12 +25,13 @@ export function compileOutputSchema(schema: Record<string, unknown>): ResultChec
     const outcome = validator.validate(result);
     if (outcome.valid) return;
     const unit = deepest(outcome.errors);
-    const at = unit.instanceLocation.replace(/^#/, '') || '/';
+    const pointer = pointerOf(unit.instanceLocation);
+    const at = pointer || '/';
     throw new ApiError(
       'validation_failed',
       `the result does not match output_schema at ${at}: ${unit.error}`,
-      // Named as the other fields are (`result.n`); the message keeps the JSON Pointer.
-      { field: ['result', ...at.split('/').slice(1)].join('.') },
+      // Named as the other fields are (`result`, `result.n`); the message keeps the JSON Pointer.
+      { field: fieldOf(pointer) },
     );
   };
 }
@@ -39,4 +40,26 @@ export function compileOutputSchema(schema: Record<string, unknown>): ResultChec
 function deepest(errors: readonly OutputUnit[]): OutputUnit {
   const depth = (u: OutputUnit) => u.instanceLocation.split('/').length;
   return errors.reduce((best, unit) => (depth(unit) > depth(best) ? unit : best));
+}
+
+/**
+ * The validator gives locations as URI fragments (`#/first%20name`, RFC 6901 §6); the pointer's
+ * own string form has the key as written.
+ */
+function pointerOf(fragment: string): string {
+  const encoded = fragment.replace(/^#/, '');
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
+/** `result` and the pointer's property names, unescaped (RFC 6901 §4), joined with `.`. */
+function fieldOf(pointer: string): string {
+  const names = pointer
+    .split('/')
+    .slice(1)
+    .map((name) => name.replaceAll('~1', '/').replaceAll('~0', '~'));
+  return ['result', ...names].join('.');
 }

@@ -16,7 +16,11 @@ const encoder = new TextEncoder();
  * one turn after it settles, where a chain of `then` reactions that hands back a promise would take
  * three, and a command's whole cost is a few turns.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonObject> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+  publicOrigin: string | null,
+): Promise<JsonObject> {
   // Any type is read as JSON: `fetch` labels a string body `text/plain` unless told otherwise,
   // and the parse is what decides. Only what a browser may post cross-site without a preflight
   // (no type, or a simple one) is refused when it comes from another site: a command under no
@@ -27,7 +31,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   if (
     type !== 'application/json' && // the usual value, spared the pattern and the site check
     (type === null || SIMPLE_TYPE.test(type)) &&
-    crossSite(request)
+    crossSite(request, publicOrigin)
   ) {
     throw new PluginError(
       403,
@@ -62,14 +66,14 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 
 /**
  * Whether a browser sent the request from another origin: `Sec-Fetch-Site` when it says (every
- * current browser does), else an `Origin` other than the request's own. Other clients send
- * neither.
+ * current browser does), else an `Origin` other than the request's own or, behind a proxy, the
+ * `baseUrl`'s. Other clients send neither.
  */
-function crossSite(request: Request): boolean {
+function crossSite(request: Request, publicOrigin: string | null): boolean {
   const site = request.headers.get('sec-fetch-site');
   if (site !== null) return site !== 'same-origin' && site !== 'none';
   const origin = request.headers.get('origin');
-  return origin !== null && origin !== new URL(request.url).origin;
+  return origin !== null && origin !== publicOrigin && origin !== new URL(request.url).origin;
 }
 
 function decode(bytes: Uint8Array): string {
