@@ -85,9 +85,9 @@ export interface FetchHandlerOptions {
   jwks?:
     | {
         /**
-         * Least time between the starts of two key-set fetch attempts, failed ones included (the
-         * first is made on the first request): an unknown `kid` or a stale cache refetches only
-         * once this has passed; default 30 s.
+         * Least time between the starts of two key-set fetch attempts, failed ones included: an
+         * unknown `kid` or a stale cache refetches only once this has passed. The first good
+         * load does not start it, so a key rotated in right after is picked up; default 30 s.
          */
         cooldownMs?: number | undefined;
         /**

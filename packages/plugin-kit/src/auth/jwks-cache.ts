@@ -13,7 +13,10 @@ export interface JwksCacheOptions {
   /** `<issuer>/.well-known/jwks.json` */
   url: string;
   fetch: (input: string, init: RequestInit) => Promise<Response>;
-  /** Least time between the starts of two fetch attempts, whether they succeed or fail. */
+  /**
+   * Least time between the starts of two fetch attempts, whether they succeed or fail; the first
+   * good load does not start it.
+   */
   cooldownMs: number;
   /** Keys older than this are refetched when the cooldown allows, and kept if that fails. */
   cacheMaxAgeMs: number;
@@ -46,7 +49,10 @@ export function createJwksCache(options: JwksCacheOptions): KeyResolver {
   const { url, fetch, cooldownMs, cacheMaxAgeMs, timeoutMs } = options;
   /** The last good key set; never dropped for a failed refresh. */
   let keys: { set: LocalSet; fetchedAt: number } | null = null;
-  /** -Infinity: the first request fetches, then each attempt starts the cooldown. */
+  /**
+   * When the last attempt started, which starts the cooldown; -Infinity lets the next one start at
+   * once: on the first request, and after the first good load (see there).
+   */
   let lastAttemptAt = Number.NEGATIVE_INFINITY;
   let pending: Attempt | null = null;
   let started = 0;
@@ -68,6 +74,10 @@ export function createJwksCache(options: JwksCacheOptions): KeyResolver {
             // an abandoned attempt that succeeds late must not replace newer keys
             if (sequence < applied) return;
             applied = sequence;
+            // The first good load does not start the cooldown: an unknown kid right after it may
+            // still refetch once (DESIGN §4), for a key the directory rotated in meanwhile. Every
+            // later attempt, and every failed one, does.
+            if (keys === null) lastAttemptAt = Number.NEGATIVE_INFINITY;
             keys = { set, fetchedAt: Date.now() };
           },
           // A failure keeps the last good keys and logs nothing: the reason could carry the
