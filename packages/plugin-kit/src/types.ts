@@ -92,7 +92,7 @@ export interface FetchHandlerOptions {
         cooldownMs?: number | undefined;
         /**
          * A key-set fetch (response and body) slower than this fails; the request then goes on
-         * with the keys already held, or gets 401 when there are none; default 5 s.
+         * with the keys already held, or gets 401 when there are none; default 2 s.
          */
         timeoutMs?: number | undefined;
         /**

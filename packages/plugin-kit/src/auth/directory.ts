@@ -30,7 +30,9 @@ export function createDirectoryVerifier(
     fetch: jwks.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     cooldownMs: jwks.cooldownMs ?? 30_000,
     cacheMaxAgeMs: jwks.cacheMaxAgeMs ?? 600_000,
-    timeoutMs: jwks.timeoutMs ?? 5_000,
+    // A key set is a few hundred bytes from a directory close by: 2 s is ample, and a caller held
+    // up by a directory that hangs gets its 401 well inside a typical 5 s client timeout.
+    timeoutMs: jwks.timeoutMs ?? 2_000,
   });
   return async (request) => {
     const token = bearerToken(request);
