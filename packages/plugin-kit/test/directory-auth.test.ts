@@ -328,6 +328,17 @@ describe('directory mode: key set fetching', () => {
     expect(local.counter.fetches).toBe(2);
   });
 
+  it('resists a kid flood that starts cold: one fetch in all', async () => {
+    const local = setup(issuer, { cooldownMs: 60_000 });
+    for (let i = 0; i < 30; i++) {
+      await expectUnauthorized(await local.call(await mint({ kid: `unknown-${i}` })));
+    }
+    expect(local.counter.fetches).toBe(1);
+    // and a good token still verifies with the keys that one fetch brought
+    expect((await local.call(await mint())).status).toBe(200);
+    expect(local.counter.fetches).toBe(1);
+  });
+
   it('refetches once for an unknown kid after the cooldown (key rotation)', async () => {
     const rotating = await createTestIssuer({ issuer: ISSUER });
     const local = setup(rotating, { cooldownMs: 20 });

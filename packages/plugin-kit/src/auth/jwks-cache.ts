@@ -122,7 +122,13 @@ export function createJwksCache(options: JwksCacheOptions): KeyResolver {
       // An unknown kid may be a key the directory rotated in: refetch once, unless this request
       // has just waited for a fetch or the cooldown forbids one (a flood of made-up kids must not
       // become a flood of fetches).
-      if (!(error instanceof errors.JWKSNoMatchingKey) || waited) throw error;
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
+      if (waited) {
+        // Its kid is unknown to keys fetched just now: the free refetch after the first load is
+        // spent, so a flood that starts cold costs one fetch, not two.
+        if (lastAttemptAt === Number.NEGATIVE_INFINITY) lastAttemptAt = Date.now();
+        throw error;
+      }
       const current = attempt();
       if (current === null) throw error;
       await settle(current);
