@@ -22,6 +22,14 @@ export function itServesAcme(endpoint: () => string, token: string): void {
     expect(manifest.commands.map((command) => command.name)).toContain('create');
   });
 
+  it('serves the archive at the endpoint itself, where the installer fetches it', async () => {
+    const response = await fetch(endpoint(), { headers: auth });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/x-tar');
+    const manifest = await readManifest(response);
+    expect(manifest.commands.map((command) => command.name)).toContain('create');
+  });
+
   it('runs a command with the token', async () => {
     const response = await fetch(`${endpoint()}/acme/tickets/create`, {
       method: 'POST',

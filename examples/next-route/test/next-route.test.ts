@@ -11,8 +11,8 @@ describe('acme plugin as a Next.js App Router route', () => {
   let url = '';
   beforeAll(async () => {
     process.env.ACME_TOKEN = TOKEN; // read by the route module when it loads
-    const route = await import('../app/api/plugins/[...path]/route.ts');
-    const app = nextRouter({ 'api/plugins/[...path]': route });
+    const route = await import('../app/api/plugins/[[...path]]/route.ts');
+    const app = nextRouter({ 'api/plugins/[[...path]]': route });
     await new Promise<void>((listening) => {
       server = serve({ fetch: app, hostname: '127.0.0.1', port: 0 }, () => listening());
     });

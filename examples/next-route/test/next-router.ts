@@ -1,6 +1,7 @@
 // Dispatches like the Next.js App Router for `app/**/route.ts` files: the folder is the URL
-// pattern (`[...name]` = one or more segments), the export named like the method answers with
-// `(request, { params })`, HEAD falls back to GET, OPTIONS answers Allow, other methods 405.
+// pattern (`[...name]` = one or more segments, `[[...name]]` = zero or more), the export named
+// like the method answers with `(request, { params })`, HEAD falls back to GET, OPTIONS answers
+// Allow, other methods 405.
 type RouteHandler = (
   request: Request,
   context: { params: Promise<Record<string, string[]>> },
@@ -36,19 +37,26 @@ export function nextRouter(
 
 function pattern(folder: string): (pathname: string) => Record<string, string[]> | undefined {
   const names: string[] = [];
-  const source = folder
-    .split('/')
-    .map((segment) => {
-      const catchAll = /^\[\.\.\.(\w+)\]$/.exec(segment);
-      if (!catchAll) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let source = '';
+  for (const segment of folder.split('/')) {
+    const optional = /^\[\[\.\.\.(\w+)\]\]$/.exec(segment);
+    const catchAll = /^\[\.\.\.(\w+)\]$/.exec(segment);
+    if (optional) {
+      names.push(optional[1]!);
+      source += '(?:/(.*))?'; // zero or more segments: the folder's own path matches too
+    } else if (catchAll) {
       names.push(catchAll[1]!);
-      return '(.+)';
-    })
-    .join('/');
-  const regex = new RegExp(`^/${source}$`);
+      source += '/(.+)';
+    } else {
+      source += `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+    }
+  }
+  const regex = new RegExp(`^${source}$`);
   return (pathname) => {
     const match = regex.exec(pathname);
     if (!match) return undefined;
-    return Object.fromEntries(names.map((name, i) => [name, match[i + 1]!.split('/')]));
+    return Object.fromEntries(
+      names.map((name, i) => [name, (match[i + 1] ?? '').split('/').filter((s) => s !== '')]),
+    );
   };
 }

@@ -1,5 +1,6 @@
-// Next.js App Router: every GET and POST under /api/plugins/ reaches the kit, which finds the
-// mount (/api/plugins) from the request URL and the command from the path suffix.
+// Next.js App Router: every GET and POST at /api/plugins and under it reaches the kit (an
+// optional catch-all, `[[...path]]`, so the mount itself serves the archive the installer
+// fetches), which finds the mount from the request URL and the command from the path suffix.
 import { createFetchHandler } from '@svc/plugin-kit';
 import { plugin } from '../../../../plugin.ts';
 
