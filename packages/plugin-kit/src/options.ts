@@ -52,31 +52,30 @@ export function resolveOptions(
   }
   return {
     authMode,
-    mount: baseUrl === undefined ? null : baseMount(baseUrl, versioned),
-    origin: baseUrl === undefined ? null : new URL(baseUrl).origin,
+    ...(baseUrl === undefined ? { mount: null, origin: null } : base(baseUrl, versioned)),
     maxBodyBytes,
     logger,
   };
 }
 
 /**
- * `baseUrl` is the public URL of the mount: absolute, and, when versions are served, without
- * `/v<N>`, which the handler adds per major (SPEC, Versioning 4). An unversioned plugin adds none,
- * so its mount may hold one (`https://pub.example/api/v1/plugins`).
+ * The mount path and origin of `baseUrl`, the public URL of the mount: absolute, and, when
+ * versions are served, without `/v<N>`, which the handler adds per major (SPEC, Versioning 4).
+ * An unversioned plugin adds none, so its mount may hold one (`https://pub.example/api/v1/…`).
  */
-function baseMount(baseUrl: string, versioned: boolean): string {
+function base(baseUrl: string, versioned: boolean): { mount: string; origin: string } {
   if (!isHttpUrl(baseUrl)) {
     throw new TypeError(
       `options.baseUrl must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`,
     );
   }
-  const { pathname } = new URL(baseUrl);
+  const { pathname, origin } = new URL(baseUrl);
   if (versioned && pathname.split('/').some((segment) => /^v[0-9]+$/.test(segment))) {
     throw new TypeError(
       `options.baseUrl must not contain a /v<N> segment when versions are served (the handler adds it per major), got ${baseUrl}`,
     );
   }
-  return pathname.replace(/\/+$/, '');
+  return { mount: pathname.replace(/\/+$/, ''), origin };
 }
 
 function isHttpUrl(value: unknown): value is string {
