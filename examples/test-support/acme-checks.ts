@@ -6,29 +6,25 @@ import { readManifest } from './archive.ts';
 export function itServesAcme(endpoint: () => string, token: string): void {
   const auth = { authorization: `Bearer ${token}` };
 
-  it('serves the archive with every rest.path carrying the mount', async () => {
-    const response = await fetch(`${endpoint()}/acme`, { headers: auth });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('application/x-tar');
-    expect(response.headers.get('cache-control')).toMatch(/no-transform/);
-    const manifest = await readManifest(response);
-    const mount = new URL(endpoint()).pathname.replace(/\/$/, '');
-    for (const command of manifest.commands) {
-      expect(command.rest).toEqual({
-        method: 'POST',
-        path: `${mount}/acme/tickets/${command.name}`,
-      });
-    }
-    expect(manifest.commands.map((command) => command.name)).toContain('create');
-  });
-
-  it('serves the archive at the endpoint itself, where the installer fetches it', async () => {
-    const response = await fetch(endpoint(), { headers: auth });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('application/x-tar');
-    const manifest = await readManifest(response);
-    expect(manifest.commands.map((command) => command.name)).toContain('create');
-  });
+  // At the endpoint itself (where the installer fetches it) and under it.
+  it.each(['', '/acme'])(
+    'serves the archive at <endpoint>%s, every rest.path carrying the mount',
+    async (below) => {
+      const response = await fetch(`${endpoint()}${below}`, { headers: auth });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/x-tar');
+      expect(response.headers.get('cache-control')).toMatch(/no-transform/);
+      const manifest = await readManifest(response);
+      const mount = new URL(endpoint()).pathname.replace(/\/$/, '');
+      for (const command of manifest.commands) {
+        expect(command.rest).toEqual({
+          method: 'POST',
+          path: `${mount}/acme/tickets/${command.name}`,
+        });
+      }
+      expect(manifest.commands.map((command) => command.name)).toContain('create');
+    },
+  );
 
   it('runs a command with the token', async () => {
     const response = await fetch(`${endpoint()}/acme/tickets/create`, {
