@@ -6,6 +6,7 @@ import { registerEvents } from './commands/events.ts';
 import { registerGrant } from './commands/grant.ts';
 import { registerModels } from './commands/models.ts';
 import { registerNode } from './commands/node.ts';
+import { registerPkg } from './commands/pkg.ts';
 import { registerProfile } from './commands/profile.ts';
 import { registerRequest } from './commands/request.ts';
 import { registerRun } from './commands/run.ts';
@@ -45,6 +46,7 @@ export function buildProgram(runtime: Runtime): Command {
   registerProfile(program, runtime);
   registerNode(program, runtime);
   registerRun(program, runtime);
+  registerPkg(program, runtime);
   return program;
 }
 

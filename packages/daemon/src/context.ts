@@ -6,6 +6,7 @@ import type { EventLog } from './services/events.ts';
 import type { LlmService } from './services/llm.ts';
 import type { ModelService } from './services/models.ts';
 import type { NodeService } from './services/nodes.ts';
+import type { PluginService } from './services/plugins.ts';
 import type { ProfileService } from './services/profiles.ts';
 import type { RunService } from './services/runs.ts';
 import type { TokenService } from './services/tokens.ts';
@@ -31,6 +32,7 @@ export interface DaemonContext {
   events: EventLog;
   models: ModelService;
   profiles: ProfileService;
+  plugins: PluginService;
   llm: LlmService;
   nodes: NodeService;
   runs: RunService;

@@ -14,6 +14,7 @@ import { eventLog } from './services/events.ts';
 import { llmService } from './services/llm.ts';
 import { modelService } from './services/models.ts';
 import { nodeService } from './services/nodes.ts';
+import { pluginService } from './services/plugins.ts';
 import { profileService } from './services/profiles.ts';
 import { runService } from './services/runs.ts';
 import { tokenService } from './services/tokens.ts';
@@ -180,6 +181,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       events,
       models,
       profiles,
+      plugins: pluginService(store, events),
       llm: llmService(models, profiles),
       nodes,
       runs,

@@ -21,6 +21,10 @@ const CORE_ROUTES = [
   'health.get',
   'healthz.get',
   'openapi.get',
+  'plugins.install',
+  'plugins.list',
+  'plugins.remove',
+  'plugins.retrieve',
   'readiness.get',
   'shutdown.create',
   'status.get',
@@ -43,6 +47,14 @@ describe('route table', () => {
     expect(routeById('openapi.get').auth).toEqual({ kind: 'public' });
     expect(routeById('status.get').auth).toEqual({ kind: 'token' });
     expect(routeById('tokens.revoke').auth).toEqual({ kind: 'owner' });
+    for (const id of [
+      'plugins.install',
+      'plugins.list',
+      'plugins.retrieve',
+      'plugins.remove',
+    ] as const) {
+      expect(routeById(id).auth).toEqual({ kind: 'owner' });
+    }
     expect(routeById('events.stream').stream).toBe('sse');
     expect(routeById('bash.run').auth).toEqual({ kind: 'scope', scope: 'svc:act' });
   });

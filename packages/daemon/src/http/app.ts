@@ -10,6 +10,7 @@ import { registerModelAuth } from './model-auth.ts';
 import { registerModelConfig } from './model-config.ts';
 import { registerNodes } from './nodes.ts';
 import { registerOpenApi } from './openapi.ts';
+import { registerPlugins } from './plugins.ts';
 import { registerProfiles } from './profiles.ts';
 import { registerReadiness } from './readiness.ts';
 import { createRequestPath, type RequestPath } from './request-path.ts';
@@ -38,6 +39,7 @@ export function createApp(ctx: DaemonContext): App {
   registerShutdown(app, ctx);
   registerBash(app, ctx);
   registerProfiles(app, ctx);
+  registerPlugins(app, ctx);
   registerModelAuth(app, ctx);
   registerModelConfig(app, ctx);
   registerLlm(app, ctx);

@@ -7,6 +7,7 @@ import { mailStore } from './mail.ts';
 import { modelStore } from './models.ts';
 import { nodeEventStore } from './node-events.ts';
 import { nodeStore } from './nodes.ts';
+import { pluginStore } from './plugins.ts';
 import { profileStore } from './profiles.ts';
 import { reportStore } from './reports.ts';
 import { runStore } from './runs.ts';
@@ -33,6 +34,7 @@ export function openStore(path: string) {
     jobs: jobStore(db),
     nodeEvents: nodeEventStore(db),
     brokers: brokerStore(db),
+    plugins: pluginStore(db),
   };
 }
 

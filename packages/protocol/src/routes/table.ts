@@ -24,6 +24,7 @@ import {
 import { brokerRoutes } from './broker-table.ts';
 import { modelRoutes } from './models-table.ts';
 import { nodesRoutes } from './nodes-table.ts';
+import { pluginRoutes } from './plugins-table.ts';
 import type { RouteDef } from './route-def.ts';
 import { runsRoutes } from './runs-table.ts';
 
@@ -133,6 +134,7 @@ export const routes = [
   ...modelRoutes,
   ...nodesRoutes,
   ...runsRoutes,
+  ...pluginRoutes,
   ...brokerRoutes,
 ] as const satisfies readonly RouteDef[];
 

@@ -6,6 +6,7 @@ export * from './llm.ts';
 export * from './models.ts';
 export * from './node-events.ts';
 export * from './nodes.ts';
+export * from './plugins.ts';
 export * from './profiles.ts';
 export * from './runs.ts';
 export * from './system.ts';

@@ -1,0 +1,187 @@
+/**
+ * `svc pkg plugin …`: the daemon's plugin registry (DESIGN §5). The client has no namespace for
+ * it (the spec's resource map names none), so these go through `client.request`.
+ */
+import { ENV_NAME_PATTERN, isName } from '@svc/protocol';
+import type { Command } from 'commander';
+import { action, type Context, type Runtime } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import type { Palette } from '../output/color.ts';
+import { renderFields, renderTable } from '../output/table.ts';
+
+/** Pages are followed to the end, but never forever. */
+const MAX_PAGES = 100;
+
+/** `GET /v1/plugins/{name}` (docs/api-v1.md). */
+interface Plugin {
+  name: string;
+  description: string;
+  endpoint: string;
+  origin: string;
+  major: number | null;
+  supported: number[] | null;
+  auth: 'none' | 'token' | 'directory';
+  auth_env: string | null;
+  commands: { group: string; name: string; method: string; path: string; scope: string }[];
+  updated_at: string;
+}
+
+interface Page {
+  data: Plugin[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export function registerPkg(program: Command, runtime: Runtime): void {
+  const pkg = program.command('pkg').description('packages the daemon installs');
+  const plugin = pkg
+    .command('plugin')
+    .description('capability providers built with the plugin kit');
+  plugin
+    .command('install')
+    .description("read a plugin's archive from where it is served, and install it")
+    .requiredOption(
+      '--endpoint <url>',
+      'the public URL where the handler is mounted, mount path included',
+    )
+    .requiredOption('--name <name>', 'the plugin name its archive must declare')
+    .option(
+      '--auth-env <NAME>',
+      "the variable holding a shared token: read from this shell to fetch the archive, and by each calling broker from its profile's env store",
+    )
+    .action(action(runtime, install));
+  plugin.command('ls').description('the installed plugins').action(action(runtime, list));
+  plugin
+    .command('show')
+    .description('one installed plugin and its commands')
+    .argument('<name>', 'plugin name')
+    .action(action(runtime, show));
+  plugin
+    .command('rm')
+    .description('uninstall a plugin')
+    .argument('<name>', 'plugin name')
+    .action(action(runtime, remove));
+}
+
+function pluginName(value: string, flag = 'plugin name'): string {
+  if (!isName(value)) {
+    throw new UsageError(
+      `${flag} must be a lowercase letter then up to 62 of a-z, 0-9, -; received '${value}'`,
+    );
+  }
+  return value;
+}
+
+function endpointOf(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--endpoint must be an http(s) URL; received '${value}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--endpoint must be an http(s) URL; received '${value}'`);
+  }
+  return value;
+}
+
+interface InstallOptions {
+  endpoint: string;
+  name: string;
+  authEnv?: string;
+}
+
+async function install(ctx: Context, opts: InstallOptions) {
+  const body: Record<string, string> = {
+    endpoint: endpointOf(opts.endpoint),
+    name: pluginName(opts.name, '--name'),
+  };
+  if (opts.authEnv !== undefined) {
+    if (!ENV_NAME_PATTERN.test(opts.authEnv)) {
+      throw new UsageError(
+        `--auth-env must be a letter or _, then letters, digits or _; received '${opts.authEnv}'`,
+      );
+    }
+    body.auth_env = opts.authEnv;
+    // SPEC: the variable of the calling process. Here that is this shell, for the archive; a
+    // broker reads its own from the profile env store when it calls a command.
+    const token = ctx.io.env[opts.authEnv];
+    if (token !== undefined && token !== '') body.token = token;
+    else ctx.out.note(`${opts.authEnv} is not set here: fetching the archive without a token`);
+  }
+  const client = await ctx.client();
+  const installed = (await client.request('POST', '/v1/plugins', body)) as Plugin;
+  ctx.out.result(installed, (colors) => renderPlugin(installed, colors));
+  if (installed.auth === 'token' && installed.auth_env !== null) {
+    ctx.out.note(
+      `brokers read ${installed.auth_env} from their profile's env store: printf %s "$${installed.auth_env}" | svc profile env set <profile> --name ${installed.auth_env}`,
+    );
+  }
+  return EXIT.ok;
+}
+
+async function show(ctx: Context, name: string) {
+  const client = await ctx.client();
+  const plugin = (await client.request('GET', `/v1/plugins/${pluginName(name)}`)) as Plugin;
+  ctx.out.result(plugin, (colors) => renderPlugin(plugin, colors));
+  return EXIT.ok;
+}
+
+async function remove(ctx: Context, name: string) {
+  const client = await ctx.client();
+  const plugin = (await client.request('DELETE', `/v1/plugins/${pluginName(name)}`)) as Plugin;
+  ctx.out.result(plugin, () => `removed plugin ${plugin.name}`);
+  return EXIT.ok;
+}
+
+async function list(ctx: Context) {
+  const client = await ctx.client();
+  const rows: Plugin[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const query = after === undefined ? '' : `&after=${encodeURIComponent(after)}`;
+    const answer = (await client.request('GET', `/v1/plugins?limit=200${query}`)) as Page;
+    rows.push(...answer.data);
+    if (!answer.has_more || answer.next_cursor === null) break;
+    after = answer.next_cursor;
+  }
+  ctx.out.result({ data: rows }, (colors) =>
+    renderTable(
+      rows,
+      [
+        { header: 'NAME', value: (p) => p.name },
+        { header: 'MAJOR', value: (p) => (p.major === null ? '-' : String(p.major)) },
+        { header: 'AUTH', value: (p) => p.auth },
+        { header: 'COMMANDS', value: (p) => String(p.commands.length) },
+        { header: 'ORIGIN', value: (p) => p.origin },
+      ],
+      colors,
+    ),
+  );
+  return EXIT.ok;
+}
+
+function renderPlugin(p: Plugin, colors: Palette): string {
+  const fields = renderFields(
+    [
+      ['name', p.name],
+      ['description', p.description],
+      ['major', p.major === null ? 'unversioned' : `${p.major} of ${p.supported?.join(', ')}`],
+      ['endpoint', p.endpoint],
+      ['transport', p.origin],
+      ['auth', p.auth_env === null ? p.auth : `${p.auth} (token in ${p.auth_env})`],
+      ['updated', p.updated_at],
+    ],
+    colors,
+  );
+  const commands = renderTable(
+    p.commands,
+    [
+      { header: 'COMMAND', value: (c) => `${c.group}.${c.name}` },
+      { header: 'SCOPE', value: (c) => c.scope },
+      { header: 'PATH', value: (c) => `${c.method} ${c.path}` },
+    ],
+    colors,
+  );
+  return `${fields}\n\n${commands}`;
+}

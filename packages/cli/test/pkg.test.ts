@@ -1,0 +1,127 @@
+/** `svc pkg plugin …` against a real daemon reading a real plugin over HTTP. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type DaemonHandle, startDaemon } from '@svc/daemon';
+import { createFetchHandler, definePlugin } from '@svc/plugin-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inProcessSvc } from './support.ts';
+
+const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
+const TOKEN = 'acme-shared-token-5d1e';
+const plugin = definePlugin({
+  name: 'acme',
+  description: 'Acme support tickets',
+  groups: {
+    tickets: {
+      description: 'Support tickets',
+      commands: { create: { description: 'Open a ticket', handler: () => ({ id: 'T-1' }) } },
+    },
+  },
+});
+const handler = createFetchHandler(plugin, { token: TOKEN });
+
+// The kit's handler behind node:http on 127.0.0.1; the daemon only GETs the archive.
+const server = createServer(async (req, res) => {
+  const headers = Object.entries(req.headers).flatMap(([name, value]) =>
+    typeof value === 'string' ? [[name, value] as [string, string]] : [],
+  );
+  const response = await handler(new Request(`http://${req.headers.host}${req.url}`, { headers }));
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(Buffer.from(await response.arrayBuffer()));
+});
+
+let home: string;
+let daemon: DaemonHandle;
+let endpoint: string;
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'svc-cli-p-'));
+  daemon = await startDaemon({ home, logLevel: 'info' });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/plugins`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await daemon.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const svc = inProcessSvc(() => home);
+
+/** `svc …args` as a child process, with extra environment variables. */
+function svcWithEnv(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, SVC_HOME: home, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('svc pkg plugin', () => {
+  it('install reads the token from the variable --auth-env names, and never prints it', async () => {
+    const args = ['pkg', 'plugin', 'install', '--endpoint', endpoint, '--name', 'acme'];
+    const refused = await svcWithEnv([...args, '--auth-env', 'ACME_TOKEN'], {});
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('ACME_TOKEN is not set here');
+    expect(refused.stderr).toContain('answered 401');
+
+    const result = await svcWithEnv([...args, '--auth-env', 'ACME_TOKEN'], {
+      ACME_TOKEN: TOKEN,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('POST /plugins/acme/tickets/create');
+    expect(result.stdout).toContain(`transport`);
+    expect(result.stdout).not.toContain(TOKEN);
+    expect(result.stderr).not.toContain(TOKEN);
+    expect(result.stderr).toContain('svc profile env set <profile> --name ACME_TOKEN');
+  });
+
+  it('--json, ls, show and rm', async () => {
+    const shown = await svc('pkg', 'plugin', 'show', 'acme', '--json');
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      name: 'acme',
+      origin: new URL(endpoint).origin,
+      auth: 'token',
+      auth_env: 'ACME_TOKEN',
+      commands: [{ path: '/plugins/acme/tickets/create' }],
+    });
+    const listed = await svc('pkg', 'plugin', 'ls');
+    expect(listed.stdout).toMatch(/acme\s+-\s+token\s+1\s+http:\/\/127\.0\.0\.1/);
+    expect((await svc('pkg', 'plugin', 'rm', 'acme')).stdout).toContain('removed plugin acme');
+    const gone = await svc('pkg', 'plugin', 'show', 'acme');
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toContain("no plugin 'acme'");
+  });
+
+  it.each([
+    [['--endpoint', 'ftp://x/p', '--name', 'acme'], /--endpoint must be an http\(s\) URL/],
+    [['--endpoint', 'http://127.0.0.1/p', '--name', 'Acme'], /--name must be a lowercase letter/],
+    [
+      ['--endpoint', 'http://127.0.0.1/p', '--name', 'acme', '--auth-env', '1X'],
+      /--auth-env must be a letter or _/,
+    ],
+  ])('refuses bad flags before calling the daemon: %j', async (flags, message) => {
+    const result = await svc('pkg', 'plugin', 'install', ...flags);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,335 @@
+/**
+ * The plugin registry (DESIGN §5, "Plugin install"). Installing reads the plugin's archive from
+ * its endpoint once: `/versions` first, then the latest major's archive (or the endpoint's own
+ * archive when it serves no versions). It refuses compressed bytes, a name other than the one
+ * asked for, and any command path outside the endpoint's path, which is how a handler that does
+ * not know its mount shows (SPEC, "Installing a plugin"). It keeps only the endpoint's origin as
+ * the transport, and each command's full path.
+ */
+
+import { readTar } from '@svc/plugin-kit/archive';
+import type { pluginInstallBodySchema, pluginSchema } from '@svc/protocol';
+import { z } from 'zod';
+import { ApiError } from '../errors.ts';
+import type { Store } from '../store/index.ts';
+import type { PluginRow } from '../store/plugins.ts';
+import type { EventLog } from './events.ts';
+
+export type Plugin = z.output<typeof pluginSchema>;
+type InstallBody = z.output<typeof pluginInstallBodySchema>;
+
+/** Options for tests: how the daemon reaches endpoints and how long it waits. */
+export interface PluginServiceOptions {
+  fetch?: typeof globalThis.fetch;
+  timeoutMs?: number;
+}
+
+/** An archive is a manifest and little else; this bounds what a hostile endpoint can send. */
+const MAX_ARCHIVE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The leading bytes of the compressed formats an installer must refuse (DESIGN §5). */
+const COMPRESSED: readonly { name: string; magic: readonly number[] }[] = [
+  { name: 'gzip', magic: [0x1f, 0x8b] },
+  { name: 'bzip2', magic: [0x42, 0x5a, 0x68] },
+  { name: 'xz', magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00] },
+  { name: 'zstd', magic: [0x28, 0xb5, 0x2f, 0xfd] },
+];
+
+/** What `plugin.json` must hold; anything else in it is ignored. */
+const manifestSchema = z.object({
+  name: z.string(),
+  major: z.number().int().positive().nullable(),
+  description: z.string(),
+  auth: z.enum(['none', 'token', 'directory']),
+  groups: z.array(z.object({ name: z.string(), description: z.string(), scope: z.string() })),
+  commands: z.array(
+    z.object({
+      group: z.string(),
+      name: z.string(),
+      description: z.string(),
+      input: z.record(z.string(), z.unknown()).or(z.boolean()),
+      streaming: z.boolean(),
+      scope: z.string(),
+      rest: z.object({ method: z.literal('POST'), path: z.string().startsWith('/') }),
+    }),
+  ),
+});
+type Manifest = z.output<typeof manifestSchema>;
+
+const versionsSchema = z.object({
+  latest: z.number().int().positive(),
+  supported: z.array(z.number().int().positive()).min(1),
+});
+
+export function pluginService(store: Store, events: EventLog, options: PluginServiceOptions = {}) {
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+  function toDto(row: PluginRow): Plugin {
+    return {
+      name: row.name,
+      description: row.description,
+      endpoint: row.endpoint,
+      origin: row.origin,
+      major: row.major,
+      supported: row.supported === null ? null : (JSON.parse(row.supported) as number[]),
+      auth: row.auth,
+      auth_env: row.auth_env,
+      groups: JSON.parse(row.groups_json) as Plugin['groups'],
+      commands: JSON.parse(row.commands) as Plugin['commands'],
+      etag: row.etag,
+      installed_at: row.installed_at,
+      updated_at: row.updated_at,
+    };
+  }
+
+  function found(name: string): PluginRow {
+    const row = store.plugins.get(name);
+    if (row === undefined)
+      throw new ApiError('not_found', `no plugin '${name}'`, { field: 'name' });
+    return row;
+  }
+
+  /** GET with the bearer when given, no redirects followed, bounded in time and size. */
+  async function get(url: string, token: string | undefined): Promise<Fetched> {
+    let response: Response;
+    try {
+      response = await fetchFn(url, {
+        method: 'GET',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+      });
+    } catch (cause) {
+      throw unusable(`could not reach ${url}: ${reason(cause)}`);
+    }
+    const bytes = await readBounded(response, url);
+    return { status: response.status, headers: response.headers, bytes };
+  }
+
+  async function readBounded(response: Response, url: string): Promise<Uint8Array> {
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declared > MAX_ARCHIVE_BYTES) {
+      await response.body?.cancel().catch(() => {});
+      throw unusable(`${url} answered more than ${MAX_ARCHIVE_BYTES} bytes`);
+    }
+    if (response.body === null) return new Uint8Array();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        total += chunk.byteLength;
+        if (total > MAX_ARCHIVE_BYTES) {
+          throw unusable(`${url} answered more than ${MAX_ARCHIVE_BYTES} bytes`);
+        }
+        chunks.push(chunk);
+      }
+    } catch (cause) {
+      if (cause instanceof ApiError) throw cause;
+      throw unusable(`reading ${url} failed: ${reason(cause)}`);
+    }
+    const bytes = new Uint8Array(total);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return bytes;
+  }
+
+  /** The endpoint's majors from `<endpoint>/versions`, or `null` when it serves none. */
+  async function versionsOf(endpoint: string, token: string | undefined) {
+    const answer = await get(`${endpoint}/versions`, token);
+    // An unversioned handler answers every GET with its archive, `/versions` included.
+    if (answer.status !== 200 || !isJson(answer.headers)) return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder().decode(answer.bytes));
+    } catch {
+      return null;
+    }
+    const versions = versionsSchema.safeParse(parsed);
+    if (!versions.success || !versions.data.supported.includes(versions.data.latest)) {
+      throw unusable(`${endpoint}/versions is not {"latest": N, "supported": [...]}`);
+    }
+    return versions.data;
+  }
+
+  return {
+    /** `POST /v1/plugins`: reads the archive, checks it, and installs or updates the plugin. */
+    async install(body: InstallBody): Promise<Plugin> {
+      const url = new URL(body.endpoint);
+      // The mount path, without the trailing slash a URL may carry (`https://x/plugins/`).
+      const mount = url.pathname.replace(/\/+$/, '');
+      const endpoint = `${url.origin}${mount}`;
+      const versions = await versionsOf(endpoint, body.token);
+      const archiveUrl = versions === null ? body.endpoint : `${endpoint}/v${versions.latest}/`;
+      const archive = await get(archiveUrl, body.token);
+      if (archive.status !== 200) {
+        const hint =
+          archive.status === 401
+            ? ' (a token-guarded archive: give the token, e.g. with --auth-env NAME)'
+            : archive.status >= 300 && archive.status < 400
+              ? ' (a redirect: give the URL it points to)'
+              : '';
+        throw unusable(`${archiveUrl} answered ${archive.status}${hint}`);
+      }
+      const manifest = manifestOf(archive, archiveUrl);
+      if (manifest.name !== body.name) {
+        throw new ApiError(
+          'validation_failed',
+          `the archive at ${archiveUrl} declares the plugin '${manifest.name}', not '${body.name}'`,
+          { field: 'name', received: body.name },
+        );
+      }
+      if (versions !== null && manifest.major !== versions.latest) {
+        throw unusable(
+          `${archiveUrl} declares major ${manifest.major}, but /versions names ${versions.latest} the latest`,
+        );
+      }
+      checkPaths(manifest, mount, archiveUrl);
+
+      const now = new Date().toISOString();
+      return store.db.transaction(() => {
+        const current = store.plugins.get(body.name);
+        store.plugins.upsert({
+          name: manifest.name,
+          description: manifest.description,
+          endpoint: body.endpoint,
+          origin: url.origin,
+          major: manifest.major,
+          supported: versions === null ? null : JSON.stringify(versions.supported),
+          auth: manifest.auth,
+          auth_env: body.auth_env ?? null,
+          groups_json: JSON.stringify(manifest.groups),
+          commands: JSON.stringify(
+            manifest.commands.map((command) => ({
+              group: command.group,
+              name: command.name,
+              description: command.description,
+              scope: command.scope,
+              streaming: command.streaming,
+              method: command.rest.method,
+              path: command.rest.path,
+              input: command.input,
+            })),
+          ),
+          etag: archive.headers.get('etag'),
+          installed_at: current?.installed_at ?? now,
+          updated_at: now,
+        });
+        const dto = toDto(found(body.name));
+        events.record(current === undefined ? 'plugin.installed' : 'plugin.updated', dto.name, {
+          plugin: dto,
+        });
+        return dto;
+      });
+    },
+
+    list(after: string, limit: number): { data: Plugin[]; hasMore: boolean } {
+      const rows = store.plugins.list(after, limit + 1);
+      return { data: rows.slice(0, limit).map(toDto), hasMore: rows.length > limit };
+    },
+
+    retrieve(name: string): Plugin {
+      return toDto(found(name));
+    },
+
+    /** `DELETE /v1/plugins/{name}`: answers what was removed. */
+    remove(name: string): Plugin {
+      return store.db.transaction(() => {
+        const dto = toDto(found(name));
+        store.plugins.remove(name);
+        events.record('plugin.removed', name, { plugin: dto });
+        return dto;
+      });
+    },
+  };
+}
+
+export type PluginService = ReturnType<typeof pluginService>;
+
+interface Fetched {
+  status: number;
+  headers: Headers;
+  bytes: Uint8Array;
+}
+
+/** `plugin.json` of an uncompressed tar, or the reason the bytes are not a plugin archive. */
+function manifestOf(archive: Fetched, url: string): Manifest {
+  const encoding = archive.headers.get('content-encoding');
+  if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
+    throw unusable(
+      `${url} was sent with Content-Encoding: ${encoding}; a plugin archive must not be compressed (a proxy or middleware in front of the handler compresses it)`,
+    );
+  }
+  const format = COMPRESSED.find(({ magic }) =>
+    magic.every((byte, i) => archive.bytes[i] === byte),
+  );
+  if (format !== undefined) {
+    throw unusable(
+      `${url} sent ${format.name}-compressed bytes; a plugin archive must be an uncompressed tar`,
+    );
+  }
+  let entries: ReturnType<typeof readTar>;
+  try {
+    entries = readTar(archive.bytes);
+  } catch (cause) {
+    throw unusable(`${url} did not send a tar archive: ${reason(cause)}`);
+  }
+  if (entries.length === 0) {
+    const type = archive.headers.get('content-type') ?? 'no Content-Type';
+    throw unusable(`${url} did not send a tar archive (${archive.bytes.length} bytes of ${type})`);
+  }
+  const entry = entries.find((e) => e.name === 'plugin.json');
+  if (entry === undefined) throw unusable(`the archive at ${url} has no plugin.json`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(entry.data));
+  } catch {
+    throw unusable(`plugin.json in the archive at ${url} is not JSON`);
+  }
+  const manifest = manifestSchema.safeParse(parsed);
+  if (!manifest.success) {
+    const issue = manifest.error.issues[0];
+    throw unusable(
+      `plugin.json in the archive at ${url} is not a plugin manifest: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+    );
+  }
+  return manifest.data;
+}
+
+/**
+ * Every command path must lie under the endpoint's path: the transport keeps only the origin, so
+ * a path without the mount prefix would send calls to the origin root (SPEC, "Installing a
+ * plugin"; `baseUrl` is no repair for it).
+ */
+function checkPaths(manifest: Manifest, mount: string, url: string): void {
+  const outside = manifest.commands.find(
+    (command) =>
+      !command.rest.path.startsWith(`${mount}/`) ||
+      command.rest.path.split('/').some((segment) => segment === '..' || segment === '.'),
+  );
+  if (outside !== undefined) {
+    throw unusable(
+      `the archive at ${url} declares ${outside.rest.path}, outside the endpoint's path ${mount || '/'}: the handler does not know its mount; serve it where the public URL's path reaches it unchanged, or set its baseUrl to the public URL`,
+    );
+  }
+}
+
+function isJson(headers: Headers): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(headers.get('content-type') ?? '');
+}
+
+function unusable(message: string): ApiError {
+  return new ApiError('validation_failed', message, { field: 'endpoint' });
+}
+
+function reason(cause: unknown): string {
+  if (cause instanceof Error) {
+    const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
+    return `${cause.name === 'TimeoutError' ? 'timed out' : cause.message}${inner}`;
+  }
+  return String(cause);
+}

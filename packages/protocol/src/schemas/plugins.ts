@@ -1,0 +1,77 @@
+/**
+ * Installed plugins (DESIGN §5, "Plugin install"): what the daemon read from a capability
+ * provider's archive. Only the endpoint's origin is the transport; each command keeps its full
+ * path (SPEC, "Installing a plugin").
+ */
+import { z } from 'zod';
+import { nameSchema, timestampSchema } from './common.ts';
+import { envNameSchema } from './profiles.ts';
+
+export const pluginParamsSchema = z.object({ name: nameSchema });
+
+/** An http(s) URL without credentials, query or fragment: where the handler is mounted. */
+export const pluginEndpointSchema = z
+  .string()
+  .max(2000)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (
+        (url.protocol === 'http:' || url.protocol === 'https:') &&
+        url.username === '' &&
+        url.password === '' &&
+        url.search === '' &&
+        url.hash === ''
+      );
+    } catch {
+      return false;
+    }
+  }, 'an http(s) URL with no credentials, query or fragment')
+  .describe('the public URL where the handler is mounted, mount path included');
+
+/** `POST /v1/plugins`: `svc pkg plugin install --endpoint URL --name N [--auth-env NAME]`. */
+export const pluginInstallBodySchema = z.strictObject({
+  endpoint: pluginEndpointSchema,
+  name: nameSchema.describe('the plugin name the archive must declare'),
+  auth_env: envNameSchema
+    .optional()
+    .describe(
+      "the variable holding the shared token, read by the calling broker from its profile's env store",
+    ),
+  token: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .describe('the bearer for fetching a token-guarded archive now; used once, never stored'),
+});
+
+export const pluginCommandSchema = z.object({
+  group: z.string(),
+  name: z.string(),
+  description: z.string(),
+  scope: z.string().describe('`<plugin>:<group>`'),
+  streaming: z.boolean(),
+  method: z.literal('POST'),
+  path: z.string().describe("the command's full path on the endpoint's origin"),
+  input: z.record(z.string(), z.unknown()).or(z.boolean()).describe('its input JSON Schema'),
+});
+
+export const pluginSchema = z.object({
+  name: nameSchema,
+  description: z.string(),
+  endpoint: z.string().describe('the URL it was installed from'),
+  origin: z.string().describe('the transport: the endpoint origin, and nothing else of it'),
+  major: z.number().int().positive().nullable().describe('null for an unversioned plugin'),
+  supported: z
+    .array(z.number().int().positive())
+    .nullable()
+    .describe("the endpoint's supported majors; null for an unversioned plugin"),
+  auth: z.enum(['none', 'token', 'directory']),
+  auth_env: envNameSchema.nullable(),
+  groups: z.array(z.object({ name: z.string(), description: z.string(), scope: z.string() })),
+  commands: z.array(pluginCommandSchema),
+  etag: z.string().nullable().describe("the archive's ETag when it was read"),
+  installed_at: timestampSchema,
+  updated_at: timestampSchema,
+});
