@@ -1,5 +1,10 @@
 // What every example must show over real HTTP, given its public endpoint URL (mount included,
 // as passed to `svc pkg plugin install --endpoint`) and its shared token.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalClient } from '@svc/client/node';
+import { startDaemon } from '@svc/daemon';
 import { expect, it } from 'vitest';
 import { readManifest } from './archive.ts';
 
@@ -47,5 +52,33 @@ export function itServesAcme(endpoint: () => string, token: string): void {
     });
     expect(command.status).toBe(401);
     expect((await command.json()).error.code).toBe('unauthorized');
+  });
+
+  // The installer keeps only the endpoint's origin (SPEC, "Installing a plugin"): a real daemon
+  // installs the example, and the command answers at that origin plus the path it stored.
+  it('installs through the daemon, and answers at origin + the stored path', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-example-'));
+    const daemon = await startDaemon({ home, logLevel: 'warn' });
+    try {
+      const client = createLocalClient({ home });
+      const plugin = (await client.request('POST', '/v1/plugins', {
+        endpoint: endpoint(),
+        name: 'acme',
+        auth_env: 'ACME_TOKEN',
+        token,
+      })) as { origin: string; commands: { name: string; path: string }[] };
+      expect(plugin.origin).toBe(new URL(endpoint()).origin);
+      const create = plugin.commands.find((command) => command.name === 'create');
+      const response = await fetch(`${plugin.origin}${create?.path}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Installed' }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toHaveProperty('title', 'Installed');
+    } finally {
+      await daemon.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 }
