@@ -84,6 +84,21 @@ describe('ustar reader', () => {
     expect(() => readTar(bytes)).toThrow(/checksum/);
   });
 
+  // A negative size once sent the reader back to the same header forever: the size field must be
+  // octal digits only.
+  it.each(['-0001000', '+0001000', '0x1000', '0001 00'])(
+    'rejects a size field that is not octal digits: %j',
+    (size) => {
+      const bytes = writeTar([{ name: 'plugin.json', data: encoder.encode('{}') }]);
+      bytes.set(new Uint8Array(12), 124);
+      bytes.set(encoder.encode(size), 124);
+      let sum = 0;
+      for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 0x20 : (bytes[i] ?? 0);
+      bytes.set(encoder.encode(`${sum.toString(8).padStart(6, '0')}\0 `), 148);
+      expect(() => readTar(bytes)).toThrow(/bad size/);
+    },
+  );
+
   it('rejects a truncated entry', () => {
     const bytes = writeTar([{ name: 'plugin.json', data: new Uint8Array(600) }]);
     expect(() => readTar(bytes.subarray(0, 1024))).toThrow(/truncated/);

@@ -90,9 +90,15 @@ function text(block: Uint8Array, at: number, width: number): string {
   return decoder.decode(end === -1 ? raw : raw.subarray(0, end));
 }
 
+/**
+ * A numeric field: octal digits, padded with spaces or NULs. Anything else (a sign, a base-256
+ * value) is refused, so a hostile header cannot give a negative size that never advances.
+ */
 function octal(block: Uint8Array, at: number, width: number): number {
   const value = text(block, at, width).trim();
-  return value === '' ? 0 : Number.parseInt(value, 8);
+  if (value === '') return 0;
+  if (!/^[0-7]+$/.test(value)) return Number.NaN;
+  return Number.parseInt(value, 8);
 }
 
 function padded(length: number): number {
