@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { gzipSync } from 'node:zlib';
 import { createFetchHandler, definePlugin, type PluginDefinition } from '@svc/plugin-kit';
+import { writeTar } from '@svc/plugin-kit/archive';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonLog, envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
@@ -282,6 +283,216 @@ describe('plugins.install', () => {
     const res = await install({ endpoint: 'http://127.0.0.1:9/x', name: 'acme' }, app);
     expect(res.status).toBe(403);
     expect((await t.call('/v1/plugins', { token: app })).status).toBe(403);
+  });
+});
+
+// Hand-made archives, for what no kit would serve.
+const base = {
+  name: 'acme',
+  major: null as number | null,
+  description: 'Acme',
+  auth: 'none',
+  groups: [{ name: 'tickets', description: '', scope: 'acme:tickets' }],
+  commands: [
+    {
+      group: 'tickets',
+      name: 'create',
+      description: '',
+      input: { type: 'object' } as unknown,
+      streaming: false,
+      scope: 'acme:tickets',
+      rest: { method: 'POST', path: '/p/acme/tickets/create' },
+    },
+  ],
+};
+type Manifest = typeof base;
+const tarOf = (manifest: unknown) =>
+  new Uint8Array(
+    writeTar([
+      {
+        name: 'plugin.json',
+        data: new TextEncoder().encode(
+          typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
+        ),
+      },
+    ]),
+  );
+const command = (changes: Partial<Manifest['commands'][number]>) => ({
+  ...base,
+  commands: [{ ...base.commands[0]!, ...changes }],
+});
+/** Serves `manifest` as the archive at every path; `/versions` answers `versions` when given. */
+async function serveManifest(manifest: unknown, versions?: unknown): Promise<string> {
+  return serveAt((_, path) =>
+    versions !== undefined && path.endsWith('/versions')
+      ? Response.json(versions)
+      : new Response(tarOf(manifest), { headers: { 'Content-Type': 'application/x-tar' } }),
+  );
+}
+
+describe('plugins.install refuses a manifest that does not hold together', () => {
+  it.each([
+    [
+      'a sibling of the mount',
+      command({ rest: { method: 'POST', path: '/pX/acme/tickets/create' } }),
+    ],
+    ['a dot-dot segment', command({ rest: { method: 'POST', path: '/p/../acme/tickets/create' } })],
+    ['an encoded dot-dot', command({ rest: { method: 'POST', path: '/p/%2e%2e/x/create' } })],
+    ['a backslash', command({ rest: { method: 'POST', path: '/p\\..\\admin/create' } })],
+    ['a query', command({ rest: { method: 'POST', path: '/p/acme/tickets/create?x=1' } })],
+    ['a fragment', command({ rest: { method: 'POST', path: '/p/acme/tickets/create#x' } })],
+  ])('a path with %s', async (_, manifest) => {
+    const origin = await serveManifest(manifest);
+    const { status, error } = await refusal(
+      await install({ endpoint: `${origin}/p`, name: 'acme' }),
+    );
+    expect(status).toBe(422);
+    expect(error.message).toContain("outside the endpoint's path /p");
+  });
+
+  it('a path naming another host, for an endpoint at the origin root', async () => {
+    const origin = await serveManifest(
+      command({ rest: { method: 'POST', path: '//evil.example/acme/tickets/create' } }),
+    );
+    const { status, error } = await refusal(await install({ endpoint: origin, name: 'acme' }));
+    expect(status).toBe(422);
+    expect(error.message).toContain("outside the endpoint's path /");
+  });
+
+  it.each([
+    ['a scope of another plugin', command({ scope: 'svc:act' }), 'outside its groups or scopes'],
+    ['an undeclared group', command({ group: 'admin', scope: 'acme:admin' }), 'outside its groups'],
+    [
+      'a group scope of another plugin',
+      { ...base, groups: [{ name: 'tickets', description: '', scope: 'other:tickets' }] },
+      'gives group tickets the scope other:tickets',
+    ],
+    ['a command twice', { ...base, commands: [base.commands[0], base.commands[0]] }, 'twice'],
+    ['a major without /versions', { ...base, major: 3 }, 'names no majors'],
+    ['no commands list', { ...base, commands: undefined }, 'not a plugin manifest: commands'],
+  ])('%s', async (_, manifest, reason) => {
+    const origin = await serveManifest(manifest);
+    const { status, error } = await refusal(
+      await install({ endpoint: `${origin}/p`, name: 'acme' }),
+    );
+    expect(status).toBe(422);
+    expect(error.message).toContain(reason);
+  });
+
+  it('a major other than the latest /versions names, or a /versions that is not one', async () => {
+    const versioned = {
+      ...base,
+      major: 1,
+      commands: [
+        { ...base.commands[0]!, rest: { method: 'POST', path: '/p/v1/acme/tickets/create' } },
+      ],
+    };
+    const stale = await serveManifest(versioned, { latest: 2, supported: [1, 2] });
+    const first = await refusal(await install({ endpoint: `${stale}/p`, name: 'acme' }));
+    expect(first.error.message).toContain('declares major 1, but /versions names 2 the latest');
+    const odd = await serveManifest(versioned, { latest: 3, supported: [1] });
+    const second = await refusal(await install({ endpoint: `${odd}/p`, name: 'acme' }));
+    expect(second.error.message).toContain('is not {"latest": N, "supported": [...]}');
+  });
+
+  it('a schema nested too deeply to keep is a 422, not a 500', async () => {
+    // Written out, not stringified: this is what JSON.stringify cannot walk.
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const origin = await serveManifest(
+      JSON.stringify(command({ input: 'DEEP' })).replace('"DEEP"', deep),
+    );
+    const { status, error } = await refusal(
+      await install({ endpoint: `${origin}/p`, name: 'acme' }),
+    );
+    expect(status).toBe(422);
+    expect(error.message).toContain('nests too deeply');
+  });
+});
+
+describe('plugins.install against a hostile or odd endpoint', () => {
+  it('a tar whose size field is negative answers 422 and leaves the daemon answering', async () => {
+    const tar = tarOf(base);
+    tar.set(new Uint8Array(12), 124);
+    tar.set(new TextEncoder().encode('-0001000'), 124);
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 0x20 : (tar[i] ?? 0);
+    tar.set(new TextEncoder().encode(`${sum.toString(8).padStart(6, '0')}\0 `), 148);
+    const origin = await serveAt(() => new Response(tar));
+    const { status, error } = await refusal(await install({ endpoint: origin, name: 'acme' }));
+    expect(status).toBe(422);
+    expect(error.message).toContain('did not send a tar archive');
+    expect((await t.call('/v1/status')).status).toBe(200);
+  });
+
+  it('follows no redirect', async () => {
+    const handler = createFetchHandler(acme(), { logger: quiet });
+    const target = await serveAt((request) => handler(request));
+    const origin = await serveAt(() => Response.redirect(`${target}/plugins`, 302));
+    const { status, error } = await refusal(await install({ endpoint: origin, name: 'acme' }));
+    expect(status).toBe(422);
+    expect(error.message).toContain('answered 302 (a redirect');
+  });
+
+  it('reads at most 8 MiB', async () => {
+    const origin = await serveAt(() => new Response(new Uint8Array(9 * 1024 * 1024)));
+    const { status, error } = await refusal(await install({ endpoint: origin, name: 'acme' }));
+    expect(status).toBe(422);
+    expect(error.message).toContain('more than 8388608 bytes');
+  });
+
+  it('a plugin taking a shared token needs auth_env, or no broker could call it', async () => {
+    const handler = createFetchHandler(acme(), { token: 'tok-123', logger: quiet });
+    const origin = await serveAt((request) => handler(request));
+    const { status, error } = await refusal(
+      await install({ endpoint: origin, name: 'acme', token: 'tok-123' }),
+    );
+    expect(status).toBe(422);
+    expect(error.field).toBe('auth_env');
+  });
+
+  it('a token that is no bearer token is refused, and not echoed', async () => {
+    const res = await install({
+      endpoint: 'http://127.0.0.1:9/p',
+      name: 'acme',
+      token: 'a\nSECRET-PART',
+    });
+    const text = await res.text();
+    expect(res.status).toBe(422);
+    expect(text).not.toContain('SECRET-PART');
+  });
+});
+
+describe('plugins.list', () => {
+  it('pages by name', async () => {
+    for (const name of ['zeta', 'yota']) {
+      const plugin = definePlugin({ ...acme(), name });
+      const handler = createFetchHandler(plugin, { logger: quiet });
+      const origin = await serveAt((request) => handler(request));
+      expect((await install({ endpoint: origin, name })).status).toBe(200);
+    }
+    const first = (await (await t.call('/v1/plugins?limit=1&after=x')).json()) as {
+      data: Plugin[];
+      has_more: boolean;
+      next_cursor: string;
+    };
+    expect(first.data.map((p) => p.name)).toEqual(['yota']);
+    expect(first).toMatchObject({ has_more: true, next_cursor: 'yota' });
+    const second = (await (
+      await t.call(`/v1/plugins?limit=1&after=${first.next_cursor}`)
+    ).json()) as {
+      data: Plugin[];
+      has_more: boolean;
+    };
+    expect(second.data.map((p) => p.name)).toEqual(['zeta']);
+    expect(second.has_more).toBe(false);
+    const event = events('plugin.installed').find((e) => e.subject_id === 'zeta');
+    expect(JSON.parse(event?.payload ?? '{}')).toEqual({
+      plugin: 'zeta',
+      origin: expect.any(String),
+      major: null,
+      auth: 'none',
+      commands: 1,
+    });
   });
 });
 

@@ -4,7 +4,7 @@ import { mount, type Routes } from './route.ts';
 const DEFAULT_LIMIT = 50;
 
 export function registerPlugins(app: Routes, ctx: DaemonContext): void {
-  // The body's `token` fetches the archive once; neither the answer nor an event carries it.
+  // The body's `token` fetches the archive once; no answer, event or log line carries it.
   mount(app, 'plugins.install', async (c, { body }) => c.json(await ctx.plugins.install(body)));
   mount(app, 'plugins.list', (c, { query }) => {
     const { data, hasMore } = ctx.plugins.list(query.after ?? '', query.limit ?? DEFAULT_LIMIT);

@@ -18,15 +18,10 @@ import type { EventLog } from './events.ts';
 export type Plugin = z.output<typeof pluginSchema>;
 type InstallBody = z.output<typeof pluginInstallBodySchema>;
 
-/** Options for tests: how the daemon reaches endpoints and how long it waits. */
-export interface PluginServiceOptions {
-  fetch?: typeof globalThis.fetch;
-  timeoutMs?: number;
-}
-
 /** An archive is a manifest and little else; this bounds what a hostile endpoint can send. */
 const MAX_ARCHIVE_BYTES = 8 * 1024 * 1024;
-const DEFAULT_TIMEOUT_MS = 10_000;
+/** Per GET: a manifest from a live endpoint comes back in well under a second. */
+const TIMEOUT_MS = 10_000;
 
 /** The leading bytes of the compressed formats an installer must refuse (DESIGN §5). */
 const COMPRESSED: readonly { name: string; magic: readonly number[] }[] = [
@@ -62,10 +57,7 @@ const versionsSchema = z.object({
   supported: z.array(z.number().int().positive()).min(1),
 });
 
-export function pluginService(store: Store, events: EventLog, options: PluginServiceOptions = {}) {
-  const fetchFn = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-
+export function pluginService(store: Store, events: EventLog) {
   function toDto(row: PluginRow): Plugin {
     return {
       name: row.name,
@@ -91,24 +83,39 @@ export function pluginService(store: Store, events: EventLog, options: PluginSer
     return row;
   }
 
-  /** GET with the bearer when given, no redirects followed, bounded in time and size. */
+  /**
+   * GET with the bearer when given, no redirects followed, bounded in time and size. A compressed
+   * answer is refused before its body is read: fetch would inflate it first.
+   */
   async function get(url: string, token: string | undefined): Promise<Fetched> {
+    const headers = new Headers(token === undefined ? {} : { Authorization: `Bearer ${token}` });
     let response: Response;
     try {
-      response = await fetchFn(url, {
+      response = await fetch(url, {
         method: 'GET',
         redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        headers,
       });
     } catch (cause) {
-      throw unusable(`could not reach ${url}: ${reason(cause)}`);
+      throw unusable(`could not reach ${url}: ${reason(cause, token)}`);
     }
-    const bytes = await readBounded(response, url);
+    const encoding = response.headers.get('content-encoding');
+    if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
+      await response.body?.cancel().catch(() => {});
+      throw unusable(
+        `${url} was sent with Content-Encoding: ${encoding}; a plugin archive must not be compressed (a proxy or middleware in front of the handler compresses it)`,
+      );
+    }
+    const bytes = await readBounded(response, url, token);
     return { status: response.status, headers: response.headers, bytes };
   }
 
-  async function readBounded(response: Response, url: string): Promise<Uint8Array> {
+  async function readBounded(
+    response: Response,
+    url: string,
+    token: string | undefined,
+  ): Promise<Uint8Array> {
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
     if (declared > MAX_ARCHIVE_BYTES) {
       await response.body?.cancel().catch(() => {});
@@ -127,7 +134,7 @@ export function pluginService(store: Store, events: EventLog, options: PluginSer
       }
     } catch (cause) {
       if (cause instanceof ApiError) throw cause;
-      throw unusable(`reading ${url} failed: ${reason(cause)}`);
+      throw unusable(`reading ${url} failed: ${reason(cause, token)}`);
     }
     const bytes = new Uint8Array(total);
     let offset = 0;
@@ -183,13 +190,39 @@ export function pluginService(store: Store, events: EventLog, options: PluginSer
           { field: 'name', received: body.name },
         );
       }
+      if (versions === null && manifest.major !== null) {
+        throw unusable(
+          `${archiveUrl} declares major ${manifest.major}, but ${endpoint}/versions names no majors`,
+        );
+      }
       if (versions !== null && manifest.major !== versions.latest) {
         throw unusable(
           `${archiveUrl} declares major ${manifest.major}, but /versions names ${versions.latest} the latest`,
         );
       }
-      checkPaths(manifest, mount, archiveUrl);
+      checkManifest(manifest, archiveUrl);
+      if (manifest.auth === 'token' && body.auth_env === undefined) {
+        throw new ApiError(
+          'validation_failed',
+          `${body.name} takes a shared token: name the variable that holds it (auth_env, --auth-env NAME), which each calling broker reads from its profile's env store`,
+          { field: 'auth_env' },
+        );
+      }
+      checkPaths(manifest, url.origin, mount, archiveUrl);
 
+      const commands = serialize(
+        manifest.commands.map((command) => ({
+          group: command.group,
+          name: command.name,
+          description: command.description,
+          scope: command.scope,
+          streaming: command.streaming,
+          method: command.rest.method,
+          path: command.rest.path,
+          input: command.input,
+        })),
+        archiveUrl,
+      );
       const now = new Date().toISOString();
       return store.db.transaction(() => {
         const current = store.plugins.get(body.name);
@@ -202,27 +235,18 @@ export function pluginService(store: Store, events: EventLog, options: PluginSer
           supported: versions === null ? null : JSON.stringify(versions.supported),
           auth: manifest.auth,
           auth_env: body.auth_env ?? null,
-          groups_json: JSON.stringify(manifest.groups),
-          commands: JSON.stringify(
-            manifest.commands.map((command) => ({
-              group: command.group,
-              name: command.name,
-              description: command.description,
-              scope: command.scope,
-              streaming: command.streaming,
-              method: command.rest.method,
-              path: command.rest.path,
-              input: command.input,
-            })),
-          ),
+          groups_json: serialize(manifest.groups, archiveUrl),
+          commands,
           etag: archive.headers.get('etag'),
           installed_at: current?.installed_at ?? now,
           updated_at: now,
         });
         const dto = toDto(found(body.name));
-        events.record(current === undefined ? 'plugin.installed' : 'plugin.updated', dto.name, {
-          plugin: dto,
-        });
+        events.record(
+          current === undefined ? 'plugin.installed' : 'plugin.updated',
+          dto.name,
+          summary(dto),
+        );
         return dto;
       });
     },
@@ -241,7 +265,7 @@ export function pluginService(store: Store, events: EventLog, options: PluginSer
       return store.db.transaction(() => {
         const dto = toDto(found(name));
         store.plugins.remove(name);
-        events.record('plugin.removed', name, { plugin: dto });
+        events.record('plugin.removed', name, summary(dto));
         return dto;
       });
     },
@@ -258,12 +282,6 @@ interface Fetched {
 
 /** `plugin.json` of an uncompressed tar, or the reason the bytes are not a plugin archive. */
 function manifestOf(archive: Fetched, url: string): Manifest {
-  const encoding = archive.headers.get('content-encoding');
-  if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
-    throw unusable(
-      `${url} was sent with Content-Encoding: ${encoding}; a plugin archive must not be compressed (a proxy or middleware in front of the handler compresses it)`,
-    );
-  }
   const format = COMPRESSED.find(({ magic }) =>
     magic.every((byte, i) => archive.bytes[i] === byte),
   );
@@ -301,20 +319,70 @@ function manifestOf(archive: Fetched, url: string): Manifest {
 }
 
 /**
- * Every command path must lie under the endpoint's path: the transport keeps only the origin, so
- * a path without the mount prefix would send calls to the origin root (SPEC, "Installing a
- * plugin"; `baseUrl` is no repair for it).
+ * What the manifest says must hold together: each scope is `<plugin>:<group>` of a declared
+ * group (the scope gates calls, so a manifest may not claim another), each command once.
  */
-function checkPaths(manifest: Manifest, mount: string, url: string): void {
-  const outside = manifest.commands.find(
-    (command) =>
-      !command.rest.path.startsWith(`${mount}/`) ||
-      command.rest.path.split('/').some((segment) => segment === '..' || segment === '.'),
-  );
-  if (outside !== undefined) {
-    throw unusable(
-      `the archive at ${url} declares ${outside.rest.path}, outside the endpoint's path ${mount || '/'}: the handler does not know its mount; serve it where the public URL's path reaches it unchanged, or set its baseUrl to the public URL`,
-    );
+function checkManifest(manifest: Manifest, url: string): void {
+  const groups = new Set<string>();
+  for (const group of manifest.groups) {
+    if (group.scope !== `${manifest.name}:${group.name}`) {
+      throw unusable(`the archive at ${url} gives group ${group.name} the scope ${group.scope}`);
+    }
+    groups.add(group.name);
+  }
+  const commands = new Set<string>();
+  for (const command of manifest.commands) {
+    const key = `${command.group}/${command.name}`;
+    if (!groups.has(command.group) || command.scope !== `${manifest.name}:${command.group}`) {
+      throw unusable(`the archive at ${url} declares ${key} outside its groups or scopes`);
+    }
+    if (commands.has(key)) throw unusable(`the archive at ${url} declares ${key} twice`);
+    commands.add(key);
+  }
+}
+
+/**
+ * Every command path must lie under the endpoint's path, and mean just that once resolved on the
+ * origin: the transport keeps only the origin, so a path without the mount prefix would send
+ * calls to the origin root (SPEC, "Installing a plugin"; `baseUrl` is no repair for it), and one
+ * like `//host/x`, `/p/../x`, `/p/%2e%2e/x` or `/p\\x` would send them elsewhere.
+ */
+function checkPaths(manifest: Manifest, origin: string, mount: string, url: string): void {
+  for (const { rest } of manifest.commands) {
+    let resolved: URL | null = null;
+    try {
+      resolved = new URL(rest.path, origin);
+    } catch {}
+    if (
+      resolved === null ||
+      resolved.origin !== origin ||
+      resolved.pathname !== rest.path ||
+      !rest.path.startsWith(`${mount}/`)
+    ) {
+      throw unusable(
+        `the archive at ${url} declares ${rest.path}, outside the endpoint's path ${mount || '/'}: the handler does not know its mount; serve it where the public URL's path reaches it unchanged, or set its baseUrl to the public URL`,
+      );
+    }
+  }
+}
+
+/** An event's payload: what changed, not every input schema again (those are in the record). */
+function summary(plugin: Plugin) {
+  return {
+    plugin: plugin.name,
+    origin: plugin.origin,
+    major: plugin.major,
+    auth: plugin.auth,
+    commands: plugin.commands.length,
+  };
+}
+
+/** JSON for a column; a schema nested past what `JSON.stringify` can walk is refused, not a 500. */
+function serialize(value: unknown, url: string): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    throw unusable(`plugin.json in the archive at ${url} nests too deeply to keep`);
   }
 }
 
@@ -326,10 +394,12 @@ function unusable(message: string): ApiError {
   return new ApiError('validation_failed', message, { field: 'endpoint' });
 }
 
-function reason(cause: unknown): string {
+/** Why a fetch or read failed, for the caller; the token never appears in it. */
+function reason(cause: unknown, token?: string): string {
+  let text = String(cause);
   if (cause instanceof Error) {
     const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
-    return `${cause.name === 'TimeoutError' ? 'timed out' : cause.message}${inner}`;
+    text = `${cause.name === 'TimeoutError' ? 'timed out' : cause.message}${inner}`;
   }
-  return String(cause);
+  return token === undefined ? text : text.replaceAll(token, '[token]');
 }

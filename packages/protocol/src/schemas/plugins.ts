@@ -40,8 +40,10 @@ export const pluginInstallBodySchema = z.strictObject({
     ),
   token: z
     .string()
-    .min(1)
-    .max(4096)
+    .regex(
+      /^[\x21-\x7e]{1,4096}$/,
+      'visible ASCII characters, as a bearer token is (RFC 6750 §2.1)',
+    )
     .optional()
     .describe('the bearer for fetching a token-guarded archive now; used once, never stored'),
 });

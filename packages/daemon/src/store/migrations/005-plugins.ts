@@ -9,7 +9,7 @@ CREATE TABLE plugins (
   supported    TEXT CHECK (supported IS NULL OR json_valid(supported)),
   auth         TEXT NOT NULL CHECK (auth IN ('none', 'token', 'directory')),
   auth_env     TEXT,                          -- a variable name of the profile env store, never a value
-  groups_json  TEXT NOT NULL CHECK (json_valid(groups_json)),
+  groups_json  TEXT NOT NULL CHECK (json_valid(groups_json)),  -- not "groups": GROUPS is an SQL keyword (window frames)
   commands     TEXT NOT NULL CHECK (json_valid(commands)),
   etag         TEXT,
   installed_at TEXT NOT NULL,
