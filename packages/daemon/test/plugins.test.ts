@@ -208,6 +208,17 @@ describe('plugins.install', () => {
     expect((await t.call('/v1/plugins/acme')).status).toBe(404);
   });
 
+  it('a directory-mode plugin installs with no token: its archive is public', async () => {
+    const handler = createFetchHandler(acme(), {
+      auth: { issuer: 'https://directory.test', audience: 'https://tools.test/plugins' },
+      logger: quiet,
+    });
+    const origin = await serveAt((request) => handler(request));
+    const res = await install({ endpoint: `${origin}/plugins`, name: 'acme' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ auth: 'directory', auth_env: null });
+  });
+
   it('refuses an archive that names another plugin', async () => {
     const handler = createFetchHandler(acme(), { logger: quiet });
     const origin = await serveAt((request) => handler(request));
