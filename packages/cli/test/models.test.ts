@@ -1,14 +1,11 @@
 /** `svc models …` and `svc profile …` against a real daemon; secrets go in on stdin only. */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type DaemonHandle, startDaemon } from '@svc/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inProcessSvc } from './support.ts';
+import { inProcessSvc, spawnSvc } from './support.ts';
 
-const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 const KEY = 'sk-ant-cli-secret-0123456789abcdef';
 let home: string;
 let daemon: DaemonHandle;
@@ -25,29 +22,8 @@ afterAll(async () => {
 const svc = inProcessSvc(() => home);
 
 /** `svc …args` as a child process with `input` on its stdin. */
-function svcWithStdin(
-  input: string,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SVC_HOME: home, NO_COLOR: '1', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const svcWithStdin = (input: string, args: string[], env: Record<string, string> = {}) =>
+  spawnSvc(home, args, { input, env });
 
 describe('svc models', () => {
   it('install reads the key from stdin and never prints it', async () => {

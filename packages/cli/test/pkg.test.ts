@@ -1,17 +1,14 @@
 /** `svc pkg plugin …` against a real daemon reading a real plugin over HTTP. */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type DaemonHandle, startDaemon } from '@svc/daemon';
 import { createFetchHandler, definePlugin } from '@svc/plugin-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inProcessSvc } from './support.ts';
+import { inProcessSvc, spawnSvc } from './support.ts';
 
-const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 const TOKEN = 'acme-shared-token-5d1e';
 const plugin = definePlugin({
   name: 'acme',
@@ -53,27 +50,7 @@ afterAll(async () => {
 const svc = inProcessSvc(() => home);
 
 /** `svc …args` as a child process, with extra environment variables. */
-function svcWithEnv(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SVC_HOME: home, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const svcWithEnv = (args: string[], env: Record<string, string>) => spawnSvc(home, args, { env });
 
 describe('svc pkg plugin', () => {
   it('install reads the token from the variable --auth-env names, and never prints it', async () => {

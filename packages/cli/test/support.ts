@@ -1,4 +1,33 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { type Io, run } from '../src/index.ts';
+
+const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
+
+/** `svc …args` as a child process against `home`, with `input` on stdin and extra `env`. */
+export function spawnSvc(
+  home: string,
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, SVC_HOME: home, NO_COLOR: '1', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
 
 /**
  * `svc …args` run in this process against the home `home()` names when it runs (a test file's

@@ -8,9 +8,7 @@ import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Palette } from '../output/color.ts';
 import { renderFields, renderTable } from '../output/table.ts';
-
-/** Pages are followed to the end, but never forever. */
-const MAX_PAGES = 100;
+import { allPages, type Page, pageQuery } from './shared/pages.ts';
 
 /** `GET /v1/plugins/{name}` (docs/api-v1.md). */
 interface Plugin {
@@ -24,12 +22,6 @@ interface Plugin {
   auth_env: string | null;
   commands: { group: string; name: string; method: string; path: string; scope: string }[];
   updated_at: string;
-}
-
-interface Page {
-  data: Plugin[];
-  has_more: boolean;
-  next_cursor: string | null;
 }
 
 export function registerPkg(program: Command, runtime: Runtime): void {
@@ -136,15 +128,9 @@ async function remove(ctx: Context, name: string) {
 
 async function list(ctx: Context) {
   const client = await ctx.client();
-  const rows: Plugin[] = [];
-  let after: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const query = after === undefined ? '' : `&after=${encodeURIComponent(after)}`;
-    const answer = (await client.request('GET', `/v1/plugins?limit=200${query}`)) as Page;
-    rows.push(...answer.data);
-    if (!answer.has_more || answer.next_cursor === null) break;
-    after = answer.next_cursor;
-  }
+  const rows = await allPages(
+    (after) => client.request('GET', `/v1/plugins${pageQuery(after)}`) as Promise<Page<Plugin>>,
+  );
   ctx.out.result({ data: rows }, (colors) =>
     renderTable(
       rows,

@@ -9,9 +9,7 @@ import { renderFields, renderTable } from '../output/table.ts';
 import { parseModelRef } from '../parse/model-ref.ts';
 import { parseBudgets } from '../parse/node-create.ts';
 import { readSecret } from '../parse/secret-input.ts';
-
-/** Pages are followed to the end, but never forever. */
-const MAX_PAGES = 100;
+import { allPages } from './shared/pages.ts';
 
 export function registerProfile(program: Command, runtime: Runtime): void {
   const profile = program.command('profile').description('named agent configurations');
@@ -150,14 +148,9 @@ async function show(ctx: Context, name: string) {
 
 async function listProfiles(ctx: Context) {
   const client = await ctx.client();
-  const rows: Profile[] = [];
-  let after: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const answer = await client.profiles.list({ limit: 200, ...(after && { after }) });
-    rows.push(...answer.data);
-    if (!answer.has_more || answer.next_cursor === null) break;
-    after = answer.next_cursor;
-  }
+  const rows = await allPages((after) =>
+    client.profiles.list({ limit: 200, ...(after !== undefined && { after }) }),
+  );
   ctx.out.result({ data: rows }, (colors) =>
     renderTable(
       rows,

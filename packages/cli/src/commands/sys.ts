@@ -7,15 +7,7 @@ import { renderFields, renderTable } from '../output/table.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { parseListenAddress } from '../parse/listen.ts';
-
-interface Page<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-/** Pages are followed to the end, but never forever: a cursor loop in a daemon bug stops here. */
-const MAX_PAGES = 100;
+import { allPages, type Page, pageQuery } from './shared/pages.ts';
 
 export function registerSys(program: Command, runtime: Runtime): void {
   const sys = program.command('sys').description('connect browsers and remote apps; manage tokens');
@@ -110,15 +102,9 @@ export function connectBody(opts: {
 
 async function listTokens(ctx: Context) {
   const client = await ctx.client();
-  const rows: Token[] = [];
-  let after: string | null = null;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const query: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
-    const answer = (await client.request('GET', `/v1/tokens?limit=200${query}`)) as Page<Token>;
-    rows.push(...answer.data);
-    if (!answer.has_more || answer.next_cursor === null) break;
-    after = answer.next_cursor;
-  }
+  const rows = await allPages(
+    (after) => client.request('GET', `/v1/tokens${pageQuery(after)}`) as Promise<Page<Token>>,
+  );
   ctx.out.result({ data: rows }, (colors) =>
     renderTable(
       rows,

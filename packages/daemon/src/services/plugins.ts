@@ -136,13 +136,7 @@ export function pluginService(store: Store, events: EventLog) {
       if (cause instanceof ApiError) throw cause;
       throw unusable(`reading ${url} failed: ${reason(cause, token)}`);
     }
-    const bytes = new Uint8Array(total);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return bytes;
+    return Buffer.concat(chunks, total);
   }
 
   /** The endpoint's majors from `<endpoint>/versions`, or `null` when it serves none. */
