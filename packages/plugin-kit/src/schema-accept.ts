@@ -231,8 +231,13 @@ function addKeyword(
     case 'format': {
       if (typeof value !== 'string') throw new Unsupported();
       // An unknown format is not checked (the validator's rule); a known one by its own test.
-      const test = (formats as Record<string, ((value: string) => boolean) | undefined>)[value];
-      if (test) plan.formats = [test];
+      // A name the library does not define but `formats[name]` still finds (`valueOf`, inherited
+      // from Object) is the validator's to judge: it calls that as a method, this plan could not.
+      if (Object.hasOwn(formats, value)) {
+        plan.formats = [(formats as Record<string, (value: string) => boolean>)[value]!];
+      } else if (value in formats) {
+        throw new Unsupported();
+      }
       return;
     }
   }

@@ -198,6 +198,8 @@ describe('compileAccept', () => {
       { type: 'int' },
       { required: 'title' },
       { pattern: '(' },
+      { format: 'hasOwnProperty' },
+      { format: 'valueOf' },
       { enum: 'open' },
       { properties: [] },
     ]) {
