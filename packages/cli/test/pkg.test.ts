@@ -91,6 +91,7 @@ describe('svc pkg plugin', () => {
 
   it.each([
     [['--endpoint', 'ftp://x/p', '--name', 'acme'], /--endpoint must be an http\(s\) URL/],
+    [['--endpoint', 'http://u:p@x/p', '--name', 'acme'], /with no credentials, query or fragment/],
     [['--endpoint', 'http://127.0.0.1/p', '--name', 'Acme'], /--name must be a lowercase letter/],
     [
       ['--endpoint', 'http://127.0.0.1/p', '--name', 'acme', '--auth-env', '1X'],

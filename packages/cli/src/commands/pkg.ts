@@ -2,27 +2,13 @@
  * `svc pkg plugin …`: the daemon's plugin registry (DESIGN §5). The client has no namespace for
  * it (the spec's resource map names none), so these go through `client.request`.
  */
-import { ENV_NAME_PATTERN, isName } from '@svc/protocol';
+import { ENV_NAME_PATTERN, isName, type Plugin, pluginEndpointSchema } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Palette } from '../output/color.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { allPages, type Page, pageQuery } from './shared/pages.ts';
-
-/** `GET /v1/plugins/{name}` (docs/api-v1.md). */
-interface Plugin {
-  name: string;
-  description: string;
-  endpoint: string;
-  origin: string;
-  major: number | null;
-  supported: number[] | null;
-  auth: 'none' | 'token' | 'directory';
-  auth_env: string | null;
-  commands: { group: string; name: string; method: string; path: string; scope: string }[];
-  updated_at: string;
-}
 
 export function registerPkg(program: Command, runtime: Runtime): void {
   const pkg = program.command('pkg').description('packages the daemon installs');
@@ -65,14 +51,10 @@ function pluginName(value: string, flag = 'plugin name'): string {
 }
 
 function endpointOf(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--endpoint must be an http(s) URL; received '${value}'`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--endpoint must be an http(s) URL; received '${value}'`);
+  if (!pluginEndpointSchema.safeParse(value).success) {
+    throw new UsageError(
+      `--endpoint must be an http(s) URL with no credentials, query or fragment; received '${value}'`,
+    );
   }
   return value;
 }

@@ -1,5 +1,11 @@
 import type { Profile, ProfileEnsureParams } from '@svc/client';
-import { ENV_NAME_PATTERN, isName, parseScopeList, ScopeError } from '@svc/protocol';
+import {
+  ENV_NAME_PATTERN,
+  isName,
+  LIST_LIMIT_MAX,
+  parseScopeList,
+  ScopeError,
+} from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -149,7 +155,7 @@ async function show(ctx: Context, name: string) {
 async function listProfiles(ctx: Context) {
   const client = await ctx.client();
   const rows = await allPages((after) =>
-    client.profiles.list({ limit: 200, ...(after !== undefined && { after }) }),
+    client.profiles.list({ limit: LIST_LIMIT_MAX, ...(after !== undefined && { after }) }),
   );
   ctx.out.result({ data: rows }, (colors) =>
     renderTable(

@@ -8,14 +8,13 @@
  */
 
 import { readTar } from '@svc/plugin-kit/archive';
-import type { pluginInstallBodySchema, pluginSchema } from '@svc/protocol';
+import type { Plugin, pluginInstallBodySchema } from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
 import type { PluginRow } from '../store/plugins.ts';
 import type { EventLog } from './events.ts';
 
-export type Plugin = z.output<typeof pluginSchema>;
 type InstallBody = z.output<typeof pluginInstallBodySchema>;
 
 /** An archive is a manifest and little else; this bounds what a hostile endpoint can send. */
@@ -85,9 +84,14 @@ export function pluginService(store: Store, events: EventLog) {
 
   /**
    * GET with the bearer when given, no redirects followed, bounded in time and size. A compressed
-   * answer is refused before its body is read: fetch would inflate it first.
+   * answer is refused before its body is read: fetch would inflate it first. The body is read
+   * only when `wanted` says so from the status and headers.
    */
-  async function get(url: string, token: string | undefined): Promise<Fetched> {
+  async function get(
+    url: string,
+    token: string | undefined,
+    wanted: (answer: Head) => boolean = () => true,
+  ): Promise<Fetched> {
     const headers = new Headers(token === undefined ? {} : { Authorization: `Bearer ${token}` });
     let response: Response;
     try {
@@ -106,6 +110,10 @@ export function pluginService(store: Store, events: EventLog) {
       throw unusable(
         `${url} was sent with Content-Encoding: ${encoding}; a plugin archive must not be compressed (a proxy or middleware in front of the handler compresses it)`,
       );
+    }
+    if (!wanted(response)) {
+      await response.body?.cancel().catch(() => {});
+      return { status: response.status, headers: response.headers, bytes: new Uint8Array() };
     }
     const bytes = await readBounded(response, url, token);
     return { status: response.status, headers: response.headers, bytes };
@@ -141,9 +149,11 @@ export function pluginService(store: Store, events: EventLog) {
 
   /** The endpoint's majors from `<endpoint>/versions`, or `null` when it serves none. */
   async function versionsOf(endpoint: string, token: string | undefined) {
-    const answer = await get(`${endpoint}/versions`, token);
-    // An unversioned handler answers every GET with its archive, `/versions` included.
-    if (answer.status !== 200 || !isJson(answer.headers)) return null;
+    // An unversioned handler answers every GET with its archive, `/versions` included: only a
+    // JSON 200 is read, so that archive is not downloaded twice.
+    const isVersions = (answer: Head) => answer.status === 200 && isJson(answer.headers);
+    const answer = await get(`${endpoint}/versions`, token, isVersions);
+    if (!isVersions(answer)) return null;
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder().decode(answer.bytes));
@@ -184,14 +194,11 @@ export function pluginService(store: Store, events: EventLog) {
           { field: 'name', received: body.name },
         );
       }
-      if (versions === null && manifest.major !== null) {
+      if (manifest.major !== (versions?.latest ?? null)) {
         throw unusable(
-          `${archiveUrl} declares major ${manifest.major}, but ${endpoint}/versions names no majors`,
-        );
-      }
-      if (versions !== null && manifest.major !== versions.latest) {
-        throw unusable(
-          `${archiveUrl} declares major ${manifest.major}, but /versions names ${versions.latest} the latest`,
+          versions === null
+            ? `${archiveUrl} declares major ${manifest.major}, but ${endpoint}/versions names no majors`
+            : `${archiveUrl} declares major ${manifest.major}, but /versions names ${versions.latest} the latest`,
         );
       }
       checkManifest(manifest, archiveUrl);
@@ -204,23 +211,21 @@ export function pluginService(store: Store, events: EventLog) {
       }
       checkPaths(manifest, url.origin, mount, archiveUrl);
 
-      const commands = serialize(
-        manifest.commands.map((command) => ({
-          group: command.group,
-          name: command.name,
-          description: command.description,
-          scope: command.scope,
-          streaming: command.streaming,
-          method: command.rest.method,
-          path: command.rest.path,
-          input: command.input,
-        })),
-        archiveUrl,
-      );
+      const commands = manifest.commands.map((command) => ({
+        group: command.group,
+        name: command.name,
+        description: command.description,
+        scope: command.scope,
+        streaming: command.streaming,
+        method: command.rest.method,
+        path: command.rest.path,
+        input: command.input,
+      }));
+      checkDepth(commands, archiveUrl);
       const now = new Date().toISOString();
       return store.db.transaction(() => {
         const current = store.plugins.get(body.name);
-        store.plugins.upsert({
+        const row: PluginRow = {
           name: manifest.name,
           description: manifest.description,
           endpoint: body.endpoint,
@@ -229,13 +234,14 @@ export function pluginService(store: Store, events: EventLog) {
           supported: versions === null ? null : JSON.stringify(versions.supported),
           auth: manifest.auth,
           auth_env: body.auth_env ?? null,
-          groups_json: serialize(manifest.groups, archiveUrl),
-          commands,
+          groups_json: JSON.stringify(manifest.groups),
+          commands: JSON.stringify(commands),
           etag: archive.headers.get('etag'),
           installed_at: current?.installed_at ?? now,
           updated_at: now,
-        });
-        const dto = toDto(found(body.name));
+        };
+        store.plugins.upsert(row);
+        const dto = toDto(row);
         events.record(
           current === undefined ? 'plugin.installed' : 'plugin.updated',
           dto.name,
@@ -245,9 +251,9 @@ export function pluginService(store: Store, events: EventLog) {
       });
     },
 
-    list(after: string, limit: number): { data: Plugin[]; hasMore: boolean } {
-      const rows = store.plugins.list(after, limit + 1);
-      return { data: rows.slice(0, limit).map(toDto), hasMore: rows.length > limit };
+    /** By name after `after`, at most `limit`. */
+    list(after: string, limit: number): Plugin[] {
+      return store.plugins.list(after, limit).map(toDto);
     },
 
     retrieve(name: string): Plugin {
@@ -268,9 +274,10 @@ export function pluginService(store: Store, events: EventLog) {
 
 export type PluginService = ReturnType<typeof pluginService>;
 
-interface Fetched {
-  status: number;
-  headers: Headers;
+/** What an answer says before its body is read. */
+type Head = Pick<Response, 'status' | 'headers'>;
+
+interface Fetched extends Head {
   bytes: Uint8Array;
 }
 
@@ -371,12 +378,22 @@ function summary(plugin: Plugin) {
   };
 }
 
-/** JSON for a column; a schema nested past what `JSON.stringify` can walk is refused, not a 500. */
-function serialize(value: unknown, url: string): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    throw unusable(`plugin.json in the archive at ${url} nests too deeply to keep`);
+/**
+ * SQLite's JSON functions, the column's `json_valid` check included, refuse nesting deeper than
+ * 1000 (and `JSON.stringify` gives out somewhat later): a deeper input schema is refused here, as
+ * a 422, rather than failing the insert. Walked with a stack, since recursion is what fails.
+ */
+const MAX_DEPTH = 990;
+
+function checkDepth(value: unknown, url: string): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > MAX_DEPTH) {
+      throw unusable(`plugin.json in the archive at ${url} nests too deeply to keep`);
+    }
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
 }
 

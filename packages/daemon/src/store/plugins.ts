@@ -48,8 +48,8 @@ export function pluginStore(db: Db) {
     upsert(row: PluginRow): void {
       q.upsert.run({ ...row });
     },
-    remove(name: string): boolean {
-      return q.remove.run(name).changes > 0;
+    remove(name: string): void {
+      q.remove.run(name);
     },
   };
 }

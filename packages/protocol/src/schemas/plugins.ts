@@ -77,3 +77,5 @@ export const pluginSchema = z.object({
   installed_at: timestampSchema,
   updated_at: timestampSchema,
 });
+
+export type Plugin = z.output<typeof pluginSchema>;

@@ -1,4 +1,5 @@
 /** Listings the CLI prints whole: every page of a `/v1` list, followed to the end. */
+import { LIST_LIMIT_MAX } from '@svc/protocol';
 
 /** The list envelope (DESIGN §6). */
 export interface Page<T> {
@@ -25,7 +26,8 @@ export async function allPages<T>(
   return rows;
 }
 
-/** The query of one page of at most 200 rows (the daemon's bound). */
+/** The query of one page of as many rows as the daemon gives at once. */
 export function pageQuery(after: string | undefined): string {
-  return after === undefined ? '?limit=200' : `?limit=200&after=${encodeURIComponent(after)}`;
+  const limit = `?limit=${LIST_LIMIT_MAX}`;
+  return after === undefined ? limit : `${limit}&after=${encodeURIComponent(after)}`;
 }
