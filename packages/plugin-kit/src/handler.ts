@@ -196,7 +196,8 @@ export function createFetchHandler(
   }
 
   // Not `async`: an answer ready at once (an archive, a 304, an early error) is handed back in a
-  // settled promise, and one still to come as it is, without the extra turn an `await` would take.
+  // settled promise, and one still to come as it is (`Promise.resolve` returns a native promise
+  // unchanged), without the extra turn an `await` would take.
   return function svcPluginHandler(request: Request): Promise<Response> {
     const callerId = callerRequestId(request);
     const requestId = callerId ?? newRequestId();
@@ -207,7 +208,7 @@ export function createFetchHandler(
       answer = refusal(thrown, requestId, request.method);
     }
     if (request.method === 'HEAD') return Promise.resolve(answer).then(headless);
-    return answer instanceof Promise ? answer : Promise.resolve(answer);
+    return Promise.resolve(answer);
   };
 }
 
