@@ -15,7 +15,6 @@ import { callerRequestId, createRequestIds, REQUEST_ID_HEADER } from './http/req
 import { errorResponse, json } from './http/respond.ts';
 import { sseResponse } from './http/sse.ts';
 import { resolveOptions } from './options.ts';
-import { pathnameOf } from './routing/pathname.ts';
 import { type CommandEntry, createRouter, type Route } from './routing/routes.ts';
 import { compileInput } from './schema.ts';
 import type { Caller, FetchHandlerOptions, PluginDefinition } from './types.ts';
@@ -45,6 +44,8 @@ export function createFetchHandler(
   const majors = defs.map((def) => def.version ?? 0).sort((a, b) => a - b);
   const versions = { latest: majors.at(-1), supported: majors };
   const newRequestId = createRequestIds();
+  // Cross-site posts are refused under no auth only (`readJsonBody` says why).
+  const site = authMode === 'none' ? origin : undefined;
 
   /**
    * Not `async`: an answer ready at once (an archive, an error) skips a promise and a turn. An
@@ -57,7 +58,7 @@ export function createFetchHandler(
     requestId: string,
     callerId: string | null,
   ): Response | Promise<Response> {
-    const route = router.resolve(request.method, pathnameOf(request.url));
+    const route = router.resolve(request.method, request.url);
     if (route.kind === 'versions') return json(200, versions, requestId);
     // Shared-token mode guards everything but `/versions`, even a 404 or OPTIONS: the archive
     // is private, so which paths exist is too.
@@ -107,7 +108,7 @@ export function createFetchHandler(
     try {
       const caller =
         verify === null ? undefined : await authorize(verify, request, callerId, entry);
-      const input = await readJsonBody(request, maxBodyBytes, origin);
+      const input = await readJsonBody(request, maxBodyBytes, site);
       entry.check(input);
       const ctx = new HandlerContext(
         request,

@@ -256,6 +256,20 @@ describe('request bodies', () => {
     expect(pulled()).toBeLessThan(20);
   });
 
+  it('counts the bytes of a body whose Content-Length is not plain digits', async () => {
+    // RFC 9110 §8.6: 1*DIGIT. Anything else is no length to trust, so the stream is counted.
+    for (const length of ['+5', '1e3', '0x10', '5.0', '-1', '5,5']) {
+      const small = streamed(5, 100, { 'Content-Length': length });
+      expect((await handler(small.request)).status).toBe(200);
+      const large = streamed(30, 100, { 'Content-Length': length });
+      expect((await handler(large.request)).status).toBe(413);
+    }
+    // Digits past 2^53 are still a length, and far over the limit.
+    const huge = streamed(1, 10, { 'Content-Length': '9'.repeat(400) });
+    expect((await handler(huge.request)).status).toBe(413);
+    expect(huge.pulled()).toBeLessThanOrEqual(1);
+  });
+
   it('counts streamed bytes even when Content-Length understates them', async () => {
     const { request } = streamed(30, 100, { 'Content-Length': '10' });
     expect((await handler(request)).status).toBe(413);

@@ -245,9 +245,16 @@ describe('Svc-Request-Id', () => {
     expect((await errorOf(bad)).request_id).toBe('abc-2');
   });
 
-  it('replaces an unusable id with a new one', async () => {
-    const long = await handler(get('/', { 'Svc-Request-Id': 'x'.repeat(500) }));
-    expect(long.headers.get('Svc-Request-Id')).toMatch(/^[0-9a-f-]{36}$/);
+  it('replaces an unusable id with a new one: 1-200 visible ASCII characters are usable', async () => {
+    const idOf = async (id: string) =>
+      (await handler(get('/', { 'Svc-Request-Id': id }))).headers.get('Svc-Request-Id');
+    for (const usable of ['!', '~', 'x'.repeat(200), '!#-~09AZaz']) {
+      expect(await idOf(usable)).toBe(usable);
+    }
+    // Headers trim the value's outer spaces and tabs, so the unusable ones sit inside.
+    for (const unusable of ['x'.repeat(201), 'x'.repeat(500), 'a b', 'a\tb', 'a\x7fb', 'é']) {
+      expect(await idOf(unusable)).toMatch(/^[0-9a-f-]{36}$/);
+    }
   });
 
   it('differs between requests without one', async () => {

@@ -146,7 +146,8 @@ describe('methods', () => {
   });
 
   it('answers each method on one path its own, whichever came first, every time', async () => {
-    // The router keeps what a path resolves to per method: one method must not answer another's.
+    // The router keeps what a path resolves to per method, and the last URL's routes: one method
+    // or URL must not answer another's.
     const fresh = createFetchHandler(acmeDefinition(), { logger: memoryLogger() });
     const at = (path: string, method: string) =>
       fresh(
@@ -164,6 +165,10 @@ describe('methods', () => {
         ['/p/acme', 'GET', 200],
         ['/p/acme', 'HEAD', 200],
         ['/p/acme/tickets/nope', 'POST', 404],
+        // the last URL is remembered whole: its query, and a path one letter short, differ
+        ['/p/acme/tickets/create?x=1', 'POST', 200],
+        ['/p/acme/tickets/creat', 'POST', 404],
+        ['/p/acme/tickets/create?x=1', 'GET', 200],
       ] as const) {
         expect(`${method} ${path} ${await at(path, method)}`).toBe(`${method} ${path} ${status}`);
       }

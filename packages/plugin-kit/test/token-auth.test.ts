@@ -29,6 +29,20 @@ describe('shared-token mode', () => {
     ).toBe(200);
   });
 
+  it('leaves the cross-site refusal to the token: only a request carrying it runs', async () => {
+    // A browser sends Authorization cross-site only after a preflight, so a simple cross-site
+    // post is refused by the missing token (401), and one carrying the token was let through by
+    // a preflight its origin granted, as for application/json.
+    const crossSite = (headers: Record<string, string>) =>
+      new Request(`${ORIGIN}/acme/tickets/create`, {
+        method: 'POST',
+        body: '{"title":"t"}',
+        headers: { 'Content-Type': 'text/plain', 'Sec-Fetch-Site': 'cross-site', ...headers },
+      });
+    await expectUnauthorized(await handler(crossSite({})));
+    expect((await handler(crossSite(bearer(TOKEN)))).status).toBe(200);
+  });
+
   it('accepts the scheme in any case (RFC 9110 §11.1)', async () => {
     const response = await handler(get('/plugins', { Authorization: `bearer ${TOKEN}` }));
     expect(response.status).toBe(200);

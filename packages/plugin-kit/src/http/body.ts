@@ -6,7 +6,6 @@ import type { JsonObject } from '../types.ts';
 // posts these cross-site without a preflight, so any page the user visits could send one.
 const SIMPLE_TYPE =
   /^\s*(?:text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)\s*(?:;|$)/i;
-const DECIMAL = /^[0-9]+$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
@@ -15,36 +14,39 @@ const encoder = new TextEncoder();
  * synchronous throw. An `async` function on purpose: awaiting the body's own promise resumes here
  * one turn after it settles, where a chain of `then` reactions that hands back a promise would take
  * three, and a command's whole cost is a few turns.
+ * @param site the public origin behind a proxy (`baseUrl`'s, else `null`) when cross-site posts
+ * must be refused; `undefined` under auth, where no such post can pass (see `crossSite`)
  */
 export async function readJsonBody(
   request: Request,
   maxBytes: number,
-  publicOrigin: string | null,
+  site: string | null | undefined,
 ): Promise<JsonObject> {
   // Any type is read as JSON: `fetch` labels a string body `text/plain` unless told otherwise,
   // and the parse is what decides. Only what a browser may post cross-site without a preflight
-  // (no type, or a simple one) is refused when it comes from another site: a command under no
-  // auth would otherwise run for whatever page the user's browser has open.
+  // (no type, or a simple type) is refused when it comes from another site: a command under no
+  // auth would otherwise run for whatever page the user's browser has open. Under auth, a request
+  // that gets here carries its bearer token, and a browser sends `Authorization` cross-site only
+  // after a preflight, as it does `application/json`: the check could never refuse it.
   // Names in lower case, as every runtime stores them: a Headers implementation in JavaScript
   // (@hono/node-server's) then needs no new string for the lookup.
-  const type = request.headers.get('content-type');
-  if (
-    type !== 'application/json' && // the usual value, spared the pattern and the site check
-    (type === null || SIMPLE_TYPE.test(type)) &&
-    crossSite(request, publicOrigin)
-  ) {
-    throw new PluginError(
-      403,
-      'forbidden',
-      'A cross-site browser request must send Content-Type: application/json',
-      { field: 'Content-Type', received: type },
-    );
+  if (site !== undefined) {
+    const type = request.headers.get('content-type');
+    if (
+      type !== 'application/json' && // the usual value, spared the pattern and the site check
+      (type === null || SIMPLE_TYPE.test(type)) &&
+      crossSite(request, site)
+    ) {
+      throw new PluginError(
+        403,
+        'forbidden',
+        'A cross-site browser request must send Content-Type: application/json',
+        { field: 'Content-Type', received: type },
+      );
+    }
   }
-  const declared = request.headers.get('content-length');
-  if (declared === null || !DECIMAL.test(declared)) {
-    return parseObject(decode(await readCounted(request, maxBytes)));
-  }
-  const length = Number(declared);
+  const length = decimal(request.headers.get('content-length'));
+  if (length < 0) return parseObject(decode(await readCounted(request, maxBytes)));
   if (length > maxBytes) throw tooLarge(maxBytes);
   // The server frames the body by its Content-Length (RFC 9112 §6.3), so reading it whole
   // buffers no more than the limit just checked. As text: on @hono/node-server that spares an
@@ -74,6 +76,22 @@ function crossSite(request: Request, publicOrigin: string | null): boolean {
   if (site !== null) return site !== 'same-origin' && site !== 'none';
   const origin = request.headers.get('origin');
   return origin !== null && origin !== publicOrigin && origin !== new URL(request.url).origin;
+}
+
+/**
+ * A `Content-Length` as a number, or -1 when there is none or it is not plain decimal digits
+ * (RFC 9110 §8.6). A length past 2^53 comes out inexact but still past any limit. A loop: it
+ * runs on every command, and a pattern and `Number` cost several times as much.
+ */
+function decimal(value: string | null): number {
+  if (value === null || value.length === 0) return -1;
+  let n = 0;
+  for (let i = 0; i < value.length; i++) {
+    const digit = value.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    n = n * 10 + digit;
+  }
+  return n;
 }
 
 function decode(bytes: Uint8Array): string {

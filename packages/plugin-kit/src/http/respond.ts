@@ -8,7 +8,7 @@ export function json(
   headers?: Record<string, string>,
 ): Response {
   // `REQUEST_ID_HEADER` spelled out: a literal with only constant keys is built from a template.
-  const all = { 'Content-Type': 'application/json', 'Svc-Request-Id': requestId };
+  const all = { 'content-type': 'application/json', 'Svc-Request-Id': requestId };
   return new Response(JSON.stringify(body), {
     status,
     headers: headers === undefined ? all : { ...all, ...headers },

@@ -7,6 +7,7 @@
 import { BoundedCache } from '../bounded-cache.ts';
 import { PluginError } from '../errors.ts';
 import type { CommandDefinition, JsonObject, PluginDefinition } from '../types.ts';
+import { pathnameOf } from './pathname.ts';
 
 /** Longer paths are resolved anew each time: the cache of paths holds at most 256 × this. */
 const MAX_CACHED_PATH = 512;
@@ -48,7 +49,8 @@ const ALLOW_ARCHIVE = 'GET, HEAD';
 const VERSION_SEGMENT = /^v([1-9][0-9]*)$/;
 
 export interface Router {
-  resolve(method: string, pathname: string): Route;
+  /** @param url `request.url`, a serialized URL */
+  resolve(method: string, url: string): Route;
 }
 
 /**
@@ -91,6 +93,22 @@ export function createRouter(
   // A handler sees the same few paths again and again: what each resolves to is kept (a bounded
   // number of short paths, since paths come from callers), sparing the suffix scan's slices.
   const paths = new BoundedCache<string, PathRoutes>(256);
+  // And a caller usually sends the same URL many times in a row: the last one is compared
+  // before its path is cut out and looked up. A path cut from the URL is a new string each
+  // time, so the lookup hashes it anew; comparing with the last URL costs far less.
+  let lastUrl = '';
+  let lastKnown: PathRoutes | undefined;
+
+  /** What a path resolves to, worked out on its first use. */
+  function routesOf(url: string): { pathname: string; known: PathRoutes } {
+    const pathname = pathnameOf(url);
+    let known = paths.get(pathname);
+    if (known === undefined) {
+      known = { match: matchCommand(pathname) };
+      if (pathname.length <= MAX_CACHED_PATH) paths.set(pathname, known);
+    }
+    return { pathname, known };
+  }
 
   /**
    * The longest suffix of `pathname` naming a command, and the mount before it; otherwise a miss,
@@ -171,21 +189,23 @@ export function createRouter(
   }
 
   return {
-    resolve(method, pathname) {
-      let known = paths.get(pathname);
+    resolve(method, url) {
+      let pathname: string | undefined;
+      let known = url === lastUrl ? lastKnown : undefined;
       if (known === undefined) {
-        known = { match: matchCommand(pathname) };
-        if (pathname.length <= MAX_CACHED_PATH) paths.set(pathname, known);
+        ({ pathname, known } = routesOf(url));
+        lastUrl = url;
+        lastKnown = known;
       }
       const { match } = known;
       const allow = match.entry === null ? ALLOW_ARCHIVE : ALLOW_COMMAND;
       switch (method) {
         case 'GET':
         case 'HEAD':
-          known.read ??= resolveRead(pathname, match);
+          known.read ??= resolveRead(pathname ?? pathnameOf(url), match);
           return known.read;
         case 'POST':
-          known.post ??= resolvePost(pathname, known);
+          known.post ??= resolvePost(pathname ?? pathnameOf(url), known);
           return known.post;
         case 'OPTIONS':
           known.options ??= { kind: 'options', allow };
