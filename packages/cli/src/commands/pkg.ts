@@ -2,12 +2,13 @@
  * `svc pkg plugin …`: the daemon's plugin registry (DESIGN §5). The client has no namespace for
  * it (the spec's resource map names none), so these go through `client.request`.
  */
-import { ENV_NAME_PATTERN, isName, type Plugin, pluginEndpointSchema } from '@svc/protocol';
+import { type Plugin, pluginEndpointSchema } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Palette } from '../output/color.ts';
 import { renderFields, renderTable } from '../output/table.ts';
+import { parseEnvName, parseName } from '../parse/name.ts';
 import { allPages, type Page, pageQuery } from './shared/pages.ts';
 
 export function registerPkg(program: Command, runtime: Runtime): void {
@@ -41,15 +42,6 @@ export function registerPkg(program: Command, runtime: Runtime): void {
     .action(action(runtime, remove));
 }
 
-function pluginName(value: string, flag = 'plugin name'): string {
-  if (!isName(value)) {
-    throw new UsageError(
-      `${flag} must be a lowercase letter then up to 62 of a-z, 0-9, -; received '${value}'`,
-    );
-  }
-  return value;
-}
-
 function endpointOf(value: string): string {
   if (!pluginEndpointSchema.safeParse(value).success) {
     throw new UsageError(
@@ -68,15 +60,10 @@ interface InstallOptions {
 async function install(ctx: Context, opts: InstallOptions) {
   const body: Record<string, string> = {
     endpoint: endpointOf(opts.endpoint),
-    name: pluginName(opts.name, '--name'),
+    name: parseName(opts.name, '--name'),
   };
   if (opts.authEnv !== undefined) {
-    if (!ENV_NAME_PATTERN.test(opts.authEnv)) {
-      throw new UsageError(
-        `--auth-env must be a letter or _, then letters, digits or _; received '${opts.authEnv}'`,
-      );
-    }
-    body.auth_env = opts.authEnv;
+    body.auth_env = parseEnvName(opts.authEnv, '--auth-env');
     // SPEC: the variable of the calling process. Here that is this shell, for the archive; a
     // broker reads its own from the profile env store when it calls a command.
     const token = ctx.io.env[opts.authEnv];
@@ -96,14 +83,20 @@ async function install(ctx: Context, opts: InstallOptions) {
 
 async function show(ctx: Context, name: string) {
   const client = await ctx.client();
-  const plugin = (await client.request('GET', `/v1/plugins/${pluginName(name)}`)) as Plugin;
+  const plugin = (await client.request(
+    'GET',
+    `/v1/plugins/${parseName(name, 'plugin name')}`,
+  )) as Plugin;
   ctx.out.result(plugin, (colors) => renderPlugin(plugin, colors));
   return EXIT.ok;
 }
 
 async function remove(ctx: Context, name: string) {
   const client = await ctx.client();
-  const plugin = (await client.request('DELETE', `/v1/plugins/${pluginName(name)}`)) as Plugin;
+  const plugin = (await client.request(
+    'DELETE',
+    `/v1/plugins/${parseName(name, 'plugin name')}`,
+  )) as Plugin;
   ctx.out.result(plugin, () => `removed plugin ${plugin.name}`);
   return EXIT.ok;
 }

@@ -1,11 +1,5 @@
 import type { Profile, ProfileEnsureParams } from '@svc/client';
-import {
-  ENV_NAME_PATTERN,
-  isName,
-  LIST_LIMIT_MAX,
-  parseScopeList,
-  ScopeError,
-} from '@svc/protocol';
+import { LIST_LIMIT_MAX, parseScopeList, ScopeError } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -13,6 +7,7 @@ import type { Palette } from '../output/color.ts';
 import { cell } from '../output/format.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { parseModelRef } from '../parse/model-ref.ts';
+import { parseEnvName, parseName } from '../parse/name.ts';
 import { parseBudgets } from '../parse/node-create.ts';
 import { readSecret } from '../parse/secret-input.ts';
 import { allPages } from './shared/pages.ts';
@@ -55,24 +50,6 @@ export function registerProfile(program: Command, runtime: Runtime): void {
     .argument('<profile>', 'profile name')
     .requiredOption('--name <NAME>', 'the variable name')
     .action(action(runtime, removeEnv));
-}
-
-function profileName(value: string): string {
-  if (!isName(value)) {
-    throw new UsageError(
-      `profile name must be a lowercase letter then up to 62 of a-z, 0-9, -; received '${value}'`,
-    );
-  }
-  return value;
-}
-
-function envName(value: string): string {
-  if (!ENV_NAME_PATTERN.test(value)) {
-    throw new UsageError(
-      `--name must be a letter or _, then letters, digits or _; received '${value}'`,
-    );
-  }
-  return value;
 }
 
 function list(value: string): string[] {
@@ -137,7 +114,7 @@ function renderProfile(p: Profile, colors: Palette): string {
 }
 
 async function ensure(ctx: Context, name: string, opts: EnsureOptions) {
-  const checked = profileName(name);
+  const checked = parseName(name, 'profile name');
   const body = ensureBody(opts);
   const client = await ctx.client();
   const profile = await client.profiles.ensure(checked, body);
@@ -147,7 +124,7 @@ async function ensure(ctx: Context, name: string, opts: EnsureOptions) {
 
 async function show(ctx: Context, name: string) {
   const client = await ctx.client();
-  const profile = await client.profiles.retrieve(profileName(name));
+  const profile = await client.profiles.retrieve(parseName(name, 'profile name'));
   ctx.out.result(profile, (colors) => renderProfile(profile, colors));
   return EXIT.ok;
 }
@@ -177,8 +154,8 @@ async function listProfiles(ctx: Context) {
 }
 
 async function setEnv(ctx: Context, profile: string, opts: { name: string }) {
-  const name = profileName(profile);
-  const variable = envName(opts.name);
+  const name = parseName(profile, 'profile name');
+  const variable = parseEnvName(opts.name, '--name');
   const value = await readSecret({ env: ctx.io.env, flag: '--name' });
   if (value === null) {
     throw new UsageError(
@@ -192,8 +169,8 @@ async function setEnv(ctx: Context, profile: string, opts: { name: string }) {
 }
 
 async function removeEnv(ctx: Context, profile: string, opts: { name: string }) {
-  const name = profileName(profile);
-  const variable = envName(opts.name);
+  const name = parseName(profile, 'profile name');
+  const variable = parseEnvName(opts.name, '--name');
   const client = await ctx.client();
   const answer = await client.profiles.env.delete(name, variable);
   ctx.out.result(answer, () => `removed ${variable} from profile ${name}`);
