@@ -10,18 +10,20 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
 /**
- * The body as a JSON object, or a rejection with a `PluginError` (403, 413, 400), never a
+ * The body's text, for `parseObject`, or a rejection with a `PluginError` (403, 413, 400), never a
  * synchronous throw. An `async` function on purpose: awaiting the body's own promise resumes here
  * one turn after it settles, where a chain of `then` reactions that hands back a promise would take
- * three, and a command's whole cost is a few turns.
+ * three, and a command's whole cost is a few turns. It settles with the text, not the parsed
+ * object: a promise resolved with an object must first look up the object's `then` (ECMA-262,
+ * Promise Resolve Functions), a generic property lookup that a string is spared.
  * @param site the public origin behind a proxy (`baseUrl`'s, else `null`) when cross-site posts
- * must be refused; `undefined` under auth, where no such post can pass (see `crossSite`)
+ * must be refused; `undefined` under auth, where no such post can pass (said below)
  */
-export async function readJsonBody(
+export async function readBodyText(
   request: Request,
   maxBytes: number,
   site: string | null | undefined,
-): Promise<JsonObject> {
+): Promise<string> {
   // Any type is read as JSON: `fetch` labels a string body `text/plain` unless told otherwise,
   // and the parse is what decides. Only what a browser may post cross-site without a preflight
   // (no type, or a simple type) is refused when it comes from another site: a command under no
@@ -46,7 +48,7 @@ export async function readJsonBody(
     }
   }
   const length = decimal(request.headers.get('content-length'));
-  if (length < 0) return parseObject(decode(await readCounted(request, maxBytes)));
+  if (length < 0) return decode(await readCounted(request, maxBytes));
   if (length > maxBytes) throw tooLarge(maxBytes);
   // The server frames the body by its Content-Length (RFC 9112 §6.3), so reading it whole
   // buffers no more than the limit just checked. As text: on @hono/node-server that spares an
@@ -63,7 +65,7 @@ export async function readJsonBody(
   // to its own length, so a U+FFFD with a changed length shows malformed bytes
   // (mis-encoded text such as Latin-1 always changes it).
   if (text.includes('\uFFFD') && encoder.encode(text).byteLength !== length) throw notUtf8();
-  return parseObject(text);
+  return text;
 }
 
 /**
@@ -102,7 +104,8 @@ function decode(bytes: Uint8Array): string {
   }
 }
 
-function parseObject(text: string): JsonObject {
+/** The body's text as the command's input: a JSON object, `{}` for no body, else a 400. */
+export function parseObject(text: string): JsonObject {
   let value: unknown;
   try {
     value = JSON.parse(text);
