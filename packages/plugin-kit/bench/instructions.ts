@@ -1,0 +1,196 @@
+/// <reference types="node" />
+// `npm run bench:instructions -w @svc/plugin-kit`: the CPU instructions each variant's server
+// runs per request, counted by valgrind's callgrind, beside the same count for the bare handler
+// and for Hono, measured in the same run. A count does not change with the machine's load, the
+// CPU's speed or the other tenants of a VM, which make `npm run bench`'s requests/s swing by a
+// third from one run to the next here; it repeats to within about 1%. It is not a rate: it
+// leaves out the kernel, the caches and the other threads (the GC's helpers, the compiler), so it
+// shows what a change saves or adds, and `npm run bench` shows what that is worth.
+// Each cell serves the row with `bench/serve.ts` under callgrind, counting nothing at first;
+// sends BENCH_WARMUP requests (default 20000), enough for the optimizing compiler; turns
+// counting on for BENCH_REQUESTS more (default 5000); and reads the main thread's count.
+// Needs valgrind (Debian: `apt-get install valgrind`). BENCH_ROWS as for `npm run bench`.
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+
+type Variant = 'kit' | 'bare' | 'hono';
+type Served = {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  tokensFile?: string;
+};
+
+const ROWS = [
+  'command no-auth',
+  'command token',
+  'command directory (ES256)',
+  'archive 200',
+  'archive 304',
+];
+const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
+const warmup = positive('BENCH_WARMUP', 20_000);
+const counted = positive('BENCH_REQUESTS', 5_000);
+const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
+const rows = ROWS.filter((row) => only === undefined || only.some((part) => row.includes(part)));
+const run = promisify(execFile);
+
+try {
+  await run('valgrind', ['--version']);
+} catch {
+  console.error('bench:instructions needs valgrind on the PATH (Debian: apt-get install valgrind)');
+  process.exit(2);
+}
+
+const table: { row: string; counts: Record<Variant, number> }[] = [];
+for (const row of rows) {
+  const counts = {} as Record<Variant, number>;
+  for (const variant of VARIANTS) {
+    console.error(`${row} · ${variant}`);
+    counts[variant] = await instructionsPerRequest(row, variant);
+  }
+  table.push({ row, counts });
+}
+
+console.log(
+  `\ninstructions per request on the server's main thread (callgrind), over ${counted} requests after ${warmup} uncounted; 8 connections, @hono/node-server, Node ${process.version}. kit/bare and kit/hono are inverted, bare÷kit and hono÷kit, to read as request rates do: above 1 is the kit doing less\n`,
+);
+console.log('| row | kit | bare | hono | kit/bare | kit/hono |');
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const { row, counts } of table) {
+  const cells = [
+    row,
+    whole(counts.kit),
+    whole(counts.bare),
+    whole(counts.hono),
+    (counts.bare / counts.kit).toFixed(3),
+    (counts.hono / counts.kit).toFixed(3),
+  ];
+  console.log(`| ${cells.join(' | ')} |`);
+}
+
+/** One cell: serve the row under callgrind, warm it, count `counted` requests. */
+async function instructionsPerRequest(row: string, variant: Variant): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-cg-'));
+  const server = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no', // nothing counted until the warm-up is over
+      '--separate-threads=yes', // the main thread apart from the GC's and compiler's
+      `--callgrind-out-file=${join(dir, 'cg')}`,
+      process.execPath,
+      join(import.meta.dirname, 'serve.ts'),
+      row,
+      variant,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  server.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  try {
+    const served = await firstJsonLine(server.stdout, () => stderr);
+    const tokens = served.tokensFile
+      ? (JSON.parse(readFileSync(served.tokensFile, 'utf8')) as string[])
+      : undefined;
+    await drive(served, warmup, tokens, 0);
+    await run('callgrind_control', ['--instr=on', String(server.pid)]);
+    await drive(served, counted, tokens, warmup);
+    await run('callgrind_control', ['--dump', String(server.pid)]);
+    const dump = readdirSync(dir).find((name) => name.endsWith('.1-01'));
+    if (dump === undefined) throw new Error(`${row} · ${variant}: callgrind wrote no dump`);
+    const total = /^totals: (\d+)$/m.exec(readFileSync(join(dir, dump), 'utf8'))?.[1];
+    if (total === undefined) throw new Error(`${row} · ${variant}: no totals in ${dump}`);
+    return Number(total) / counted;
+  } finally {
+    server.kill('SIGINT');
+    await new Promise((exited) => server.once('exit', exited));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** serve.ts prints the row's URL, headers and body as one JSON line once it listens. */
+function firstJsonLine(stdout: NodeJS.ReadableStream, stderr: () => string): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: stdout });
+    lines.on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      resolve(JSON.parse(line) as Served); // before `close`, which rejects if nothing came
+      lines.close();
+    });
+    lines.on('close', () => reject(new Error(`the server exited before listening:\n${stderr()}`)));
+  });
+}
+
+/**
+ * `count` requests over 8 keep-alive connections, each a fresh token when the row has a pool,
+ * every answer checked for the row's status (2xx, or 304 when it sends If-None-Match).
+ */
+async function drive(
+  served: Served,
+  count: number,
+  tokens: string[] | undefined,
+  offset: number,
+): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  const url = new URL(served.url);
+  const expected = served.headers['if-none-match'] === undefined ? 200 : 304;
+  let sent = 0;
+  const one = (): Promise<void> | undefined => {
+    if (sent >= count) return undefined;
+    const token = tokens?.[(offset + sent) % tokens.length];
+    sent++;
+    return new Promise<void>((resolve, reject) => {
+      const outgoing = request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: served.method,
+          headers: {
+            ...served.headers,
+            ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+            ...(served.body === undefined
+              ? {}
+              : { 'content-length': String(Buffer.byteLength(served.body)) }),
+          },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () =>
+            response.statusCode === expected
+              ? resolve()
+              : reject(new Error(`answered ${response.statusCode}, not ${expected}`)),
+          );
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(served.body);
+    }).then(one);
+  };
+  try {
+    await Promise.all(Array.from({ length: 8 }, one));
+  } finally {
+    agent.destroy();
+  }
+}
+
+function positive(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new TypeError(`${name} must be a positive integer`);
+  return value;
+}
+
+function whole(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
