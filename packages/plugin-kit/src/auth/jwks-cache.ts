@@ -49,11 +49,13 @@ export function createJwksCache(options: JwksCacheOptions): KeyResolver {
   const { url, fetch, cooldownMs, cacheMaxAgeMs, timeoutMs } = options;
   /** The last good key set; never dropped for a failed refresh. */
   let keys: { set: LocalSet; fetchedAt: number } | null = null;
-  /**
-   * When the last attempt started, which starts the cooldown; -Infinity lets the next one start at
-   * once: on the first request, and after the first good load (see there).
-   */
+  /** When the last attempt started, which starts the cooldown. */
   let lastAttemptAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The first good load grants one attempt that skips the cooldown: an unknown kid right after it
+   * may still refetch once (DESIGN §4), for a key the directory rotated in meanwhile.
+   */
+  let refetchGranted = false;
   let pending: Attempt | null = null;
   let started = 0;
   let applied = 0;
@@ -62,7 +64,8 @@ export function createJwksCache(options: JwksCacheOptions): KeyResolver {
   function attempt(): Attempt | null {
     const now = Date.now();
     if (pending !== null && now - pending.startedAt < timeoutMs + ABANDON_GRACE_MS) return pending;
-    if (now - lastAttemptAt < cooldownMs) return null;
+    if (!refetchGranted && now - lastAttemptAt < cooldownMs) return null;
+    refetchGranted = false;
     lastAttemptAt = now;
     const sequence = ++started;
     const signal = AbortSignal.timeout(timeoutMs);
@@ -74,10 +77,7 @@ export function createJwksCache(options: JwksCacheOptions): KeyResolver {
             // an abandoned attempt that succeeds late must not replace newer keys
             if (sequence < applied) return;
             applied = sequence;
-            // The first good load does not start the cooldown: an unknown kid right after it may
-            // still refetch once (DESIGN §4), for a key the directory rotated in meanwhile. Every
-            // later attempt, and every failed one, does.
-            if (keys === null) lastAttemptAt = Number.NEGATIVE_INFINITY;
+            if (keys === null) refetchGranted = true;
             keys = { set, fetchedAt: Date.now() };
           },
           // A failure keeps the last good keys and logs nothing: the reason could carry the
@@ -124,9 +124,12 @@ export function createJwksCache(options: JwksCacheOptions): KeyResolver {
       // become a flood of fetches).
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       if (waited) {
-        // Its kid is unknown to keys fetched just now: the free refetch after the first load is
-        // spent, so a flood that starts cold costs one fetch, not two.
-        if (lastAttemptAt === Number.NEGATIVE_INFINITY) lastAttemptAt = Date.now();
+        // Its kid is unknown to keys fetched just now: the refetch granted after the first load
+        // is spent, so a flood that starts cold costs one fetch, not two.
+        if (refetchGranted) {
+          refetchGranted = false;
+          lastAttemptAt = Date.now();
+        }
         throw error;
       }
       const current = attempt();
