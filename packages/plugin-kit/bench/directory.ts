@@ -2,10 +2,18 @@
 // A stand-in directory for the directory-auth rows: one ES256 key, its JWKS (served to the kit
 // through `jwks.fetch`), and a pool of distinct tokens signed up front with node:crypto, which
 // signs far faster than minting each one through jose.
-import { createPrivateKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+  sign,
+} from 'node:crypto';
 import type { JWK } from 'jose';
 
 export type Directory = {
+  /** PKCS #8 PEM, for `DIRECTORY_KEY_ENV` */
+  privateKeyPem: string;
   issuer: string;
   audience: string;
   publicJwk: JWK;
@@ -13,19 +21,32 @@ export type Directory = {
   mintPool(count: number, scope: string): string[];
 };
 
-export function createDirectory(issuer: string, audience: string): Directory {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+/** The key, as PKCS #8 PEM, that servers in other processes take to share one directory. */
+export const DIRECTORY_KEY_ENV = 'BENCH_DIRECTORY_KEY';
+
+/** @param privateKeyPem a P-256 key in PKCS #8 PEM; a new one when absent */
+export function createDirectory(
+  issuer: string,
+  audience: string,
+  privateKeyPem?: string,
+): Directory {
+  const key = createPrivateKey(
+    privateKeyPem ??
+      generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        .privateKey.export({ format: 'pem', type: 'pkcs8' })
+        .toString(),
+  );
   const publicJwk: JWK = {
-    ...publicKey.export({ format: 'jwk' }),
+    ...createPublicKey(key).export({ format: 'jwk' }),
     kid: 'bench-1',
     alg: 'ES256',
     use: 'sig',
   };
-  const key = createPrivateKey(privateKey.export({ format: 'pem', type: 'pkcs8' }));
   const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const header = base64url({ alg: 'ES256', kid: publicJwk.kid, typ: 'JWT' });
 
   return {
+    privateKeyPem: key.export({ format: 'pem', type: 'pkcs8' }).toString(),
     issuer,
     audience,
     publicJwk,

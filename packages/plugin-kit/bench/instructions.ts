@@ -10,22 +10,15 @@
 // sends BENCH_WARMUP requests (default 20000), enough for the optimizing compiler; turns
 // counting on for BENCH_REQUESTS more (default 5000); and reads the main thread's count.
 // Needs valgrind (Debian: `apt-get install valgrind`). BENCH_ROWS as for `npm run bench`.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
+import { type Served, startServer } from './child.ts';
 
 type Variant = 'kit' | 'bare' | 'hono';
-type Served = {
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-  tokensFile?: string;
-};
 
 const ROWS = [
   'command no-auth',
@@ -78,9 +71,8 @@ for (const { row, counts } of table) {
 /** One cell: serve the row under callgrind, warm it, count `counted` requests. */
 async function instructionsPerRequest(row: string, variant: Variant): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-cg-'));
-  const server = spawn(
-    'valgrind',
-    [
+  try {
+    const server = await startServer('valgrind', [
       '--tool=callgrind',
       '--instr-atstart=no', // nothing counted until the warm-up is over
       '--separate-threads=yes', // the main thread apart from the GC's and compiler's
@@ -89,45 +81,28 @@ async function instructionsPerRequest(row: string, variant: Variant): Promise<nu
       join(import.meta.dirname, 'serve.ts'),
       row,
       variant,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  server.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  try {
-    const served = await firstJsonLine(server.stdout, () => stderr);
-    const tokens = served.tokensFile
-      ? (JSON.parse(readFileSync(served.tokensFile, 'utf8')) as string[])
-      : undefined;
-    await drive(served, warmup, tokens, 0);
-    await run('callgrind_control', ['--instr=on', String(server.pid)]);
-    await drive(served, counted, tokens, warmup);
-    await run('callgrind_control', ['--dump', String(server.pid)]);
+    ]);
+    const pid = String(server.process.pid);
+    try {
+      const { served } = server;
+      const tokens = served.tokensFile
+        ? (JSON.parse(readFileSync(served.tokensFile, 'utf8')) as string[])
+        : undefined;
+      await drive(served, warmup, tokens, 0);
+      await run('callgrind_control', ['--instr=on', pid]);
+      await drive(served, counted, tokens, warmup);
+      await run('callgrind_control', ['--dump', pid]);
+    } finally {
+      await server.stop();
+    }
     const dump = readdirSync(dir).find((name) => name.endsWith('.1-01'));
     if (dump === undefined) throw new Error(`${row} · ${variant}: callgrind wrote no dump`);
     const total = /^totals: (\d+)$/m.exec(readFileSync(join(dir, dump), 'utf8'))?.[1];
     if (total === undefined) throw new Error(`${row} · ${variant}: no totals in ${dump}`);
     return Number(total) / counted;
   } finally {
-    server.kill('SIGINT');
-    await new Promise((exited) => server.once('exit', exited));
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** serve.ts prints the row's URL, headers and body as one JSON line once it listens. */
-function firstJsonLine(stdout: NodeJS.ReadableStream, stderr: () => string): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: stdout });
-    lines.on('line', (line) => {
-      if (!line.startsWith('{')) return;
-      resolve(JSON.parse(line) as Served); // before `close`, which rejects if nothing came
-      lines.close();
-    });
-    lines.on('close', () => reject(new Error(`the server exited before listening:\n${stderr()}`)));
-  });
 }
 
 /**

@@ -1,23 +1,26 @@
 /// <reference types="node" />
 // `npm run bench -w @svc/plugin-kit`: requests/s and p99 latency of the kit over real HTTP
 // beside a bare Fetch handler and the same endpoint on Hono, measured in the same run.
-// Beside throughput it reports the server's CPU time per request. Each row's three servers are
+// Beside throughput it reports the server's CPU time per request. Each variant is served by a
+// process of its own (bench/serve.ts), as a deployment would serve it: no variant collects
+// another's garbage, and Bun or Deno can serve the rows too. Each row's three servers are
 // loaded in turn, in short slices (kit, bare, hono, hono, bare, kit, …), and each cell sums its
 // slices: on a machine shared with other work, interference and a change of CPU speed then hit
 // all three alike, and no variant always runs first, or always right after the same other.
 // Knobs: BENCH_SECONDS (per cell, default 5), BENCH_SLICES (default 5), BENCH_CONNECTIONS
-// (default 32), BENCH_TOKENS (default 50000), BENCH_ROWS (comma-separated row-name substrings).
+// (default 32), BENCH_TOKENS (default 50000), BENCH_ROWS (comma-separated row-name substrings),
+// BENCH_RUNTIME (node, the default, on @hono/node-server; bun or deno, on Bun.serve or
+// Deno.serve, from the project's own devDependencies).
 // To profile one cell, serve it alone with `node --cpu-prof bench/serve.ts '<row>' kit`.
 import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type ServerType, serve } from '@hono/node-server';
-import { createDirectory } from './directory.ts';
+import { type Child, cpuMicros, startServer } from './child.ts';
+import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
-import { createRows, type Handler, type Row, type Variant } from './scenarios.ts';
+import { createRows, type Row, type Variant } from './scenarios.ts';
 
 const seconds = positive('BENCH_SECONDS', 5);
 const connections = positive('BENCH_CONNECTIONS', 32);
@@ -25,8 +28,19 @@ const poolSize = positive('BENCH_TOKENS', 50_000);
 const slices = positive('BENCH_SLICES', 5);
 const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
 const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
+const SERVE = join(import.meta.dirname, 'serve.ts');
+const RUNTIMES: Record<string, { label: string; command: string[] }> = {
+  node: { label: `Node ${process.version}, @hono/node-server`, command: [process.execPath] },
+  bun: { label: 'Bun, Bun.serve', command: ['bun'] },
+  deno: { label: 'Deno, Deno.serve', command: ['deno', 'run', '-A'] },
+};
+const runtimeName = process.env.BENCH_RUNTIME ?? 'node';
+const runtime = RUNTIMES[runtimeName];
+if (runtime === undefined) {
+  throw new TypeError(`BENCH_RUNTIME must be one of ${Object.keys(RUNTIMES).join(', ')}`);
+}
 
-/** A load result plus the server's CPU microseconds per request answered (warm-up included). */
+/** A load result plus the server's CPU microseconds per request answered; NaN without /proc. */
 type Measured = LoadResult & { cpu: number };
 
 const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
@@ -45,7 +59,7 @@ try {
 }
 
 console.log(
-  `\n${seconds} s per cell in ${slices} slices taken in turn with the row's other cells, after 1 s warm-up each; ${connections} connections, @hono/node-server, Node ${process.version}; p99: median of the slices'; µs = server CPU per request\n`,
+  `\n${seconds} s per cell in ${slices} slices taken in turn with the row's other cells, after 1 s warm-up each; ${connections} connections; ${runtime.label}, each variant in its own process; p99: median of the slices'; µs = server CPU per request\n`,
 );
 console.log(
   '| row | kit req/s | kit p99 | kit µs | bare req/s | bare p99 | bare µs | kit/bare | hono req/s | hono p99 | hono µs | kit/hono |',
@@ -80,15 +94,16 @@ console.log(
 
 /** The row's three variants, each on its own server, loaded in alternating slices. */
 async function measureRow(row: Row): Promise<Record<Variant, Measured>> {
-  const servers = await Promise.all(VARIANTS.map((variant) => serveVariant(row, variant)));
+  const servers: Awaited<ReturnType<typeof serveVariant>>[] = [];
   try {
+    for (const variant of VARIANTS) servers.push(await serveVariant(row, variant));
     for (const server of servers) await server.load(1, 0, 0); // JIT and connections warm
     const parts = servers.map(() => [] as Measured[]);
     const perSlice = Math.floor(poolSize / slices);
     for (let slice = 0; slice < slices; slice++) {
       // Forwards, then backwards (kit bare hono, hono bare kit, …): whichever runs right after
-      // another meets what it left (garbage, a warmer or cooler machine), and each variant's
-      // place in the order averages out the same.
+      // another meets what it left (a warmer or cooler machine), and each variant's place in the
+      // order averages out the same.
       const order = [...servers.entries()];
       if (slice % 2 === 1) order.reverse();
       for (const [i, server] of order) {
@@ -103,44 +118,44 @@ async function measureRow(row: Row): Promise<Record<Variant, Measured>> {
       VARIANTS.map((variant, i) => [variant, combine(parts[i]!)]),
     ) as Record<Variant, Measured>;
   } finally {
-    for (const server of servers) await server.close();
+    for (const server of servers) await server.stop();
   }
 }
 
+/** One variant's server process, trusting the run's directory, and a way to load it. */
 async function serveVariant(row: Row, variant: Variant) {
-  const server = await listen(row.handlers[variant]);
-  let answered = 0;
-  server.on('request', () => answered++);
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${row.path}`;
-  const headers = { ...row.headers };
-  if (row.conditional) headers['if-none-match'] = (await fetch(url)).headers.get('etag') ?? '';
+  const [command = '', ...args] = runtime!.command;
+  const child: Child = await startServer(command, [...args, SERVE, row.name, variant], {
+    ...process.env,
+    [DIRECTORY_KEY_ENV]: directory.privateKeyPem,
+  });
+  const { served } = child;
+  const pid = child.process.pid ?? -1;
   return {
     async load(loadSeconds: number, warmupSeconds: number, tokenOffset: number): Promise<Measured> {
       const spec: LoadSpec = {
-        url,
-        method: row.method,
-        headers,
-        ...(row.body === undefined ? {} : { body: row.body }),
+        url: served.url,
+        method: served.method,
+        headers: served.headers,
+        ...(served.body === undefined ? {} : { body: served.body }),
         ...(row.tokens ? { tokensFile, tokenOffset } : {}),
         connections,
         seconds: loadSeconds,
         warmupSeconds,
       };
-      const before = process.cpuUsage();
-      answered = 0;
+      const before = cpuMicros(pid);
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [join(import.meta.dirname, 'load.ts'), JSON.stringify(spec)],
         { maxBuffer: 1 << 20 },
       );
-      const used = process.cpuUsage(before);
+      const after = cpuMicros(pid);
       const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
-      return { ...result, cpu: (used.user + used.system) / answered };
+      const answered = result.statuses['2xx'] + result.statuses['3xx'];
+      const cpu = before === null || after === null ? Number.NaN : (after - before) / answered;
+      return { ...result, cpu };
     },
-    async close() {
-      server.closeAllConnections?.();
-      await new Promise((closed) => server.close(closed));
-    },
+    stop: child.stop,
   };
 }
 
@@ -163,12 +178,6 @@ function combine(parts: Measured[]): Measured {
     errors: sum((m) => m.errors),
     cpu: sum((m) => m.cpu * m.requests) / requests,
   };
-}
-
-function listen(fetch: Handler): Promise<ServerType & { closeAllConnections?(): void }> {
-  return new Promise((resolve) => {
-    const server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(server));
-  });
 }
 
 // A cell only counts if every answer had the row's status: a fast 401 is no result.
@@ -198,7 +207,7 @@ function ms(result: LoadResult): string {
 }
 
 function cpu(result: Measured): string {
-  return `${Math.round(result.cpu)}`;
+  return Number.isNaN(result.cpu) ? 'n/a' : `${Math.round(result.cpu)}`;
 }
 
 function ratio(a: LoadResult, b: LoadResult): string {

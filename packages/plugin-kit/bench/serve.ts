@@ -1,47 +1,81 @@
 /// <reference types="node" />
-// Serves one benchmark cell until Ctrl-C, to profile it:
+// Serves one benchmark cell until it is stopped: `npm run bench` starts one such process per
+// variant, `bench:instructions` runs it under callgrind, and it serves alone for profiling:
 //   node --cpu-prof bench/serve.ts 'archive 200' kit
-// and drive it from another shell with bench/load.ts (or any load tool). It prints the row's
-// URL, method, headers, body and, for the directory row, a file of tokens to send; on exit, the
+// driven from another shell with bench/load.ts (or any load tool). On Node it serves with
+// @hono/node-server; under Bun or Deno with their own `Bun.serve` / `Deno.serve`, whose Request
+// and Response are the runtime's own (`bun bench/serve.ts …`, `deno run -A bench/serve.ts …`).
+// It prints one JSON line: the row's URL, method, headers and body and, for the directory row,
+// a file of tokens to send (signed by the key in $BENCH_DIRECTORY_KEY when set, so that every
+// variant's process trusts the same directory). Stopped by SIGINT on Node, it also prints the
 // server's CPU microseconds per request answered.
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
-import { createDirectory } from './directory.ts';
-import { createRows, type Variant } from './scenarios.ts';
+import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
+import { createRows, type Handler, type Variant } from './scenarios.ts';
 
-const [rowName = '', variant = 'kit'] = process.argv.slice(2);
-const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
+type Listen = (fetch: Handler) => Promise<{ port: number; onRequest?(count: () => void): void }>;
+declare const Bun: { serve(options: object): { port: number } } | undefined;
+declare const Deno: { serve(options: object, fetch: Handler): unknown; args: string[] } | undefined;
+
+const [rowName = '', variant = 'kit'] =
+  typeof Deno === 'undefined' ? process.argv.slice(2) : Deno.args;
+const directory = createDirectory(
+  'https://directory.bench',
+  'http://127.0.0.1/plugins',
+  process.env[DIRECTORY_KEY_ENV],
+);
 const row = (await createRows('bench-shared-token', directory)).find((r) => r.name === rowName);
 if (row === undefined || !['kit', 'bare', 'hono'].includes(variant)) {
   console.error('usage: node bench/serve.ts "<row name>" kit|bare|hono');
   process.exit(2);
 }
-const tokensFile = row.tokens ? join(tmpdir(), `svc-bench-serve-${process.pid}.json`) : undefined;
+// Under `npm run bench` the parent holds the key and the tokens; alone, this process mints some.
+const tokensFile =
+  row.tokens && process.env[DIRECTORY_KEY_ENV] === undefined
+    ? join(tmpdir(), `svc-bench-serve-${process.pid}.json`)
+    : undefined;
 if (tokensFile)
   writeFileSync(tokensFile, JSON.stringify(directory.mintPool(5_000, 'acme:tickets')));
 
-let answered = 0;
-let start: NodeJS.CpuUsage | undefined;
-const server = serve(
-  { fetch: row.handlers[variant as Variant], hostname: '127.0.0.1', port: 0 },
-  async ({ port }) => {
-    const url = `http://127.0.0.1:${port}${row.path}`;
-    const headers = { ...row.headers };
-    if (row.conditional) headers['if-none-match'] = (await fetch(url)).headers.get('etag') ?? '';
-    console.log(JSON.stringify({ url, method: row.method, headers, body: row.body, tokensFile }));
-  },
-);
-server.on('request', () => {
-  start ??= process.cpuUsage(); // from the first request: module loading and minting excluded
-  answered++;
-});
-process.on('SIGINT', () => {
-  const used = process.cpuUsage(start);
-  console.log(
-    `${answered} requests, ${((used.user + used.system) / answered).toFixed(1)} µs CPU each`,
-  );
-  server.close();
-  process.exit(0);
-});
+const listen: Listen =
+  typeof Bun !== 'undefined'
+    ? async (fetch) => Bun.serve({ fetch, hostname: '127.0.0.1', port: 0 })
+    : typeof Deno !== 'undefined'
+      ? (fetch) =>
+          new Promise((listening) => {
+            Deno.serve(
+              { hostname: '127.0.0.1', port: 0, onListen: listening as (at: object) => void },
+              fetch,
+            );
+          })
+      : async (fetch) => {
+          const { serve } = await import('@hono/node-server');
+          return new Promise((listening) => {
+            const server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, ({ port }) =>
+              listening({ port, onRequest: (count) => server.on('request', count) }),
+            );
+          });
+        };
+
+const { port, onRequest } = await listen(row.handlers[variant as Variant]);
+const url = `http://127.0.0.1:${port}${row.path}`;
+const headers = { ...row.headers };
+if (row.conditional) headers['if-none-match'] = (await fetch(url)).headers.get('etag') ?? '';
+console.log(JSON.stringify({ url, method: row.method, headers, body: row.body, tokensFile }));
+
+if (onRequest !== undefined) {
+  let answered = 0;
+  let start: NodeJS.CpuUsage | undefined;
+  onRequest(() => {
+    start ??= process.cpuUsage(); // from the first request: module loading and minting excluded
+    answered++;
+  });
+  process.on('SIGINT', () => {
+    const used = process.cpuUsage(start);
+    const each = (used.user + used.system) / answered;
+    console.log(`${answered} requests, ${each.toFixed(1)} µs CPU each`);
+    process.exit(0);
+  });
+}
