@@ -20,11 +20,11 @@ import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createDirectory } from './directory.ts';
+import { nonNegative, positive, rowWanted } from './knobs.ts';
 import { createRows, type Row, type Variant } from './scenarios.ts';
 
 const requests = positive('BENCH_REQUESTS', 20_000);
 const rounds = positive('BENCH_ROUNDS', 3);
-const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
 const cold = nonNegative('BENCH_COLD', 0);
 const VARIANTS = (['kit', 'bare', 'hono'] as const).filter(
   (variant) => process.env.BENCH_VARIANTS?.split(',').includes(variant) ?? true,
@@ -32,8 +32,8 @@ const VARIANTS = (['kit', 'bare', 'hono'] as const).filter(
 
 const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
 const tokens = directory.mintPool(5_000, 'acme:tickets');
-const rows = (await createRows('bench-shared-token', directory)).filter(
-  (row) => only === undefined || only.some((part) => row.name.includes(part)),
+const rows = (await createRows('bench-shared-token', directory)).filter((row) =>
+  rowWanted(row.name),
 );
 
 /** Where answers go: a socket stand-in that accepts every write at once. */
@@ -147,18 +147,4 @@ for (const [row, cells] of best) {
   console.log(
     `| ${row.name} | ${fixed(cells.kit ?? Number.NaN)} | ${fixed(cells.bare ?? Number.NaN)} | ${fixed(cells.hono ?? Number.NaN)} | ${((cells.bare ?? Number.NaN) / (cells.kit ?? Number.NaN)).toFixed(2)} | ${((cells.hono ?? Number.NaN) / (cells.kit ?? Number.NaN)).toFixed(2)} |`,
   );
-}
-
-function positive(name: string, fallback: number): number {
-  const value = nonNegative(name, fallback);
-  if (value === 0) throw new TypeError(`${name} must be a positive integer`);
-  return value;
-}
-
-function nonNegative(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 0) {
-    throw new TypeError(`${name} must be a whole number`);
-  }
-  return value;
 }

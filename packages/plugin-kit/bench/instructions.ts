@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Served, startServer } from './child.ts';
+import { positive, rowWanted } from './knobs.ts';
 
 type Variant = 'kit' | 'bare' | 'hono';
 
@@ -30,8 +31,7 @@ const ROWS = [
 const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
 const warmup = positive('BENCH_WARMUP', 20_000);
 const counted = positive('BENCH_REQUESTS', 5_000);
-const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
-const rows = ROWS.filter((row) => only === undefined || only.some((part) => row.includes(part)));
+const rows = ROWS.filter(rowWanted);
 const run = promisify(execFile);
 
 try {
@@ -157,13 +157,6 @@ async function drive(
   } finally {
     agent.destroy();
   }
-}
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new TypeError(`${name} must be a positive integer`);
-  return value;
 }
 
 function whole(n: number): string {

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Child, cpuMicros, startServer } from './child.ts';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
+import { positive, rowWanted } from './knobs.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { createRows, type Row, type Variant } from './scenarios.ts';
 
@@ -26,7 +27,6 @@ const seconds = positive('BENCH_SECONDS', 5);
 const connections = positive('BENCH_CONNECTIONS', 32);
 const poolSize = positive('BENCH_TOKENS', 50_000);
 const slices = positive('BENCH_SLICES', 5);
-const only = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
 const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
 const SERVE = join(import.meta.dirname, 'serve.ts');
 const RUNTIMES: Record<string, { label: string; command: string[] }> = {
@@ -48,8 +48,8 @@ const tokensFile = join(tmpdir(), `svc-bench-tokens-${process.pid}.json`);
 console.error(`minting ${poolSize} distinct ES256 tokens…`);
 writeFileSync(tokensFile, JSON.stringify(directory.mintPool(poolSize, 'acme:tickets')));
 
-const rows = (await createRows('bench-shared-token', directory)).filter(
-  (row) => only === undefined || only.some((part) => row.name.includes(part)),
+const rows = (await createRows('bench-shared-token', directory)).filter((row) =>
+  rowWanted(row.name),
 );
 const table: { row: Row; results: Record<Variant, Measured> }[] = [];
 try {
@@ -189,13 +189,6 @@ function check(row: Row, variant: Variant, result: LoadResult): void {
       `${row.name} · ${variant}: ${wrong} answers not ${wanted}, ${result.errors} errors: ${JSON.stringify(result)}`,
     );
   }
-}
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new TypeError(`${name} must be a positive integer`);
-  return value;
 }
 
 function rate(result: LoadResult): string {

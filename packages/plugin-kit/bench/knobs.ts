@@ -1,0 +1,23 @@
+/// <reference types="node" />
+// The benchmarks' environment knobs, read and checked the same way by each of them.
+
+/** A whole number from the environment, or `fallback`; a TypeError names a bad one. */
+export function nonNegative(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new TypeError(`${name} must be a whole number`);
+  }
+  return value;
+}
+
+export function positive(name: string, fallback: number): number {
+  const value = nonNegative(name, fallback);
+  if (value === 0) throw new TypeError(`${name} must be a positive integer`);
+  return value;
+}
+
+/** Whether BENCH_ROWS (comma-separated parts of row names) selects a row; all when unset. */
+export function rowWanted(name: string): boolean {
+  const parts = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
+  return parts === undefined || parts.some((part) => name.includes(part));
+}
