@@ -16,7 +16,15 @@ export type Served = {
 
 export type Child = { process: ChildProcess; served: Served; stop(): Promise<void> };
 
-/** Starts `command args…`, which must print a `Served` line, and resolves once it has. */
+/** How long a server may take to print its line: minting and valgrind's start included. */
+const START_TIMEOUT_MS = 120_000;
+/** How long a stopped server may take to exit before it is killed. */
+const STOP_GRACE_MS = 5_000;
+
+/**
+ * Starts `command args…`, which must print a `Served` line, and resolves once it has; rejects,
+ * with the child stopped, if it cannot start, exits, prints something else or takes too long.
+ */
 export async function startServer(
   command: string,
   args: string[],
@@ -27,26 +35,43 @@ export async function startServer(
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A command that cannot be started emits 'error' and never 'exit'.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGINT');
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     await exited;
+    clearTimeout(killer);
   };
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const served = await new Promise<Served>((resolve, reject) => {
-      child.once('error', reject);
+      const fail = (why: string) => reject(new Error(`${command} ${why}:\n${stderr}`));
+      timer = setTimeout(() => fail(`printed nothing in ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+      child.once('error', (error) => fail(`could not start (${error.message})`));
       const lines = createInterface({ input: child.stdout! });
       lines.on('line', (line) => {
         if (!line.startsWith('{')) return;
-        resolve(JSON.parse(line) as Served); // before `close`, which rejects if nothing came
+        try {
+          resolve(JSON.parse(line) as Served); // before `close`, which rejects if nothing came
+        } catch {
+          fail(`printed a line that is not JSON: ${line}`);
+        }
         lines.close();
+        child.stdout?.resume(); // what it prints later is read and dropped, never left to block it
       });
-      lines.on('close', () => reject(new Error(`${command} exited before listening:\n${stderr}`)));
+      lines.on('close', () => fail('exited before listening'));
     });
     return { process: child, served, stop };
   } catch (error) {
     await stop();
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -8,7 +8,9 @@
 // shows what a change saves or adds, and `npm run bench` shows what that is worth.
 // Each cell serves the row with `bench/serve.ts` under callgrind, counting nothing at first;
 // sends BENCH_WARMUP requests (default 20000), enough for the optimizing compiler; turns
-// counting on for BENCH_REQUESTS more (default 5000); and reads the main thread's count.
+// counting on for BENCH_REQUESTS more (default 5000); and reads the main thread's count. The
+// directory row sends a distinct token with every one of them, signed here by a key the
+// servers are given.
 // Needs valgrind (Debian: `apt-get install valgrind`). BENCH_ROWS as for `npm run bench`.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,22 +19,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Served, startServer } from './child.ts';
+import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
 import { positive, rowWanted } from './knobs.ts';
+import { createRows, type Row, type Variant } from './scenarios.ts';
 
-type Variant = 'kit' | 'bare' | 'hono';
-
-const ROWS = [
-  'command no-auth',
-  'command token',
-  'command directory (ES256)',
-  'archive 200',
-  'archive 304',
-];
 const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
 const warmup = positive('BENCH_WARMUP', 20_000);
 const counted = positive('BENCH_REQUESTS', 5_000);
-const rows = ROWS.filter(rowWanted);
 const run = promisify(execFile);
+const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
+const rows = (await createRows('bench-shared-token', directory)).filter((row) =>
+  rowWanted(row.name),
+);
 
 try {
   await run('valgrind', ['--version']);
@@ -43,12 +41,13 @@ try {
 
 const table: { row: string; counts: Record<Variant, number> }[] = [];
 for (const row of rows) {
+  const tokens = row.tokens ? directory.mintPool(warmup + counted, 'acme:tickets') : undefined;
   const counts = {} as Record<Variant, number>;
   for (const variant of VARIANTS) {
-    console.error(`${row} · ${variant}`);
-    counts[variant] = await instructionsPerRequest(row, variant);
+    console.error(`${row.name} · ${variant}`);
+    counts[variant] = await instructionsPerRequest(row, variant, tokens);
   }
-  table.push({ row, counts });
+  table.push({ row: row.name, counts });
 }
 
 console.log(
@@ -69,25 +68,30 @@ for (const { row, counts } of table) {
 }
 
 /** One cell: serve the row under callgrind, warm it, count `counted` requests. */
-async function instructionsPerRequest(row: string, variant: Variant): Promise<number> {
+async function instructionsPerRequest(
+  row: Row,
+  variant: Variant,
+  tokens: string[] | undefined,
+): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-cg-'));
   try {
-    const server = await startServer('valgrind', [
-      '--tool=callgrind',
-      '--instr-atstart=no', // nothing counted until the warm-up is over
-      '--separate-threads=yes', // the main thread apart from the GC's and compiler's
-      `--callgrind-out-file=${join(dir, 'cg')}`,
-      process.execPath,
-      join(import.meta.dirname, 'serve.ts'),
-      row,
-      variant,
-    ]);
+    const server = await startServer(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--instr-atstart=no', // nothing counted until the warm-up is over
+        '--separate-threads=yes', // the main thread apart from the GC's and compiler's
+        `--callgrind-out-file=${join(dir, 'cg')}`,
+        process.execPath,
+        join(import.meta.dirname, 'serve.ts'),
+        row.name,
+        variant,
+      ],
+      { ...process.env, [DIRECTORY_KEY_ENV]: directory.privateKeyPem },
+    );
     const pid = String(server.process.pid);
     try {
       const { served } = server;
-      const tokens = served.tokensFile
-        ? (JSON.parse(readFileSync(served.tokensFile, 'utf8')) as string[])
-        : undefined;
       await drive(served, warmup, tokens, 0);
       await run('callgrind_control', ['--instr=on', pid]);
       await drive(served, counted, tokens, warmup);
@@ -96,9 +100,9 @@ async function instructionsPerRequest(row: string, variant: Variant): Promise<nu
       await server.stop();
     }
     const dump = readdirSync(dir).find((name) => name.endsWith('.1-01'));
-    if (dump === undefined) throw new Error(`${row} · ${variant}: callgrind wrote no dump`);
+    if (dump === undefined) throw new Error(`${row.name} · ${variant}: callgrind wrote no dump`);
     const total = /^totals: (\d+)$/m.exec(readFileSync(join(dir, dump), 'utf8'))?.[1];
-    if (total === undefined) throw new Error(`${row} · ${variant}: no totals in ${dump}`);
+    if (total === undefined) throw new Error(`${row.name} · ${variant}: no totals in ${dump}`);
     return Number(total) / counted;
   } finally {
     rmSync(dir, { recursive: true, force: true });

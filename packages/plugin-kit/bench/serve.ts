@@ -7,9 +7,9 @@
 // and Response are the runtime's own (`bun bench/serve.ts …`, `deno run -A bench/serve.ts …`).
 // It prints one JSON line: the row's URL, method, headers and body and, for the directory row,
 // a file of tokens to send (signed by the key in $BENCH_DIRECTORY_KEY when set, so that every
-// variant's process trusts the same directory). Stopped by SIGINT on Node, it also prints the
-// server's CPU microseconds per request answered.
-import { writeFileSync } from 'node:fs';
+// variant's process trusts the same directory). Stopped by SIGINT, it removes that file and, on
+// Node, prints the server's CPU microseconds per request answered.
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
@@ -65,17 +65,18 @@ const headers = { ...row.headers };
 if (row.conditional) headers['if-none-match'] = (await fetch(url)).headers.get('etag') ?? '';
 console.log(JSON.stringify({ url, method: row.method, headers, body: row.body, tokensFile }));
 
-if (onRequest !== undefined) {
-  let answered = 0;
-  let start: NodeJS.CpuUsage | undefined;
-  onRequest(() => {
-    start ??= process.cpuUsage(); // from the first request: module loading and minting excluded
-    answered++;
-  });
-  process.on('SIGINT', () => {
+let answered = 0;
+let start: NodeJS.CpuUsage | undefined;
+onRequest?.(() => {
+  start ??= process.cpuUsage(); // from the first request: module loading and minting excluded
+  answered++;
+});
+process.on('SIGINT', () => {
+  if (tokensFile !== undefined) rmSync(tokensFile, { force: true });
+  if (answered > 0) {
     const used = process.cpuUsage(start);
     const each = (used.user + used.system) / answered;
     console.log(`${answered} requests, ${each.toFixed(1)} µs CPU each`);
-    process.exit(0);
-  });
-}
+  }
+  process.exit(0);
+});

@@ -2,7 +2,7 @@ import { base64url, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Caller, createFetchHandler, type FetchHandlerOptions } from '../src/index.ts';
 import { createTestIssuer, type MintClaims, type TestIssuer } from '../src/testing/index.ts';
-import { acmeDefinition, errorOf, get, post, sleep } from './helpers.ts';
+import { acmeDefinition, errorOf, get, ORIGIN, post, sleep } from './helpers.ts';
 
 const ISSUER = 'https://dir.example';
 const AUDIENCE = 'https://plugins.example/acme';
@@ -84,6 +84,27 @@ describe('directory mode: a valid token', () => {
       requestId: REQUEST_ID,
       runId: 'run_9',
     });
+  });
+
+  it('leaves the cross-site refusal to the token: a simple cross-site post needs one to run', async () => {
+    // As in token mode: a browser adds Authorization cross-site only after a preflight.
+    const crossSite = (headers: Record<string, string>) =>
+      env.handler(
+        new Request(`${ORIGIN}/acme/tickets/echo`, {
+          method: 'POST',
+          body: '{"x":1}',
+          headers: {
+            'Content-Type': 'text/plain',
+            'Sec-Fetch-Site': 'cross-site',
+            'Svc-Request-Id': REQUEST_ID,
+            ...headers,
+          },
+        }),
+      );
+    await expectUnauthorized(await crossSite({}));
+    const response = await crossSite({ Authorization: `Bearer ${await mint()}` });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { input: unknown }).input).toEqual({ x: 1 });
   });
 
   it('leaves runId out when the token has no run_id', async () => {

@@ -1,4 +1,4 @@
-import { type Connection, isName, parseScopeList, ScopeError, type Token } from '@svc/protocol';
+import { type Connection, parseScopeList, ScopeError, type Token } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -7,6 +7,7 @@ import { renderFields, renderTable } from '../output/table.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { parseListenAddress } from '../parse/listen.ts';
+import { parseName } from '../parse/name.ts';
 import { allPages, type Page, pageQuery } from './shared/pages.ts';
 
 export function registerSys(program: Command, runtime: Runtime): void {
@@ -79,12 +80,7 @@ export function connectBody(opts: {
   }
   const body: Record<string, unknown> = {};
   if (opts.app !== undefined) {
-    if (!isName(opts.app)) {
-      throw new UsageError(
-        `--app must be a lowercase letter then up to 62 of a-z, 0-9, -; received '${opts.app}'`,
-      );
-    }
-    body.app_id = opts.app;
+    body.app_id = parseName(opts.app, '--app');
   }
   if (opts.scopes !== undefined) {
     try {

@@ -8,6 +8,8 @@ export function json(
   headers?: Record<string, string>,
 ): Response {
   // `REQUEST_ID_HEADER` spelled out: a literal with only constant keys is built from a template.
+  // `content-type` in lower case: Node's server keys each header by its lower-cased name, and a
+  // name that already is needs no new string. (`headers` must not bring another spelling of these.)
   const all = { 'content-type': 'application/json', 'Svc-Request-Id': requestId };
   return new Response(JSON.stringify(body), {
     status,

@@ -9,7 +9,8 @@ import { PluginError } from '../errors.ts';
 import type { CommandDefinition, JsonObject, PluginDefinition } from '../types.ts';
 import { pathnameOf } from './pathname.ts';
 
-/** Longer paths are resolved anew each time: the cache of paths holds at most 256 × this. */
+/** Longer paths are resolved anew each time (unless the same URL comes again at once): the cache
+ * of paths holds at most 256 × this. */
 const MAX_CACHED_PATH = 512;
 
 export interface CommandEntry {
@@ -100,14 +101,13 @@ export function createRouter(
   let lastKnown: PathRoutes | undefined;
 
   /** What a path resolves to, worked out on its first use. */
-  function routesOf(url: string): { pathname: string; known: PathRoutes } {
-    const pathname = pathnameOf(url);
+  function routesOf(pathname: string): PathRoutes {
     let known = paths.get(pathname);
     if (known === undefined) {
       known = { match: matchCommand(pathname) };
       if (pathname.length <= MAX_CACHED_PATH) paths.set(pathname, known);
     }
-    return { pathname, known };
+    return known;
   }
 
   /**
@@ -190,10 +190,9 @@ export function createRouter(
 
   return {
     resolve(method, url) {
-      let pathname: string | undefined;
       let known = url === lastUrl ? lastKnown : undefined;
       if (known === undefined) {
-        ({ pathname, known } = routesOf(url));
+        known = routesOf(pathnameOf(url));
         lastUrl = url;
         lastKnown = known;
       }
@@ -202,10 +201,10 @@ export function createRouter(
       switch (method) {
         case 'GET':
         case 'HEAD':
-          known.read ??= resolveRead(pathname ?? pathnameOf(url), match);
+          known.read ??= resolveRead(pathnameOf(url), match);
           return known.read;
         case 'POST':
-          known.post ??= resolvePost(pathname ?? pathnameOf(url), known);
+          known.post ??= resolvePost(pathnameOf(url), known);
           return known.post;
         case 'OPTIONS':
           known.options ??= { kind: 'options', allow };
