@@ -4,15 +4,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { LoadSpec } from './load.ts';
 
-/** What bench/serve.ts prints once it listens. */
-export type Served = {
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-  tokensFile?: string;
-};
+/** What bench/serve.ts prints once it listens: the request to load it with. */
+export type Served = Pick<LoadSpec, 'url' | 'method' | 'headers' | 'body' | 'tokensFile'>;
 
 export type Child = { process: ChildProcess; served: Served; stop(): Promise<void> };
 
