@@ -82,23 +82,22 @@ async function install(ctx: Context, opts: InstallOptions) {
 }
 
 async function show(ctx: Context, name: string) {
-  const client = await ctx.client();
-  const plugin = (await client.request(
-    'GET',
-    `/v1/plugins/${parseName(name, 'plugin name')}`,
-  )) as Plugin;
+  const plugin = await pluginAt(ctx, 'GET', name);
   ctx.out.result(plugin, (colors) => renderPlugin(plugin, colors));
   return EXIT.ok;
 }
 
 async function remove(ctx: Context, name: string) {
-  const client = await ctx.client();
-  const plugin = (await client.request(
-    'DELETE',
-    `/v1/plugins/${parseName(name, 'plugin name')}`,
-  )) as Plugin;
+  const plugin = await pluginAt(ctx, 'DELETE', name);
   ctx.out.result(plugin, () => `removed plugin ${plugin.name}`);
   return EXIT.ok;
+}
+
+/** `GET` or `DELETE /v1/plugins/{name}`, the name checked here before any request. */
+async function pluginAt(ctx: Context, method: 'GET' | 'DELETE', name: string): Promise<Plugin> {
+  const path = `/v1/plugins/${parseName(name, 'plugin name')}`;
+  const client = await ctx.client();
+  return (await client.request(method, path)) as Plugin;
 }
 
 async function list(ctx: Context) {
