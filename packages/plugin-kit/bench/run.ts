@@ -39,6 +39,7 @@ const runtime = RUNTIMES[runtimeName];
 if (runtime === undefined) {
   throw new TypeError(`BENCH_RUNTIME must be one of ${Object.keys(RUNTIMES).join(', ')}`);
 }
+const [serverCommand = '', ...serverArgs] = runtime.command;
 
 /** A load result plus the server's CPU microseconds per request answered; NaN without /proc. */
 type Measured = LoadResult & { cpu: number };
@@ -124,8 +125,7 @@ async function measureRow(row: Row): Promise<Record<Variant, Measured>> {
 
 /** One variant's server process, trusting the run's directory, and a way to load it. */
 async function serveVariant(row: Row, variant: Variant) {
-  const [command = '', ...args] = runtime!.command;
-  const child: Child = await startServer(command, [...args, SERVE, row.name, variant], {
+  const child: Child = await startServer(serverCommand, [...serverArgs, SERVE, row.name, variant], {
     ...process.env,
     [DIRECTORY_KEY_ENV]: directory.privateKeyPem,
   });
