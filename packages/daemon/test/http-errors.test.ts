@@ -93,6 +93,23 @@ describe('bad input on every route answers an envelope, never a 5xx', () => {
     },
   );
 
+  it.each(withBody.map((r) => [r.id, r] as const))(
+    '%s: JSON nested past what SQLite stores → 400, before the schema or any insert',
+    async (_id, route) => {
+      // valid JSON, well under 2 MiB; a node's output_schema this deep once failed its insert
+      const deep = `{"a":${'['.repeat(1_500)}${']'.repeat(1_500)}}`;
+      const res = await t.call(pathOf(route), {
+        method: route.method,
+        body: deep,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      const error = await envelope(res);
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toContain('nests deeper than 990');
+    },
+  );
+
   it.each(withQuery.map((r) => [r.id, r] as const))('%s: bad query → 422', async (_id, route) => {
     const keys = Object.keys(route.query!.shape);
     for (const key of keys) {

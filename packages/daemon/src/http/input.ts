@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RouteDef } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { MAX_JSON_DEPTH, nestsTooDeep } from '../store/json.ts';
 import type { Call, RouteInput } from './call.ts';
 import { validationError } from './errors.ts';
 
@@ -103,14 +104,22 @@ function decodeJson(raw: Uint8Array): unknown {
   } catch {
     throw new ApiError('invalid_request', 'request body is not valid UTF-8');
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ApiError(
       'invalid_request',
       `request body is not valid JSON: ${(error as Error).message}`,
     );
   }
+  if (nestsTooDeep(value)) {
+    throw new ApiError(
+      'invalid_request',
+      `request body nests deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  }
+  return value;
 }
 
 function tooLarge(): ApiError {

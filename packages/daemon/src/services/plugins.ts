@@ -12,6 +12,7 @@ import type { Plugin, pluginInstallBodySchema } from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
+import { nestsTooDeep } from '../store/json.ts';
 import type { PluginRow } from '../store/plugins.ts';
 import type { EventLog } from './events.ts';
 
@@ -221,7 +222,9 @@ export function pluginService(store: Store, events: EventLog) {
         path: command.rest.path,
         input: command.input,
       }));
-      checkDepth(commands, archiveUrl);
+      if (nestsTooDeep(commands)) {
+        throw unusable(`plugin.json in the archive at ${archiveUrl} nests too deeply to keep`);
+      }
       const now = new Date().toISOString();
       return store.db.transaction(() => {
         const current = store.plugins.get(body.name);
@@ -376,25 +379,6 @@ function summary(plugin: Plugin) {
     auth: plugin.auth,
     commands: plugin.commands.length,
   };
-}
-
-/**
- * SQLite's JSON functions, the column's `json_valid` check included, refuse nesting deeper than
- * 1000 (and `JSON.stringify` gives out somewhat later): a deeper input schema is refused here, as
- * a 422, rather than failing the insert. Walked with a stack, since recursion is what fails.
- */
-const MAX_DEPTH = 990;
-
-function checkDepth(value: unknown, url: string): void {
-  const stack: [unknown, number][] = [[value, 1]];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [item, depth] = next;
-    if (typeof item !== 'object' || item === null) continue;
-    if (depth > MAX_DEPTH) {
-      throw unusable(`plugin.json in the archive at ${url} nests too deeply to keep`);
-    }
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
 }
 
 function isJson(headers: Headers): boolean {
