@@ -370,6 +370,22 @@ describe('plugins.install refuses a manifest that does not hold together', () =>
     ['a command twice', { ...base, commands: [base.commands[0], base.commands[0]] }, 'twice'],
     ['a major without /versions', { ...base, major: 3 }, 'names no majors'],
     ['no commands list', { ...base, commands: undefined }, 'not a plugin manifest: commands'],
+    ['no command at all', { ...base, commands: [] }, 'not a plugin manifest: commands'],
+    ['no group at all', { ...base, groups: [], commands: [] }, 'not a plugin manifest: groups'],
+    [
+      'an empty group name',
+      {
+        ...base,
+        groups: [{ name: '', description: '', scope: 'acme:' }],
+        commands: [{ ...base.commands[0]!, group: '', scope: 'acme:' }],
+      },
+      'not a plugin manifest: groups',
+    ],
+    [
+      'a command name no kit admits',
+      command({ name: 'Create' }),
+      'not a plugin manifest: commands',
+    ],
   ])('%s', async (_, manifest, reason) => {
     const origin = await serveManifest(manifest);
     const { status, error } = await refusal(

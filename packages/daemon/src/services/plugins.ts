@@ -31,24 +31,34 @@ const COMPRESSED: readonly { name: string; magic: readonly number[] }[] = [
   { name: 'zstd', magic: [0x28, 0xb5, 0x2f, 0xfd] },
 ];
 
+/**
+ * A group's or command's name, as the kit's `definePlugin` admits it: it becomes a path segment
+ * and half of a scope, so an empty or odd one could collide with another.
+ */
+const segmentSchema = z.string().regex(/^[a-z][a-z0-9-]*$/);
+
 /** What `plugin.json` must hold; anything else in it is ignored. */
 const manifestSchema = z.object({
   name: z.string(),
   major: z.number().int().positive().nullable(),
   description: z.string(),
   auth: z.enum(['none', 'token', 'directory']),
-  groups: z.array(z.object({ name: z.string(), description: z.string(), scope: z.string() })),
-  commands: z.array(
-    z.object({
-      group: z.string(),
-      name: z.string(),
-      description: z.string(),
-      input: z.record(z.string(), z.unknown()).or(z.boolean()),
-      streaming: z.boolean(),
-      scope: z.string(),
-      rest: z.object({ method: z.literal('POST'), path: z.string().startsWith('/') }),
-    }),
-  ),
+  groups: z
+    .array(z.object({ name: segmentSchema, description: z.string(), scope: z.string() }))
+    .min(1),
+  commands: z
+    .array(
+      z.object({
+        group: segmentSchema,
+        name: segmentSchema,
+        description: z.string(),
+        input: z.record(z.string(), z.unknown()).or(z.boolean()),
+        streaming: z.boolean(),
+        scope: z.string(),
+        rest: z.object({ method: z.literal('POST'), path: z.string().startsWith('/') }),
+      }),
+    )
+    .min(1),
 });
 type Manifest = z.output<typeof manifestSchema>;
 
