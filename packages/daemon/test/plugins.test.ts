@@ -124,9 +124,11 @@ describe('plugins.install', () => {
   it('reinstalling updates the record and keeps when it was first installed', async () => {
     const handler = createFetchHandler(acme(), { logger: quiet });
     const origin = await serveAt((request) => handler(request));
+    await t.call('/v1/plugins/acme', { method: 'DELETE' }); // an earlier test installed it
     const first = (await (
       await install({ endpoint: `${origin}/a`, name: 'acme' })
     ).json()) as Plugin;
+    const updates = events('plugin.updated').length;
     const again = await install({ endpoint: `${origin}/b/`, name: 'acme', auth_env: 'ACME_TOKEN' });
     expect(again.status).toBe(200);
     const second = (await again.json()) as Plugin;
@@ -134,6 +136,7 @@ describe('plugins.install', () => {
     expect(second.updated_at >= first.updated_at).toBe(true);
     expect(second.commands[0]?.path).toBe('/b/acme/tickets/create');
     expect(second.auth_env).toBe('ACME_TOKEN');
+    expect(events('plugin.updated').length).toBe(updates + 1);
     expect(events('plugin.updated').at(-1)?.subject_id).toBe('acme');
   });
 
@@ -457,6 +460,32 @@ describe('plugins.install against a hostile or odd endpoint', () => {
     expect(error.message).toContain('more than 8388608 bytes');
   });
 
+  it('refuses a Content-Length over 8 MiB before reading the body', async () => {
+    // Headers announcing 9 MiB and no body ever after: only a refusal by the header answers
+    // now; reading would wait for the 10 s timeout.
+    const stalled = createServer((_req, res) => {
+      res.writeHead(200, {
+        'Content-Type': 'application/x-tar',
+        'Content-Length': 9 * 1024 * 1024,
+      });
+      res.flushHeaders();
+    });
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = stalled.address() as AddressInfo;
+      const started = Date.now();
+      const { status, error } = await refusal(
+        await install({ endpoint: `http://127.0.0.1:${port}`, name: 'acme' }),
+      );
+      expect(status).toBe(422);
+      expect(error.message).toContain('more than 8388608 bytes');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      stalled.closeAllConnections();
+      await new Promise((closed) => stalled.close(closed));
+    }
+  });
+
   it('a plugin taking a shared token needs auth_env, or no broker could call it', async () => {
     const handler = createFetchHandler(acme(), { token: 'tok-123', logger: quiet });
     const origin = await serveAt((request) => handler(request));
@@ -518,11 +547,14 @@ describe('plugins.remove', () => {
     const handler = createFetchHandler(acme(), { logger: quiet });
     const origin = await serveAt((request) => handler(request));
     expect((await install({ endpoint: origin, name: 'acme' })).status).toBe(200);
+    const removals = events('plugin.removed').length;
     const res = await t.call('/v1/plugins/acme', { method: 'DELETE' });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ name: 'acme', origin });
     expect((await t.call('/v1/plugins/acme')).status).toBe(404);
     expect((await t.call('/v1/plugins/acme', { method: 'DELETE' })).status).toBe(404);
+    // one event for the one removal, none for the 404
+    expect(events('plugin.removed').length).toBe(removals + 1);
     expect(events('plugin.removed').at(-1)?.subject_id).toBe('acme');
   });
 });
