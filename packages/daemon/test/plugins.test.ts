@@ -412,6 +412,15 @@ describe('plugins.install refuses a manifest that does not hold together', () =>
     const odd = await serveManifest(versioned, { latest: 3, supported: [1] });
     const second = await refusal(await install({ endpoint: `${odd}/p`, name: 'acme' }));
     expect(second.error.message).toContain('is not {"latest": N, "supported": [...]}');
+    // JSON that does not parse claims majors all the same
+    const broken = await serveAt((_, path) =>
+      path.endsWith('/versions')
+        ? new Response('{"latest":', { headers: { 'Content-Type': 'application/json' } })
+        : new Response(tarOf(versioned), { headers: { 'Content-Type': 'application/x-tar' } }),
+    );
+    const third = await refusal(await install({ endpoint: `${broken}/p`, name: 'acme' }));
+    expect(third.status).toBe(422);
+    expect(third.error.message).toContain('is not {"latest": N, "supported": [...]}');
   });
 
   // 1 500: past SQLite's JSON nesting limit (1 000); 20 000: past what JSON.stringify can walk.

@@ -161,7 +161,8 @@ export function pluginService(store: Store, events: EventLog) {
   /** The endpoint's majors from `<endpoint>/versions`, or `null` when it serves none. */
   async function versionsOf(endpoint: string, token: string | undefined) {
     // An unversioned handler answers every GET with its archive, `/versions` included: only a
-    // JSON 200 is read, so that archive is not downloaded twice.
+    // JSON 200 is read, so that archive is not downloaded twice. A JSON 200 claims majors, so
+    // it must be a versions document, whether it fails to parse or has another shape.
     const isVersions = (answer: Head) => answer.status === 200 && isJson(answer.headers);
     const answer = await get(`${endpoint}/versions`, token, isVersions);
     if (!isVersions(answer)) return null;
@@ -169,7 +170,7 @@ export function pluginService(store: Store, events: EventLog) {
     try {
       parsed = JSON.parse(new TextDecoder().decode(answer.bytes));
     } catch {
-      return null;
+      parsed = undefined;
     }
     const versions = versionsSchema.safeParse(parsed);
     if (!versions.success || !versions.data.supported.includes(versions.data.latest)) {
