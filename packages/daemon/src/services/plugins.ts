@@ -12,7 +12,7 @@ import type { Plugin, pluginInstallBodySchema } from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
-import { nestsTooDeep } from '../store/json.ts';
+import { fromJson, nestsTooDeep, toJson } from '../store/json.ts';
 import type { PluginRow } from '../store/plugins.ts';
 import type { EventLog } from './events.ts';
 
@@ -75,7 +75,7 @@ export function pluginService(store: Store, events: EventLog) {
       endpoint: row.endpoint,
       origin: row.origin,
       major: row.major,
-      supported: row.supported === null ? null : (JSON.parse(row.supported) as number[]),
+      supported: fromJson<number[]>(row.supported),
       auth: row.auth,
       auth_env: row.auth_env,
       groups: JSON.parse(row.groups_json) as Plugin['groups'],
@@ -83,6 +83,16 @@ export function pluginService(store: Store, events: EventLog) {
       etag: row.etag,
       installed_at: row.installed_at,
       updated_at: row.updated_at,
+    };
+  }
+
+  function toRow(plugin: Plugin): PluginRow {
+    const { supported, groups, commands, ...columns } = plugin;
+    return {
+      ...columns,
+      supported: toJson(supported),
+      groups_json: JSON.stringify(groups),
+      commands: JSON.stringify(commands),
     };
   }
 
@@ -239,29 +249,28 @@ export function pluginService(store: Store, events: EventLog) {
       const now = new Date().toISOString();
       return store.db.transaction(() => {
         const current = store.plugins.get(body.name);
-        const row: PluginRow = {
+        const plugin: Plugin = {
           name: manifest.name,
           description: manifest.description,
           endpoint: body.endpoint,
           origin: url.origin,
           major: manifest.major,
-          supported: versions === null ? null : JSON.stringify(versions.supported),
+          supported: versions?.supported ?? null,
           auth: manifest.auth,
           auth_env: body.auth_env ?? null,
-          groups_json: JSON.stringify(manifest.groups),
-          commands: JSON.stringify(commands),
+          groups: manifest.groups,
+          commands,
           etag: archive.headers.get('etag'),
           installed_at: current?.installed_at ?? now,
           updated_at: now,
         };
-        store.plugins.upsert(row);
-        const dto = toDto(row);
+        store.plugins.upsert(toRow(plugin));
         events.record(
           current === undefined ? 'plugin.installed' : 'plugin.updated',
-          dto.name,
-          summary(dto),
+          plugin.name,
+          summary(plugin),
         );
-        return dto;
+        return plugin;
       });
     },
 
