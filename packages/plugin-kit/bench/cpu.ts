@@ -21,14 +21,15 @@ import { Writable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createDirectory } from './directory.ts';
 import { nonNegative, positive, rowWanted } from './knobs.ts';
-import { createRows, type Row, type Variant } from './scenarios.ts';
+import { createRows, type Row, type Variant, variantsOf } from './scenarios.ts';
 
 const requests = positive('BENCH_REQUESTS', 20_000);
 const rounds = positive('BENCH_ROUNDS', 3);
 const cold = nonNegative('BENCH_COLD', 0);
-const VARIANTS = (['kit', 'bare', 'hono'] as const).filter(
-  (variant) => process.env.BENCH_VARIANTS?.split(',').includes(variant) ?? true,
-);
+const variantsWanted = (row: Row) =>
+  variantsOf(row).filter(
+    (variant) => process.env.BENCH_VARIANTS?.split(',').includes(variant) ?? true,
+  );
 
 const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
 const tokens = directory.mintPool(5_000, 'acme:tickets');
@@ -86,6 +87,7 @@ function send(listener: Listener, row: Row, headers: Prepared): Promise<number> 
 
 async function measure(row: Row, variant: Variant): Promise<number> {
   const handler = row.handlers[variant];
+  if (handler === undefined) throw new Error(`${row.name} has no ${variant} variant`);
   const listener = getRequestListener(handler);
   const headers = { ...row.headers };
   if (row.conditional) {
@@ -129,7 +131,7 @@ const best = new Map<Row, Partial<Record<Variant, number>>>(rows.map((row) => [r
 for (let round = 1; round <= rounds; round++) {
   for (const row of rows) {
     const cells = best.get(row)!;
-    for (const variant of VARIANTS) {
+    for (const variant of variantsWanted(row)) {
       console.error(`round ${round}/${rounds} · ${row.name} · ${variant}`);
       const cpu = await measure(row, variant);
       cells[variant] = Math.min(cells[variant] ?? Infinity, cpu);
@@ -140,11 +142,15 @@ for (let round = 1; round <= rounds; round++) {
 console.log(
   `\n${cold > 0 ? `µs per request with cold caches (${cold} bytes evicted before each)` : 'CPU µs per request'} through @hono/node-server's listener, no socket; lowest of ${rounds} round(s), Node ${process.version}\n`,
 );
-console.log('| row | kit µs | bare µs | hono µs | bare/kit | hono/kit |');
-console.log('|---|---:|---:|---:|---:|---:|');
+console.log(
+  '| row | kit µs | bare µs | hono µs | minimal µs | bare/kit | hono/kit | minimal/kit |',
+);
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const [row, cells] of best) {
-  const fixed = (value: number) => value.toFixed(1);
+  const fixed = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(1));
+  const share = (value: number | undefined) =>
+    value === undefined || cells.kit === undefined ? '–' : (value / cells.kit).toFixed(2);
   console.log(
-    `| ${row.name} | ${fixed(cells.kit ?? Number.NaN)} | ${fixed(cells.bare ?? Number.NaN)} | ${fixed(cells.hono ?? Number.NaN)} | ${((cells.bare ?? Number.NaN) / (cells.kit ?? Number.NaN)).toFixed(2)} | ${((cells.hono ?? Number.NaN) / (cells.kit ?? Number.NaN)).toFixed(2)} |`,
+    `| ${row.name} | ${fixed(cells.kit)} | ${fixed(cells.bare)} | ${fixed(cells.hono)} | ${fixed(cells.minimal)} | ${share(cells.bare)} | ${share(cells.hono)} | ${share(cells.minimal)} |`,
   );
 }

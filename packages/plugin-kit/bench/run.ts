@@ -3,16 +3,19 @@
 // beside a bare Fetch handler and the same endpoint on Hono, measured in the same run.
 // Beside throughput it reports the server's CPU time per request. Each variant is served by a
 // process of its own (bench/serve.ts), as a deployment would serve it: no variant collects
-// another's garbage, and Bun or Deno can serve the rows too. Each row's three servers are
-// loaded in turn, in short slices (kit, bare, hono, hono, bare, kit, …), and each cell sums its
-// slices: on a machine shared with other work, interference and a change of CPU speed then hit
-// all three alike, and no variant always runs first, or always right after the same other.
-// Knobs: BENCH_SECONDS (per cell, default 5), BENCH_SLICES (default 5), BENCH_CONNECTIONS
+// another's garbage, and Bun or Deno can serve the rows too. Each row's servers are loaded in
+// turn, in short slices (kit, bare, hono, hono, bare, kit, …), and each cell sums its slices:
+// on a machine shared with other work, interference and a change of CPU speed then hit all
+// variants alike, and no variant always runs first, or always right after the same other.
+// What is left of that noise shows beside each ratio: the middle half of the ratios of slices
+// taken one right after the other. Where `taskset` is, the servers run on one CPU and the load
+// generator on another, so that neither takes the other's core.
+// Knobs: BENCH_SECONDS (per cell, default 5), BENCH_SLICES (default 10), BENCH_CONNECTIONS
 // (default 32), BENCH_TOKENS (default 50000), BENCH_ROWS (comma-separated row-name substrings),
 // BENCH_RUNTIME (node, the default, on @hono/node-server; bun or deno, on Bun.serve or
-// Deno.serve, from the project's own devDependencies).
+// Deno.serve, from the project's own devDependencies), BENCH_PIN=0 (no pinning).
 // To profile one cell, serve it alone with `node --cpu-prof bench/serve.ts '<row>' kit`.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,13 +24,14 @@ import { type Child, cpuMicros, startServer } from './child.ts';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
 import { positive, rowWanted } from './knobs.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
-import { createRows, type Row, type Variant } from './scenarios.ts';
+import { createRows, type Row, type Variant, variantsOf } from './scenarios.ts';
 
 const seconds = positive('BENCH_SECONDS', 5);
 const connections = positive('BENCH_CONNECTIONS', 32);
 const poolSize = positive('BENCH_TOKENS', 50_000);
-const slices = positive('BENCH_SLICES', 5);
-const VARIANTS: Variant[] = ['kit', 'bare', 'hono'];
+const slices = positive('BENCH_SLICES', 10);
+/** How far apart a row's slice ratios may be before the run is called unsteady. */
+const UNSTEADY = 0.15;
 const SERVE = join(import.meta.dirname, 'serve.ts');
 const RUNTIMES: Record<string, { label: string; command: string[] }> = {
   node: { label: `Node ${process.version}, @hono/node-server`, command: [process.execPath] },
@@ -39,10 +43,15 @@ const runtime = RUNTIMES[runtimeName];
 if (runtime === undefined) {
   throw new TypeError(`BENCH_RUNTIME must be one of ${Object.keys(RUNTIMES).join(', ')}`);
 }
-const [serverCommand = '', ...serverArgs] = runtime.command;
+const pin = pinning();
+const [serverCommand = '', ...serverArgs] = [...(pin?.server ?? []), ...runtime.command];
+const [loadCommand = '', ...loadArgs] = [...(pin?.load ?? []), process.execPath];
 
 /** A load result plus the server's CPU microseconds per request answered; NaN without /proc. */
 type Measured = LoadResult & { cpu: number };
+/** A cell's slices summed, and each slice in the order they ran. */
+type Cell = { total: Measured; slices: Measured[] };
+type RowResults = Record<Exclude<Variant, 'minimal'>, Cell> & { minimal?: Cell };
 
 const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
 const tokensFile = join(tmpdir(), `svc-bench-tokens-${process.pid}.json`);
@@ -52,7 +61,7 @@ writeFileSync(tokensFile, JSON.stringify(directory.mintPool(poolSize, 'acme:tick
 const rows = (await createRows('bench-shared-token', directory)).filter((row) =>
   rowWanted(row.name),
 );
-const table: { row: Row; results: Record<Variant, Measured> }[] = [];
+const table: { row: Row; results: RowResults }[] = [];
 try {
   for (const row of rows) table.push({ row, results: await measureRow(row) });
 } finally {
@@ -60,44 +69,60 @@ try {
 }
 
 console.log(
-  `\n${seconds} s per cell in ${slices} slices taken in turn with the row's other cells, after 1 s warm-up each; ${connections} connections; ${runtime.label}, each variant in its own process; p99: median of the slices'; µs = server CPU per request\n`,
+  `\n${seconds} s per cell in ${slices} slices taken in turn with the row's other cells, after 1 s warm-up each; ${connections} connections; ${runtime.label}, each variant in its own process${pin === null ? '' : `, servers on CPU ${pin.serverCpu} and the load generator on CPU ${pin.loadCpu}`}; p99: median of the slices'; µs = server CPU per request; in brackets, the middle half of the ratios of slices run one after the other; minimal: the command written by hand, doing only what the kit must (bench/scenarios.ts)\n`,
 );
 console.log(
-  '| row | kit req/s | kit p99 | kit µs | bare req/s | bare p99 | bare µs | kit/bare | hono req/s | hono p99 | hono µs | kit/hono |',
+  '| row | kit req/s | kit p99 | kit µs | bare req/s | bare p99 | bare µs | kit/bare | hono req/s | hono p99 | hono µs | kit/hono | minimal req/s | minimal µs | kit/minimal |',
 );
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const { row, results: r } of table) {
+  const { kit, bare, hono, minimal } = r;
   const cells = [
     row.name,
-    rate(r.kit),
-    ms(r.kit),
-    cpu(r.kit),
-    rate(r.bare),
-    ms(r.bare),
-    cpu(r.bare),
-    ratio(r.kit, r.bare),
-    rate(r.hono),
-    ms(r.hono),
-    cpu(r.hono),
-    ratio(r.kit, r.hono),
+    rate(kit.total),
+    ms(kit.total),
+    cpu(kit.total),
+    rate(bare.total),
+    ms(bare.total),
+    cpu(bare.total),
+    ratio(kit, bare),
+    rate(hono.total),
+    ms(hono.total),
+    cpu(hono.total),
+    ratio(kit, hono),
+    ...(minimal === undefined
+      ? ['–', '–', '–']
+      : [rate(minimal.total), cpu(minimal.total), ratio(kit, minimal)]),
   ];
   console.log(`| ${cells.join(' | ')} |`);
 }
-const misses = table.flatMap(({ row, results: r }) => [
-  ...(row.target !== undefined && r.kit.rps < row.target * r.bare.rps
-    ? [`${row.name}: kit/bare ${ratio(r.kit, r.bare)} < ${row.target.toFixed(2)}`]
+const misses = table.flatMap(({ row, results: { kit, bare, hono } }) => [
+  ...(row.target !== undefined && kit.total.rps < row.target * bare.total.rps
+    ? [`${row.name}: kit/bare ${ratio(kit, bare)} < ${row.target.toFixed(2)}`]
     : []),
-  ...(r.kit.rps <= r.hono.rps ? [`${row.name}: kit/hono ${ratio(r.kit, r.hono)} ≤ 1`] : []),
+  ...(kit.total.rps <= hono.total.rps ? [`${row.name}: kit/hono ${ratio(kit, hono)} ≤ 1`] : []),
 ]);
+// On a quiet machine the middle half of a row's slice ratios spans a few hundredths; a busy one
+// (another tenant of the host, say) spreads it far wider, and then no ratio of the run means much.
+const unsteady = table.flatMap(({ row, results: { kit, bare } }) => {
+  const { low, high } = spread(kit, bare);
+  return high - low > UNSTEADY ? [`${row.name}: kit/bare ${ratio(kit, bare)}`] : [];
+});
 console.log(
   misses.length === 0 ? '\nall targets met' : `\ntargets missed:\n- ${misses.join('\n- ')}`,
 );
+if (unsteady.length > 0) {
+  console.log(
+    `\nslices far apart (middle half wider than ${UNSTEADY}), the machine was busy; run again:\n- ${unsteady.join('\n- ')}`,
+  );
+}
 
-/** The row's three variants, each on its own server, loaded in alternating slices. */
-async function measureRow(row: Row): Promise<Record<Variant, Measured>> {
+/** The row's variants, each on its own server, loaded in alternating slices. */
+async function measureRow(row: Row): Promise<RowResults> {
+  const variants = variantsOf(row);
   const servers: Awaited<ReturnType<typeof serveVariant>>[] = [];
   try {
-    for (const variant of VARIANTS) servers.push(await serveVariant(row, variant));
+    for (const variant of variants) servers.push(await serveVariant(row, variant));
     for (const server of servers) await server.load(1, 0, 0); // JIT and connections warm
     const parts = servers.map(() => [] as Measured[]);
     const perSlice = Math.floor(poolSize / slices);
@@ -108,7 +133,7 @@ async function measureRow(row: Row): Promise<Record<Variant, Measured>> {
       const order = [...servers.entries()];
       if (slice % 2 === 1) order.reverse();
       for (const [i, server] of order) {
-        const variant = VARIANTS[i]!;
+        const variant = variants[i]!;
         console.error(`${row.name} · ${variant} · slice ${slice + 1}/${slices}`);
         const result = await server.load(seconds / slices, 0, slice * perSlice);
         check(row, variant, result);
@@ -116,8 +141,8 @@ async function measureRow(row: Row): Promise<Record<Variant, Measured>> {
       }
     }
     return Object.fromEntries(
-      VARIANTS.map((variant, i) => [variant, combine(parts[i]!)]),
-    ) as Record<Variant, Measured>;
+      variants.map((variant, i) => [variant, { total: combine(parts[i]!), slices: parts[i]! }]),
+    ) as RowResults;
   } finally {
     for (const server of servers) await server.stop();
   }
@@ -145,8 +170,8 @@ async function serveVariant(row: Row, variant: Variant) {
       };
       const before = cpuMicros(pid);
       const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [join(import.meta.dirname, 'load.ts'), JSON.stringify(spec)],
+        loadCommand,
+        [...loadArgs, join(import.meta.dirname, 'load.ts'), JSON.stringify(spec)],
         { maxBuffer: 1 << 20 },
       );
       const after = cpuMicros(pid);
@@ -203,6 +228,55 @@ function cpu(result: Measured): string {
   return Number.isNaN(result.cpu) ? 'n/a' : `${Math.round(result.cpu)}`;
 }
 
-function ratio(a: LoadResult, b: LoadResult): string {
-  return (a.rps / b.rps).toFixed(2);
+/**
+ * `a`'s rate over `b`'s, and the middle half of the same ratio slice by slice: the two slices of
+ * a pair ran one right after the other, on the same machine's mood.
+ */
+function spread(a: Cell, b: Cell): { total: number; low: number; high: number } {
+  const each = a.slices.map((slice, i) => slice.rps / (b.slices[i]?.rps ?? Number.NaN));
+  each.sort((x, y) => x - y);
+  const at = (share: number) => each[Math.round(share * (each.length - 1))] ?? Number.NaN;
+  return { total: a.total.rps / b.total.rps, low: at(0.25), high: at(0.75) };
+}
+
+function ratio(a: Cell, b: Cell): string {
+  const { total, low, high } = spread(a, b);
+  return `${total.toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})`;
+}
+
+/**
+ * Pins the servers to the last CPU this process may use and the load generator to the first, with
+ * `taskset` (util-linux), when there are two or more; `null` where it cannot or BENCH_PIN=0.
+ */
+function pinning(): {
+  server: string[];
+  load: string[];
+  serverCpu: number;
+  loadCpu: number;
+} | null {
+  if (process.env.BENCH_PIN === '0') return null;
+  let cpus: number[];
+  try {
+    // "pid 123's current affinity list: 0-1,4"
+    const list = execFileSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' });
+    cpus = (list.split(':').at(-1) ?? '')
+      .trim()
+      .split(',')
+      .flatMap((part) => {
+        const [first, last = first] = part.split('-').map(Number);
+        if (first === undefined || last === undefined) return [];
+        return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+      });
+  } catch {
+    return null;
+  }
+  const [loadCpu, serverCpu] = [cpus[0], cpus.at(-1)];
+  if (loadCpu === undefined || serverCpu === undefined || loadCpu === serverCpu) return null;
+  if (!cpus.every(Number.isInteger)) return null;
+  return {
+    server: ['taskset', '-c', String(serverCpu)],
+    load: ['taskset', '-c', String(loadCpu)],
+    serverCpu,
+    loadCpu,
+  };
 }

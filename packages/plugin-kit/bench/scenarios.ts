@@ -4,6 +4,11 @@
 // "The same bytes" is the whole answer: the bare handlers send the kit's headers too, its
 // `Svc-Request-Id` included (a constant of the same length), and the Hono apps echo or make one
 // with Hono's own `requestId` middleware, since every answer of the endpoint carries one.
+// The no-auth and token rows add a fourth: `minimal`, the command written by hand with only the
+// work the kit cannot skip on that request (the headers it must read, the parse, the input
+// check, the handler, the JSON answer echoing the caller's id). It is the floor for any
+// implementation on this adapter, so kit/minimal is what the kit's own structure costs, and
+// minimal/bare what the work itself does.
 // Every bare handler has the kit's signature, `(Request) => Promise<Response>`: a Response
 // returned synchronously takes a path of @hono/node-server's listener that a handler keeping
 // that contract cannot take, so a synchronous bare would measure the contract, not the kit.
@@ -17,7 +22,7 @@ import { createLocalJWKSet, importJWK, jwtVerify } from 'jose';
 import type { Directory } from './directory.ts';
 
 export type Handler = (request: Request) => Response | Promise<Response>;
-export type Variant = 'kit' | 'bare' | 'hono';
+export type Variant = 'kit' | 'bare' | 'hono' | 'minimal';
 export type Row = {
   name: string;
   method: 'GET' | 'POST';
@@ -32,8 +37,15 @@ export type Row = {
   /** The share of bare's requests/s the kit must reach (the issue's targets); none for the 200
    * archive, which only has to beat Hono. */
   target?: number;
-  handlers: Record<Variant, Handler>;
+  handlers: Record<Exclude<Variant, 'minimal'>, Handler> & { minimal?: Handler };
 };
+
+/** The variants a row serves, in the order the tables print them. */
+export function variantsOf(row: Row): Variant[] {
+  return row.handlers.minimal === undefined
+    ? ['kit', 'bare', 'hono']
+    : ['kit', 'bare', 'hono', 'minimal'];
+}
 
 const COMMAND = '/plugins/acme/tickets/create';
 const ARCHIVE = '/plugins/acme';
@@ -42,6 +54,7 @@ const input: Schema = {
   properties: { title: { type: 'string', minLength: 1 } },
   required: ['title'],
 };
+const MAX_BODY_BYTES = 1 << 20; // the kit's default limit
 const body = JSON.stringify({ title: 'Printer on fire' });
 const result = JSON.stringify({ id: 'T-1', title: 'Printer on fire' });
 const jsonHeaders = { 'content-type': 'application/json' };
@@ -50,6 +63,9 @@ const REQUEST_ID = 'Svc-Request-Id';
 const commandHeaders = { ...jsonHeaders, [REQUEST_ID]: 'bench' };
 // The archive requests send none: the kit makes a UUID-shaped id, so bare sends one as long.
 const madeId = { [REQUEST_ID]: '00000000-0000-8000-8000-000000000000' };
+
+// The command's handler, which the minimal variant calls too.
+const create = async ({ title }: { title: string }) => ({ id: 'T-1', title });
 
 const plugin = definePlugin({
   name: 'acme',
@@ -61,7 +77,7 @@ const plugin = definePlugin({
         create: {
           description: 'Open a ticket',
           input,
-          handler: async ({ title }: { title: string }) => ({ id: 'T-1', title }),
+          handler: create,
         },
       },
     },
@@ -107,6 +123,7 @@ export async function createRows(token: string, directory: Directory): Promise<R
           return answer();
         },
         hono: honoCommand([]),
+        minimal: minimalCommand(undefined),
       },
     ),
     commandRow(
@@ -121,6 +138,7 @@ export async function createRows(token: string, directory: Directory): Promise<R
           return answer();
         },
         hono: honoCommand([bearerAuth({ token })]),
+        minimal: minimalCommand(token),
       },
     ),
     commandRow(
@@ -178,6 +196,7 @@ async function archiveOf(handler: Handler) {
   // Built once, as the kit's are: a bare handler spreading objects per request would flatter it.
   const headers = {
     'content-type': 'application/x-tar',
+    'content-length': String(bytes.byteLength),
     etag,
     'cache-control': 'no-transform',
     ...madeId,
@@ -185,6 +204,33 @@ async function archiveOf(handler: Handler) {
   // RFC 9110 §15.4.5: a 304 repeats the validator and caching headers a 200 would send.
   const notModified = { etag, 'cache-control': 'no-transform', ...madeId };
   return { bytes, etag, headers, notModified };
+}
+
+/**
+ * The command by hand, doing what the kit must on the benchmark's request: the token when there
+ * is one; the caller's `Svc-Request-Id`; without auth, the content type (the kit's cross-site
+ * check reads it; this refuses any other type outright, which costs no more); the length limit;
+ * the parse; the schema's rules for `title`; the plugin's handler; the JSON answer.
+ */
+function minimalCommand(token: string | undefined): Handler {
+  const refuse = (status: number) => new Response(null, { status });
+  return async (request) => {
+    const headers = request.headers;
+    if (token !== undefined && headers.get('authorization') !== `Bearer ${token}`) {
+      return refuse(401);
+    }
+    const id = headers.get('svc-request-id') ?? crypto.randomUUID();
+    if (token === undefined && headers.get('content-type') !== 'application/json') {
+      return refuse(403);
+    }
+    if (!(Number(headers.get('content-length')) <= MAX_BODY_BYTES)) return refuse(413);
+    const input = JSON.parse(await request.text()) as { title?: unknown } | null;
+    if (typeof input?.title !== 'string' || input.title.length === 0) return refuse(422);
+    const output = await create({ title: input.title });
+    return new Response(JSON.stringify(output), {
+      headers: { 'content-type': 'application/json', [REQUEST_ID]: id },
+    });
+  };
 }
 
 // The same command as a Hono route: middlewares, JSON body, the same JSON Schema check.

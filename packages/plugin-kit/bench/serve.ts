@@ -27,8 +27,9 @@ const directory = createDirectory(
   process.env[DIRECTORY_KEY_ENV],
 );
 const row = (await createRows('bench-shared-token', directory)).find((r) => r.name === rowName);
-if (row === undefined || !['kit', 'bare', 'hono'].includes(variant)) {
-  console.error('usage: node bench/serve.ts "<row name>" kit|bare|hono');
+const handler = row?.handlers[variant as Variant];
+if (row === undefined || handler === undefined) {
+  console.error('usage: node bench/serve.ts "<row name>" kit|bare|hono|minimal (the command rows)');
   process.exit(2);
 }
 // Under `npm run bench` the parent holds the key and the tokens; alone, this process mints some.
@@ -59,7 +60,7 @@ const listen: Listen =
           });
         };
 
-const { port, onRequest } = await listen(row.handlers[variant as Variant]);
+const { port, onRequest } = await listen(handler);
 const url = `http://127.0.0.1:${port}${row.path}`;
 const headers = { ...row.headers };
 if (row.conditional) headers['if-none-match'] = (await fetch(url)).headers.get('etag') ?? '';

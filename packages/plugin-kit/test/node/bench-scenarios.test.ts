@@ -1,0 +1,90 @@
+/// <reference types="node" />
+// Node only: the benchmark's rows compare like with like. Every variant of a row answers its
+// request with the kit's status and body, and the bare and minimal handlers with the kit's
+// headers too (bench/scenarios.ts promises "the same bytes"); a variant that answered less, or
+// an error, would measure faster for the wrong reason.
+import { describe, expect, it } from 'vitest';
+import { createDirectory } from '../../bench/directory.ts';
+import { createRows, type Row, variantsOf } from '../../bench/scenarios.ts';
+
+const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
+const rows = await createRows('bench-shared-token', directory);
+const [token = ''] = directory.mintPool(1, 'acme:tickets');
+
+async function send(row: Row, handler: Row['handlers']['kit']) {
+  const url = `http://127.0.0.1${row.path}`;
+  const headers = new Headers(row.headers);
+  if (row.tokens) headers.set('authorization', `Bearer ${token}`);
+  if (row.conditional) {
+    headers.set('if-none-match', (await handler(new Request(url))).headers.get('etag') ?? '');
+  }
+  const response = await handler(
+    new Request(url, {
+      method: row.method,
+      headers,
+      ...(row.body === undefined ? {} : { body: row.body }),
+    }),
+  );
+  const { status } = response;
+  const body = new Uint8Array(await response.arrayBuffer());
+  const named = [...response.headers].filter(([name]) => name !== 'svc-request-id');
+  return { status, body, headers: named, requestId: response.headers.get('svc-request-id') };
+}
+
+describe('benchmark rows', () => {
+  it('has the rows the issue names, the command ones with a minimal variant', () => {
+    expect(rows.map((row) => row.name)).toEqual([
+      'command no-auth',
+      'command token',
+      'command directory (ES256)',
+      'archive 200',
+      'archive 304',
+    ]);
+    expect(rows.map((row) => variantsOf(row).includes('minimal'))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  for (const row of rows) {
+    it(`${row.name}: every variant answers the kit's status and body`, async () => {
+      const kit = await send(row, row.handlers.kit);
+      expect(kit.status).toBe(row.status);
+      for (const variant of variantsOf(row)) {
+        const handler = row.handlers[variant]!;
+        const answer = await send(row, handler);
+        expect({ variant, status: answer.status }).toEqual({ variant, status: kit.status });
+        expect(Buffer.from(answer.body).toString('latin1')).toBe(
+          Buffer.from(kit.body).toString('latin1'),
+        );
+        if (variant === 'hono') continue; // the same endpoint, not the same bytes
+        expect(answer.headers).toEqual(kit.headers);
+        expect(answer.requestId?.length).toBe(kit.requestId?.length);
+      }
+    });
+  }
+
+  it('the minimal command refuses what the kit refuses on its path', async () => {
+    const row = rows.find((r) => r.name === 'command no-auth')!;
+    const minimal = row.handlers.minimal!;
+    const post = (headers: Record<string, string>, body: string) =>
+      minimal(
+        new Request(`http://127.0.0.1${row.path}`, {
+          method: 'POST',
+          headers: { ...row.headers, ...headers },
+          body,
+        }),
+      );
+    expect((await post({ 'content-type': 'text/plain' }, row.body!)).status).toBe(403);
+    expect((await post({}, JSON.stringify({ title: '' }))).status).toBe(422);
+    expect((await post({}, JSON.stringify({ title: 7 }))).status).toBe(422);
+    const tokenRow = rows.find((r) => r.name === 'command token')!;
+    const unauthorized = await tokenRow.handlers.minimal!(
+      new Request(`http://127.0.0.1${row.path}`, { method: 'POST', body: row.body! }),
+    );
+    expect(unauthorized.status).toBe(401);
+  });
+});
