@@ -7,9 +7,10 @@
 // turn, in short slices (kit, bare, hono, hono, bare, kit, …), and each cell sums its slices:
 // on a machine shared with other work, interference and a change of CPU speed then hit all
 // variants alike, and no variant always runs first, or always right after the same other.
-// What is left of that noise shows beside each ratio: the middle half of the ratios of slices
-// taken one right after the other. Where `taskset` is, the servers run on one CPU and the load
-// generator on another, so that neither takes the other's core.
+// What is left of that noise shows beside each ratio: the quartiles of the same ratio taken
+// round by round, and a run whose kit/bare quartiles lie far apart is called unsteady. Where
+// `taskset` is, the servers run on one CPU and the load generator on another, so that neither
+// takes the other's CPU time.
 // Knobs: BENCH_SECONDS (per cell, default 5), BENCH_SLICES (default 10), BENCH_CONNECTIONS
 // (default 32), BENCH_TOKENS (default 50000), BENCH_ROWS (comma-separated row-name substrings),
 // BENCH_RUNTIME (node, the default, on @hono/node-server; bun or deno, on Bun.serve or
@@ -69,7 +70,7 @@ try {
 }
 
 console.log(
-  `\n${seconds} s per cell in ${slices} slices taken in turn with the row's other cells, after 1 s warm-up each; ${connections} connections; ${runtime.label}, each variant in its own process${pin === null ? '' : `, servers on CPU ${pin.serverCpu} and the load generator on CPU ${pin.loadCpu}`}; p99: median of the slices'; µs = server CPU per request; in brackets, the middle half of the ratios of slices run one after the other; minimal: the command written by hand, doing only what the kit must (bench/scenarios.ts)\n`,
+  `\n${seconds} s per cell in ${slices} slices taken in turn with the row's other cells, after 1 s warm-up each; ${connections} connections; ${runtime.label}, each variant in its own process${pin === null ? '' : `, servers on CPU ${pin.serverCpu} and the load generator on CPU ${pin.loadCpu}`}; p99: median of the slices'; µs = server CPU per request; in brackets, the quartiles of the ratio round by round; minimal: the command written by hand, doing only what the kit must (bench/scenarios.ts)\n`,
 );
 console.log(
   '| row | kit req/s | kit p99 | kit µs | bare req/s | bare p99 | bare µs | kit/bare | hono req/s | hono p99 | hono µs | kit/hono | minimal req/s | minimal µs | kit/minimal |',
@@ -102,18 +103,19 @@ const misses = table.flatMap(({ row, results: { kit, bare, hono } }) => [
     : []),
   ...(kit.total.rps <= hono.total.rps ? [`${row.name}: kit/hono ${ratio(kit, hono)} ≤ 1`] : []),
 ]);
-// On a quiet machine the middle half of a row's slice ratios spans a few hundredths; a busy one
-// (another tenant of the host, say) spreads it far wider, and then no ratio of the run means much.
+// On a quiet machine the quartiles of a row's kit/bare rounds lie a few hundredths apart; a busy
+// one (another tenant of the host, say) spreads them far wider, and then no ratio of the run
+// means much. (NaN, from a row with no finite ratio, also counts as unsteady.)
 const unsteady = table.flatMap(({ row, results: { kit, bare } }) => {
   const { low, high } = spread(kit, bare);
-  return high - low > UNSTEADY ? [`${row.name}: kit/bare ${ratio(kit, bare)}`] : [];
+  return !(high - low <= UNSTEADY) ? [`${row.name}: kit/bare ${ratio(kit, bare)}`] : [];
 });
 console.log(
   misses.length === 0 ? '\nall targets met' : `\ntargets missed:\n- ${misses.join('\n- ')}`,
 );
 if (unsteady.length > 0) {
   console.log(
-    `\nslices far apart (middle half wider than ${UNSTEADY}), the machine was busy; run again:\n- ${unsteady.join('\n- ')}`,
+    `\nrounds far apart (kit/bare quartiles more than ${UNSTEADY} apart): the machine was busy, run again:\n- ${unsteady.join('\n- ')}`,
   );
 }
 
@@ -229,14 +231,29 @@ function cpu(result: Measured): string {
 }
 
 /**
- * `a`'s rate over `b`'s, and the middle half of the same ratio slice by slice: the two slices of
- * a pair ran one right after the other, on the same machine's mood.
+ * `a`'s rate over `b`'s, and the quartiles of the same ratio slice by slice: slice `i` of every
+ * variant ran in the same round, kit and bare one right after the other, so each pair met the
+ * machine in much the same state.
  */
 function spread(a: Cell, b: Cell): { total: number; low: number; high: number } {
-  const each = a.slices.map((slice, i) => slice.rps / (b.slices[i]?.rps ?? Number.NaN));
-  each.sort((x, y) => x - y);
-  const at = (share: number) => each[Math.round(share * (each.length - 1))] ?? Number.NaN;
-  return { total: a.total.rps / b.total.rps, low: at(0.25), high: at(0.75) };
+  const each = a.slices
+    .map((slice, i) => slice.rps / (b.slices[i]?.rps ?? Number.NaN))
+    .filter(Number.isFinite)
+    .sort((x, y) => x - y);
+  return {
+    total: a.total.rps / b.total.rps,
+    low: quantile(each, 0.25),
+    high: quantile(each, 0.75),
+  };
+}
+
+/** The `q` quantile of sorted `values`, interpolated between the two nearest (NaN when empty). */
+function quantile(values: number[], q: number): number {
+  const at = q * (values.length - 1);
+  const below = values[Math.floor(at)];
+  const above = values[Math.ceil(at)];
+  if (below === undefined || above === undefined) return Number.NaN;
+  return below + (above - below) * (at - Math.floor(at));
 }
 
 function ratio(a: Cell, b: Cell): string {
@@ -247,6 +264,7 @@ function ratio(a: Cell, b: Cell): string {
 /**
  * Pins the servers to the last CPU this process may use and the load generator to the first, with
  * `taskset` (util-linux), when there are two or more; `null` where it cannot or BENCH_PIN=0.
+ * Each server's helper threads (GC, compiler) share its CPU then, as they would on a busy host.
  */
 function pinning(): {
   server: string[];
@@ -268,11 +286,19 @@ function pinning(): {
         return Array.from({ length: last - first + 1 }, (_, i) => first + i);
       });
   } catch {
+    console.error('not pinned: no taskset (util-linux)');
     return null;
   }
   const [loadCpu, serverCpu] = [cpus[0], cpus.at(-1)];
-  if (loadCpu === undefined || serverCpu === undefined || loadCpu === serverCpu) return null;
-  if (!cpus.every(Number.isInteger)) return null;
+  if (
+    loadCpu === undefined ||
+    serverCpu === undefined ||
+    loadCpu === serverCpu ||
+    !cpus.every(Number.isInteger)
+  ) {
+    console.error(`not pinned: one CPU to use, or an affinity list not understood (${cpus})`);
+    return null;
+  }
   return {
     server: ['taskset', '-c', String(serverCpu)],
     load: ['taskset', '-c', String(loadCpu)],

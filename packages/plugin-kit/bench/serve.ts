@@ -13,7 +13,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
-import { createRows, type Handler, type Variant } from './scenarios.ts';
+import { createRows, type Handler, type Variant, variantsOf } from './scenarios.ts';
 
 type Listen = (fetch: Handler) => Promise<{ port: number; onRequest?(count: () => void): void }>;
 declare const Bun: { serve(options: object): { port: number } } | undefined;
@@ -27,7 +27,10 @@ const directory = createDirectory(
   process.env[DIRECTORY_KEY_ENV],
 );
 const row = (await createRows('bench-shared-token', directory)).find((r) => r.name === rowName);
-const handler = row?.handlers[variant as Variant];
+const handler =
+  row !== undefined && variantsOf(row).includes(variant as Variant)
+    ? row.handlers[variant as Variant]
+    : undefined;
 if (row === undefined || handler === undefined) {
   console.error('usage: node bench/serve.ts "<row name>" kit|bare|hono|minimal (the command rows)');
   process.exit(2);
