@@ -177,7 +177,7 @@ describe('request bodies', () => {
     }
   });
 
-  // With Content-Length the body is read as text; without it, counted as it streams.
+  // With Content-Length the body is read whole; without it, counted as it streams.
   const bytes = (body: Uint8Array<ArrayBuffer>, length: boolean) =>
     raw(body, {
       'Content-Type': 'application/json',
@@ -189,6 +189,9 @@ describe('request bodies', () => {
       [0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d], // {"<FF>":1}
       [...new TextEncoder().encode('{"t":"caf'), 0xe9, 0x22, 0x7d], // Latin-1 "café"
       [...new TextEncoder().encode('{"t":"\uFFFD'), 0xc3, 0x22, 0x7d], // a real U+FFFD, then a bad byte
+      // A 4-byte sequence cut short: its three bytes decode to one U+FFFD, itself three bytes in
+      // UTF-8, so a decoder that replaces leaves the length as it was.
+      [...new TextEncoder().encode('{"t":"'), 0xf0, 0x9f, 0x98, 0x22, 0x7d],
     ];
     for (const length of [true, false]) {
       for (const body of malformed) {
