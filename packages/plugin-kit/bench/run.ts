@@ -45,8 +45,9 @@ if (runtime === undefined) {
   throw new TypeError(`BENCH_RUNTIME must be one of ${Object.keys(RUNTIMES).join(', ')}`);
 }
 const pin = pinning();
-const [serverCommand = '', ...serverArgs] = [...(pin?.server ?? []), ...runtime.command];
-const [loadCommand = '', ...loadArgs] = [...(pin?.load ?? []), process.execPath];
+const onCpu = (cpu: number | undefined) => (cpu === undefined ? [] : ['taskset', '-c', `${cpu}`]);
+const [serverCommand = '', ...serverArgs] = [...onCpu(pin?.serverCpu), ...runtime.command];
+const [loadCommand = '', ...loadArgs] = [...onCpu(pin?.loadCpu), process.execPath];
 
 /** A load result plus the server's CPU microseconds per request answered; NaN without /proc. */
 type Measured = LoadResult & { cpu: number };
@@ -266,12 +267,7 @@ function ratio(a: Cell, b: Cell): string {
  * `taskset` (util-linux), when there are two or more; `null` where it cannot or BENCH_PIN=0.
  * Each server's helper threads (GC, compiler) share its CPU then, as they would on a busy host.
  */
-function pinning(): {
-  server: string[];
-  load: string[];
-  serverCpu: number;
-  loadCpu: number;
-} | null {
+function pinning(): { serverCpu: number; loadCpu: number } | null {
   if (process.env.BENCH_PIN === '0') return null;
   let cpus: number[];
   try {
@@ -299,10 +295,5 @@ function pinning(): {
     console.error(`not pinned: one CPU to use, or an affinity list not understood (${cpus})`);
     return null;
   }
-  return {
-    server: ['taskset', '-c', String(serverCpu)],
-    load: ['taskset', '-c', String(loadCpu)],
-    serverCpu,
-    loadCpu,
-  };
+  return { serverCpu, loadCpu };
 }
