@@ -51,7 +51,7 @@ describe('POST routing by the longest matching suffix', () => {
       '/acme/tickets/delete',
       '/acme/nope/create',
       '/other/tickets/create',
-      '/',
+      '/plugins',
     ]) {
       const response = await call(path);
       expect(response.status).toBe(404);
@@ -106,10 +106,23 @@ describe('methods', () => {
     expect(await pathsOf(response)).toContain('/plugins/acme/tickets/create');
   });
 
-  it('answers a POST on an archive path with 404 not_found', async () => {
-    for (const path of ['/plugins', '/plugins/acme', '/plugins/acme/tickets']) {
+  it('answers a POST on the archive with 405 and Allow: GET, HEAD', async () => {
+    for (const path of ['/', '/acme', '/acme/', '/plugins/acme', '/plugins/acme/?x=1']) {
       const response = await handler(post(path, {}));
-      expect(response.status).toBe(404);
+      expect(`${path} ${response.status}`).toBe(`${path} 405`);
+      expect(response.headers.get('Allow')).toBe('GET, HEAD');
+      const error = await errorOf(response);
+      expect(error.code).toBe('method_not_allowed');
+      expect(error.received).toBe('POST');
+    }
+  });
+
+  it('answers a POST on a path that is not plainly the archive with 404 not_found', async () => {
+    // An unversioned handler serves its archive on any GET, but a POST to `/plugins` or under the
+    // plugin's name is likelier a command mistyped than a mount posted to.
+    for (const path of ['/plugins', '/plugins/', '/plugins/acme/tickets', '/nope/acme/x']) {
+      const response = await handler(post(path, {}));
+      expect(`${path} ${response.status}`).toBe(`${path} 404`);
       expect((await errorOf(response)).code).toBe('not_found');
     }
   });
@@ -161,7 +174,8 @@ describe('methods', () => {
         ['/p/acme/tickets/create', 'GET', 200],
         ['/p/acme/tickets/create', 'POST', 200],
         ['/p/acme/tickets/create', 'PUT', 405],
-        ['/p/acme', 'POST', 404],
+        ['/p/acme', 'POST', 405],
+        ['/p/acme/tickets', 'POST', 404],
         ['/p/acme', 'GET', 200],
         ['/p/acme', 'HEAD', 200],
         ['/p/acme/tickets/nope', 'POST', 404],

@@ -59,6 +59,23 @@ describe('GET <mount>/versions', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('Allow')).toBe('GET, HEAD');
   });
+
+  it("answers a POST on a major's archive with 405, and under it with 404", async () => {
+    for (const [path, status] of [
+      ['/plugins/v1/', 405],
+      ['/plugins/v2', 405],
+      ['/plugins/v1/acme', 405],
+      ['/plugins/acme', 405],
+      ['/', 405],
+      ['/plugins/v1/acme/tickets', 404],
+      ['/plugins/v1/other', 404],
+      ['/plugins/v9/', 404],
+    ] as const) {
+      const response = await handler(post(path, {}));
+      expect(`${path} ${response.status}`).toBe(`${path} ${status}`);
+      if (status === 405) expect(response.headers.get('Allow')).toBe('GET, HEAD');
+    }
+  });
 });
 
 describe('versioned archives', () => {

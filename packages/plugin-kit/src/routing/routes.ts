@@ -25,7 +25,12 @@ export interface CommandEntry {
 }
 
 export type Route =
-  | { kind: 'archive'; def: PluginDefinition; mount: string }
+  /**
+   * `own`: the path is plainly the archive's (the root, `…/<plugin>`, `…/v<N>` or `…/v<N>/<plugin>`),
+   * so a POST there is a wrong method (405), not an unknown path (404). Any other path an
+   * unversioned handler also answers GET with could as well be a mistyped command's, so 404.
+   */
+  | { kind: 'archive'; def: PluginDefinition; mount: string; own: boolean }
   | { kind: 'versions' }
   | { kind: 'command'; entry: CommandEntry }
   | { kind: 'options'; allow: string }
@@ -159,7 +164,9 @@ export function createRouter(
 
   /** GET/HEAD: the archive (or `/versions`) a path addresses, and its mount. */
   function resolveRead(pathname: string, match: Match): Route {
-    if (match.entry !== null) return { kind: 'archive', def: match.entry.def, mount: match.mount };
+    if (match.entry !== null) {
+      return { kind: 'archive', def: match.entry.def, mount: match.mount, own: false };
+    }
     if (match.missingMajor !== null) {
       return { kind: 'error', error: versionNotFound(match.missingMajor) };
     }
@@ -170,6 +177,8 @@ export function createRouter(
     // may not), so the last version segment ends the mount; else `<mount>/<plugin>/...`, where the
     // plugin's segments start at the last segment naming it.
     let pluginAt = -1;
+    // What follows the plugin's segment, or the version's, when it is the archive's own path.
+    const own = (rest: string) => rest === '' || rest === `/${name}`;
     for (let end = path.length; end > 0; ) {
       const start = path.lastIndexOf('/', end - 1);
       const segment = path.slice(start + 1, end);
@@ -177,7 +186,7 @@ export function createRouter(
       if (major !== null) {
         const def = byMajor.get(Number(major[1]));
         if (def === undefined) return { kind: 'error', error: versionNotFound(Number(major[1])) };
-        return { kind: 'archive', def, mount: path.slice(0, start) };
+        return { kind: 'archive', def, mount: path.slice(0, start), own: own(path.slice(end)) };
       }
       if (pluginAt < 0 && segment === name) {
         pluginAt = start;
@@ -185,7 +194,14 @@ export function createRouter(
       }
       end = start;
     }
-    return { kind: 'archive', def: latest, mount: pluginAt < 0 ? path : path.slice(0, pluginAt) };
+    return pluginAt < 0
+      ? { kind: 'archive', def: latest, mount: path, own: path === '' }
+      : {
+          kind: 'archive',
+          def: latest,
+          mount: path.slice(0, pluginAt),
+          own: own(path.slice(pluginAt)),
+        };
   }
 
   return {
@@ -219,7 +235,12 @@ export function createRouter(
     const { match } = known;
     if (match.entry !== null) return { kind: 'command', entry: match.entry };
     known.read ??= resolveRead(pathname, match);
-    if (known.read.kind === 'versions') return methodNotAllowed('POST', ALLOW_ARCHIVE);
+    // The issue's "POST on the archive" answers 405 as a wrong method; a path deeper under the
+    // plugin's name (`<mount>/acme/tickets/nope`) names a command that is not there: 404.
+    const { read } = known;
+    if (read.kind === 'versions' || (read.kind === 'archive' && read.own)) {
+      return methodNotAllowed('POST', ALLOW_ARCHIVE);
+    }
     return { kind: 'error', error: missError(match, pathname) };
   }
 }
