@@ -133,6 +133,25 @@ describe('directory mode: a valid token', () => {
     await expectUnauthorized(await env.call(await mint({ exp: now() })));
   });
 
+  it('verifies a token without kid against each key of its algorithm (a rotation publishes two)', async () => {
+    const rotating = await createTestIssuer({ issuer: ISSUER });
+    const { call } = setup(rotating);
+    expect(
+      (await call(await rotating.mint({ aud: AUDIENCE, scope: 'acme:tickets', kid: null }))).status,
+    ).toBe(200);
+    await rotating.rotate();
+    const fresh = setup(rotating); // a handler that loads both keys
+    const kidless = () => rotating.mint({ aud: AUDIENCE, scope: 'acme:tickets', kid: null });
+    expect(rotating.jwks().keys).toHaveLength(2);
+    expect((await fresh.call(await kidless())).status).toBe(200);
+    // one signed by neither key is still refused, after trying both
+    const stranger = await createTestIssuer({ issuer: ISSUER });
+    await expectUnauthorized(
+      await fresh.call(await stranger.mint({ aud: AUDIENCE, scope: 'acme:tickets', kid: null })),
+    );
+    expect(fresh.counter.fetches).toBe(1);
+  });
+
   it('works with RS256, PS256 and EdDSA issuers', async () => {
     for (const alg of ['RS256', 'PS256', 'EdDSA'] as const) {
       const other = await createTestIssuer({ issuer: ISSUER, alg });
@@ -235,16 +254,7 @@ describe('directory mode: rejected tokens answer 401 unauthorized', () => {
   });
 
   it('a token missing a required claim', async () => {
-    for (const claim of [
-      'exp',
-      'sub',
-      'grantee',
-      'client_id',
-      'initiating_app',
-      'act',
-      'jti',
-      'scope',
-    ]) {
+    for (const claim of ['exp', 'sub', 'grantee', 'client_id', 'initiating_app', 'act', 'jti']) {
       await expectUnauthorized(await env.call(await mint({ omit: [claim] })));
     }
   });
@@ -284,6 +294,15 @@ describe('directory mode: scope and request id', () => {
       expect(error.received).toBe('acme:tickets');
       expect(error.request_id).toBe(REQUEST_ID);
     }
+  });
+
+  it('answers 403 scope_missing for a token with no scope claim at all', async () => {
+    const response = await env.call(await mint({ omit: ['scope'] }), '/acme/tickets/create');
+    expect(response.status).toBe(403);
+    const error = await errorOf(response);
+    expect(error.code).toBe('scope_missing');
+    expect(error.field).toBe('acme:tickets');
+    expect(error.received).toBe('acme:tickets');
   });
 
   it("checks the called leaf's group", async () => {

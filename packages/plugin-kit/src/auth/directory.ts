@@ -3,16 +3,19 @@
  * `<issuer>/.well-known/jwks.json` through the kit's key-set cache (jwks-cache.ts), which caches
  * them, refetches once for an unknown `kid`, starts at most one fetch per cooldown and times it out.
  */
-import { type JWTPayload, jwtVerify } from 'jose';
+import { errors, type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose';
 import { PluginError } from '../errors.ts';
 import type { Caller, FetchHandlerOptions } from '../types.ts';
 import { bearerToken } from './bearer.ts';
-import { createJwksCache } from './jwks-cache.ts';
+import { createJwksCache, type KeyResolver } from './jwks-cache.ts';
 
 /** Asymmetric algorithms only: never `none`, never HS* (a public key must not become a secret). */
 const ALGORITHMS = ['ES256', 'RS256', 'EdDSA', 'PS256'];
 
-/** Seconds of clock skew tolerated on `nbf` (and `iat`), not on `exp`: see the check below. */
+/**
+ * Seconds of clock skew tolerated on `nbf`, not on `exp` (see the check below). `iat` is not
+ * checked: RFC 7519 §4.1.6 makes it information, and jose reads it only for a `maxTokenAge`.
+ */
 const CLOCK_TOLERANCE = 5;
 
 type DirectoryOptions = NonNullable<FetchHandlerOptions['auth']>;
@@ -34,18 +37,19 @@ export function createDirectoryVerifier(
     // up by a directory that hangs gets its 401 well inside a typical 5 s client timeout.
     timeoutMs: jwks.timeoutMs ?? 2_000,
   });
+  const options: JWTVerifyOptions = {
+    issuer: auth.issuer,
+    audience: auth.audience,
+    algorithms: ALGORITHMS,
+    clockTolerance: CLOCK_TOLERANCE,
+    requiredClaims: ['exp'],
+  };
   return async (request) => {
     const token = bearerToken(request);
     if (token === null) throw unauthorized('A directory token is required (Authorization: Bearer)');
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys, {
-        issuer: auth.issuer,
-        audience: auth.audience,
-        algorithms: ALGORITHMS,
-        clockTolerance: CLOCK_TOLERANCE,
-        requiredClaims: ['exp'],
-      }));
+      payload = await verifyWithAnyKey(token, keys, options);
       // jose's clockTolerance covers `exp` too, and RFC 7519 §4.1.4 allows such leeway, but the
       // kit refuses a token at or past its expiry outright; it only forgives a few seconds of
       // skew on a fresh token (`nbf`). jose has checked that `exp` is a number.
@@ -59,8 +63,39 @@ export function createDirectoryVerifier(
   };
 }
 
-/** The `scope` claim as a list: a space-separated string (RFC 8693 §4.2) or an array. */
+/**
+ * The token's claims once verified. A token without `kid` matches every key of its algorithm, and
+ * jose then throws, leaving the candidates to try (its "JWKSMultipleMatchingKeys" error is an
+ * async iterator of them): a directory mid-rotation publishes two such keys, and a good token
+ * must not fail for it. The key set is the directory's, so the candidates are few.
+ */
+async function verifyWithAnyKey(
+  token: string,
+  keys: KeyResolver,
+  options: JWTVerifyOptions,
+): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(token, keys, options)).payload;
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+    for await (const key of error as unknown as AsyncIterable<CryptoKey>) {
+      try {
+        return (await jwtVerify(token, key, options)).payload;
+      } catch (failed) {
+        if (!(failed instanceof errors.JWSSignatureVerificationFailed)) throw failed;
+      }
+    }
+    throw error;
+  }
+}
+
+/**
+ * The `scope` claim as a list: a space-separated string (RFC 8693 §4.2) or an array. No claim is
+ * no scope, so the called group is missing from it: 403 `scope_missing` (SPEC, Directory mode 4),
+ * where a claim of another type makes the token malformed (401).
+ */
 function scopeList(scope: unknown): string[] | null {
+  if (scope === undefined) return [];
   if (typeof scope === 'string') return scope.split(' ').filter((s) => s !== '');
   if (Array.isArray(scope) && scope.every((s) => typeof s === 'string')) return scope;
   return null;

@@ -23,8 +23,8 @@ export interface MintClaims {
   iat?: number;
   jti?: string;
   iss?: string;
-  /** Header `kid`; default the current key's. */
-  kid?: string;
+  /** Header `kid`; default the current key's; `null` for a token without one. */
+  kid?: string | null;
   /** Claims to leave out of the token, to test a token missing one. */
   omit?: readonly string[];
 }
@@ -100,7 +100,7 @@ export async function createTestIssuer(
       };
       for (const name of omit) delete payload[name];
       return new SignJWT(payload)
-        .setProtectedHeader({ alg, typ: 'JWT', ...(kid === undefined ? {} : { kid }) })
+        .setProtectedHeader({ alg, typ: 'JWT', ...(kid === null ? {} : { kid }) })
         .sign(current.privateKey);
     },
     async rotate() {
