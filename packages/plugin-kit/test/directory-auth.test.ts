@@ -434,6 +434,28 @@ describe('directory mode: key set fetching', () => {
     }
   });
 
+  it('reads at most 1 MiB of a key set, and no further into an endless one', async () => {
+    const padded = (bytes: number) => async () =>
+      new Response(JSON.stringify(issuer.jwks()) + ' '.repeat(bytes));
+    expect((await setup(issuer, { fetch: padded(1_000_000) }).call(await mint())).status).toBe(200);
+    await expectUnauthorized(await setup(issuer, { fetch: padded(1 << 20) }).call(await mint()));
+    const chunk = new TextEncoder().encode(' '.repeat(64 * 1024));
+    let pulled = 0;
+    const endless = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            // bounded all the same: 64 MiB, should the reader never stop
+            if (pulled >= 64 << 20) return controller.close();
+            pulled += chunk.byteLength;
+            controller.enqueue(chunk);
+          },
+        }),
+      );
+    await expectUnauthorized(await setup(issuer, { fetch: endless }).call(await mint()));
+    expect(pulled).toBeLessThanOrEqual((1 << 20) + 2 * chunk.byteLength);
+  });
+
   it('answers 401 well within the timeout when the key set endpoint hangs', async () => {
     const local = setup(issuer, { fetch: () => new Promise<Response>(() => {}), timeoutMs: 100 });
     const started = Date.now();

@@ -8,6 +8,7 @@
  * alg, use) stays jose's, through its local key set.
  */
 import { createLocalJWKSet, errors, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose';
+import { decode, readCounted } from '../http/body.ts';
 
 export interface JwksCacheOptions {
   /** `<issuer>/.well-known/jwks.json` */
@@ -44,6 +45,12 @@ interface Attempt {
  * it counts as abandoned, so one cancelled request cannot block key fetching for good.
  */
 const ABANDON_GRACE_MS = 1_000;
+
+/**
+ * A key set holds a few keys of under a kilobyte each: 1 MiB is a thousand of them. A directory
+ * that is broken or not what it claims gets no further than this into the handler's memory.
+ */
+export const MAX_KEY_SET_BYTES = 1 << 20;
 
 export function createJwksCache(options: JwksCacheOptions): KeyResolver {
   const { url, fetch, cooldownMs, cacheMaxAgeMs, timeoutMs } = options;
@@ -157,8 +164,8 @@ async function load(
     response.body?.cancel().catch(() => {});
     throw new errors.JOSEError(`The key set endpoint answered ${response.status}`);
   }
-  // throws on a body that is not JSON or not a key set
-  return createLocalJWKSet(await response.json());
+  // Throws past the bound, on a body that is not UTF-8 JSON, and on one that is not a key set.
+  return createLocalJWKSet(JSON.parse(decode(await readCounted(response, MAX_KEY_SET_BYTES))));
 }
 
 /** `promise`, or the signal's reason once it aborts: bounds a fetch that ignores its signal. */

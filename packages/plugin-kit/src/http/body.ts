@@ -93,7 +93,7 @@ function decimal(value: string | null): number {
   return n;
 }
 
-function decode(bytes: AllowSharedBufferSource): string {
+export function decode(bytes: AllowSharedBufferSource): string {
   try {
     return utf8.decode(bytes);
   } catch {
@@ -117,14 +117,19 @@ export function parseObject(text: string): JsonObject {
 }
 
 /**
- * Counts streamed bytes: without Content-Length (chunked), nothing else bounds the body. Rejects
- * only with a `PluginError`: a body another reader holds is one that could not be read.
+ * Counts streamed bytes: without Content-Length (chunked), nothing else bounds the body; and a
+ * fetched response's Content-Length counts the bytes before its decompression. Cancels the rest
+ * past the limit. Rejects only with a `PluginError`: a body another reader holds is one that
+ * could not be read.
  */
-async function readCounted(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readCounted(
+  message: { readonly body: ReadableStream<Uint8Array> | null },
+  maxBytes: number,
+): Promise<Uint8Array> {
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
-    if (request.body === null) return new Uint8Array();
-    reader = request.body.getReader();
+    if (message.body === null) return new Uint8Array();
+    reader = message.body.getReader();
   } catch {
     throw unreadable();
   }
