@@ -12,7 +12,7 @@ import { internalError, PluginError, toPluginError } from './errors.ts';
 import { parseObject, readBodyText } from './http/body.ts';
 import { ifNoneMatch } from './http/etag.ts';
 import { callerRequestId, createRequestIds, REQUEST_ID_HEADER } from './http/request-id.ts';
-import { errorResponse, json } from './http/respond.ts';
+import { errorResponse, json, jsonText } from './http/respond.ts';
 import { sseResponse } from './http/sse.ts';
 import { resolveOptions } from './options.ts';
 import { type CommandEntry, createRouter, type Route } from './routing/routes.ts';
@@ -167,13 +167,19 @@ export function createFetchHandler(
         (thrown) => failure(thrown, requestId, entry),
       );
     }
-    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    // An object may still serialize as something else (a Date as a string, through its
+    // `toJSON`), and a Response as `{}`: what is sent is what must be an object.
+    const text =
+      typeof result !== 'object' || result === null || Array.isArray(result)
+        ? undefined
+        : (JSON.stringify(result) as string | undefined);
+    if (text === undefined || text.charCodeAt(0) !== 0x7b || result instanceof Response) {
       logger.warn(
         `${label(entry)} returned ${kind(result)}, not a JSON object (request ${requestId})`,
       );
       throw internalError();
     }
-    return json(200, result, requestId);
+    return jsonText(200, text, requestId);
   }
 
   /**
@@ -272,5 +278,10 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 function kind(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value !== 'object') return typeof value;
+  // `a Date`, `a Response`: the class says what was returned instead
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== 'Object' ? `a ${name}` : 'an object';
 }

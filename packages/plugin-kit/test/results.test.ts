@@ -130,7 +130,16 @@ describe('errors thrown by handlers', () => {
   });
 
   it('answer 500 internal_error when a handler returns something other than an object', async () => {
-    const results: unknown[] = [undefined, null, [1, 2], 'text', 42];
+    // A Date is an object that serializes as a string; a Response, as `{}`.
+    const results: unknown[] = [
+      undefined,
+      null,
+      [1, 2],
+      'text',
+      42,
+      new Date(0),
+      new Response('raw'),
+    ];
     for (const result of results) {
       const local = memoryLogger();
       const def = acmeGroup({ c: { description: 'd', handler: () => result as JsonObject } });
@@ -138,6 +147,28 @@ describe('errors thrown by handlers', () => {
       expect(response.status).toBe(500);
       expect((await errorOf(response)).code).toBe('internal_error');
       expect(local.warnings.some((w) => w.includes('not a JSON object'))).toBe(true);
+    }
+  });
+
+  it('answers an object that serializes as one, a class instance too', async () => {
+    class Ticket {
+      id = 'T-1';
+      get title() {
+        return 'not serialized: a getter on the prototype';
+      }
+    }
+    const withJson = { toJSON: () => ({ id: 'T-2' }) };
+    for (const [result, text] of [
+      [new Ticket(), '{"id":"T-1"}'],
+      [withJson, '{"id":"T-2"}'],
+      [Object.create(null), '{}'],
+    ] as const) {
+      const def = acmeGroup({ c: { description: 'd', handler: () => result as JsonObject } });
+      const response = await createFetchHandler(def, { logger: memoryLogger() })(
+        post('/acme/g/c', {}),
+      );
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(text);
     }
   });
 
