@@ -121,6 +121,18 @@ describe('plugins.install', () => {
     expect(events('plugin.installed').at(-1)?.subject_id).toBe('acme');
   });
 
+  it('reads the archive of a handler whose mount holds the plugin name in the spec form <mount>/<name>/', async () => {
+    const handler = createFetchHandler(acme(), { logger: quiet });
+    const origin = await serveAt((request) => handler(request));
+    for (const mount of ['/teams/acme/tools', '/acme']) {
+      const res = await install({ endpoint: `${origin}${mount}`, name: 'acme' });
+      expect(res.status).toBe(200);
+      const plugin = (await res.json()) as Plugin;
+      expect(plugin.endpoint).toBe(`${origin}${mount}`);
+      expect(plugin.commands.map((c) => c.path)).toEqual([`${mount}/acme/tickets/create`]);
+    }
+  });
+
   it('reinstalling updates the record and keeps when it was first installed', async () => {
     const handler = createFetchHandler(acme(), { logger: quiet });
     const origin = await serveAt((request) => handler(request));

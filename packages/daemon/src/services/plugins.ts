@@ -197,7 +197,15 @@ export function pluginService(store: Store, events: EventLog) {
       const mount = url.pathname.replace(/\/+$/, '');
       const endpoint = `${url.origin}${mount}`;
       const versions = await versionsOf(endpoint, body.token);
-      const archiveUrl = versions === null ? body.endpoint : `${endpoint}/v${versions.latest}/`;
+      const archiveUrl =
+        versions !== null
+          ? `${endpoint}/v${versions.latest}/`
+          : mount.split('/').includes(body.name)
+            ? // An unversioned handler takes its mount from the GET's path, cut before the last
+              // segment naming the plugin (SPEC: `<mount>/<plugin_name>/...`): a mount holding
+              // that name (`/teams/acme/tools`) is asked in that form, or it reads as `/teams`.
+              `${endpoint}/${body.name}/`
+            : body.endpoint;
       const archive = await get(archiveUrl, body.token);
       if (archive.status !== 200) {
         const hint =
