@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itServesAcme } from '../../test-support/acme-checks.ts';
 import { readManifest } from '../../test-support/archive.ts';
+import { type Spawned, spawnServer } from '../../test-support/spawn-server.ts';
 import { createApp } from '../app.ts';
 import { watcherCount } from '../plugin.ts';
 
@@ -79,4 +80,19 @@ describe('acme plugin behind the Express adapter', () => {
     for (let i = 0; i < 100 && watcherCount() > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(watcherCount()).toBe(0);
   });
+});
+
+// As the README runs it (`npm start` there is `node app.ts` on the repo's Node 24): a real
+// process, configured by its environment, found through its "listening on" line.
+describe('the example as its own process', () => {
+  let server: Spawned;
+  beforeAll(async () => {
+    server = await spawnServer(process.execPath, ['app.ts'], {
+      cwd: `${import.meta.dirname}/..`,
+      env: { ACME_TOKEN: TOKEN, PORT: '0' },
+    });
+  });
+  afterAll(() => server?.stop());
+
+  itServesAcme(() => `${server.url}/plugins`, TOKEN);
 });
