@@ -118,7 +118,16 @@ export function createFetchHandler(
       );
       let result: unknown = entry.command.handler(input, ctx);
       if (isThenable(result)) result = await result;
-      return answer(result, requestId, entry, ctx);
+      if (isAsyncIterable(result)) {
+        // awaited here, so that a throw before the first item is caught below
+        return await sseResponse(
+          result,
+          requestId,
+          () => ctx.stop(),
+          (thrown) => failure(thrown, requestId, entry),
+        );
+      }
+      return answer(result, requestId, entry);
     } catch (thrown) {
       // A PluginError is what the caller sees; anything else (a handler's throw, a schema the
       // validator cannot apply) is logged for the author and answered as a bare 500.
@@ -152,21 +161,8 @@ export function createFetchHandler(
     return { ...claims, requestId: callerId };
   }
 
-  /** A handler's result as the answer: a stream for an async iterable, else a JSON object. */
-  function answer(
-    result: unknown,
-    requestId: string,
-    entry: CommandEntry,
-    ctx: HandlerContext,
-  ): Response {
-    if (isAsyncIterable(result)) {
-      return sseResponse(
-        result,
-        requestId,
-        () => ctx.stop(),
-        (thrown) => failure(thrown, requestId, entry),
-      );
-    }
+  /** A handler's result, not a stream, as the answer: it must be a JSON object. */
+  function answer(result: unknown, requestId: string, entry: CommandEntry): Response {
     // An object may still serialize as something else (a Date as a string, through its
     // `toJSON`), and a Response as `{}`: what is sent is what must be an object.
     const text =

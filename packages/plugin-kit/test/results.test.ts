@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FIRST_ITEM_WAIT_MS } from '../src/http/sse.ts';
 import {
   type CommandContext,
   createFetchHandler,
@@ -170,6 +171,73 @@ describe('errors thrown by handlers', () => {
       expect(response.status).toBe(200);
       expect(await response.text()).toBe(text);
     }
+  });
+
+  it('answers a throw before the first item with its own status, not a 200 stream', async () => {
+    const logger = memoryLogger();
+    let closed = 0;
+    const def = acmeGroup({
+      missing: {
+        description: 'd',
+        async *handler() {
+          try {
+            await Promise.resolve(); // a check that awaits, then refuses
+            throw new PluginError(404, 'not_found', 'No ticket T-9', { field: 'id' });
+            // biome-ignore lint/correctness/noUnreachable: a generator needs a yield
+            yield {};
+          } finally {
+            closed++;
+          }
+        },
+      },
+      broken: {
+        description: 'd',
+        async *handler() {
+          throw new Error('secret connection string');
+          // biome-ignore lint/correctness/noUnreachable: a generator needs a yield
+          yield {};
+        },
+      },
+    });
+    const streaming = createFetchHandler(def, { logger });
+    const missing = await streaming(post('/acme/g/missing', {}, { 'Svc-Request-Id': 'r-2' }));
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('Content-Type')).toBe('application/json');
+    expect(await missing.json()).toEqual({
+      error: { code: 'not_found', message: 'No ticket T-9', field: 'id', request_id: 'r-2' },
+    });
+    expect(closed).toBe(1);
+    const broken = await streaming(post('/acme/g/broken', {}));
+    expect(broken.status).toBe(500);
+    expect(await broken.text()).not.toContain('secret');
+    expect(logger.warnings.some((w) => w.includes('secret connection string'))).toBe(true);
+  });
+
+  it('sends the headers of a stream whose first item is slow in coming, then the item', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const def = acmeGroup({
+      watch: {
+        description: 'd',
+        async *handler() {
+          await gate;
+          yield { n: 1 };
+        },
+      },
+    });
+    // The answer comes while the gate is still shut, after FIRST_ITEM_WAIT_MS.
+    const response = await createFetchHandler(def, { logger: memoryLogger() })(
+      post('/acme/g/watch', {}),
+    );
+    expect(response.status).toBe(200);
+    expect(FIRST_ITEM_WAIT_MS).toBeLessThanOrEqual(1_000); // what a client waits for its headers
+    release();
+    expect(sseEvents(await response.text())).toEqual([
+      { event: 'message', data: { n: 1 } },
+      { event: 'done', data: {} },
+    ]);
   });
 
   it('end a stream with event: error carrying the envelope when it throws midway', async () => {

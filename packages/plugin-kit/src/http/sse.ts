@@ -8,13 +8,35 @@ import { REQUEST_ID_HEADER } from './request-id.ts';
 
 const encoder = new TextEncoder();
 
-export function sseResponse(
+/**
+ * How long the answer waits for the first item before it goes out without one. An `async
+ * function*` runs nothing until its first item is asked for, so a handler that checks its input
+ * first and throws (a `PluginError` 404, say) would otherwise have its status lost behind a 200
+ * already sent. Within this wait such a throw is the answer's own status; past it, a stream that
+ * has nothing to say yet (a watch) still gets its headers.
+ */
+export const FIRST_ITEM_WAIT_MS = 1_000;
+
+/**
+ * Rejects, with what the iterable threw, when it throws before its first item within
+ * `FIRST_ITEM_WAIT_MS`: the caller answers that as any handler's throw.
+ */
+export async function sseResponse(
   items: AsyncIterable<unknown>,
   requestId: string,
   onCancel: () => void,
   onError: (thrown: unknown) => PluginError,
-): Response {
+): Promise<Response> {
   const iterator = items[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<unknown>> | null = iterator.next();
+  if (await settlesWithin(pending, FIRST_ITEM_WAIT_MS)) {
+    try {
+      await pending;
+    } catch (thrown) {
+      iterator.return?.()?.catch(() => {});
+      throw thrown;
+    }
+  }
   // Set once the client went away. A read pending at that moment still settles later (the
   // generator sees the abort and yields or throws): its outcome has nowhere to go, and writing
   // it into the closed stream would fail as if the handler had.
@@ -27,7 +49,8 @@ export function sseResponse(
       let frame: Uint8Array;
       let last = false;
       try {
-        const next = await iterator.next();
+        const next = await (pending ?? iterator.next());
+        pending = null;
         if (cancelled) return;
         last = next.done === true;
         // JSON.stringify escapes newlines, so one item is always one `data:` line.
@@ -60,5 +83,17 @@ export function sseResponse(
       'Cache-Control': 'no-cache, no-transform',
       [REQUEST_ID_HEADER]: requestId,
     },
+  });
+}
+
+/** Whether `promise` settles, either way, within `ms`; the timer does not outlive it. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const settled = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(settled, settled);
   });
 }
