@@ -53,7 +53,7 @@ const [loadCommand = '', ...loadArgs] = [...onCpu(pin?.loadCpu), process.execPat
 type Measured = LoadResult & { cpu: number };
 /** A cell's slices summed, and each slice in the order they ran. */
 type Cell = { total: Measured; slices: Measured[] };
-type RowResults = Record<Exclude<Variant, 'minimal'>, Cell> & { minimal?: Cell };
+type RowResults = Record<Exclude<Variant, 'minimal' | 'reads'>, Cell> & { minimal?: Cell };
 
 const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
 const tokensFile = join(tmpdir(), `svc-bench-tokens-${process.pid}.json`);

@@ -13,7 +13,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
-import { createRows, type Handler, type Variant, variantsOf } from './scenarios.ts';
+import { allVariantsOf, createRows, type Handler, type Variant } from './scenarios.ts';
 
 type Listen = (fetch: Handler) => Promise<{ port: number; onRequest?(count: () => void): void }>;
 declare const Bun: { serve(options: object): { port: number } } | undefined;
@@ -28,11 +28,13 @@ const directory = createDirectory(
 );
 const row = (await createRows('bench-shared-token', directory)).find((r) => r.name === rowName);
 const handler =
-  row !== undefined && variantsOf(row).includes(variant as Variant)
+  row !== undefined && allVariantsOf(row).includes(variant as Variant)
     ? row.handlers[variant as Variant]
     : undefined;
 if (row === undefined || handler === undefined) {
-  console.error('usage: node bench/serve.ts "<row name>" kit|bare|hono|minimal (the command rows)');
+  console.error(
+    'usage: node bench/serve.ts "<row name>" kit|bare|hono|minimal|reads (the last two: the no-auth and token rows)',
+  );
   process.exit(2);
 }
 // Under `npm run bench` the parent holds the key and the tokens; alone, this process mints some.

@@ -1,11 +1,11 @@
 /// <reference types="node" />
 // Node only: the benchmark's rows compare like with like. Every variant of a row answers its
-// request with the kit's status and body, and the bare and minimal handlers with the kit's
-// headers too (bench/scenarios.ts promises "the same bytes"); a variant that answered less, or
+// request with the kit's status and body, and the bare, minimal and reads handlers with the
+// kit's headers too (bench/scenarios.ts promises "the same bytes"); a variant that answered less, or
 // an error, would measure faster for the wrong reason.
 import { describe, expect, it } from 'vitest';
 import { createDirectory } from '../../bench/directory.ts';
-import { createRows, type Row, variantsOf } from '../../bench/scenarios.ts';
+import { allVariantsOf, createRows, type Row, variantsOf } from '../../bench/scenarios.ts';
 
 const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
 const rows = await createRows('bench-shared-token', directory);
@@ -49,13 +49,20 @@ describe('benchmark rows', () => {
       false,
       false,
     ]);
+    expect(rows.map((row) => allVariantsOf(row).at(-1))).toEqual([
+      'reads',
+      'reads',
+      'hono',
+      'hono',
+      'hono',
+    ]);
   });
 
   for (const row of rows) {
     it(`${row.name}: every variant answers the kit's status and body`, async () => {
       const kit = await send(row, row.handlers.kit);
       expect(kit.status).toBe(row.status);
-      for (const variant of variantsOf(row)) {
+      for (const variant of allVariantsOf(row)) {
         const handler = row.handlers[variant]!;
         const answer = await send(row, handler);
         expect({ variant, status: answer.status }).toEqual({ variant, status: kit.status });
