@@ -5,8 +5,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalClient } from '@svc/client/node';
 import { startDaemon } from '@svc/daemon';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from './archive.ts';
+import { type Spawned, spawnServer } from './spawn-server.ts';
+
+/**
+ * The example in `dir` as its README runs it (`npm start` there is `node <file>` on the repo's
+ * Node 24): a real process, configured by its environment, found by its "listening on" line.
+ */
+export function describeOwnProcess(dir: string, file: string, token: string): void {
+  describe(`${file} as its own process`, () => {
+    let server: Spawned;
+    beforeAll(async () => {
+      server = await spawnServer(process.execPath, [file], {
+        cwd: dir,
+        env: { ACME_TOKEN: token, PORT: '0' },
+      });
+    });
+    afterAll(() => server?.stop());
+
+    itServesAcme(() => `${server.url}/plugins`, token);
+  });
+}
 
 export function itServesAcme(endpoint: () => string, token: string): void {
   const auth = { authorization: `Bearer ${token}` };

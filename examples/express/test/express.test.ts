@@ -1,9 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { itServesAcme } from '../../test-support/acme-checks.ts';
+import { describeOwnProcess, itServesAcme } from '../../test-support/acme-checks.ts';
 import { readManifest } from '../../test-support/archive.ts';
-import { type Spawned, spawnServer } from '../../test-support/spawn-server.ts';
 import { createApp } from '../app.ts';
 import { watcherCount } from '../plugin.ts';
 
@@ -82,17 +81,4 @@ describe('acme plugin behind the Express adapter', () => {
   });
 });
 
-// As the README runs it (`npm start` there is `node app.ts` on the repo's Node 24): a real
-// process, configured by its environment, found through its "listening on" line.
-describe('the example as its own process', () => {
-  let server: Spawned;
-  beforeAll(async () => {
-    server = await spawnServer(process.execPath, ['app.ts'], {
-      cwd: `${import.meta.dirname}/..`,
-      env: { ACME_TOKEN: TOKEN, PORT: '0' },
-    });
-  });
-  afterAll(() => server?.stop());
-
-  itServesAcme(() => `${server.url}/plugins`, TOKEN);
-});
+describeOwnProcess(`${import.meta.dirname}/..`, 'app.ts', TOKEN);

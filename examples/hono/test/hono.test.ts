@@ -1,8 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { itServesAcme } from '../../test-support/acme-checks.ts';
-import { type Spawned, spawnServer } from '../../test-support/spawn-server.ts';
+import { describeOwnProcess, itServesAcme } from '../../test-support/acme-checks.ts';
 import { createApp } from '../app.ts';
 
 const TOKEN = 'hono-example-token';
@@ -36,17 +35,4 @@ describe('acme plugin mounted in a Hono app under /plugins/*', () => {
   });
 });
 
-// As the README runs it (`npm start` there is `node app.ts` on the repo's Node 24): a real
-// process, configured by its environment, found through its "listening on" line.
-describe('the example as its own process', () => {
-  let server: Spawned;
-  beforeAll(async () => {
-    server = await spawnServer(process.execPath, ['app.ts'], {
-      cwd: `${import.meta.dirname}/..`,
-      env: { ACME_TOKEN: TOKEN, PORT: '0' },
-    });
-  });
-  afterAll(() => server?.stop());
-
-  itServesAcme(() => `${server.url}/plugins`, TOKEN);
-});
+describeOwnProcess(`${import.meta.dirname}/..`, 'app.ts', TOKEN);

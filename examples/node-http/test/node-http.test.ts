@@ -2,9 +2,8 @@ import type { Server } from 'node:http';
 import { createFetchHandler } from '@svc/plugin-kit';
 import { createTestIssuer } from '@svc/plugin-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { itServesAcme } from '../../test-support/acme-checks.ts';
+import { describeOwnProcess, itServesAcme } from '../../test-support/acme-checks.ts';
 import { readManifest } from '../../test-support/archive.ts';
-import { type Spawned, spawnServer } from '../../test-support/spawn-server.ts';
 import { plugin } from '../plugin.ts';
 import { listen } from '../server.ts';
 
@@ -147,17 +146,4 @@ describe('directory mode against a real JWKS endpoint', () => {
   });
 });
 
-// As the README runs it (`npm start` there is `node server.ts` on the repo's Node 24): a real
-// process, configured by its environment, found through its "listening on" line.
-describe('the example as its own process', () => {
-  let server: Spawned;
-  beforeAll(async () => {
-    server = await spawnServer(process.execPath, ['server.ts'], {
-      cwd: `${import.meta.dirname}/..`,
-      env: { ACME_TOKEN: TOKEN, PORT: '0' },
-    });
-  });
-  afterAll(() => server?.stop());
-
-  itServesAcme(() => `${server.url}/plugins`, TOKEN);
-});
+describeOwnProcess(`${import.meta.dirname}/..`, 'server.ts', TOKEN);
