@@ -122,6 +122,7 @@ export function createFetchHandler(
         // awaited here, so that a throw before the first item is caught below
         return await sseResponse(
           result,
+          request.signal,
           requestId,
           () => ctx.stop(),
           (thrown) => failure(thrown, requestId, entry),
@@ -163,13 +164,18 @@ export function createFetchHandler(
 
   /** A handler's result, not a stream, as the answer: it must be a JSON object. */
   function answer(result: unknown, requestId: string, entry: CommandEntry): Response {
-    // An object may still serialize as something else (a Date as a string, through its
-    // `toJSON`), and a Response as `{}`: what is sent is what must be an object.
+    // An object may still serialize as something else: a Date as a string (its `toJSON`), and a
+    // Map, an Error or a Response as an empty `{}` that hides what was meant. What is sent must
+    // be an object, and an empty one only from a plain object.
     const text =
       typeof result !== 'object' || result === null || Array.isArray(result)
         ? undefined
         : (JSON.stringify(result) as string | undefined);
-    if (text === undefined || text.charCodeAt(0) !== 0x7b || result instanceof Response) {
+    if (
+      text === undefined ||
+      text.charCodeAt(0) !== 0x7b ||
+      (text === '{}' && !isPlainObject(result))
+    ) {
       logger.warn(
         `${label(entry)} returned ${kind(result)}, not a JSON object (request ${requestId})`,
       );
@@ -255,6 +261,12 @@ function archiveResponse(request: Request, requestId: string, archive: Archive):
 
 function label(entry: CommandEntry): string {
   return `command ${entry.def.name}/${entry.group}/${entry.name}`;
+}
+
+/** An object literal, or one made by `Object.create(null)`. */
+function isPlainObject(value: unknown): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

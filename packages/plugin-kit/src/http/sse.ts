@@ -7,6 +7,7 @@ import { errorEnvelope, type PluginError } from '../errors.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 
 const encoder = new TextEncoder();
+const DONE = encoder.encode('event: done\ndata: {}\n\n');
 
 /**
  * How long the answer waits for the first item before it goes out without one. An `async
@@ -18,25 +19,20 @@ const encoder = new TextEncoder();
 export const FIRST_ITEM_WAIT_MS = 1_000;
 
 /**
- * Rejects, with what the iterable threw, when it throws before its first item within
- * `FIRST_ITEM_WAIT_MS`: the caller answers that as any handler's throw.
+ * Rejects, with what the iterable threw (or the error of a first item JSON cannot hold), when that
+ * happens before its first item within `FIRST_ITEM_WAIT_MS`: the caller answers it as any
+ * handler's throw.
+ * @param signal the request's: a client gone during the wait gets nothing, and the handler is
+ * told as when it stops reading a stream
  */
 export async function sseResponse(
   items: AsyncIterable<unknown>,
+  signal: AbortSignal,
   requestId: string,
   onCancel: () => void,
   onError: (thrown: unknown) => PluginError,
 ): Promise<Response> {
   const iterator = items[Symbol.asyncIterator]();
-  let pending: Promise<IteratorResult<unknown>> | null = iterator.next();
-  if (await settlesWithin(pending, FIRST_ITEM_WAIT_MS)) {
-    try {
-      await pending;
-    } catch (thrown) {
-      iterator.return?.()?.catch(() => {});
-      throw thrown;
-    }
-  }
   // Set once the client went away. A read pending at that moment still settles later (the
   // generator sees the abort and yields or throws): its outcome has nowhere to go, and writing
   // it into the closed stream would fail as if the handler had.
@@ -44,39 +40,72 @@ export async function sseResponse(
   const finish = () => {
     iterator.return?.()?.catch(() => {});
   };
+  const cancel = () => {
+    cancelled = true;
+    onCancel();
+    finish();
+  };
+  let pending: Promise<IteratorResult<unknown>> | null = iterator.next();
+  /** The first frame, when it came within the wait. */
+  let first: Uint8Array | null = null;
+  if (await settlesWithin(pending, FIRST_ITEM_WAIT_MS, signal)) {
+    if (signal.aborted) {
+      pending.catch(() => {}); // a throw the abort caused is no failure of the handler's
+      cancel();
+      return answer(null, requestId);
+    }
+    try {
+      first = frame(await pending);
+    } catch (thrown) {
+      finish();
+      throw thrown;
+    }
+    pending = null;
+  }
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      let frame: Uint8Array;
-      let last = false;
-      try {
-        const next = await (pending ?? iterator.next());
-        pending = null;
-        if (cancelled) return;
-        last = next.done === true;
-        // JSON.stringify escapes newlines, so one item is always one `data:` line.
-        frame = encoder.encode(
-          last ? 'event: done\ndata: {}\n\n' : `data: ${JSON.stringify(next.value) ?? 'null'}\n\n`,
-        );
-      } catch (thrown) {
-        if (cancelled) return;
-        // The handler threw, or yielded what JSON cannot hold: end the stream, and the generator.
-        const envelope = errorEnvelope(onError(thrown), requestId);
-        frame = encoder.encode(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`);
-        last = true;
-        finish();
+      let chunk: Uint8Array;
+      if (first !== null) {
+        chunk = first;
+        first = null;
+      } else {
+        try {
+          const next = await (pending ?? iterator.next());
+          pending = null;
+          if (cancelled) return;
+          chunk = frame(next);
+        } catch (thrown) {
+          if (cancelled) return;
+          // The handler threw, or yielded what JSON cannot hold: end the stream and the generator.
+          const envelope = errorEnvelope(onError(thrown), requestId);
+          chunk = encoder.encode(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`);
+          finish();
+          controller.enqueue(chunk);
+          controller.close();
+          return;
+        }
       }
-      controller.enqueue(frame);
-      if (last) controller.close();
+      controller.enqueue(chunk);
+      if (chunk === DONE) controller.close();
     },
     cancel() {
       // The client went away: tell the handler, and let its generator run `finally` blocks. Not
       // awaited: `return()` waits for a pending `next()`, which may wait on the handler.
-      cancelled = true;
-      onCancel();
-      finish();
+      cancel();
     },
   });
-  return new Response(stream, {
+  return answer(stream, requestId);
+}
+
+/** An item as its event; throws for one JSON cannot hold (a BigInt, a cycle). */
+function frame(next: IteratorResult<unknown>): Uint8Array {
+  if (next.done === true) return DONE;
+  // JSON.stringify escapes newlines, so one item is always one `data:` line.
+  return encoder.encode(`data: ${JSON.stringify(next.value) ?? 'null'}\n\n`);
+}
+
+function answer(body: ReadableStream<Uint8Array> | null, requestId: string): Response {
+  return new Response(body, {
     status: 200,
     headers: {
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -86,14 +115,25 @@ export async function sseResponse(
   });
 }
 
-/** Whether `promise` settles, either way, within `ms`; the timer does not outlive it. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+/**
+ * Whether `promise` settled, either way, or `signal` aborted, within `ms`; neither the timer nor
+ * the listener outlives the wait.
+ */
+function settlesWithin(
+  promise: Promise<unknown>,
+  ms: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(true);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const settled = () => {
+    const done = (settled: boolean) => () => {
       clearTimeout(timer);
-      resolve(true);
+      signal.removeEventListener('abort', onAbort);
+      resolve(settled);
     };
-    promise.then(settled, settled);
+    const onAbort = done(true);
+    const timer = setTimeout(done(false), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(done(true), done(true));
   });
 }
