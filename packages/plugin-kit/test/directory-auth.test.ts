@@ -135,15 +135,30 @@ describe('directory mode: a valid token', () => {
 
   it('verifies a token without kid against each key of its algorithm (a rotation publishes two)', async () => {
     const rotating = await createTestIssuer({ issuer: ISSUER });
-    const { call } = setup(rotating);
-    expect(
-      (await call(await rotating.mint({ aud: AUDIENCE, scope: 'acme:tickets', kid: null }))).status,
-    ).toBe(200);
-    await rotating.rotate();
-    const fresh = setup(rotating); // a handler that loads both keys
     const kidless = () => rotating.mint({ aud: AUDIENCE, scope: 'acme:tickets', kid: null });
+    expect((await setup(rotating).call(await kidless())).status).toBe(200);
+    const previousKey = rotating.privateKey;
+    await rotating.rotate();
     expect(rotating.jwks().keys).toHaveLength(2);
+    const fresh = setup(rotating); // a handler that loads both keys
+    // signed by the current key, the first the key set lists
     expect((await fresh.call(await kidless())).status).toBe(200);
+    // signed by the previous key, the second: the first candidate fails, the next verifies
+    const byPrevious = await new SignJWT({
+      sub: 'user_test',
+      grantee: 'app_test',
+      client_id: 'client_test',
+      initiating_app: 'app_test',
+      act: { sub: 'nd_test' },
+      jti: crypto.randomUUID(),
+      scope: 'acme:tickets',
+    })
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(previousKey);
+    expect((await fresh.call(byPrevious)).status).toBe(200);
     // one signed by neither key is still refused, after trying both
     const stranger = await createTestIssuer({ issuer: ISSUER });
     await expectUnauthorized(

@@ -75,6 +75,9 @@ describe('GET <mount>/versions', () => {
       expect(`${path} ${response.status}`).toBe(`${path} ${status}`);
       if (status === 405) expect(response.headers.get('Allow')).toBe('GET, HEAD');
     }
+    // a major not served is named, as on GET
+    const missing = await errorOf(await handler(post('/plugins/v9/', {})));
+    expect([missing.field, missing.received]).toEqual(['version', 9]);
   });
 });
 

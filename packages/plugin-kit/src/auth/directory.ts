@@ -63,6 +63,9 @@ export function createDirectoryVerifier(
   };
 }
 
+/** A directory rotating its keys publishes two of an algorithm, three at most while it overlaps. */
+const MAX_CANDIDATE_KEYS = 4;
+
 /**
  * The token's claims once verified. A token without `kid` matches every key of its algorithm, and
  * jose then throws, leaving the candidates to try (its "JWKSMultipleMatchingKeys" error is an
@@ -78,7 +81,10 @@ async function verifyWithAnyKey(
     return (await jwtVerify(token, keys, options)).payload;
   } catch (error) {
     if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+    let tried = 0;
     for await (const key of error as unknown as AsyncIterable<CryptoKey>) {
+      // A forged kid-less token costs a signature check per candidate: a few, whatever the set.
+      if (++tried > MAX_CANDIDATE_KEYS) break;
       try {
         return (await jwtVerify(token, key, options)).payload;
       } catch (failed) {
@@ -110,7 +116,7 @@ function claims(payload: JWTPayload): Claims {
     return value;
   };
   const scope = scopeList(payload.scope);
-  if (scope === null) throw unauthorized('The directory token lacks the claim "scope"');
+  if (scope === null) throw unauthorized('The directory token has a malformed claim "scope"');
   const act = payload.act;
   if (
     typeof act !== 'object' ||

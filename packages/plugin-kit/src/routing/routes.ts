@@ -238,6 +238,7 @@ export function createRouter(
     // The issue's "POST on the archive" answers 405 as a wrong method; a path deeper under the
     // plugin's name (`<mount>/acme/tickets/nope`) names a command that is not there: 404.
     const { read } = known;
+    if (read.kind === 'error') return read; // a major not served, named as on GET
     if (read.kind === 'versions' || (read.kind === 'archive' && read.own)) {
       return methodNotAllowed('POST', ALLOW_ARCHIVE);
     }
