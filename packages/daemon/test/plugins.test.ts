@@ -121,15 +121,20 @@ describe('plugins.install', () => {
     expect(events('plugin.installed').at(-1)?.subject_id).toBe('acme');
   });
 
-  it('reads the archive of a handler whose mount holds the plugin name in the spec form <mount>/<name>/', async () => {
+  it('reads the archive of a handler whose mount holds the plugin name before its end as <mount>/<name>/', async () => {
     const handler = createFetchHandler(acme(), { logger: quiet });
     const origin = await serveAt((request) => handler(request));
-    for (const mount of ['/teams/acme/tools', '/acme']) {
+    for (const [mount, path] of [
+      ['/teams/acme/tools', '/teams/acme/tools/acme/tickets/create'],
+      ['/acme/acme/x', '/acme/acme/x/acme/tickets/create'],
+      // ending in the name: asked as it is, as before
+      ['/plugins/acme', '/plugins/acme/tickets/create'],
+    ]) {
       const res = await install({ endpoint: `${origin}${mount}`, name: 'acme' });
       expect(res.status).toBe(200);
       const plugin = (await res.json()) as Plugin;
       expect(plugin.endpoint).toBe(`${origin}${mount}`);
-      expect(plugin.commands.map((c) => c.path)).toEqual([`${mount}/acme/tickets/create`]);
+      expect(plugin.commands.map((c) => c.path)).toEqual([path]);
     }
   });
 

@@ -200,10 +200,12 @@ export function pluginService(store: Store, events: EventLog) {
       const archiveUrl =
         versions !== null
           ? `${endpoint}/v${versions.latest}/`
-          : mount.split('/').includes(body.name)
+          : mount.split('/').slice(0, -1).includes(body.name)
             ? // An unversioned handler takes its mount from the GET's path, cut before the last
               // segment naming the plugin (SPEC: `<mount>/<plugin_name>/...`): a mount holding
               // that name (`/teams/acme/tools`) is asked in that form, or it reads as `/teams`.
+              // One ending in it (`/plugins/acme`, the archive's own URL as often as a mount)
+              // is asked as it is: the paths it yields reach the handler either way.
               `${endpoint}/${body.name}/`
             : body.endpoint;
       const archive = await get(archiveUrl, body.token);
