@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 type Target = string | { [condition: string]: Target };
@@ -24,6 +24,11 @@ const tsc = join(import.meta.dirname, '..', 'node_modules', 'typescript', 'bin',
  */
 export function buildPackage(dir: string, out = join(dir, 'dist')): string {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+  // `out` is emptied first: never the package itself, nor a folder holding it.
+  const within = relative(resolve(out), resolve(dir));
+  if (within === '' || (!within.startsWith('..') && !isAbsolute(within))) {
+    throw new Error(`${manifest.name}: --out ${out} holds the package itself`);
+  }
   rmSync(out, { recursive: true, force: true });
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out], {
     cwd: dir,
@@ -46,14 +51,17 @@ function published(manifest: Manifest): Record<string, unknown> {
     exports,
     ...kept
   } = manifest;
-  const built = (target: Target, condition?: string): Target => {
+  // `types` anywhere above a target (`types: { import: … }` too) makes it a declaration file.
+  const built = (target: Target, types = false): Target => {
     if (typeof target !== 'string') {
-      return Object.fromEntries(Object.entries(target).map(([key, t]) => [key, built(t, key)]));
+      return Object.fromEntries(
+        Object.entries(target).map(([key, t]) => [key, built(t, types || key === 'types')]),
+      );
     }
     if (target === './package.json') return target;
     const match = /^\.\/src\/(.+)\.ts$/.exec(target);
     if (match === null) throw new Error(`${manifest.name}: export ${target} is not under ./src`);
-    return `./${match[1]}${condition === 'types' ? '.d.ts' : '.js'}`;
+    return `./${match[1]}${types ? '.d.ts' : '.js'}`;
   };
   return { ...kept, exports: built(exports) };
 }
@@ -64,8 +72,9 @@ if (import.meta.main) {
   try {
     const out = buildPackage(dir, values.out === undefined ? undefined : resolve(values.out));
     console.log(`built in ${out}`);
-  } catch {
-    console.error(`the build in ${dir} failed`);
+  } catch (error) {
+    // tsc has printed its report; anything else says what it is here
+    console.error(`the build in ${dir} failed: ${(error as Error).message}`);
     process.exit(1);
   }
 }

@@ -3,10 +3,11 @@
  * them: built (scripts/build-package.ts) and copied into its node_modules, where neither Node 24
  * nor Node 20 strips types. Their third-party dependencies are linked from the repo's.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { buildPackage } from '../../scripts/build-package.ts';
+import { systemNode20 } from '../../scripts/runtime-harness/runtimes.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 
@@ -18,13 +19,19 @@ export interface Project {
 }
 
 /**
- * @param ours workspace folders to build and install, e.g. `packages/plugin-kit`
- * @param linked third-party packages they import, linked from the repo's node_modules
+ * @param ours workspace folders to build and install, e.g. `packages/plugin-kit`; what they
+ * depend on besides each other is linked from the repo's node_modules, as npm would install it
  */
-export function projectWith(ours: { dir: string; name: string }[], linked: string[]): Project {
+export function projectWith(ours: { dir: string; name: string }[]): Project {
   const dir = mkdtempSync(join(tmpdir(), 'svc-built-'));
+  const names = new Set(ours.map(({ name }) => name));
+  const linked = new Set<string>();
   for (const { dir: folder, name } of ours) {
-    buildPackage(join(repoRoot, folder), join(dir, 'node_modules', name));
+    const out = buildPackage(join(repoRoot, folder), join(dir, 'node_modules', name));
+    const manifest = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8'));
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+      if (!names.has(dependency)) linked.add(dependency);
+    }
   }
   for (const dependency of linked) {
     const at = join(dir, 'node_modules', dependency);
@@ -37,4 +44,17 @@ export function projectWith(ours: { dir: string; name: string }[], linked: strin
     write: (name, text) => writeFileSync(join(dir, name), text),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The system Node 20 for a test to run under, or `null` where there is none. CI has one (the
+ * runtime matrix needs it too) and must not skip; a developer's machine without it may.
+ */
+export function node20OrSkip(): string | null {
+  try {
+    return systemNode20();
+  } catch (error) {
+    if (process.env.CI) throw error;
+    return null;
+  }
 }

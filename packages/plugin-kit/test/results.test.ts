@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_ITEM_WAIT_MS } from '../src/http/sse.ts';
 import {
   type CommandContext,
   createFetchHandler,
