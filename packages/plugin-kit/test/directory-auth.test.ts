@@ -1,4 +1,4 @@
-import { base64url, SignJWT } from 'jose';
+import { base64url, compactVerify, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Caller, createFetchHandler, type FetchHandlerOptions } from '../src/index.ts';
 import { createTestIssuer, type MintClaims, type TestIssuer } from '../src/testing/index.ts';
@@ -138,26 +138,22 @@ describe('directory mode: a valid token', () => {
     const kidless = () => rotating.mint({ aud: AUDIENCE, scope: 'acme:tickets', kid: null });
     expect((await setup(rotating).call(await kidless())).status).toBe(200);
     const previousKey = rotating.privateKey;
+    const previousPublic = rotating.publicKey;
     await rotating.rotate();
     expect(rotating.jwks().keys).toHaveLength(2);
     const fresh = setup(rotating); // a handler that loads both keys
     // signed by the current key, the first the key set lists
     expect((await fresh.call(await kidless())).status).toBe(200);
     // signed by the previous key, the second: the first candidate fails, the next verifies
-    const byPrevious = await new SignJWT({
-      sub: 'user_test',
-      grantee: 'app_test',
-      client_id: 'client_test',
-      initiating_app: 'app_test',
-      act: { sub: 'nd_test' },
-      jti: crypto.randomUUID(),
+    const byPrevious = await rotating.mint({
+      aud: AUDIENCE,
       scope: 'acme:tickets',
-    })
-      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setExpirationTime('5m')
-      .sign(previousKey);
+      kid: null,
+      signWith: previousKey,
+    });
+    // really signed by the previous key, which the set lists second
+    await compactVerify(byPrevious, previousPublic);
+    await expect(compactVerify(byPrevious, rotating.publicKey)).rejects.toThrow();
     expect((await fresh.call(byPrevious)).status).toBe(200);
     // one signed by neither key is still refused, after trying both
     const stranger = await createTestIssuer({ issuer: ISSUER });

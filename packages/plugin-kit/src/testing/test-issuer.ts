@@ -27,6 +27,8 @@ export interface MintClaims {
   kid?: string | null;
   /** Claims to leave out of the token, to test a token missing one. */
   omit?: readonly string[];
+  /** Signs with this key instead of the current one: a previous key kept before `rotate`. */
+  signWith?: CryptoKey;
 }
 
 export interface TestIssuer {
@@ -85,7 +87,7 @@ export async function createTestIssuer(
     },
     async mint(claims) {
       const now = Math.floor(Date.now() / 1000);
-      const { kid = current.jwk.kid, omit = [], ...given } = claims;
+      const { kid = current.jwk.kid, omit = [], signWith = current.privateKey, ...given } = claims;
       const payload: Record<string, unknown> = {
         iss: issuer,
         sub: 'user_test',
@@ -101,7 +103,7 @@ export async function createTestIssuer(
       for (const name of omit) delete payload[name];
       return new SignJWT(payload)
         .setProtectedHeader({ alg, typ: 'JWT', ...(kid === null ? {} : { kid }) })
-        .sign(current.privateKey);
+        .sign(signWith);
     },
     async rotate() {
       previous = current;
