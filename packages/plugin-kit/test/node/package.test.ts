@@ -39,6 +39,16 @@ describe('the built package', () => {
       default: './testing/index.js',
     });
     expect(JSON.stringify(manifest.exports)).not.toMatch(/(?<!\.d)\.ts"/);
+    // what npm would pack: the README goes along, and nothing of the sources or tests
+    const packed = spawnSync('npm', ['pack', '--dry-run', '--json'], {
+      cwd: join(project.dir, 'node_modules/@svc/plugin-kit'),
+      encoding: 'utf8',
+    });
+    const files: string[] = JSON.parse(packed.stdout)[0].files.map((f: { path: string }) => f.path);
+    expect(files).toContain('README.md');
+    expect(files).toContain('index.js');
+    expect(files).toContain('testing/index.d.ts');
+    expect(files.filter((f) => /(?<!\.d)\.ts$/.test(f))).toEqual([]);
   });
 
   for (const [name, node] of [
