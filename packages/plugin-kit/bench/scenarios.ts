@@ -267,8 +267,11 @@ function minimalCommand(token: string | undefined): Handler {
  * before any check is made. The values are only tested for being there (and the bearer for its
  * value, as bare does), so the reads are not dead code.
  */
-function readsOnly(answer: () => Response, names: string[], bearer?: string): Handler {
-  const [first = '', second = '', third = ''] = names;
+function readsOnly(
+  answer: () => Response,
+  [first, second, third]: [string, string, string],
+  bearer?: string,
+): Handler {
   return async (request) => {
     const headers = request.headers;
     const a = headers.get(first);

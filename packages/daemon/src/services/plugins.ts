@@ -198,16 +198,9 @@ export function pluginService(store: Store, events: EventLog) {
       const endpoint = `${url.origin}${mount}`;
       const versions = await versionsOf(endpoint, body.token);
       const archiveUrl =
-        versions !== null
-          ? `${endpoint}/v${versions.latest}/`
-          : mount.split('/').slice(0, -1).includes(body.name)
-            ? // An unversioned handler takes its mount from the GET's path, cut before the last
-              // segment naming the plugin (SPEC: `<mount>/<plugin_name>/...`): a mount holding
-              // that name (`/teams/acme/tools`) is asked in that form, or it reads as `/teams`.
-              // One ending in it (`/plugins/acme`, the archive's own URL as often as a mount)
-              // is asked as it is: the paths it yields reach the handler either way.
-              `${endpoint}/${body.name}/`
-            : body.endpoint;
+        versions === null
+          ? unversionedArchiveUrl(body.endpoint, endpoint, mount, body.name)
+          : `${endpoint}/v${versions.latest}/`;
       const archive = await get(archiveUrl, body.token);
       if (archive.status !== 200) {
         const hint =
@@ -373,6 +366,18 @@ function checkManifest(manifest: Manifest, url: string): void {
     if (commands.has(key)) throw unusable(`the archive at ${url} declares ${key} twice`);
     commands.add(key);
   }
+}
+
+/**
+ * Where an unversioned handler's archive is read. Such a handler takes its mount from the GET's
+ * path, cut before the last segment naming the plugin (SPEC: `<mount>/<plugin_name>/...`): a
+ * mount holding that name before its end (`/teams/acme/tools`) is asked in that form, or it
+ * would read as `/teams`. One ending in it (`/plugins/acme`, the archive's own URL as often as a
+ * mount) is asked as given: the paths it yields reach the handler either way.
+ * @param endpoint the endpoint without its trailing slash, whose path is `mount`
+ */
+function unversionedArchiveUrl(given: string, endpoint: string, mount: string, name: string) {
+  return mount.split('/').slice(0, -1).includes(name) ? `${endpoint}/${name}/` : given;
 }
 
 /**

@@ -64,11 +64,10 @@ export async function sseResponse(
   }
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      let chunk: Uint8Array;
-      if (first !== null) {
-        chunk = first;
-        first = null;
-      } else {
+      let chunk = first;
+      let last = false;
+      first = null;
+      if (chunk === null) {
         try {
           const next = await (pending ?? iterator.next());
           pending = null;
@@ -79,14 +78,12 @@ export async function sseResponse(
           // The handler threw, or yielded what JSON cannot hold: end the stream and the generator.
           const envelope = errorEnvelope(onError(thrown), requestId);
           chunk = encoder.encode(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`);
+          last = true;
           finish();
-          controller.enqueue(chunk);
-          controller.close();
-          return;
         }
       }
       controller.enqueue(chunk);
-      if (chunk === DONE) controller.close();
+      if (last || chunk === DONE) controller.close();
     },
     cancel() {
       // The client went away: tell the handler, and let its generator run `finally` blocks. Not
