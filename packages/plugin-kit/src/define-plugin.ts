@@ -2,7 +2,7 @@
  * `definePlugin` checks a definition once, when the module loads, so a typo fails at startup with
  * a `TypeError` naming the field instead of as a 500 on the first call.
  */
-import type { PluginDefinition } from './types.ts';
+import type { JsonSchema, PluginDefinition } from './types.ts';
 
 /** Plugin, group and command names: they become URL segments and `<plugin>:<group>` scopes. */
 const NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
@@ -12,13 +12,16 @@ export function definePlugin<const D extends PluginDefinition>(def: D): D {
   return def;
 }
 
-/** The definitions one handler serves: one unversioned, or one per major with distinct versions. */
+/**
+ * The definitions one handler serves: one unversioned, or one per major with distinct versions;
+ * each a copy whose input schemas are snapshots (`snapshotInputs`).
+ */
 export function validateDefinitions(
   plugin: PluginDefinition | readonly PluginDefinition[],
 ): readonly PluginDefinition[] {
   if (!Array.isArray(plugin)) {
     validateDefinition(plugin as PluginDefinition);
-    return [plugin as PluginDefinition];
+    return [snapshotInputs(plugin as PluginDefinition, 'plugin')];
   }
   const list = plugin as readonly PluginDefinition[];
   if (list.length === 0) throw new TypeError('plugin: the list of definitions is empty');
@@ -38,7 +41,42 @@ export function validateDefinitions(
       );
     }
   });
-  return list;
+  return list.map((def, index) => snapshotInputs(def, `plugin[${index}]`));
+}
+
+/**
+ * A copy of `def`, as it is when the handler is made, whose input schemas are what JSON makes of
+ * them. The archive
+ * publishes a schema as JSON, and the quick check (`schema-accept.ts`) and the validator must
+ * judge by the same keywords: a keyword only inherited, not enumerable, or added after the
+ * handler was made would reach one and not the others. The validator also marks the schema
+ * objects it is given (`__absolute_uri__`), which a frozen schema refuses and the author's own
+ * objects should not carry.
+ */
+function snapshotInputs(def: PluginDefinition, at: string): PluginDefinition {
+  const groups = Object.entries(def.groups).map(([groupName, group]) => {
+    const commands = Object.entries(group.commands).map(([commandName, command]) => {
+      const inputAt = `${at}.groups.${groupName}.commands.${commandName}.input`;
+      const { input } = command;
+      return [
+        commandName,
+        input === undefined ? { ...command } : { ...command, input: jsonCopy(input, inputAt) },
+      ] as const;
+    });
+    return [groupName, { ...group, commands: Object.fromEntries(commands) }] as const;
+  });
+  return { ...def, groups: Object.fromEntries(groups) };
+}
+
+function jsonCopy(schema: object, at: string): JsonSchema {
+  let copy: unknown;
+  try {
+    copy = JSON.parse(JSON.stringify(schema));
+  } catch (cause) {
+    throw new TypeError(`${at} must be a JSON Schema that JSON can hold`, { cause });
+  }
+  if (!isObject(copy)) throw new TypeError(`${at} must be a JSON Schema object`);
+  return copy;
 }
 
 function validateDefinition(def: PluginDefinition, at = 'plugin'): void {

@@ -14,8 +14,8 @@ import { ifNoneMatch } from './http/etag.ts';
 import { callerRequestId, createRequestIds, REQUEST_ID_HEADER } from './http/request-id.ts';
 import { errorResponse, json, jsonText } from './http/respond.ts';
 import { sseResponse } from './http/sse.ts';
-import { resolveOptions } from './options.ts';
-import { type CommandEntry, createRouter, type Route } from './routing/routes.ts';
+import { resolveOptions, unauthenticated } from './options.ts';
+import { type CommandEntry, createRouter, isPublic, type Route } from './routing/routes.ts';
 import { compileInput } from './schema.ts';
 import type { Caller, FetchHandlerOptions, PluginDefinition } from './types.ts';
 
@@ -26,13 +26,12 @@ export function createFetchHandler(
   const defs = validateDefinitions(plugin);
   const versioned = Array.isArray(plugin) || defs[0]?.version !== undefined;
   const name = defs[0]?.name ?? '';
-  const { authMode, mount, origin, maxBodyBytes, logger } = resolveOptions(
-    options,
-    name,
+  const { authMode, mount, origin, maxBodyBytes, logger } = resolveOptions(options, versioned);
+  const router = createRouter(
+    defs,
     versioned,
-  );
-  const router = createRouter(defs, versioned, (command, at) =>
-    compileInput(command.input ?? ANY_OBJECT, at),
+    (command, at) => compileInput(command.input ?? ANY_OBJECT, at),
+    mount,
   );
   const archive = createArchiveCache(authMode, versioned);
   // The router keeps one route object per path it knows, so the archive a route serves is found
@@ -62,7 +61,7 @@ export function createFetchHandler(
     if (route.kind === 'versions') return json(200, versions, requestId);
     // Shared-token mode guards everything but `/versions`, even a 404 or OPTIONS: the archive
     // is private, so which paths exist is too.
-    if (checkToken !== null && !checkToken(request)) {
+    if (checkToken !== null && !isPublic(route) && !checkToken(request)) {
       throw new PluginError(401, 'unauthorized', 'A valid bearer token is required');
     }
     switch (route.kind) {
@@ -203,6 +202,9 @@ export function createFetchHandler(
     const challenge = error.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
     return errorResponse(error, requestId, challenge);
   }
+
+  // Made: the warning names a handler that exists (a bad option or schema above throws first).
+  if (authMode === 'none') logger.warn(unauthenticated(name));
 
   // Not `async`: an answer ready at once (an archive, a 304, an early error) is handed back in a
   // settled promise, and one still to come as it is (`Promise.resolve` returns a native promise

@@ -1,7 +1,11 @@
 /** Checks `createFetchHandler` options once and merges their defaults. */
+import { VERSION_SEGMENT } from './routing/routes.ts';
 import type { AuthMode, FetchHandlerOptions } from './types.ts';
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+// What a request can send after `Bearer ` and the kit reads back as the token (bearer.ts): a
+// header value's bytes (Latin-1 at most), without white space (`\s` holds U+00A0) or controls.
+const BEARER_VALUE = /^[\x21-\x7e\xa1-\xff]+$/;
 
 export interface ResolvedOptions {
   authMode: AuthMode;
@@ -10,31 +14,46 @@ export interface ResolvedOptions {
   /** The origin of `baseUrl`, which a browser behind a proxy names as its own; else `null`. */
   origin: string | null;
   maxBodyBytes: number;
-  logger: { warn(message: string): void };
+  logger: Logger;
 }
 
 /** @param versioned whether the handler serves majors (a list, or a definition with `version`) */
-export function resolveOptions(
-  options: FetchHandlerOptions,
-  pluginName: string,
-  versioned: boolean,
-): ResolvedOptions {
-  const { token, auth, baseUrl, maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
-  const logger = options.logger ?? console;
+export function resolveOptions(options: FetchHandlerOptions, versioned: boolean): ResolvedOptions {
+  if (!isObject(options as unknown)) throw new TypeError('options must be an object');
+  const { token, auth, baseUrl, jwks, maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
+  if (
+    options.logger !== undefined &&
+    typeof (options.logger as unknown as Logger)?.warn !== 'function'
+  ) {
+    throw new TypeError('options.logger must be an object with a warn(message) function');
+  }
+  const logger = safeLogger(options.logger ?? console);
   if (token !== undefined && auth !== undefined) {
     throw new TypeError('options.token and options.auth are exclusive: pass one of them');
   }
-  if (token !== undefined && (typeof token !== 'string' || token === '')) {
-    throw new TypeError('options.token must be a non-empty string');
+  if (token !== undefined && !(typeof token === 'string' && BEARER_VALUE.test(token))) {
+    // A token read from a file often ends in a newline, which no request can send back.
+    throw new TypeError(
+      'options.token must be a non-empty string a header can carry: visible characters up to U+00FF, no white space (trim a token read from a file)',
+    );
   }
   if (auth !== undefined) {
+    if (!isObject(auth as unknown)) {
+      throw new TypeError('options.auth must be an object { issuer, audience }');
+    }
     if (!isHttpUrl(auth.issuer)) throw new TypeError('options.auth.issuer must be an http(s) URL');
     if (typeof auth.audience !== 'string' || auth.audience === '') {
       throw new TypeError('options.auth.audience must be a non-empty string');
     }
   }
+  if (jwks !== undefined && !isObject(jwks as unknown)) {
+    throw new TypeError('options.jwks must be an object');
+  }
+  if (jwks?.fetch !== undefined && typeof jwks.fetch !== 'function') {
+    throw new TypeError('options.jwks.fetch must be a function like fetch');
+  }
   for (const key of ['cooldownMs', 'timeoutMs', 'cacheMaxAgeMs'] as const) {
-    const value = options.jwks?.[key];
+    const value = jwks?.[key];
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
       throw new TypeError(`options.jwks.${key} must be a non-negative integer of milliseconds`);
     }
@@ -44,18 +63,20 @@ export function resolveOptions(
   }
   const authMode: AuthMode =
     token !== undefined ? 'token' : auth !== undefined ? 'directory' : 'none';
-  if (authMode === 'none') {
-    logger.warn(
-      `plugin "${pluginName}" is served without authentication: anyone who reaches it can run ` +
-        'its commands; pass { token } or { auth } to createFetchHandler',
-    );
-  }
   return {
     authMode,
     ...(baseUrl === undefined ? { mount: null, origin: null } : base(baseUrl, versioned)),
     maxBodyBytes,
     logger,
   };
+}
+
+/** The one warning of a handler made without `token` or `auth`, logged once it has been made. */
+export function unauthenticated(pluginName: string): string {
+  return (
+    `plugin "${pluginName}" is served without authentication: anyone who reaches it can run ` +
+    'its commands; pass { token } or { auth } to createFetchHandler'
+  );
 }
 
 /**
@@ -70,12 +91,32 @@ function base(baseUrl: string, versioned: boolean): { mount: string; origin: str
     );
   }
   const { pathname, origin } = new URL(baseUrl);
-  if (versioned && pathname.split('/').some((segment) => /^v[0-9]+$/.test(segment))) {
+  if (versioned && pathname.split('/').some((segment) => VERSION_SEGMENT.test(segment))) {
     throw new TypeError(
       `options.baseUrl must not contain a /v<N> segment when versions are served (the handler adds it per major), got ${baseUrl}`,
     );
   }
   return { mount: pathname.replace(/\/+$/, ''), origin };
+}
+
+/**
+ * The logger the handler calls: one whose `warn` throws must not turn an answer into a rejected
+ * promise (a request's failure is logged on its way to the 500), so what it throws is dropped.
+ */
+type Logger = { warn(message: string): void };
+
+function safeLogger(logger: Logger): Logger {
+  return {
+    warn(message) {
+      try {
+        logger.warn(message);
+      } catch {}
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isHttpUrl(value: unknown): value is string {

@@ -192,17 +192,21 @@ describe('HEAD', () => {
 });
 
 describe('the archive cache', () => {
-  /** A definition counting how often the archive reads its description, i.e. builds. */
+  /**
+   * A handler counting the archives it builds. The handler serves a copy of the definition, but
+   * its commands' functions are the author's own, and each build asks each what kind of function
+   * it is (a generator streams): the first command's handler counts.
+   */
   function counted() {
     const def = acmeDefinition();
     const counter = { builds: 0 };
-    const handler = createFetchHandler(def, { logger: memoryLogger() });
-    Object.defineProperty(def, 'description', {
+    Object.defineProperty(def.groups.tickets.commands.create.handler, Symbol.toStringTag, {
       get: () => {
         counter.builds++;
-        return 'Acme ticket tracker';
+        return undefined;
       },
     });
+    const handler = createFetchHandler(def, { logger: memoryLogger() });
     return { handler, counter };
   }
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createFetchHandler } from '../src/index.ts';
-import { acmeDefinition, acmeGroup, errorOf, memoryLogger, ORIGIN, post } from './helpers.ts';
+import {
+  acmeDefinition,
+  acmeGroup,
+  errorOf,
+  manifestOf,
+  memoryLogger,
+  ORIGIN,
+  post,
+} from './helpers.ts';
 
 const handler = createFetchHandler(acmeDefinition(), {
   logger: memoryLogger(),
@@ -386,17 +394,144 @@ describe('input schema validation (draft 2020-12)', () => {
     expect((await strict(post('/acme/g/c', { card: '4242' }))).status).toBe(422);
   });
 
-  it('answers 500 internal_error, not a crash, when the schema itself cannot be applied', async () => {
-    const logger = memoryLogger();
-    const def = acmeGroup({
-      c: { description: 'd', input: { $ref: '#/$defs/missing' }, handler: () => ({}) },
+  it('refuses at creation a schema the validator could only fail at each call, naming where', () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ $ref: '#/$defs/missing' }, /input\.\$ref "#\/\$defs\/missing" resolves to nothing/],
+      [
+        { type: 'object', properties: { a: { $ref: 'https://elsewhere.example/schema' } } },
+        /input\.properties\.a\.\$ref/,
+      ],
+      [
+        { type: 'object', properties: { a: { type: 'string', pattern: '[' } } },
+        /input\.properties\.a: "\[" is not a regular expression/,
+      ],
+      [
+        { type: 'object', patternProperties: { '(': {} } },
+        /input: "\(" is not a regular expression/,
+      ],
+      [{ type: 'objcet' }, /input\.type "objcet" is not a JSON Schema type/],
+      [
+        {
+          type: 'object',
+          properties: { l: { type: 'array', items: { type: ['string', 'text'] } } },
+        },
+        /input\.properties\.l\.items\.type "text"/,
+      ],
+      [{ anyOf: [{ type: 'string' }, { $ref: '#/nowhere' }] }, /input\.anyOf\[1\]\.\$ref/],
+    ];
+    for (const [input, message] of cases) {
+      const def = acmeGroup({ c: { description: 'd', input, handler: () => ({}) } });
+      expect(() => createFetchHandler(def, { logger: memoryLogger() })).toThrow(TypeError);
+      expect(() => createFetchHandler(def, { logger: memoryLogger() })).toThrow(message);
+    }
+  });
+
+  it('resolves the references a schema can make: $defs, an $anchor, an $id of its own', async () => {
+    const input = {
+      $id: 'https://acme.example/create',
+      type: 'object',
+      properties: {
+        a: { $ref: '#/$defs/short' },
+        b: { $ref: '#named' },
+        c: { $ref: 'https://acme.example/create#/$defs/short' },
+      },
+      $defs: {
+        short: { type: 'string', maxLength: 2 },
+        named: { $anchor: 'named', type: 'integer' },
+      },
+    };
+    const strict = createFetchHandler(
+      acmeGroup({ c: { description: 'd', input, handler: () => ({}) } }),
+      {
+        logger: memoryLogger(),
+      },
+    );
+    expect((await strict(post('/acme/g/c', { a: 'ok', b: 1, c: 'ok' }))).status).toBe(200);
+    for (const [body, field] of [
+      [{ a: 'long' }, 'a'],
+      [{ b: 'x' }, 'b'],
+      [{ c: 'long' }, 'c'],
+    ] as const) {
+      const response = await strict(post('/acme/g/c', body));
+      expect(response.status).toBe(422);
+      expect((await errorOf(response)).field).toBe(field);
+    }
+  });
+
+  it('names the failure inside a $ref, not the $ref\'s own "A subschema had errors"', async () => {
+    const input = {
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/t' } },
+      $defs: { t: { type: 'string', minLength: 2 } },
+    };
+    const strict = createFetchHandler(
+      acmeGroup({ c: { description: 'd', input, handler: () => ({}) } }),
+      {
+        logger: memoryLogger(),
+      },
+    );
+    const error = await errorOf(await strict(post('/acme/g/c', { a: 'x' })));
+    expect(error.field).toBe('a');
+    expect(error.message).toMatch(/^\/a: String is too short/);
+  });
+
+  it('judges by the schema as JSON has it when the handler is made: what the archive publishes', async () => {
+    const served = async (input: Record<string, unknown>) => {
+      const def = acmeGroup({ c: { description: 'd', input, handler: () => ({ ok: true }) } });
+      const handler = createFetchHandler(def, { logger: memoryLogger() });
+      const status = async (body: unknown) => (await handler(post('/acme/g/c', body))).status;
+      const published = async () =>
+        (await manifestOf(await handler(new Request(`${ORIGIN}/`)))).commands[0]?.input;
+      return { status, published };
+    };
+    // Keywords only inherited, or not enumerable, are not in the published schema: neither the
+    // quick check nor the validator applies them.
+    const inherited = Object.create({ required: ['title'] });
+    inherited.type = 'object';
+    const hidden: Record<string, unknown> = { type: 'object' };
+    Object.defineProperty(hidden, 'required', { value: ['title'], enumerable: false });
+    for (const input of [inherited, hidden]) {
+      const { status, published } = await served(input);
+      expect(await published()).toEqual({ type: 'object' });
+      expect(await status({})).toBe(200);
+      expect(await status({ title: 5 })).toBe(200);
+    }
+    // A change after creation changes neither the answers nor the archive.
+    const later = { type: 'object', properties: { title: { type: 'string' } } };
+    const { status, published } = await served(later);
+    later.properties.title = { type: 'number' };
+    expect(await status({ title: 'x' })).toBe(200);
+    expect(await status({ title: 5 })).toBe(422);
+    expect(await published()).toEqual({
+      type: 'object',
+      properties: { title: { type: 'string' } },
     });
-    const broken = createFetchHandler(def, { logger });
-    const response = await broken(post('/acme/g/c', {}));
-    expect(response.status).toBe(500);
-    expect((await errorOf(response)).code).toBe('internal_error');
-    expect(
-      logger.warnings.some((w) => w.includes('acme/g/c') && w.includes('Unresolved $ref')),
-    ).toBe(true);
+  });
+
+  it("takes a frozen schema, and leaves the author's schema objects as they were", async () => {
+    const title = Object.freeze({ type: 'string', minLength: 1 });
+    const input = Object.freeze({
+      type: 'object',
+      properties: Object.freeze({ title, ref: Object.freeze({ $ref: '#/properties/title' }) }),
+    });
+    const def = acmeGroup({ c: { description: 'd', input, handler: () => ({ ok: true }) } });
+    const served = createFetchHandler(def, { logger: memoryLogger() });
+    expect((await served(post('/acme/g/c', { title: 'x', ref: 'y' }))).status).toBe(200);
+    expect((await served(post('/acme/g/c', { ref: '' }))).status).toBe(422);
+    const open = { type: 'object', properties: { a: { $ref: '#/$defs/t' } }, $defs: { t: {} } };
+    createFetchHandler(acmeGroup({ c: { description: 'd', input: open, handler: () => ({}) } }), {
+      logger: memoryLogger(),
+    });
+    expect(Object.getOwnPropertyNames(open)).toEqual(['type', 'properties', '$defs']);
+    expect(Object.getOwnPropertyNames(open.properties.a)).toEqual(['$ref']);
+  });
+
+  it('refuses at creation a schema JSON cannot hold, naming the input', () => {
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.properties = { self: cyclic };
+    const def = acmeGroup({ c: { description: 'd', input: cyclic, handler: () => ({}) } });
+    expect(() => createFetchHandler(def)).toThrow(
+      /plugin\.groups\.g\.commands\.c\.input must be a JSON Schema that JSON can hold/,
+    );
   });
 });

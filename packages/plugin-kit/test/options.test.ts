@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFetchHandler, type FetchHandlerOptions } from '../src/index.ts';
-import { acmeDefinition, get, memoryLogger, pathsOf } from './helpers.ts';
+import { acmeDefinition, acmeGroup, errorOf, get, memoryLogger, pathsOf, post } from './helpers.ts';
 
 const auth = { issuer: 'https://dir.example', audience: 'https://plugins.example/acme' };
 
@@ -39,6 +39,78 @@ describe('createFetchHandler options', () => {
 
   it('rejects an empty token', () => {
     expect(create({ token: '' })).toThrow(/options\.token/);
+  });
+
+  it('rejects a token no request could carry: white space (a file read with its newline), controls, beyond U+00FF', () => {
+    for (const token of [
+      'secret\n',
+      ' secret',
+      'sec ret',
+      'sec\tret',
+      'sec\u00a0ret',
+      'sec\u0000ret',
+      't€ken',
+    ]) {
+      expect(create({ token })).toThrow(TypeError);
+      expect(create({ token })).toThrow(/options\.token .*trim a token read from a file/);
+    }
+  });
+
+  it('rejects options, auth and jwks that are not objects, naming each', () => {
+    expect(create(null)).toThrow(/^options must be an object$/);
+    expect(create('t')).toThrow(/^options must be an object$/);
+    for (const bad of [null, 'https://dir.example', []]) {
+      expect(create({ auth: bad })).toThrow(/options\.auth must be an object/);
+    }
+    expect(create({ auth, jwks: 'x' })).toThrow(/options\.jwks must be an object/);
+    expect(create({ auth, jwks: { fetch: 'nope' } })).toThrow(/options\.jwks\.fetch/);
+  });
+
+  it('rejects a logger without a warn function, naming options.logger', () => {
+    for (const logger of [{}, null, 'console', { warn: 'x' }]) {
+      expect(create({ token: 't', logger })).toThrow(/options\.logger/);
+      expect(create({ logger })).toThrow(/options\.logger/);
+    }
+  });
+
+  it('still answers, with its request id, when the logger itself throws', async () => {
+    const logger = {
+      warn() {
+        throw new Error('log sink down');
+      },
+    };
+    const def = acmeGroup({
+      boom: {
+        description: 'd',
+        handler: () => {
+          throw new Error('boom');
+        },
+      },
+    });
+    const handler = createFetchHandler(def, { token: 't', logger });
+    const response = await handler(
+      post('/acme/g/boom', {}, { Authorization: 'Bearer t', 'Svc-Request-Id': 'req-1' }),
+    );
+    expect(response.status).toBe(500);
+    expect(response.headers.get('Svc-Request-Id')).toBe('req-1');
+    expect((await errorOf(response)).code).toBe('internal_error');
+    expect(() => createFetchHandler(def, { logger })).not.toThrow();
+  });
+
+  it('warns only for a handler it made: a bad option or schema throws with nothing logged', () => {
+    const logger = memoryLogger();
+    expect(create({ logger, baseUrl: '/relative' })).toThrow(/baseUrl/);
+    expect(() =>
+      createFetchHandler(acmeDefinition({ version: 2 }), {
+        logger,
+        baseUrl: 'https://p.example/v1',
+      }),
+    ).toThrow(/baseUrl/);
+    const badSchema = acmeGroup({
+      c: { description: 'd', input: { type: 'objcet' }, handler: () => ({}) },
+    });
+    expect(() => createFetchHandler(badSchema, { logger })).toThrow(TypeError);
+    expect(logger.warnings).toEqual([]);
   });
 
   it('rejects an auth issuer that is not a URL, or an empty audience', () => {
@@ -85,6 +157,15 @@ describe('createFetchHandler options', () => {
       const mount = new URL(baseUrl).pathname.replace(/\/$/, '');
       const response = await handler(get('/internal/', { Authorization: 'Bearer t' }));
       expect(await pathsOf(response)).toContain(`${mount}/acme/tickets/create`);
+    }
+  });
+
+  it('reads /v0 and /v01 in a versioned baseUrl as plain segments, as the router does', async () => {
+    for (const baseUrl of ['https://p.example/v0', 'https://p.example/v01/x']) {
+      const handler = createFetchHandler(acmeDefinition({ version: 2 }), { token: 't', baseUrl });
+      const response = await handler(get('/', { Authorization: 'Bearer t' }));
+      const mount = new URL(baseUrl).pathname;
+      expect(await pathsOf(response)).toContain(`${mount}/v2/acme/tickets/create`);
     }
   });
 

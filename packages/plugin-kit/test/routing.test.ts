@@ -117,6 +117,19 @@ describe('methods', () => {
     }
   });
 
+  it("answers a POST on baseUrl's own path with 405: there the mount is known", async () => {
+    const behind = createFetchHandler(acmeDefinition(), {
+      baseUrl: 'https://pub.example/plugins',
+      logger: memoryLogger(),
+    });
+    for (const path of ['/plugins', '/plugins/', '/', '/plugins/acme']) {
+      const response = await behind(post(path, {}));
+      expect(`${path} ${response.status}`).toBe(`${path} 405`);
+      expect(response.headers.get('Allow')).toBe('GET, HEAD');
+    }
+    expect((await behind(post('/elsewhere', {}))).status).toBe(404);
+  });
+
   it('answers a POST on a path that is not plainly the archive with 404 not_found', async () => {
     // An unversioned handler serves its archive on any GET, but a POST to `/plugins` or under the
     // plugin's name is likelier a command mistyped than a mount posted to.

@@ -98,6 +98,27 @@ describe('shared-token mode', () => {
     await expectUnauthorized(await versioned(get('/v1/')));
   });
 
+  it('keeps /versions public for every method: OPTIONS and a wrong method answer without a token', async () => {
+    const options = await versioned(
+      new Request(`${ORIGIN}/plugins/versions`, { method: 'OPTIONS' }),
+    );
+    expect(options.status).toBe(204);
+    expect(options.headers.get('Allow')).toBe('GET, HEAD');
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const response = await versioned(new Request(`${ORIGIN}/plugins/versions`, { method }));
+      expect(`${method} ${response.status}`).toBe(`${method} 405`);
+      expect(response.headers.get('Allow')).toBe('GET, HEAD');
+    }
+    // The archive's own paths stay private, whatever the method.
+    await expectUnauthorized(
+      await versioned(new Request(`${ORIGIN}/plugins/v1/`, { method: 'OPTIONS' })),
+    );
+    await expectUnauthorized(
+      await versioned(new Request(`${ORIGIN}/plugins/v1/`, { method: 'PUT' })),
+    );
+    await expectUnauthorized(await versioned(post('/plugins/v1/', {})));
+  });
+
   it('accepts a token beyond ASCII (a Latin-1 header value), refusing one that differs', async () => {
     const unicode = createFetchHandler(acmeDefinition(), { token: 'clé-secret', logger });
     expect((await unicode(get('/plugins', bearer('clé-secret')))).status).toBe(200);

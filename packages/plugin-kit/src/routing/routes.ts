@@ -33,8 +33,9 @@ export type Route =
   | { kind: 'archive'; def: PluginDefinition; mount: string; own: boolean }
   | { kind: 'versions' }
   | { kind: 'command'; entry: CommandEntry }
-  | { kind: 'options'; allow: string }
-  | { kind: 'error'; error: PluginError; allow?: string };
+  /** `public`: the path is `/versions`, which answers every method without a token. */
+  | { kind: 'options'; allow: string; public: boolean }
+  | { kind: 'error'; error: PluginError; allow?: string; public?: boolean };
 
 /** No command at the path; `missingMajor` when its `/v<N>` names a major not served. */
 type Miss = { entry: null; missingMajor: number | null };
@@ -52,7 +53,7 @@ type PathRoutes = { match: Match; read?: Route; post?: Route; options?: Route };
 const ALLOW_COMMAND = 'GET, HEAD, POST';
 const ALLOW_ARCHIVE = 'GET, HEAD';
 
-const VERSION_SEGMENT = /^v([1-9][0-9]*)$/;
+export const VERSION_SEGMENT = /^v([1-9][0-9]*)$/;
 
 export interface Router {
   /** @param url `request.url`, a serialized URL */
@@ -62,11 +63,13 @@ export interface Router {
 /**
  * @param defs one unversioned definition, or one per major (`versioned`)
  * @param compile builds a command's input check once; `at` names its input in the definition
+ * @param publicMount `baseUrl`'s path, when given: a request for it is one for the archive's own URL
  */
 export function createRouter(
   defs: readonly PluginDefinition[],
   versioned: boolean,
   compile: (command: CommandDefinition, at: string) => CommandEntry['check'],
+  publicMount: string | null = null,
 ): Router {
   const byMajor = new Map(defs.map((def) => [def.version ?? 0, def]));
   const latest = defs.reduce((a, b) => ((b.version ?? 0) > (a.version ?? 0) ? b : a));
@@ -195,7 +198,7 @@ export function createRouter(
       end = start;
     }
     return pluginAt < 0
-      ? { kind: 'archive', def: latest, mount: path, own: path === '' }
+      ? { kind: 'archive', def: latest, mount: path, own: path === '' || path === publicMount }
       : {
           kind: 'archive',
           def: latest,
@@ -223,13 +226,20 @@ export function createRouter(
           known.post ??= resolvePost(pathnameOf(url), known);
           return known.post;
         case 'OPTIONS':
-          known.options ??= { kind: 'options', allow };
+          known.options ??= { kind: 'options', allow, public: isVersions(url, known) };
           return known.options;
-        default:
-          return methodNotAllowed(method, allow);
+        default: {
+          const refused = methodNotAllowed(method, allow);
+          return isVersions(url, known) ? { ...refused, public: true } : refused;
+        }
       }
     },
   };
+
+  function isVersions(url: string, known: PathRoutes): boolean {
+    known.read ??= resolveRead(pathnameOf(url), known.match);
+    return known.read.kind === 'versions';
+  }
 
   function resolvePost(pathname: string, known: PathRoutes): Route {
     const { match } = known;
@@ -239,14 +249,19 @@ export function createRouter(
     // plugin's name (`<mount>/acme/tickets/nope`) names a command that is not there: 404.
     const { read } = known;
     if (read.kind === 'error') return read; // a major not served, named as on GET
-    if (read.kind === 'versions' || (read.kind === 'archive' && read.own)) {
-      return methodNotAllowed('POST', ALLOW_ARCHIVE);
-    }
+    if (read.kind === 'versions')
+      return { ...methodNotAllowed('POST', ALLOW_ARCHIVE), public: true };
+    if (read.kind === 'archive' && read.own) return methodNotAllowed('POST', ALLOW_ARCHIVE);
     return { kind: 'error', error: missError(match, pathname) };
   }
 }
 
-function methodNotAllowed(method: string, allow: string): Route {
+/** Whether a route answers without a token: OPTIONS and a wrong method on `/versions`. */
+export function isPublic(route: Route): boolean {
+  return (route.kind === 'options' || route.kind === 'error') && route.public === true;
+}
+
+function methodNotAllowed(method: string, allow: string): Extract<Route, { kind: 'error' }> {
   return {
     kind: 'error',
     error: new PluginError(405, 'method_not_allowed', `${method} is not allowed here`, {
