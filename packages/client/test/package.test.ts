@@ -28,6 +28,8 @@ describe('the built client', () => {
     expect(manifest.private).toBeUndefined();
     expect(manifest.dependencies['@svc/protocol']).toBe('0.1.0');
     expect(manifest.exports['./node']).toEqual({ types: './node.d.ts', default: './node.js' });
+    // undici's floor: its 8.x wants Node 22.19 and failed on import under Node 20.
+    expect(manifest.engines).toEqual({ node: '>=20.18.1' });
   });
 
   for (const [name, node] of [
