@@ -69,6 +69,41 @@ describe('createTestIssuer', () => {
     expect(decodeProtectedHeader(token).kid).toBe(kids[0]);
   });
 
+  it('names the key that signs: signWith the key kept before rotate gives its kid, and verifies', async () => {
+    const issuer = await createTestIssuer({ issuer: 'https://dir.example' });
+    const before = {
+      privateKey: issuer.privateKey,
+      publicKey: issuer.publicKey,
+      kid: issuer.publicJwk.kid,
+    };
+    await issuer.rotate();
+    const old = await issuer.mint({
+      aud: 'https://p.example',
+      scope: 'a:b',
+      signWith: before.privateKey,
+    });
+    expect(decodeProtectedHeader(old).kid).toBe(before.kid);
+    await jwtVerify(old, before.publicKey);
+    const fresh = await issuer.mint({ aud: 'https://p.example', scope: 'a:b' });
+    expect(decodeProtectedHeader(fresh).kid).toBe(issuer.publicJwk.kid);
+    // a key that is not the issuer's borrows the current key's id, as a forger's would
+    const stranger = await createTestIssuer();
+    const forged = await issuer.mint({
+      aud: 'https://p.example',
+      scope: 'a:b',
+      signWith: stranger.privateKey,
+    });
+    expect(decodeProtectedHeader(forged).kid).toBe(issuer.publicJwk.kid);
+    // an explicit kid still wins
+    const named = await issuer.mint({
+      aud: 'https://p.example',
+      scope: 'a:b',
+      signWith: before.privateKey,
+      kid: 'k',
+    });
+    expect(decodeProtectedHeader(named).kid).toBe('k');
+  });
+
   it('hands out its current key pair, to sign a token mint cannot shape', async () => {
     const issuer = await createTestIssuer({ issuer: 'https://dir.example', alg: 'ES256' });
     expect(issuer.alg).toBe('ES256');

@@ -3,7 +3,7 @@
  * `<issuer>/.well-known/jwks.json` through the kit's key-set cache (jwks-cache.ts), which caches
  * them, refetches once for an unknown `kid`, starts at most one fetch per cooldown and times it out.
  */
-import { errors, type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose';
+import { type CryptoKey, errors, type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose';
 import { PluginError } from '../errors.ts';
 import type { Caller, FetchHandlerOptions } from '../types.ts';
 import { bearerToken } from './bearer.ts';

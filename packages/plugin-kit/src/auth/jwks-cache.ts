@@ -7,7 +7,13 @@
  * cooldown, and the last good keys keep verifying until a refresh succeeds. Key selection (kid,
  * alg, use) stays jose's, through its local key set.
  */
-import { createLocalJWKSet, errors, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose';
+import {
+  type CryptoKey,
+  createLocalJWKSet,
+  errors,
+  type FlattenedJWSInput,
+  type JWSHeaderParameters,
+} from 'jose';
 import { decode, readCounted } from '../http/body.ts';
 
 export interface JwksCacheOptions {

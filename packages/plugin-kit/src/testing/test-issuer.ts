@@ -3,7 +3,7 @@
  * `<issuer>/.well-known/jwks.json` through `fetch` (pass it as `jwks.fetch`), and mints tokens
  * shaped like the directory's outbound tokens.
  */
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 export type TestIssuerAlg = 'ES256' | 'RS256' | 'PS256' | 'EdDSA';
 
@@ -23,7 +23,10 @@ export interface MintClaims {
   iat?: number;
   jti?: string;
   iss?: string;
-  /** Header `kid`; default the current key's; `null` for a token without one. */
+  /**
+   * Header `kid`; default the signing key's (`signWith`'s when it is the key before `rotate`, else
+   * the current key's); `null` for a token without one.
+   */
   kid?: string | null;
   /** Claims to leave out of the token, to test a token missing one. */
   omit?: readonly string[];
@@ -87,7 +90,11 @@ export async function createTestIssuer(
     },
     async mint(claims) {
       const now = Math.floor(Date.now() / 1000);
-      const { kid = current.jwk.kid, omit = [], signWith = current.privateKey, ...given } = claims;
+      const { omit = [], signWith = current.privateKey, ...rest } = claims;
+      // The key that signs names itself, as a directory's token does; a key not the issuer's
+      // borrows the current key's id, as a forger's would.
+      const signer = signWith === previous?.privateKey ? previous : current;
+      const { kid = signer.jwk.kid, ...given } = rest;
       const payload: Record<string, unknown> = {
         iss: issuer,
         sub: 'user_test',

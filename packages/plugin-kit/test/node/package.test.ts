@@ -3,7 +3,7 @@
 // into another project's node_modules, imported by plain Node 20 and 24 (neither strips types
 // there) and type-checked by a consumer under strict TypeScript.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage } from '../../../../scripts/build-package.ts';
@@ -80,6 +80,27 @@ describe('the built package', () => {
   it('type-checks a consumer against its .d.ts under strict settings', () => {
     const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
     const check = spawnSync(process.execPath, [tsc, '-p', project.dir], { encoding: 'utf8' });
+    expect(check.stdout + check.stderr).toBe('');
+    expect(check.status).toBe(0);
+  });
+
+  it('type-checks in a Node project without the DOM library, its own .d.ts files included', () => {
+    // Web Crypto's `CryptoKey` is a DOM type that @types/node declares otherwise (or, in its
+    // older majors, not at all): the kit's declarations name jose's instead.
+    const types = join(project.dir, 'node_modules', '@types');
+    mkdirSync(types, { recursive: true });
+    if (!existsSync(join(types, 'node'))) {
+      symlinkSync(join(repoRoot, 'node_modules', '@types', 'node'), join(types, 'node'), 'dir');
+    }
+    project.write('tsconfig.node.json', JSON.stringify(NODE_TSCONFIG));
+    const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    const check = spawnSync(
+      process.execPath,
+      [tsc, '-p', join(project.dir, 'tsconfig.node.json')],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(check.stdout + check.stderr).toBe('');
     expect(check.status).toBe(0);
   });
@@ -165,7 +186,10 @@ const handler: (request: Request) => Promise<Response> = createFetchHandler(plug
 createFetchHandler(plugin, { tokne: 't' });
 const issuer = await createTestIssuer();
 const token: Promise<string> = issuer.mint({ aud: 'https://x', scope: 'acme:tickets' });
-export { handler, token };
+const before = issuer.privateKey;
+await issuer.rotate();
+const old: Promise<string> = issuer.mint({ aud: 'https://x', scope: 'acme:tickets', signWith: before });
+export { handler, old, token };
 `;
 
 const CONSUMER_TSCONFIG = {
@@ -181,4 +205,15 @@ const CONSUMER_TSCONFIG = {
     noEmit: true,
   },
   files: ['consumer.ts'],
+};
+
+/** A Node-only project: no DOM library, Node's own types, every .d.ts checked. */
+const NODE_TSCONFIG = {
+  ...CONSUMER_TSCONFIG,
+  compilerOptions: {
+    ...CONSUMER_TSCONFIG.compilerOptions,
+    lib: ['ES2023'],
+    types: ['node'],
+    skipLibCheck: false,
+  },
 };
