@@ -350,10 +350,49 @@ describe('broker control plane bodies', () => {
       ok(brokerSessionSchema, {
         node: sampleNode({ state: 'running' }),
         system_prompt: null,
-        tools: ['wait', 'yield', 'report', 'submit'],
+        tools: ['wait', 'yield', 'report', 'submit', 'acme:tickets'],
+        plugins: [
+          {
+            name: 'acme',
+            origin: 'http://127.0.0.1:8787',
+            auth: 'token',
+            auth_env: 'ACME_TOKEN',
+            commands: [
+              {
+                group: 'tickets',
+                name: 'create',
+                description: 'Open a ticket',
+                scope: 'acme:tickets',
+                streaming: false,
+                method: 'POST',
+                path: '/plugins/acme/tickets/create',
+                input: { type: 'object' },
+              },
+            ],
+          },
+        ],
         turns: [],
         directive: { action: 'continue', reason: null, cancel_jobs: [] },
       }),
     ).toBe(true);
+  });
+
+  it('a broker session offers no directory-mode plugin, and always says which plugins', () => {
+    const session = {
+      node: sampleNode({ state: 'running' }),
+      system_prompt: null,
+      tools: [],
+      turns: [],
+      directive: { action: 'continue', reason: null, cancel_jobs: [] },
+    };
+    expect(ok(brokerSessionSchema, session)).toBe(false);
+    const directory = {
+      name: 'acme',
+      origin: 'http://x',
+      auth: 'directory',
+      auth_env: null,
+      commands: [],
+    };
+    expect(ok(brokerSessionSchema, { ...session, plugins: [directory] })).toBe(false);
   });
 });

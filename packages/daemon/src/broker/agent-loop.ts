@@ -42,6 +42,7 @@ import {
   toolSpec,
   toolsFor,
 } from './tools/index.ts';
+import { type LoopTool, pluginTools } from './tools/plugin.ts';
 
 export type { LoopExit, LoopExitKind } from './loop-exit.ts';
 
@@ -53,6 +54,8 @@ export interface AgentLoopOptions {
   onEvent?: (event: LoopEvent) => void;
   /** Retries of a retryable provider error within one model call (default: `runModelTurn`'s). */
   maxRetries?: number;
+  /** The profile env store from the launch: plugin calls read their shared tokens here. */
+  env?: Readonly<Record<string, string>>;
 }
 
 export type LoopEvent =
@@ -86,8 +89,11 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
   const session = await port.load();
   const { node, cwd } = session;
   if (session.directive.action !== 'continue') return directiveExit(session.directive);
-  const tools = new Map(toolsFor(node.scopes, session.tools).map((t) => [t.name as string, t]));
-  const specs = Object.fromEntries([...tools].map(([name, t]) => [name, toolSpec(t)]));
+  const tools = new Map<string, LoopTool>([
+    ...toolsFor(node.scopes, session.tools).map((t) => [t.name, builtin(t)] as const),
+    ...pluginTools(session.plugins, options.env ?? {}),
+  ]);
+  const specs = Object.fromEntries([...tools].map(([name, t]) => [name, t.spec]));
   const messages: ModelMessage[] = [];
   const seenMail = new Set<number>();
 
@@ -243,9 +249,26 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
   }
 }
 
-/** Input is checked before the tool runs; a bad call or a refusal is a result the model reads. */
+/** A built-in tool for the loop: its input is checked against its schema before it runs. */
+function builtin(tool: BrokerTool): LoopTool {
+  return {
+    spec: toolSpec(tool),
+    run(input, ctx) {
+      const parsed = tool.input.safeParse(input);
+      if (!parsed.success) {
+        return Promise.resolve({
+          output: `invalid input for ${tool.name}:\n${z.prettifyError(parsed.error)}`,
+          is_error: true,
+        });
+      }
+      return tool.run(parsed.data, ctx);
+    },
+  };
+}
+
+/** A bad call or a refusal is a result the model reads. */
 async function runTool(
-  tools: ReadonlyMap<string, BrokerTool>,
+  tools: ReadonlyMap<string, LoopTool>,
   call: RecordedToolCall,
   ctx: ToolContext,
 ): Promise<ToolOutcome> {
@@ -253,15 +276,8 @@ async function runTool(
   if (tool === undefined) {
     return { output: `tool ${call.name} is not available to this node`, is_error: true };
   }
-  const parsed = tool.input.safeParse(call.input);
-  if (!parsed.success) {
-    return {
-      output: `invalid input for ${call.name}:\n${z.prettifyError(parsed.error)}`,
-      is_error: true,
-    };
-  }
   try {
-    return await tool.run(parsed.data, ctx);
+    return await tool.run(call.input, ctx);
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) {
       return { output: `${error.code}: ${error.message}`, is_error: true };

@@ -77,6 +77,7 @@ try {
       ...(script !== undefined && { script: script as ScriptedTurn[] }),
     }),
     signal: controller.signal,
+    env: launch.env,
     ...(viewers !== null && { onEvent: (event) => viewers.publish(event) }),
   });
   log({ msg: 'loop ended', node_id: launch.node_id, exit: exit.kind, reason: exit.reason });

@@ -46,6 +46,7 @@ import type { SupervisorHooks } from '../supervisor/supervisor.ts';
 import type { EventLog } from './events.ts';
 import type { ModelChoice, ModelService } from './models.ts';
 import type { NodeService } from './nodes.ts';
+import { offeredPlugins } from './plugins.ts';
 import type { ProfileService, ProfileSettings } from './profiles.ts';
 import { waitUntil } from './wait-until.ts';
 
@@ -220,10 +221,13 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         parkIfSpent(node, afterCommit);
         const settings = settingsOf(node.profile);
         const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
+        const installed = offeredPlugins(store.plugins.all());
+        const tools = availableTools(scopes, settings?.tools ?? null, installed.groups);
         return {
           node: toNode(node),
           system_prompt: settings?.system_prompt ?? null,
-          tools: availableTools(scopes, settings?.tools ?? null),
+          tools,
+          plugins: installed.keep(tools),
           turns: store.turns.list(id),
           directive: directiveOf(node),
         };

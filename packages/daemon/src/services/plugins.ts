@@ -8,7 +8,7 @@
  */
 
 import { readTar } from '@svc/plugin-kit/archive';
-import type { Plugin, pluginInstallBodySchema } from '@svc/protocol';
+import type { BrokerPlugin, Plugin, pluginInstallBodySchema } from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
@@ -299,6 +299,38 @@ export function pluginService(store: Store, events: EventLog) {
 }
 
 export type PluginService = ReturnType<typeof pluginService>;
+
+/**
+ * What a broker's claim offers of the installed plugins: the `<plugin>:<group>` tool names to cut
+ * by scopes and the profile's list, and, once cut, the plugins with the commands of the groups
+ * kept. A directory-mode plugin is left out: its commands need a token the directory mints for
+ * each call, and the daemon holds no directory yet.
+ */
+export function offeredPlugins(rows: readonly PluginRow[]): {
+  groups: string[];
+  keep(tools: readonly string[]): BrokerPlugin[];
+} {
+  const callable = rows.filter(
+    (row): row is PluginRow & { auth: BrokerPlugin['auth'] } => row.auth !== 'directory',
+  );
+  const plugins = callable.map((row) => ({
+    name: row.name,
+    origin: row.origin,
+    auth: row.auth,
+    auth_env: row.auth_env,
+    commands: JSON.parse(row.commands) as Plugin['commands'],
+  }));
+  return {
+    groups: plugins.flatMap(({ commands }) => [...new Set(commands.map((c) => c.scope))]),
+    keep: (tools) =>
+      plugins
+        .map((plugin) => ({
+          ...plugin,
+          commands: plugin.commands.filter((command) => tools.includes(command.scope)),
+        }))
+        .filter((plugin) => plugin.commands.length > 0),
+  };
+}
 
 /** What an answer says before its body is read. */
 type Head = Pick<Response, 'status' | 'headers'>;

@@ -24,6 +24,7 @@ export function pluginStore(db: Db) {
   const q = {
     get: db.sqlite.prepare('SELECT * FROM plugins WHERE name = ?'),
     list: db.sqlite.prepare('SELECT * FROM plugins WHERE name > ? ORDER BY name LIMIT ?'),
+    all: db.sqlite.prepare('SELECT * FROM plugins ORDER BY name'),
     upsert: db.sqlite.prepare(
       `INSERT INTO plugins (name, description, endpoint, origin, major, supported, auth, auth_env,
          groups_json, commands, etag, installed_at, updated_at)
@@ -43,6 +44,10 @@ export function pluginStore(db: Db) {
     },
     list(after: string, limit: number): PluginRow[] {
       return q.list.all(after, limit) as unknown as PluginRow[];
+    },
+    /** Every installed plugin: what a broker's claim offers from (a person installs a few). */
+    all(): PluginRow[] {
+      return q.all.all() as unknown as PluginRow[];
     },
     /** Inserts, or replaces every field but `installed_at`. */
     upsert(row: PluginRow): void {

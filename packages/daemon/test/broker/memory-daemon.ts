@@ -198,6 +198,7 @@ export class MemoryDaemon {
         node,
         system_prompt: null,
         tools: availableTools(node.scopes, null),
+        plugins: [],
         turns: self.turns,
         directive: directiveAfterRecord(),
         cwd: self.cwd,

@@ -19,6 +19,7 @@ import {
   turnUsageSchema,
   WAIT_MAX_S,
 } from './nodes.ts';
+import { pluginCommandSchema, pluginSchema } from './plugins.ts';
 
 /** What the daemon wants the broker to do next. */
 export const directiveSchema = z.object({
@@ -62,10 +63,33 @@ export const brokerClaimBodySchema = z.strictObject({
   broker_version: z.string().min(1).max(100),
 });
 
+/**
+ * An installed plugin as the broker calls it: the commands of the groups it offers (SPEC,
+ * "Installing a plugin": `origin + rest.path`), and how to authenticate.
+ */
+export const brokerPluginSchema = z.object({
+  name: pluginSchema.shape.name,
+  origin: pluginSchema.shape.origin,
+  auth: z
+    .enum(['none', 'token'])
+    .describe('directory-mode plugins are not offered: the daemon mints no directory tokens yet'),
+  auth_env: pluginSchema.shape.auth_env.describe(
+    "the launch env's variable holding the shared token (`token` mode)",
+  ),
+  commands: z.array(pluginCommandSchema).describe('those of the groups in `tools`'),
+});
+
+export type BrokerPlugin = z.output<typeof brokerPluginSchema>;
+
 export const brokerSessionSchema = z.object({
   node: nodeSchema,
   system_prompt: z.string().nullable(),
-  tools: z.array(z.string()).describe('the tools to offer the model (scopes ∩ the profile list)'),
+  tools: z
+    .array(z.string())
+    .describe(
+      'the tools to offer the model (scopes ∩ the profile list): built-ins, then `<plugin>:<group>`',
+    ),
+  plugins: z.array(brokerPluginSchema).describe('the installed plugins of the groups in `tools`'),
   turns: z.array(turnSchema).describe('the recorded conversation to resume from, oldest first'),
   directive: directiveSchema,
 });

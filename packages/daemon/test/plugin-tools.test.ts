@@ -1,0 +1,192 @@
+/**
+ * Installed plugins as agent tools, end to end: the kit's handler on a real HTTP server on
+ * 127.0.0.1, installed through `/v1/plugins`, and scripted nodes on real brokers calling its
+ * commands, the shared token read from the profile's env store.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { createFetchHandler, definePlugin, PluginError } from '@svc/plugin-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createNode,
+  isFinal,
+  nodeEvents,
+  scripted,
+  submit,
+  toolResults,
+  waitForNode,
+} from './broker-fixtures.ts';
+import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+const TOKEN = 'acme-shared-token-7c1f';
+const seen: { path: string; authorization: string | null; requestId: string | null }[] = [];
+const tickets: { id: string; title: string }[] = [];
+
+const acme = definePlugin({
+  name: 'acme',
+  description: 'Acme support tickets',
+  groups: {
+    tickets: {
+      description: 'Support tickets',
+      commands: {
+        create: {
+          description: 'Open a ticket',
+          input: {
+            type: 'object',
+            properties: { title: { type: 'string', minLength: 1 } },
+            required: ['title'],
+            additionalProperties: false,
+          },
+          handler: ({ title }: { title: string }) => {
+            const ticket = { id: `T-${tickets.length + 1}`, title };
+            tickets.push(ticket);
+            return ticket;
+          },
+        },
+        list: {
+          description: 'Stream the open tickets',
+          async *handler() {
+            yield* tickets;
+          },
+        },
+        close: {
+          description: 'Close a ticket',
+          handler: ({ id }: { id?: string }) => {
+            throw new PluginError(404, 'not_found', `no ticket ${id}`, { field: 'id' });
+          },
+        },
+      },
+    },
+    admin: {
+      description: 'Administration',
+      commands: { purge: { description: 'Remove every ticket', handler: () => ({ ok: true }) } },
+    },
+  },
+});
+
+let t: TestDaemon;
+let server: ReturnType<typeof serve>;
+let endpoint = '';
+
+beforeAll(async () => {
+  const handler = createFetchHandler(acme, { token: TOKEN, logger: { warn() {} } });
+  server = serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (request) => {
+      seen.push({
+        path: new URL(request.url).pathname,
+        authorization: request.headers.get('authorization'),
+        requestId: request.headers.get('svc-request-id'),
+      });
+      return handler(request);
+    },
+  });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/plugins`;
+  t = await startTestDaemon({ brokers: { concurrency: 2 } });
+  const installed = await t.call(
+    '/v1/plugins',
+    json({ endpoint, name: 'acme', auth_env: 'ACME_TOKEN', token: TOKEN }),
+  );
+  expect(installed.status).toBe(200);
+  const profile = await t.call('/v1/profiles/default', json({}, 'PUT'));
+  expect(profile.status).toBe(200);
+});
+
+afterAll(async () => {
+  await t?.stop();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const call = (name: string, input: unknown) => ({ tool_calls: [{ name, input }] });
+
+describe("installed plugins' commands as tools", () => {
+  it('runs a command with the token from the env store; the model reads its result', async () => {
+    const env = await t.call('/v1/profiles/default/env/ACME_TOKEN', json({ value: TOKEN }, 'PUT'));
+    expect(env.status).toBe(200);
+    const node = await createNode(t.call, {
+      task: 'open a ticket',
+      model: scripted('agent', [
+        call('acme_tickets_create', { title: 'Printer on fire' }),
+        call('acme_tickets_create', { title: '' }),
+        call('acme_tickets_list', {}),
+        call('acme_tickets_close', { id: 'T-9' }),
+        submit({ ok: true }),
+      ]),
+    });
+    expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+    const [created, refused, listed, closed] = await toolResults(t.call, node.id, 4);
+    expect(created).toMatchObject({ name: 'acme_tickets_create', status: 'ok' });
+    expect(created?.output).toEqual({ id: 'T-1', title: 'Printer on fire' });
+    // The plugin's 422 envelope goes back to the model, naming the field.
+    expect(refused).toMatchObject({ status: 'error' });
+    expect(refused?.output).toMatchObject({
+      status: 422,
+      error: { code: 'validation_failed', field: 'title' },
+    });
+    // A streaming command answers its items.
+    expect(listed).toMatchObject({ status: 'ok' });
+    expect(listed?.output).toEqual({
+      items: [{ id: 'T-1', title: 'Printer on fire' }],
+      ended: true,
+    });
+    expect(closed?.output).toMatchObject({
+      status: 404,
+      error: { code: 'not_found', field: 'id' },
+    });
+
+    const calls = seen.filter((s) => s.path.startsWith('/plugins/acme/tickets/'));
+    expect(calls.map((s) => s.path)).toEqual([
+      '/plugins/acme/tickets/create',
+      '/plugins/acme/tickets/create',
+      '/plugins/acme/tickets/list',
+      '/plugins/acme/tickets/close',
+    ]);
+    for (const s of calls) {
+      expect(s.authorization).toBe(`Bearer ${TOKEN}`);
+      expect(s.requestId).toMatch(new RegExp(`^${node.id}:`));
+    }
+    // The token is the env store's: it shows in no event of the node.
+    expect(JSON.stringify(await nodeEvents(t.call, node.id))).not.toContain(TOKEN);
+  });
+
+  it("offers only the groups the node's scopes cover", async () => {
+    const node = await createNode(t.call, {
+      task: 'tickets only',
+      scopes: ['acme:tickets'],
+      model: scripted('narrow', [
+        call('acme_admin_purge', {}),
+        call('acme_tickets_create', { title: 'Allowed' }),
+        submit({ ok: true }),
+      ]),
+    });
+    expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+    // The call of a tool never offered is refused as the model makes it, and never sent.
+    const turns = (await nodeEvents(t.call, node.id, ['node.turn'])).map(
+      (e) => e.payload.turn as { tool_calls: { name: string; status: string; output: unknown }[] },
+    );
+    expect(turns[0]?.tool_calls).toEqual([
+      expect.objectContaining({ name: 'acme_admin_purge', status: 'error' }),
+    ]);
+    expect(seen.some((s) => s.path.endsWith('/admin/purge'))).toBe(false);
+    const [create] = await toolResults(t.call, node.id, 1);
+    expect(create).toMatchObject({ status: 'ok', output: { title: 'Allowed' } });
+  });
+
+  it('answers an error naming the env store when the token is not set there', async () => {
+    await t.call('/v1/profiles/bare', json({}, 'PUT'));
+    const node = await createNode(t.call, {
+      task: 'no token',
+      profile: 'bare',
+      model: scripted('no-token', [call('acme_tickets_create', { title: 'x' }), submit({})]),
+    });
+    expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+    const [result] = await toolResults(t.call, node.id, 1);
+    expect(result).toMatchObject({
+      status: 'error',
+      output:
+        "plugin acme needs its shared token in the profile's env store: svc profile env set bare --name ACME_TOKEN",
+    });
+  });
+});
