@@ -211,6 +211,7 @@ describe('with real brokers', () => {
             text: 'thinking it over',
             tool_calls: [{ name: 'report', input: { text: 'half way' } }],
           },
+          { tool_calls: [{ name: 'no_such_tool', input: {} }] },
           {
             tool_calls: [
               { name: 'submit', input: { summary: 'an old pond', result: { lines: 3 } } },
@@ -232,7 +233,9 @@ describe('with real brokers', () => {
       expect(stderr).toMatch(/turn 1: thinking it over → report/);
       expect(stderr).toMatch(/tool report ok/);
       expect(stderr).toMatch(/report: half way/);
-      expect(stderr).toMatch(/turn 2: → submit|turn 2:\s*→ submit/);
+      // a call of a tool not offered shows its refusal, though no tool event follows
+      expect(stderr).toMatch(/turn 2:\s*→ no_such_tool error: .*unavailable tool/);
+      expect(stderr).toMatch(/turn 3:\s*→ submit/);
       expect(stderr).toMatch(/running → done \(submit\)/);
     } finally {
       await real.close();

@@ -87,7 +87,14 @@ export function renderEvent(event: NodeEvent, colors: Palette): string {
     case 'run.state':
       return `${who} ${p.from ?? 'new'} → ${stateText(String(p.to), colors)}${p.action ? ` (${p.action})` : ''}${p.reason ? `: ${p.reason}` : ''}`;
     case 'node.turn': {
-      const calls = (p.turn.tool_calls as { name: string }[]).map((c) => c.name);
+      // A call refused as the model made it (a tool not offered, input that is not JSON) is
+      // settled in the turn itself, and no `node.tool` event follows: its error shows here.
+      const calls = (p.turn.tool_calls as { name: string; status: string; output: unknown }[]).map(
+        (c) =>
+          c.status === 'error'
+            ? `${c.name} ${colors.red('error')}: ${preview(JSON.stringify(c.output) ?? '')}`
+            : c.name,
+      );
       const text = p.turn.text === '' ? '' : ` ${preview(p.turn.text)}`;
       return `${who} turn ${p.turn.index}:${text}${calls.length > 0 ? ` → ${calls.join(', ')}` : ''}`;
     }
