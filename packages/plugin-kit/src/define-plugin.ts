@@ -2,7 +2,7 @@
  * `definePlugin` checks a definition once, when the module loads, so a typo fails at startup with
  * a `TypeError` naming the field instead of as a 500 on the first call.
  */
-import type { JsonSchema, PluginDefinition } from './types.ts';
+import type { CommandDefinition, GroupDefinition, JsonSchema, PluginDefinition } from './types.ts';
 
 /** Plugin, group and command names: they become URL segments and `<plugin>:<group>` scopes. */
 const NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
@@ -57,26 +57,70 @@ function snapshotInputs(def: PluginDefinition, at: string): PluginDefinition {
   const groups = Object.entries(def.groups).map(([groupName, group]) => {
     const commands = Object.entries(group.commands).map(([commandName, command]) => {
       const inputAt = `${at}.groups.${groupName}.commands.${commandName}.input`;
-      const { input } = command;
-      return [
-        commandName,
-        input === undefined ? { ...command } : { ...command, input: jsonCopy(input, inputAt) },
-      ] as const;
+      // Field by field, as the checks above read them: a command may be a class instance whose
+      // handler is its prototype's, which a spread would leave behind.
+      const { description, input, streaming, handler } = command;
+      const copy: CommandDefinition = {
+        description,
+        handler,
+        ...(streaming !== undefined && { streaming }),
+        ...(input !== undefined && { input: jsonCopy(input, inputAt) }),
+      };
+      return [commandName, copy] as const;
     });
-    return [groupName, { ...group, commands: Object.fromEntries(commands) }] as const;
+    const description = group.description;
+    const copy: GroupDefinition = {
+      ...(description !== undefined && { description }),
+      commands: Object.fromEntries(commands),
+    };
+    return [groupName, copy] as const;
   });
-  return { ...def, groups: Object.fromEntries(groups) };
+  return {
+    name: def.name,
+    description: def.description,
+    ...(def.version !== undefined && { version: def.version }),
+    groups: Object.fromEntries(groups),
+  };
 }
 
+/**
+ * The schema as JSON has it, once it is plain JSON data: JSON would turn `Infinity` and `NaN` into
+ * `null` (a `maximum` that refuses every number), a RegExp into `{}` and a Date into a string, and
+ * drop a function, each changing what the schema says without a word.
+ */
 function jsonCopy(schema: object, at: string): JsonSchema {
-  let copy: unknown;
-  try {
-    copy = JSON.parse(JSON.stringify(schema));
-  } catch (cause) {
-    throw new TypeError(`${at} must be a JSON Schema that JSON can hold`, { cause });
-  }
+  checkJson(schema, at, new Set());
+  const copy: unknown = JSON.parse(JSON.stringify(schema));
   if (!isObject(copy)) throw new TypeError(`${at} must be a JSON Schema object`);
   return copy;
+}
+
+/** @param ancestors the objects above `value`: one seen again is a cycle, which JSON cannot hold */
+function checkJson(value: unknown, at: string, ancestors: Set<object>): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError(`${at} must be a finite number, got ${value}`);
+    return;
+  }
+  const plain =
+    typeof value === 'object' &&
+    (Array.isArray(value) ||
+      Object.getPrototypeOf(value) === Object.prototype ||
+      Object.getPrototypeOf(value) === null);
+  if (!plain) {
+    const kind = typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
+    throw new TypeError(
+      `${at} must be plain JSON data (objects, arrays, strings, numbers, booleans, null), got ${kind}`,
+    );
+  }
+  if (ancestors.has(value)) throw new TypeError(`${at} refers to itself: JSON cannot hold a cycle`);
+  ancestors.add(value);
+  for (const [key, item] of Object.entries(value)) {
+    // A property set to undefined is absent in JSON, as in the schema's meaning.
+    if (item === undefined && !Array.isArray(value)) continue;
+    checkJson(item, Array.isArray(value) ? `${at}[${key}]` : `${at}.${key}`, ancestors);
+  }
+  ancestors.delete(value);
 }
 
 function validateDefinition(def: PluginDefinition, at = 'plugin'): void {

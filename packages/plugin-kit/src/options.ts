@@ -3,9 +3,10 @@ import { VERSION_SEGMENT } from './routing/routes.ts';
 import type { AuthMode, FetchHandlerOptions } from './types.ts';
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-// What a request can send after `Bearer ` and the kit reads back as the token (bearer.ts): a
-// header value's bytes (Latin-1 at most), without white space (`\s` holds U+00A0) or controls.
-const BEARER_VALUE = /^[\x21-\x7e\xa1-\xff]+$/;
+// Visible ASCII: what every client sends after `Bearer ` as it was typed (RFC 6750's b64token
+// is within it), and what the installer accepts to fetch a guarded archive. A header may carry
+// Latin-1 too, but a UTF-8 terminal sends `é` as two bytes that would never match.
+const BEARER_VALUE = /^[\x21-\x7e]+$/;
 
 export interface ResolvedOptions {
   authMode: AuthMode;
@@ -34,7 +35,7 @@ export function resolveOptions(options: FetchHandlerOptions, versioned: boolean)
   if (token !== undefined && !(typeof token === 'string' && BEARER_VALUE.test(token))) {
     // A token read from a file often ends in a newline, which no request can send back.
     throw new TypeError(
-      'options.token must be a non-empty string a header can carry: visible characters up to U+00FF, no white space (trim a token read from a file)',
+      'options.token must be a non-empty string of visible ASCII characters, without white space (trim a token read from a file)',
     );
   }
   if (auth !== undefined) {

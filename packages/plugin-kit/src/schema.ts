@@ -3,7 +3,15 @@
  * generating code, so it runs where `new Function` is forbidden (workerd). `schema-accept.ts`
  * answers the valid inputs of common schemas faster; the validator judges everything else.
  */
-import { dereference, type OutputUnit, type Schema, validate } from '@cfworker/json-schema';
+import {
+  dereference,
+  type OutputUnit,
+  type Schema,
+  schemaArrayKeyword,
+  schemaKeyword,
+  schemaMapKeyword,
+  validate,
+} from '@cfworker/json-schema';
 import { PluginError } from './errors.ts';
 import { compileAccept } from './schema-accept.ts';
 import type { JsonObject, JsonSchema } from './types.ts';
@@ -38,63 +46,43 @@ export function compileInput(schema: JsonSchema, at: string): InputCheck {
   };
 }
 
-// The keywords whose value is a subschema, a list of them, or a map of them (draft 2020-12, and
-// the older ones the validator still applies).
-const SUBSCHEMA = [
-  'additionalProperties',
-  'unevaluatedProperties',
-  'propertyNames',
-  'items',
-  'additionalItems',
-  'unevaluatedItems',
-  'contains',
-  'not',
-  'if',
-  'then',
-  'else',
-];
-const SUBSCHEMA_LIST = ['prefixItems', 'allOf', 'anyOf', 'oneOf', 'items'];
-const SUBSCHEMA_MAP = [
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-];
+// `dependencies` (draft 7) maps a property to a list of names or to a schema: the validator still
+// applies the schemas, though its table of subschema keywords does not name it.
+const SUBSCHEMA_MAP = { ...schemaMapKeyword, dependencies: true };
 const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'];
 
 /**
  * What the validator would only find out on a request, found when the handler is made: a `$ref`
  * that resolves to nothing and a pattern that is no regular expression fail every call that
- * reaches them with a 500, and an unknown `type` refuses every input with a 422.
+ * reaches them with a 500, and an unknown `type` refuses every input with a 422. The walk follows
+ * the validator's own tables of the keywords that hold subschemas, so it looks where it looks.
  * @param lookup the validator's subschemas by absolute URI, where it resolves each `$ref`
  */
 function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: string): void {
   const seen = new Set<object>();
   const visit = (node: unknown, pointer: string): void => {
-    if (typeof node !== 'object' || node === null || Array.isArray(node) || seen.has(node)) return;
+    if (!isMap(node) || seen.has(node)) return;
     seen.add(node);
-    const sub = node as Record<string, unknown>;
     const where = `${at}${pointer}`;
-    // The validator resolves `$ref` against the absolute URI it noted on the subschema.
+    // As the validator resolves them: the absolute URI it noted, else the reference as written.
     for (const [keyword, noted] of [
       ['$ref', '__absolute_ref__'],
       ['$recursiveRef', '__absolute_recursive_ref__'],
     ] as const) {
-      const uri = sub[noted];
-      if (typeof uri === 'string' && lookup[uri] === undefined) {
-        throw new TypeError(`${where}.${keyword} "${String(sub[keyword])}" resolves to nothing`);
+      const ref = node[keyword];
+      if (ref !== undefined && lookup[String(node[noted] ?? ref)] === undefined) {
+        throw new TypeError(`${where}.${keyword} ${JSON.stringify(ref)} resolves to nothing`);
       }
     }
-    const types = Array.isArray(sub.type) ? sub.type : sub.type === undefined ? [] : [sub.type];
+    const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
     for (const type of types) {
       if (!TYPES.includes(type as string)) {
         throw new TypeError(`${where}.type ${JSON.stringify(type)} is not a JSON Schema type`);
       }
     }
     const patterns = [
-      ...(sub.pattern === undefined ? [] : [sub.pattern]),
-      ...Object.keys(isMap(sub.patternProperties) ? sub.patternProperties : {}),
+      ...(node.pattern === undefined ? [] : [node.pattern]),
+      ...Object.keys(isMap(node.patternProperties) ? node.patternProperties : {}),
     ];
     for (const pattern of patterns) {
       try {
@@ -105,16 +93,18 @@ function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: strin
         });
       }
     }
-    for (const keyword of SUBSCHEMA) visit(sub[keyword], `${pointer}.${keyword}`);
-    for (const keyword of SUBSCHEMA_LIST) {
-      const list = sub[keyword];
-      if (!Array.isArray(list)) continue;
-      for (const [i, item] of list.entries()) visit(item, `${pointer}.${keyword}[${i}]`);
-    }
-    for (const keyword of SUBSCHEMA_MAP) {
-      const map = sub[keyword];
-      if (!isMap(map)) continue;
-      for (const [key, value] of Object.entries(map)) visit(value, `${pointer}.${keyword}.${key}`);
+    for (const [keyword, value] of Object.entries(node)) {
+      if (Array.isArray(value)) {
+        if (Object.hasOwn(schemaArrayKeyword, keyword)) {
+          for (const [i, item] of value.entries()) visit(item, `${pointer}.${keyword}[${i}]`);
+        }
+      } else if (Object.hasOwn(SUBSCHEMA_MAP, keyword)) {
+        if (!isMap(value)) continue;
+        for (const [key, item] of Object.entries(value))
+          visit(item, `${pointer}.${keyword}.${key}`);
+      } else if (Object.hasOwn(schemaKeyword, keyword)) {
+        visit(value, `${pointer}.${keyword}`);
+      }
     }
   };
   visit(schema, '');
@@ -124,18 +114,33 @@ function isMap(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+// Keywords that apply subschemas to the same instance, and fail saying only that one of those
+// did ("A subschema had errors.", "does not match every subschema"), at the same place in the
+// instance as the failure inside, which is the one to name.
+const IN_PLACE = new Set([
+  '$ref',
+  '$recursiveRef',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependencies',
+]);
+
 /**
  * The error deepest in the instance: the cause, where its ancestors only say "does not match". Of
- * those as deep, the first, but never a `$ref`'s own "A subschema had errors." over the failure
- * inside what it refers to, which stands at the same place in the instance.
+ * those as deep, the first that is not an in-place wrapper's.
  */
 function deepest(errors: readonly OutputUnit[]): OutputUnit {
   return errors.reduce((best, unit) => (depth(unit) > depth(best) ? unit : best));
 }
 
 function depth(unit: OutputUnit): number {
-  const refers = unit.keyword === '$ref' || unit.keyword === '$recursiveRef';
-  return location(unit).split('/').length - (refers ? 0.5 : 0);
+  return location(unit).split('/').length - (IN_PLACE.has(unit.keyword) ? 0.5 : 0);
 }
 
 /**

@@ -418,6 +418,19 @@ describe('input schema validation (draft 2020-12)', () => {
         /input\.properties\.l\.items\.type "text"/,
       ],
       [{ anyOf: [{ type: 'string' }, { $ref: '#/nowhere' }] }, /input\.anyOf\[1\]\.\$ref/],
+      [
+        { type: 'object', properties: { a: { $ref: '' } } },
+        /input\.properties\.a\.\$ref "" resolves to nothing/,
+      ],
+      [
+        { type: 'object', dependencies: { card: { $ref: '#/missing' } } },
+        /input\.dependencies\.card\.\$ref/,
+      ],
+      [
+        { type: 'object', dependencies: { card: { properties: { cvc: { pattern: '(' } } } } },
+        /input\.dependencies\.card\.properties\.cvc: "\(" is not a regular expression/,
+      ],
+      [{ type: 'object', not: { type: 'strnig' } }, /input\.not\.type "strnig"/],
     ];
     for (const [input, message] of cases) {
       const def = acmeGroup({ c: { description: 'd', input, handler: () => ({}) } });
@@ -458,21 +471,21 @@ describe('input schema validation (draft 2020-12)', () => {
     }
   });
 
-  it('names the failure inside a $ref, not the $ref\'s own "A subschema had errors"', async () => {
+  it("names the failure inside a $ref or allOf, not the wrapper's own 'subschema had errors'", async () => {
     const input = {
       type: 'object',
-      properties: { a: { $ref: '#/$defs/t' } },
+      properties: { a: { $ref: '#/$defs/t' }, b: { allOf: [{ $ref: '#/$defs/t' }] } },
       $defs: { t: { type: 'string', minLength: 2 } },
     };
     const strict = createFetchHandler(
       acmeGroup({ c: { description: 'd', input, handler: () => ({}) } }),
-      {
-        logger: memoryLogger(),
-      },
+      { logger: memoryLogger() },
     );
-    const error = await errorOf(await strict(post('/acme/g/c', { a: 'x' })));
-    expect(error.field).toBe('a');
-    expect(error.message).toMatch(/^\/a: String is too short/);
+    for (const field of ['a', 'b']) {
+      const error = await errorOf(await strict(post('/acme/g/c', { [field]: 'x' })));
+      expect(error.field).toBe(field);
+      expect(error.message).toMatch(new RegExp(`^/${field}: String is too short`));
+    }
   });
 
   it('judges by the schema as JSON has it when the handler is made: what the archive publishes', async () => {
@@ -484,18 +497,14 @@ describe('input schema validation (draft 2020-12)', () => {
         (await manifestOf(await handler(new Request(`${ORIGIN}/`)))).commands[0]?.input;
       return { status, published };
     };
-    // Keywords only inherited, or not enumerable, are not in the published schema: neither the
-    // quick check nor the validator applies them.
-    const inherited = Object.create({ required: ['title'] });
-    inherited.type = 'object';
+    // A keyword not enumerable is not in the published schema: neither the quick check nor the
+    // validator applies it.
     const hidden: Record<string, unknown> = { type: 'object' };
     Object.defineProperty(hidden, 'required', { value: ['title'], enumerable: false });
-    for (const input of [inherited, hidden]) {
-      const { status, published } = await served(input);
-      expect(await published()).toEqual({ type: 'object' });
-      expect(await status({})).toBe(200);
-      expect(await status({ title: 5 })).toBe(200);
-    }
+    const quiet = await served(hidden);
+    expect(await quiet.published()).toEqual({ type: 'object' });
+    expect(await quiet.status({})).toBe(200);
+    expect(await quiet.status({ title: 5 })).toBe(200);
     // A change after creation changes neither the answers nor the archive.
     const later = { type: 'object', properties: { title: { type: 'string' } } };
     const { status, published } = await served(later);
@@ -526,12 +535,66 @@ describe('input schema validation (draft 2020-12)', () => {
     expect(Object.getOwnPropertyNames(open.properties.a)).toEqual(['$ref']);
   });
 
-  it('refuses at creation a schema JSON cannot hold, naming the input', () => {
+  it('refuses at creation a schema JSON would change or cannot hold, naming where', () => {
     const cyclic: Record<string, unknown> = { type: 'object' };
     cyclic.properties = { self: cyclic };
-    const def = acmeGroup({ c: { description: 'd', input: cyclic, handler: () => ({}) } });
-    expect(() => createFetchHandler(def)).toThrow(
-      /plugin\.groups\.g\.commands\.c\.input must be a JSON Schema that JSON can hold/,
-    );
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [cyclic, /input\.properties\.self refers to itself/],
+      // JSON writes Infinity as null: a maximum that would refuse every number
+      [
+        { type: 'object', properties: { n: { maximum: Number.POSITIVE_INFINITY } } },
+        /input\.properties\.n\.maximum must be a finite number/,
+      ],
+      [
+        { type: 'object', properties: { n: { minimum: Number.NaN } } },
+        /input\.properties\.n\.minimum must be a finite number/,
+      ],
+      [
+        { type: 'object', properties: { s: { pattern: /^a/ } } },
+        /input\.properties\.s\.pattern must be plain JSON data .*got RegExp/,
+      ],
+      [
+        { type: 'object', enum: [new Date(0)] },
+        /input\.enum\[0\] must be plain JSON data .*got Date/,
+      ],
+      [
+        Object.assign(Object.create({ required: ['title'] }), { type: 'object' }),
+        /input must be plain JSON data/,
+      ],
+      [
+        { type: 'object', default: () => ({}) },
+        /input\.default must be plain JSON data .*got function/,
+      ],
+      [{ type: 'object', const: 1n }, /input\.const must be plain JSON data .*got bigint/],
+    ];
+    for (const [input, message] of cases) {
+      const def = acmeGroup({ c: { description: 'd', input, handler: () => ({}) } });
+      expect(() => createFetchHandler(def)).toThrow(TypeError);
+      expect(() => createFetchHandler(def)).toThrow(message);
+    }
+    // a property set to undefined is absent, as JSON has it
+    const absent = acmeGroup({
+      c: {
+        description: 'd',
+        input: { type: 'object', maxProperties: undefined },
+        handler: () => ({}),
+      },
+    });
+    expect(() => createFetchHandler(absent, { logger: memoryLogger() })).not.toThrow();
+  });
+
+  it("serves a command whose handler is its class's, as it did before taking copies", async () => {
+    class Create {
+      description = 'Open a ticket';
+      handler(input: Record<string, unknown>) {
+        return { made: input.title };
+      }
+    }
+    const served = createFetchHandler(acmeGroup({ create: new Create() }), {
+      logger: memoryLogger(),
+    });
+    const response = await served(post('/acme/g/create', { title: 'x' }));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ made: 'x' });
   });
 });
