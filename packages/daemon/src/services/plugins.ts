@@ -11,6 +11,7 @@ import { readTar } from '@svc/plugin-kit/archive';
 import type { BrokerPlugin, Plugin, pluginInstallBodySchema } from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { failureReason, readUpTo } from '../fetch-read.ts';
 import type { Store } from '../store/index.ts';
 import { fromJson, nestsTooDeep, toJson } from '../store/json.ts';
 import type { PluginRow } from '../store/plugins.ts';
@@ -123,7 +124,7 @@ export function pluginService(store: Store, events: EventLog) {
         headers,
       });
     } catch (cause) {
-      throw unusable(`could not reach ${url}: ${reason(cause, token)}`);
+      throw unusable(`could not reach ${url}: ${failureReason(cause, token)}`);
     }
     const encoding = response.headers.get('content-encoding');
     if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
@@ -150,22 +151,14 @@ export function pluginService(store: Store, events: EventLog) {
       await response.body?.cancel().catch(() => {});
       throw unusable(`${url} answered more than ${MAX_ARCHIVE_BYTES} bytes`);
     }
-    if (response.body === null) return new Uint8Array();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
+    let read: Awaited<ReturnType<typeof readUpTo>>;
     try {
-      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-        total += chunk.byteLength;
-        if (total > MAX_ARCHIVE_BYTES) {
-          throw unusable(`${url} answered more than ${MAX_ARCHIVE_BYTES} bytes`);
-        }
-        chunks.push(chunk);
-      }
+      read = await readUpTo(response.body, MAX_ARCHIVE_BYTES);
     } catch (cause) {
-      if (cause instanceof ApiError) throw cause;
-      throw unusable(`reading ${url} failed: ${reason(cause, token)}`);
+      throw unusable(`reading ${url} failed: ${failureReason(cause, token)}`);
     }
-    return Buffer.concat(chunks, total);
+    if (read.cut) throw unusable(`${url} answered more than ${MAX_ARCHIVE_BYTES} bytes`);
+    return read.bytes;
   }
 
   /** The endpoint's majors from `<endpoint>/versions`, or `null` when it serves none. */
@@ -353,7 +346,7 @@ function manifestOf(archive: Fetched, url: string): Manifest {
   try {
     entries = readTar(archive.bytes);
   } catch (cause) {
-    throw unusable(`${url} did not send a tar archive: ${reason(cause)}`);
+    throw unusable(`${url} did not send a tar archive: ${failureReason(cause)}`);
   }
   if (entries.length === 0) {
     const type = archive.headers.get('content-type') ?? 'no Content-Type';
@@ -454,14 +447,4 @@ function isJson(headers: Headers): boolean {
 
 function unusable(message: string): ApiError {
   return new ApiError('validation_failed', message, { field: 'endpoint' });
-}
-
-/** Why a fetch or read failed, for the caller; the token never appears in it. */
-function reason(cause: unknown, token?: string): string {
-  let text = String(cause);
-  if (cause instanceof Error) {
-    const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
-    text = `${cause.name === 'TimeoutError' ? 'timed out' : cause.message}${inner}`;
-  }
-  return token === undefined ? text : text.replaceAll(token, '[token]');
 }

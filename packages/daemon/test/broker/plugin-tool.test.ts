@@ -117,6 +117,53 @@ describe('plugin commands as tools', () => {
     expect(JSON.stringify(outcome)).not.toContain('secret');
   });
 
+  it('answers an error result, not a throw, when the plugin breaks off its answer', async () => {
+    for (const status of [200, 500]) {
+      const origin = await serve((_req, res) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"id":');
+        setTimeout(() => res.destroy(), 20);
+      });
+      const tool = pluginTools([plugin(origin)], {}).get('acme_tickets_create')!;
+      const outcome = await tool.run({}, ctx());
+      expect(outcome).toMatchObject({ is_error: true });
+      expect(String((outcome as { output: unknown }).output)).toMatch(
+        /^plugin acme broke off its answer: /,
+      );
+    }
+  });
+
+  it('says a slow answer timed out, not that it was cut', async () => {
+    const origin = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id":'); // and never more
+    });
+    const tool = pluginTools([plugin(origin)], {}, { timeoutMs: 200 }).get('acme_tickets_create')!;
+    expect(await tool.run({}, ctx())).toEqual({
+      output: 'plugin acme broke off its answer: no complete answer in 0.2 s',
+      is_error: true,
+    });
+  });
+
+  it('never sends, nor shows, an env value that is not a bearer token', async () => {
+    let calls = 0;
+    const origin = await serve((_req, res) => {
+      calls++;
+      res.end('{}');
+    });
+    const guarded = plugin(origin, { auth: 'token', auth_env: 'ACME_TOKEN' });
+    for (const value of ['sec\r\nret-1', 'sec ret-2', 'séc-3']) {
+      const tool = pluginTools([guarded], { ACME_TOKEN: value }).get('acme_tickets_create')!;
+      const outcome = await tool.run({}, ctx());
+      expect(outcome).toEqual({
+        output:
+          "the value of ACME_TOKEN in profile default's env store is not a bearer token (visible ASCII, no white space): set it again",
+        is_error: true,
+      });
+    }
+    expect(calls).toBe(0);
+  });
+
   it('cuts an answer past 1 MiB, and says so', async () => {
     const origin = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -146,6 +193,36 @@ describe('plugin commands as tools', () => {
     setTimeout(() => stop.abort('the node was stopped'), 200);
     const outcome = await tools.get('acme_tickets_watch')!.run({}, ctx(stop.signal));
     expect(outcome).toMatchObject({ output: { items: [{ n: 1 }], ended: false } });
+  });
+
+  it('reads at most 1 MiB of a stream, even one endless event, and lets go of the connection after done', async () => {
+    let closed = false;
+    const origin = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (req.url?.endsWith('/create')) {
+        res.write('data: "');
+        const chunk = 'x'.repeat(64 * 1024);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk)) {}
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        pump();
+        return;
+      }
+      res.write('data: {"n":1}\n\nevent: done\ndata: {}\n\n'); // and keeps the connection
+      res.on('close', () => {
+        closed = true;
+      });
+    });
+    const tools = pluginTools([plugin(origin)], {});
+    expect(await tools.get('acme_tickets_create')!.run({}, ctx())).toEqual({
+      output: { items: [], ended: false, truncated: true },
+    });
+    expect(await tools.get('acme_tickets_watch')!.run({}, ctx())).toEqual({
+      output: { items: [{ n: 1 }], ended: true },
+    });
+    for (let i = 0; i < 50 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(true);
   });
 
   it('offers no directory-mode plugin: its calls need tokens the daemon cannot mint yet', () => {

@@ -64,6 +64,8 @@ export interface Router {
  * @param defs one unversioned definition, or one per major (`versioned`)
  * @param compile builds a command's input check once; `at` names its input in the definition
  * @param publicMount `baseUrl`'s path, when given: a request for it is one for the archive's own URL
+ * behind a proxy that keeps paths; behind one that rewrites them the root is (both answer 405 to
+ * a POST, and a path that is neither only differs in answering 404)
  */
 export function createRouter(
   defs: readonly PluginDefinition[],

@@ -9,6 +9,13 @@ import { envNameSchema } from './profiles.ts';
 
 export const pluginParamsSchema = z.object({ name: nameSchema });
 
+/**
+ * A shared token as a header carries it and a plugin built with the kit accepts it: visible
+ * ASCII (RFC 6750's b64token lies within), no white space. The installer takes it to read a
+ * guarded archive; a broker checks its profile's value before sending it.
+ */
+export const BEARER_TOKEN_PATTERN = /^[\x21-\x7e]{1,4096}$/;
+
 /** An http(s) URL without credentials, query or fragment: where the handler is mounted. */
 export const pluginEndpointSchema = z
   .string()
@@ -40,10 +47,7 @@ export const pluginInstallBodySchema = z.strictObject({
     ),
   token: z
     .string()
-    .regex(
-      /^[\x21-\x7e]{1,4096}$/,
-      'visible ASCII characters, as a bearer token is (RFC 6750 §2.1)',
-    )
+    .regex(BEARER_TOKEN_PATTERN, 'visible ASCII characters, as a bearer token is (RFC 6750 §2.1)')
     .optional()
     .describe('the bearer for fetching a token-guarded archive now; used once, never stored'),
 });

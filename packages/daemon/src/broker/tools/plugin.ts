@@ -5,9 +5,10 @@
  * shell. The answer goes back to the model as the call's output: the command's JSON result, the
  * items of a stream, or, on a non-2xx, the plugin's error envelope as an error result.
  */
-import type { BrokerPlugin } from '@svc/protocol';
+import { BEARER_TOKEN_PATTERN, type BrokerPlugin } from '@svc/protocol';
 import type { JSONSchema7 } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { failureReason, readUpTo } from '../../fetch-read.ts';
 import type { ToolSpec } from '../model-turn.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
 
@@ -39,6 +40,7 @@ export function pluginToolName(command: Pick<Command, 'scope' | 'name'>): string
 export function pluginTools(
   plugins: readonly BrokerPlugin[],
   env: Readonly<Record<string, string>>,
+  { timeoutMs = CALL_TIMEOUT_MS }: { timeoutMs?: number } = {},
 ): Map<string, LoopTool> {
   const tools = new Map<string, LoopTool>();
   for (const plugin of plugins) {
@@ -50,14 +52,17 @@ export function pluginTools(
           description: `${command.description} (plugin ${plugin.name}, group ${command.group}${command.streaming ? '; streams: answers its items' : ''})`,
           input_schema: inputSchema(command.input),
         },
-        run: (input, ctx) => callCommand(plugin, command, env, input, ctx),
+        run: (input, ctx) => callCommand(plugin, command, env, timeoutMs, input, ctx),
       });
     }
   }
   return tools;
 }
 
-/** The command's own schema, as the model sees it; `true` (anything) still asks for an object. */
+/**
+ * The command's own schema, as the model sees it. A boolean schema (`true`: anything, `false`:
+ * nothing) still asks for an object, the only body a command takes; the plugin judges it.
+ */
 function inputSchema(input: Command['input']): JSONSchema7 {
   return typeof input === 'object' ? (input as JSONSchema7) : { type: 'object' };
 }
@@ -66,30 +71,43 @@ async function callCommand(
   plugin: BrokerPlugin,
   command: Command,
   env: Readonly<Record<string, string>>,
+  timeoutMs: number,
   input: unknown,
   ctx: ToolContext,
 ): Promise<ToolOutcome> {
-  if (!isObject(input)) {
-    return { output: 'the input must be a JSON object', is_error: true };
-  }
+  if (!isObject(input)) return { output: 'the input must be a JSON object', is_error: true };
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     // Stable across a relaunch's rerun of the call, so the plugin's log ties the two together.
     'svc-request-id': requestId(ctx.idempotencyKey),
   };
+  let token: string | undefined;
   if (plugin.auth === 'token') {
-    const token = plugin.auth_env === null ? undefined : env[plugin.auth_env];
+    const name = plugin.auth_env ?? '<NAME>';
+    token = plugin.auth_env === null ? undefined : env[plugin.auth_env];
     if (token === undefined || token === '') {
       return {
-        output: `plugin ${plugin.name} needs its shared token in the profile's env store: svc profile env set ${ctx.node.profile} --name ${plugin.auth_env ?? '<NAME>'}`,
+        output: `plugin ${plugin.name} needs its shared token in the profile's env store: svc profile env set ${ctx.node.profile} --name ${name}`,
+        is_error: true,
+      };
+    }
+    // Checked before it goes in a header: a value with a newline would be quoted whole in the
+    // error, and the error is what the model reads and the daemon records.
+    if (!BEARER_TOKEN_PATTERN.test(token)) {
+      return {
+        output: `the value of ${name} in profile ${ctx.node.profile}'s env store is not a bearer token (visible ASCII, no white space): set it again`,
         is_error: true,
       };
     }
     headers.authorization = `Bearer ${token}`;
   }
-  const timeout = AbortSignal.timeout(CALL_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([ctx.signal, timeout]);
+  const failed = (what: string, cause: unknown): ToolOutcome => ({
+    output: `plugin ${plugin.name} ${what}: ${timeout.aborted ? `no complete answer in ${timeoutMs / 1000} s` : failureReason(cause, token)}`,
+    is_error: true,
+  });
   let response: Response;
   try {
     response = await fetch(new URL(command.path, plugin.origin), {
@@ -100,23 +118,27 @@ async function callCommand(
       // The installer stored this origin; a redirect would carry the token elsewhere.
       redirect: 'error',
     });
-  } catch (error) {
-    const why = timeout.aborted ? `no answer in ${CALL_TIMEOUT_MS / 1000} s` : messageOf(error);
-    return { output: `plugin ${plugin.name} could not be called: ${why}`, is_error: true };
+  } catch (cause) {
+    return failed('could not be called', cause);
   }
-  const type = response.headers.get('content-type') ?? '';
-  if (response.ok && type.startsWith('text/event-stream')) {
-    return readStream(response, timeout);
+  try {
+    const type = response.headers.get('content-type') ?? '';
+    if (response.ok && type.startsWith('text/event-stream')) return await readStream(response);
+    const { bytes, cut } = await readUpTo(response.body, MAX_ANSWER_BYTES);
+    const text = bytes.toString('utf8');
+    if (!response.ok) {
+      // The kit's error envelope (`{error: {code, message, field?}}`) says what to fix.
+      const body = jsonOr(text);
+      return {
+        output: { status: response.status, ...(isObject(body) ? body : { body }) },
+        is_error: true,
+      };
+    }
+    if (cut) return { output: { truncated: true, text }, is_error: true };
+    return { output: jsonOr(text) };
+  } catch (cause) {
+    return failed('broke off its answer', cause);
   }
-  const { text, cut } = await readCapped(response, signal);
-  if (!response.ok) {
-    // The kit's error envelope (`{error: {code, message, field?}}`) says what to fix.
-    const body = jsonOr(text);
-    const answer = isObject(body) ? body : { body };
-    return { output: { status: response.status, ...answer }, is_error: true };
-  }
-  if (cut) return { output: { truncated: true, text }, is_error: true };
-  return { output: jsonOr(text) };
 }
 
 /** The JSON value `text` holds, else the text itself. */
@@ -134,86 +156,56 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * The items of a command's stream (`data:` per item, `event: done` at the end, `event: error` with
- * the envelope when it fails midway), up to the size cap or the call's time limit.
+ * the envelope when it fails midway). The bytes are counted before they are parsed, so one
+ * endless event costs no more than the cap; the call's time limit ends a stream that never does.
  */
-async function readStream(response: Response, timeout: AbortSignal): Promise<ToolOutcome> {
+async function readStream(response: Response): Promise<ToolOutcome> {
   const items: unknown[] = [];
   let bytes = 0;
-  const events = response
-    .body!.pipeThrough(new TextDecoderStream())
-    .pipeThrough(new EventSourceParserStream());
-  const reader = events.getReader();
-  const stop = () => void reader.cancel().catch(() => {});
-  timeout.addEventListener('abort', stop, { once: true });
+  const decoder = new TextDecoder();
+  const reader = response
+    .body!.pipeThrough(
+      new TransformStream<Uint8Array, string>({
+        transform(chunk, controller) {
+          bytes += chunk.byteLength;
+          if (bytes > MAX_ANSWER_BYTES) controller.terminate();
+          else controller.enqueue(decoder.decode(chunk, { stream: true }));
+        },
+      }),
+    )
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
   try {
     for (;;) {
-      let next: ReadableStreamReadResult<{ event?: string | undefined; data: string }>;
-      try {
-        next = await reader.read();
-      } catch (error) {
-        return { output: { items, ended: false, error: messageOf(error) }, is_error: true };
+      const next = await reader.read();
+      if (next.done) {
+        const why =
+          bytes > MAX_ANSWER_BYTES
+            ? { truncated: true }
+            : { stopped: 'the stream ended without `done`' };
+        return { output: { items, ended: false, ...why } };
       }
-      if (next.done) return { output: { items, ended: false, stopped: stopReason(timeout) } };
       const { event, data } = next.value;
       if (event === 'done') return { output: { items, ended: true } };
       if (event === 'error') {
         const body = jsonOr(data);
         return { output: { items, ...(isObject(body) ? body : { error: body }) }, is_error: true };
       }
-      bytes += data.length;
-      if (bytes > MAX_ANSWER_BYTES) {
-        stop();
-        return { output: { items, ended: false, truncated: true } };
-      }
       items.push(jsonOr(data));
     }
+  } catch (cause) {
+    // The time limit, the node stopped, or the connection lost: what came so far, and why not more.
+    return {
+      output: { items, ended: false, stopped: failureReason(cause) },
+      is_error: items.length === 0,
+    };
   } finally {
-    timeout.removeEventListener('abort', stop);
+    // A server may hold the connection open after `done`.
+    await reader.cancel().catch(() => {});
   }
-}
-
-function stopReason(timeout: AbortSignal): string {
-  return timeout.aborted
-    ? `the stream was still open after ${CALL_TIMEOUT_MS / 1000} s`
-    : 'the stream ended without `done`';
-}
-
-/** The body as text, at most `MAX_ANSWER_BYTES` of it. */
-async function readCapped(
-  response: Response,
-  signal: AbortSignal,
-): Promise<{ text: string; cut: boolean }> {
-  if (response.body === null) return { text: '', cut: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > MAX_ANSWER_BYTES) {
-        chunks.push(value.subarray(0, value.byteLength - (total - MAX_ANSWER_BYTES)));
-        await reader.cancel().catch(() => {});
-        return { text: Buffer.concat(chunks).toString('utf8'), cut: true };
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (!signal.aborted) throw error;
-    return { text: Buffer.concat(chunks).toString('utf8'), cut: true };
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), cut: false };
 }
 
 /** 1-200 visible ASCII characters, as the kit requires of `Svc-Request-Id`. */
 function requestId(key: string): string {
   return key.replace(/[^\x21-\x7e]/g, '_').slice(0, 200) || 'svc';
-}
-
-function messageOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // fetch's "fetch failed" hides the useful cause ("connect ECONNREFUSED 127.0.0.1:…").
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
 }
