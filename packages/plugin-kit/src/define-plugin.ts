@@ -2,6 +2,7 @@
  * `definePlugin` checks a definition once, when the module loads, so a typo fails at startup with
  * a `TypeError` naming the field instead of as a 500 on the first call.
  */
+import { isObject, isPlainObject } from './is-object.ts';
 import type { CommandDefinition, GroupDefinition, JsonSchema, PluginDefinition } from './types.ts';
 
 /** Plugin, group and command names: they become URL segments and `<plugin>:<group>` scopes. */
@@ -102,11 +103,7 @@ function checkJson(value: unknown, at: string, ancestors: Set<object>): void {
     if (!Number.isFinite(value)) throw new TypeError(`${at} must be a finite number, got ${value}`);
     return;
   }
-  const plain =
-    typeof value === 'object' &&
-    (Array.isArray(value) ||
-      Object.getPrototypeOf(value) === Object.prototype ||
-      Object.getPrototypeOf(value) === null);
+  const plain = typeof value === 'object' && (Array.isArray(value) || isPlainObject(value));
   if (!plain) {
     const kind = typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
     throw new TypeError(
@@ -167,8 +164,4 @@ function checkName(value: unknown, at: string): void {
 
 function checkString(value: unknown, at: string): void {
   if (typeof value !== 'string') throw new TypeError(`${at} must be a string`);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -14,6 +14,7 @@ import { ifNoneMatch } from './http/etag.ts';
 import { callerRequestId, createRequestIds, REQUEST_ID_HEADER } from './http/request-id.ts';
 import { errorResponse, json, jsonText } from './http/respond.ts';
 import { sseResponse } from './http/sse.ts';
+import { isPlainObject } from './is-object.ts';
 import { resolveOptions, unauthenticated } from './options.ts';
 import { type CommandEntry, createRouter, isPublic, type Route } from './routing/routes.ts';
 import { compileInput } from './schema.ts';
@@ -173,7 +174,7 @@ export function createFetchHandler(
     if (
       text === undefined ||
       text.charCodeAt(0) !== 0x7b ||
-      (text === '{}' && !isPlainObject(result))
+      (text === '{}' && !isPlainObject(result as object))
     ) {
       logger.warn(
         `${label(entry)} returned ${kind(result)}, not a JSON object (request ${requestId})`,
@@ -263,12 +264,6 @@ function archiveResponse(request: Request, requestId: string, archive: Archive):
 
 function label(entry: CommandEntry): string {
   return `command ${entry.def.name}/${entry.group}/${entry.name}`;
-}
-
-/** An object literal, or one made by `Object.create(null)`. */
-function isPlainObject(value: unknown): boolean {
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

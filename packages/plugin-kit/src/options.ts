@@ -1,4 +1,5 @@
 /** Checks `createFetchHandler` options once and merges their defaults. */
+import { isObject } from './is-object.ts';
 import { VERSION_SEGMENT } from './routing/routes.ts';
 import type { AuthMode, FetchHandlerOptions } from './types.ts';
 
@@ -114,10 +115,6 @@ function safeLogger(logger: Logger): Logger {
       } catch {}
     },
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isHttpUrl(value: unknown): value is string {

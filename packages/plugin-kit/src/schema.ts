@@ -13,6 +13,7 @@ import {
   validate,
 } from '@cfworker/json-schema';
 import { PluginError } from './errors.ts';
+import { isObject } from './is-object.ts';
 import { compileAccept } from './schema-accept.ts';
 import type { JsonObject, JsonSchema } from './types.ts';
 
@@ -61,7 +62,7 @@ const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'nul
 function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: string): void {
   const seen = new Set<object>();
   const visit = (node: unknown, pointer: string): void => {
-    if (!isMap(node) || seen.has(node)) return;
+    if (!isObject(node) || seen.has(node)) return;
     seen.add(node);
     const where = `${at}${pointer}`;
     // As the validator resolves them: the absolute URI it noted, else the reference as written.
@@ -82,7 +83,7 @@ function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: strin
     }
     const patterns = [
       ...(node.pattern === undefined ? [] : [node.pattern]),
-      ...Object.keys(isMap(node.patternProperties) ? node.patternProperties : {}),
+      ...Object.keys(isObject(node.patternProperties) ? node.patternProperties : {}),
     ];
     for (const pattern of patterns) {
       try {
@@ -99,7 +100,7 @@ function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: strin
           for (const [i, item] of value.entries()) visit(item, `${pointer}.${keyword}[${i}]`);
         }
       } else if (Object.hasOwn(SUBSCHEMA_MAP, keyword)) {
-        if (!isMap(value)) continue;
+        if (!isObject(value)) continue;
         for (const [key, item] of Object.entries(value))
           visit(item, `${pointer}.${keyword}.${key}`);
       } else if (Object.hasOwn(schemaKeyword, keyword)) {
@@ -108,10 +109,6 @@ function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: strin
     }
   };
   visit(schema, '');
-}
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // Keywords that apply subschemas to the same instance, and fail saying only that one of those
