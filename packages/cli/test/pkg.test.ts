@@ -65,6 +65,8 @@ describe('svc pkg plugin', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('POST /plugins/acme/tickets/create');
+    // the name a node's model calls the command by
+    expect(result.stdout).toMatch(/POST \/plugins\/acme\/tickets\/create\s+acme_tickets_create/);
     expect(result.stdout).toContain(`transport`);
     expect(result.stdout).not.toContain(TOKEN);
     expect(result.stderr).not.toContain(TOKEN);

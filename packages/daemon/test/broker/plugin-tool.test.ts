@@ -5,10 +5,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BrokerPlugin } from '@svc/protocol';
+import { type BrokerPlugin, pluginToolName } from '@svc/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../src/broker/tools/index.ts';
-import { pluginToolName, pluginTools } from '../../src/broker/tools/plugin.ts';
+import { pluginTools } from '../../src/broker/tools/plugin.ts';
 import { offeredPlugins } from '../../src/services/plugins.ts';
 import type { PluginRow } from '../../src/store/plugins.ts';
 

@@ -49,3 +49,15 @@ export function availableTools(
   const groups = plugins.filter((group) => listCovers(scopes, group));
   return [...builtins, ...groups].filter((name) => allowed === null || allowed.includes(name));
 }
+
+/**
+ * The model's name for an installed plugin's command: `<plugin>_<group>_<command>`. Providers
+ * allow `[a-zA-Z0-9_-]{1,64}` in a tool's name, so not the `:` of a group's scope; plugin, group
+ * and command names hold no `_` (`[a-z][a-z0-9-]*`), so the name is unambiguous. One longer than
+ * `MAX_TOOL_NAME` is not offered.
+ */
+export function pluginToolName(command: { scope: string; name: string }): string {
+  return `${command.scope.replace(':', '_')}_${command.name}`;
+}
+
+export const MAX_TOOL_NAME = 64;

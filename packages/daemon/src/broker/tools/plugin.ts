@@ -5,7 +5,12 @@
  * shell. The answer goes back to the model as the call's output: the command's JSON result, the
  * items of a stream, or, on a non-2xx, the plugin's error envelope as an error result.
  */
-import { BEARER_TOKEN_PATTERN, type BrokerPlugin } from '@svc/protocol';
+import {
+  BEARER_TOKEN_PATTERN,
+  type BrokerPlugin,
+  MAX_TOOL_NAME,
+  pluginToolName,
+} from '@svc/protocol';
 import type { JSONSchema7 } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { failureReason, readUpTo } from '../../fetch-read.ts';
@@ -22,19 +27,8 @@ export interface LoopTool {
 const MAX_ANSWER_BYTES = 1024 * 1024;
 /** A command, or a stream that never ends (a watch), gives back what it has after this. */
 const CALL_TIMEOUT_MS = 60_000;
-/** Model providers allow `[a-zA-Z0-9_-]{1,64}` in a tool's name. */
-const MAX_TOOL_NAME = 64;
 
 type Command = BrokerPlugin['commands'][number];
-
-/**
- * The model's name for a command: `<plugin>_<group>_<command>`. Plugin, group and command names
- * hold no `_` (`[a-z][a-z0-9-]*`), so the name is unambiguous; providers refuse the `:` of the
- * group's own name.
- */
-export function pluginToolName(command: Pick<Command, 'scope' | 'name'>): string {
-  return `${command.scope.replace(':', '_')}_${command.name}`;
-}
 
 /** Each offered command of `plugins` as a tool, by its model name (one too long is left out). */
 export function pluginTools(
