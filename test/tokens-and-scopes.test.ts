@@ -44,6 +44,17 @@ describe('svc sys connect', () => {
     expect(Math.abs(expires - (Date.now() + 3_600_000))).toBeLessThan(60_000);
   });
 
+  it('takes --scopes as separate words or repeated, keeping every one', async () => {
+    for (const scopes of [
+      ['--scopes', 'svc:llm', 'svc:act'],
+      ['--scopes', 'svc:llm', '--scopes', 'svc:act'],
+      ['--scopes', 'svc:llm,svc:act'],
+    ]) {
+      const app = await svcJson<Connection>(home, ['sys', 'connect', '--app', 'words', ...scopes]);
+      expect(app.scopes).toEqual(['svc:llm', 'svc:act']);
+    }
+  });
+
   it('refuses --scopes without --app locally, with exit 2', async () => {
     const run = await svc(home, ['sys', 'connect', '--scopes', 'svc:llm']);
     expect(run.code).toBe(2);

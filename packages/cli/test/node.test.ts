@@ -58,12 +58,23 @@ async function createNode(...extra: string[]): Promise<{ id: string; state: stri
 
 describe('svc node', () => {
   it('create, ls, show and message', async () => {
-    const node = await createNode('--max-turns', '7', '--label', 'team=docs');
+    // a repeated --scopes adds to the list
+    const node = await createNode(
+      '--max-turns',
+      '7',
+      '--label',
+      'team=docs',
+      '--scopes',
+      'svc:llm',
+      '--scopes',
+      'svc:act',
+    );
     expect(node).toMatchObject({
       state: 'queued',
       title: 'write a haiku',
       budgets: { max_turns: 7 },
       metadata: { team: 'docs' },
+      scopes: ['svc:llm', 'svc:act'],
     });
     const ls = await svc('node', 'ls', '--state', 'queued');
     expect(ls.code).toBe(0);

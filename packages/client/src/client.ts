@@ -1,5 +1,20 @@
 import type { APIPromise } from './core/api-promise.ts';
-import { SvcError } from './core/errors.ts';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  RateLimitError,
+  SvcError,
+  UnprocessableEntityError,
+} from './core/errors.ts';
 import type { Fetch, RequestOptions } from './core/request-options.ts';
 import { Transport } from './core/transport.ts';
 import { readEnv } from './internal/env.ts';
@@ -36,6 +51,23 @@ const DEFAULT_MAX_RETRIES = 2;
 
 /** The client of the svc daemon's `/v1` API. */
 export class Svc {
+  // The error classes on the client too, as the Stainless SDKs have them (`Svc.NotFoundError`),
+  // for code that imports only the default export.
+  static readonly SvcError = SvcError;
+  static readonly APIError = APIError;
+  static readonly APIConnectionError = APIConnectionError;
+  static readonly APIConnectionTimeoutError = APIConnectionTimeoutError;
+  static readonly APIUserAbortError = APIUserAbortError;
+  static readonly BadRequestError = BadRequestError;
+  static readonly AuthenticationError = AuthenticationError;
+  static readonly PermissionDeniedError = PermissionDeniedError;
+  static readonly NotFoundError = NotFoundError;
+  static readonly ConflictError = ConflictError;
+  static readonly PayloadTooLargeError = PayloadTooLargeError;
+  static readonly UnprocessableEntityError = UnprocessableEntityError;
+  static readonly RateLimitError = RateLimitError;
+  static readonly InternalServerError = InternalServerError;
+
   readonly baseUrl: string;
   readonly timeout: number;
   readonly maxRetries: number;

@@ -1,4 +1,7 @@
+import { Svc } from './client.ts';
+
 export { type ClientOptions, Svc } from './client.ts';
+export default Svc;
 export { APIPromise } from './core/api-promise.ts';
 export {
   APIConnectionError,

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { homePaths, resolveHome } from '@svc/protocol/home';
 import { Agent, type RequestInit as UndiciRequestInit, fetch as undiciFetch } from 'undici';
-import { type ClientOptions, Svc } from './client.ts';
+import { Svc as BaseSvc, type ClientOptions } from './client.ts';
 import { SvcError } from './core/errors.ts';
+import { readEnv } from './internal/env.ts';
 
 export * from './index.ts';
 
@@ -12,15 +13,53 @@ export interface LocalClientOptions extends Omit<ClientOptions, 'baseUrl' | 'tok
 }
 
 /**
+ * The client, with one more default than the main entry's (DESIGN §7): with no base URL (neither
+ * `baseUrl` nor `SVC_BASE_URL`), it talks to the local daemon over its socket, with `token` or
+ * `SVC_TOKEN` when given and the owner token of the home otherwise. Node only, like this subpath.
+ */
+export class Svc extends BaseSvc {
+  constructor(options: ClientOptions & { home?: string } = {}) {
+    const { home, ...rest } = options;
+    const remote = rest.baseUrl ?? readEnv('SVC_BASE_URL');
+    super(
+      remote === undefined ? { ...rest, ...local(home, rest.token ?? readEnv('SVC_TOKEN')) } : rest,
+    );
+  }
+}
+
+export default Svc;
+
+/**
  * A client of the local daemon: HTTP over its unix socket (`<home>/daemon.sock`) with the owner
- * token read from `<home>/owner.token`. Node only; the main entry stays runtime-neutral.
+ * token read from `<home>/owner.token`, whatever `SVC_BASE_URL` says.
  */
 export function createLocalClient(options: LocalClientOptions = {}): Svc {
   const { home, ...rest } = options;
+  return new Svc({ ...rest, ...local(home, undefined) });
+}
+
+/** The socket transport of the daemon at `home`, and `token` or its owner token. */
+function local(
+  home: string | undefined,
+  token: string | undefined,
+): Required<Pick<ClientOptions, 'baseUrl' | 'token' | 'fetch'>> {
   const paths = homePaths(resolveHome(home));
-  let token: string;
+  const dispatcher = new Agent({ connect: { socketPath: paths.socket } });
+  return {
+    // The daemon accepts Host `localhost` on its socket; the host part is otherwise unused.
+    baseUrl: 'http://localhost',
+    token: token ?? ownerToken(paths),
+    fetch: (url, init) =>
+      undiciFetch(url, {
+        ...(init as UndiciRequestInit),
+        dispatcher,
+      }) as unknown as Promise<Response>,
+  };
+}
+
+function ownerToken(paths: ReturnType<typeof homePaths>): string {
   try {
-    token = readFileSync(paths.ownerToken, 'utf8').trim();
+    return readFileSync(paths.ownerToken, 'utf8').trim();
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw cause;
     throw new SvcError(
@@ -30,16 +69,4 @@ export function createLocalClient(options: LocalClientOptions = {}): Svc {
       { cause },
     );
   }
-  const dispatcher = new Agent({ connect: { socketPath: paths.socket } });
-  return new Svc({
-    ...rest,
-    // The daemon accepts Host `localhost` on its socket; the host part is otherwise unused.
-    baseUrl: 'http://localhost',
-    token,
-    fetch: (url, init) =>
-      undiciFetch(url, {
-        ...(init as UndiciRequestInit),
-        dispatcher,
-      }) as unknown as Promise<Response>,
-  });
 }

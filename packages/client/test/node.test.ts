@@ -64,3 +64,62 @@ describe('createLocalClient', () => {
     }
   });
 });
+
+describe('new Svc() from the Node subpath (DESIGN §7)', () => {
+  it('with no base URL, talks to the local daemon of SVC_HOME with its owner token', async () => {
+    vi.stubEnv('SVC_HOME', home);
+    vi.stubEnv('SVC_BASE_URL', '');
+    vi.stubEnv('SVC_TOKEN', '');
+    server.reset((req, res) => json(res, 200, { url: req.url }));
+    const client = new Svc();
+    await expect(client.system.status()).resolves.toEqual({ url: '/v1/status' });
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer svc_owner_local');
+  });
+
+  it('sends SVC_TOKEN, or the token given, over the socket instead of the owner token', async () => {
+    vi.stubEnv('SVC_HOME', home);
+    vi.stubEnv('SVC_BASE_URL', '');
+    vi.stubEnv('SVC_TOKEN', 'svc_app_from_env');
+    server.reset((req, res) => json(res, 200, { url: req.url }));
+    await new Svc().system.status();
+    await new Svc({ token: 'svc_app_given' }).system.status();
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer svc_app_from_env',
+      'Bearer svc_app_given',
+    ]);
+  });
+
+  it('with a base URL, option or SVC_BASE_URL, goes there and not to the socket', () => {
+    vi.stubEnv('SVC_HOME', '/nonexistent-home');
+    expect(new Svc({ baseUrl: 'http://127.0.0.1:9/', token: 't' }).baseUrl).toBe(
+      'http://127.0.0.1:9',
+    );
+    vi.stubEnv('SVC_BASE_URL', 'http://127.0.0.1:8/');
+    expect(new Svc({ token: 't' }).baseUrl).toBe('http://127.0.0.1:8');
+  });
+
+  it('says how to start a daemon when there is no base URL and no local daemon', () => {
+    vi.stubEnv('SVC_BASE_URL', '');
+    const empty = mkdtempSync(join(tmpdir(), 'svc-e-'));
+    try {
+      expect(() => new Svc({ home: empty })).toThrow(/svc daemon start/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('is the default export, with the error classes on it, as the Stainless SDKs have', async () => {
+    const main = await import('../src/index.ts');
+    const node = await import('../src/node.ts');
+    expect(main.default).toBe(main.Svc);
+    expect(node.default).toBe(Svc);
+    expect(new node.default({ home })).toBeInstanceOf(main.Svc);
+    expect(main.Svc.NotFoundError).toBe(NotFoundError);
+    expect(Svc.NotFoundError).toBe(NotFoundError);
+    expect(main.Svc.APIError).toBe(main.APIError);
+    server.reset((_req, res) => json(res, 404, envelope('not_found', 'no such node')));
+    await expect(
+      new node.default({ home, maxRetries: 0 }).request('GET', '/v1/nodes/x'),
+    ).rejects.toBeInstanceOf(node.default.NotFoundError);
+  });
+});

@@ -7,7 +7,13 @@ import { feed } from '../output/event-feed.ts';
 import { renderNode } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
-import { type CreateOptions, createBody, scopes, withCreateOptions } from '../parse/node-create.ts';
+import {
+  type CreateOptions,
+  createBody,
+  moreScopes,
+  scopes,
+  withCreateOptions,
+} from '../parse/node-create.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
 import { waitWithProgress } from './shared/wait-progress.ts';
@@ -88,7 +94,7 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .option('--title <text>', 'title of the copy')
     .option('--through-turn <n>', 'copy turns 1..n (default all; 0 = only the task)')
     .option('--parent <node-id|none>', "the copy's parent (default the source's; 'none': a root)")
-    .option('--scopes <list>', "narrow the source's scopes")
+    .option('--scopes <list>', "narrow the source's scopes", moreScopes)
     .action(action(runtime, fork));
   node
     .command('revive')

@@ -8,7 +8,7 @@ import { cell } from '../output/format.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { parseModelRef } from '../parse/model-ref.ts';
 import { parseEnvName, parseName } from '../parse/name.ts';
-import { parseBudgets } from '../parse/node-create.ts';
+import { moreScopes, parseBudgets } from '../parse/node-create.ts';
 import { readSecret } from '../parse/secret-input.ts';
 import { allPages } from './shared/pages.ts';
 
@@ -23,7 +23,11 @@ export function registerProfile(program: Command, runtime: Runtime): void {
     .option('--model <provider/model>', "its nodes' model (default: the configured default)")
     .option('--system-prompt <text>', 'the system prompt of its nodes')
     .option('--tools <list>', 'comma-separated tools its nodes may use, e.g. bash,spawn,submit')
-    .option('--scopes <list>', 'comma-separated default scopes of its nodes, e.g. svc:llm,svc:act')
+    .option(
+      '--scopes <list>',
+      'comma-separated default scopes of its nodes, e.g. svc:llm,svc:act (or the option repeated)',
+      moreScopes,
+    )
     .option('--max-turns <n>', 'default turn budget of its nodes')
     .option('--max-tokens <n>', 'default token budget of its nodes')
     .option('--max-cost-usd <usd>', 'default cost budget of its nodes')

@@ -17,9 +17,11 @@ export function registerSys(program: Command, runtime: Runtime): void {
     .command('connect')
     .description('turn the TCP listener on and print base_url with a bearer token')
     .option('--app <id>', 'mint a scoped token for this app instead of using the owner token')
+    // Variadic, and each use adds: `--scopes svc:llm svc:act`, `--scopes svc:llm,svc:act` and
+    // `--scopes svc:llm --scopes svc:act` all mean both (connect takes no positional argument).
     .option(
-      '--scopes <list>',
-      "the app token's scopes, comma-separated (requires --app), e.g. svc:llm,svc:act",
+      '--scopes <scope...>',
+      "the app token's scopes (requires --app), e.g. svc:llm,svc:act or svc:llm svc:act",
     )
     .option('--expires-in <duration>', 'token lifetime, e.g. 90s, 15m, 12h, 30d')
     .option(
@@ -42,7 +44,7 @@ export function registerSys(program: Command, runtime: Runtime): void {
 
 async function connect(
   ctx: Context,
-  opts: { app?: string; scopes?: string; expiresIn?: string; tcp?: string },
+  opts: { app?: string; scopes?: string[]; expiresIn?: string; tcp?: string },
 ) {
   const body = connectBody(opts);
   const client = await ctx.client();
@@ -69,7 +71,7 @@ async function connect(
  */
 export function connectBody(opts: {
   app?: string;
-  scopes?: string;
+  scopes?: readonly string[];
   expiresIn?: string;
   tcp?: string;
 }): Record<string, unknown> {
@@ -84,7 +86,7 @@ export function connectBody(opts: {
   }
   if (opts.scopes !== undefined) {
     try {
-      body.scopes = parseScopeList(opts.scopes);
+      body.scopes = parseScopeList(opts.scopes.join(','));
     } catch (err) {
       if (err instanceof ScopeError) throw new UsageError(`--scopes: ${err.message}`);
       throw err;

@@ -28,7 +28,11 @@ export function withCreateOptions(command: Command): Command {
   return command
     .option('--title <text>', 'title (default: the first line of the task)')
     .option('--profile <name>', "profile (default 'default')")
-    .option('--scopes <list>', "comma-separated scopes (default: the creator's)")
+    .option(
+      '--scopes <list>',
+      "comma-separated scopes, or the option repeated (default: the creator's)",
+      moreScopes,
+    )
     .option('--model <provider/model>', "model (default: the profile's, then the configured one)")
     .option('--script <file>', "JSON list of turns a 'scripted/<name>' model replays")
     .option('--max-turns <n>', 'turn budget')
@@ -71,6 +75,14 @@ export function createBody(task: string[], opts: CreateOptions): NodeCreateParam
   }
   if (opts.label !== undefined && opts.label.length > 0) body.metadata = labels(opts.label);
   return body;
+}
+
+/**
+ * Commander's parser for a `--scopes` option: each use adds to the list, so `--scopes svc:llm
+ * --scopes svc:act` holds both instead of keeping the last.
+ */
+export function moreScopes(value: string, previous: string | undefined): string {
+  return previous === undefined ? value : `${previous},${value}`;
 }
 
 /** A comma-separated scope list, canonicalized (legacy names refused with the new form). */
