@@ -149,6 +149,21 @@ describe('who sees and changes which profile', () => {
     expect((await ensure('alpha-bot', { description: 'owner edit' })).status).toBe(200);
   });
 
+  it("an app's profile takes default scopes within the app's ceiling only", async () => {
+    const wide = await ensure('alpha-wide', { scopes: ['svc:llm', 'svc:schedule'] }, alpha);
+    expect(wide.status).toBe(403);
+    expect(await envelope(wide)).toMatchObject({
+      code: 'scope_missing',
+      field: 'svc:schedule',
+      received: ['svc:llm'],
+    });
+    expect((await t.call('/v1/profiles/alpha-wide', { token: alpha })).status).toBe(404);
+    const narrow = await ensure('alpha-narrow', { scopes: ['svc:llm'] }, alpha);
+    expect(narrow.status).toBe(200);
+    // the owner holds everything
+    expect((await ensure('owner-wide', { scopes: ['svc:llm', 'svc:schedule'] })).status).toBe(200);
+  });
+
   it('pages by name', async () => {
     const page = (await (await t.call('/v1/profiles?limit=1')).json()) as {
       data: Profile[];

@@ -1,5 +1,6 @@
 import {
   type Budgets,
+  ceilingViolation,
   DEFAULT_BUDGETS,
   mergeBudgets,
   parseScopeList,
@@ -97,7 +98,10 @@ export function profileService(store: Store, events: EventLog) {
           model: pick(json(body.model), current?.model ?? null),
           system_prompt: pick(body.system_prompt, current?.system_prompt ?? null),
           tools: pick(json(body.tools), current?.tools ?? null),
-          scopes: pick(json(body.scopes && canonicalScopes(body.scopes)), current?.scopes ?? null),
+          scopes: pick(
+            json(body.scopes && withinCeiling(canonicalScopes(body.scopes), principal.scopes)),
+            current?.scopes ?? null,
+          ),
           budgets: JSON.stringify(
             mergeBudgets(
               current === undefined ? DEFAULT_BUDGETS : (JSON.parse(current.budgets) as Budgets),
@@ -190,6 +194,22 @@ function canonicalScopes(scopes: readonly string[]): string[] {
       received: error.scope,
     });
   }
+}
+
+/**
+ * A profile's default scopes, which must lie within the ceiling of the token that sets them, as
+ * a node's must (SPEC: "A token cannot create a node with scopes outside its own ceiling"): an
+ * app cannot store a default its own nodes could never be given.
+ */
+function withinCeiling(scopes: string[], ceiling: readonly string[] | null): string[] {
+  const outside = ceilingViolation(ceiling, scopes);
+  if (outside !== null) {
+    throw new ApiError('scope_missing', `'${outside}' is outside the caller's ceiling`, {
+      field: outside,
+      received: ceiling,
+    });
+  }
+  return scopes;
 }
 
 function json(value: unknown): string | null | undefined {
