@@ -2,7 +2,7 @@
  * `svc pkg plugin …`: the daemon's plugin registry (DESIGN §5). The client has no namespace for
  * it (the spec's resource map names none), so these go through `client.request`.
  */
-import { MAX_TOOL_NAME, type Plugin, pluginEndpointSchema, pluginToolName } from '@svc/protocol';
+import { type Plugin, pluginEndpointSchema, pluginToolName } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -121,12 +121,6 @@ async function list(ctx: Context) {
   return EXIT.ok;
 }
 
-function toolName(p: Plugin, command: Plugin['commands'][number]): string {
-  if (p.auth === 'directory') return '- (directory auth: not offered)';
-  const name = pluginToolName(command);
-  return name.length > MAX_TOOL_NAME ? '- (name too long: not offered)' : name;
-}
-
 function renderPlugin(p: Plugin, colors: Palette): string {
   const fields = renderFields(
     [
@@ -146,8 +140,8 @@ function renderPlugin(p: Plugin, colors: Palette): string {
       { header: 'COMMAND', value: (c) => `${c.group}.${c.name}` },
       { header: 'SCOPE', value: (c) => c.scope },
       { header: 'PATH', value: (c) => `${c.method} ${c.path}` },
-      // What a node's model calls it; a directory-mode plugin is not offered to agents yet.
-      { header: 'TOOL', value: (c) => toolName(p, c) },
+      // What a node's model calls it, if agents are offered it.
+      { header: 'TOOL', value: (c) => pluginToolName(p.auth, c) ?? '- (not offered)' },
     ],
     colors,
   );

@@ -8,7 +8,12 @@
  */
 
 import { readTar } from '@svc/plugin-kit/archive';
-import type { BrokerPlugin, Plugin, pluginInstallBodySchema } from '@svc/protocol';
+import {
+  type BrokerPlugin,
+  type Plugin,
+  type pluginInstallBodySchema,
+  pluginToolName,
+} from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { failureReason, readUpTo } from '../fetch-read.ts';
@@ -296,23 +301,23 @@ export type PluginService = ReturnType<typeof pluginService>;
 /**
  * What a broker's claim offers of the installed plugins: the `<plugin>:<group>` tool names to cut
  * by scopes and the profile's list, and, once cut, the plugins with the commands of the groups
- * kept. A directory-mode plugin is left out: its commands need a token the directory mints for
- * each call, and the daemon holds no directory yet.
+ * kept. Only the commands agents are offered count (`pluginToolName`: none of a directory-mode
+ * plugin's).
  */
 export function offeredPlugins(rows: readonly PluginRow[]): {
   groups: string[];
   keep(tools: readonly string[]): BrokerPlugin[];
 } {
-  const callable = rows.filter(
-    (row): row is PluginRow & { auth: BrokerPlugin['auth'] } => row.auth !== 'directory',
-  );
-  const plugins = callable.map((row) => ({
-    name: row.name,
-    origin: row.origin,
-    auth: row.auth,
-    auth_env: row.auth_env,
-    commands: JSON.parse(row.commands) as Plugin['commands'],
-  }));
+  const plugins = rows.flatMap((row) => {
+    const commands = (JSON.parse(row.commands) as Plugin['commands']).filter(
+      (command) => pluginToolName(row.auth, command) !== null,
+    );
+    // `auth` tested again only to narrow its type: a directory plugin has no command left.
+    if (row.auth === 'directory' || commands.length === 0) return [];
+    return [
+      { name: row.name, origin: row.origin, auth: row.auth, auth_env: row.auth_env, commands },
+    ];
+  });
   return {
     groups: plugins.flatMap(({ commands }) => [...new Set(commands.map((c) => c.scope))]),
     keep: (tools) =>

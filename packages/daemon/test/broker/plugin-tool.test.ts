@@ -55,7 +55,10 @@ const ctx = (signal = new AbortController().signal) =>
 
 describe('plugin commands as tools', () => {
   it('names each command as providers allow ([a-zA-Z0-9_-], at most 64), leaving out one too long', () => {
-    expect(pluginToolName({ scope: 'acme:tickets', name: 'create' })).toBe('acme_tickets_create');
+    expect(pluginToolName('token', { scope: 'acme:tickets', name: 'create' })).toBe(
+      'acme_tickets_create',
+    );
+    expect(pluginToolName('directory', { scope: 'acme:tickets', name: 'create' })).toBeNull();
     const long = { ...command('x'.repeat(60)) };
     const tools = pluginTools(
       [plugin('http://127.0.0.1:1', { commands: [command('create'), long] })],

@@ -27,7 +27,6 @@ export {
   type BuiltinTool,
   type BuiltinToolName,
   isBuiltinTool,
-  MAX_TOOL_NAME,
   pluginToolName,
   TOOL_NAME_PATTERN,
 } from './tools.ts';

@@ -50,14 +50,21 @@ export function availableTools(
   return [...builtins, ...groups].filter((name) => allowed === null || allowed.includes(name));
 }
 
-/**
- * The model's name for an installed plugin's command: `<plugin>_<group>_<command>`. Providers
- * allow `[a-zA-Z0-9_-]{1,64}` in a tool's name, so not the `:` of a group's scope; plugin, group
- * and command names hold no `_` (`[a-z][a-z0-9-]*`), so the name is unambiguous. One longer than
- * `MAX_TOOL_NAME` is not offered.
- */
-export function pluginToolName(command: { scope: string; name: string }): string {
-  return `${command.scope.replace(':', '_')}_${command.name}`;
-}
+/** Model providers allow `[a-zA-Z0-9_-]{1,64}` in a tool's name. */
+const MAX_TOOL_NAME = 64;
 
-export const MAX_TOOL_NAME = 64;
+/**
+ * The name a node's model calls an installed plugin's command by, `<plugin>_<group>_<command>`,
+ * or `null` when agents are not offered it. Providers refuse the `:` of a group's scope; plugin,
+ * group and command names hold no `_` (`[a-z][a-z0-9-]*`), so the name is unambiguous. Not
+ * offered: a directory-mode plugin's command (each call needs a token a directory mints, and the
+ * daemon holds none yet), and one whose name would pass the providers' limit.
+ */
+export function pluginToolName(
+  auth: 'none' | 'token' | 'directory',
+  command: { scope: string; name: string },
+): string | null {
+  if (auth === 'directory') return null;
+  const name = `${command.scope.replace(':', '_')}_${command.name}`;
+  return name.length > MAX_TOOL_NAME ? null : name;
+}

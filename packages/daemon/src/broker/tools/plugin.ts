@@ -5,12 +5,7 @@
  * shell. The answer goes back to the model as the call's output: the command's JSON result, the
  * items of a stream, or, on a non-2xx, the plugin's error envelope as an error result.
  */
-import {
-  BEARER_TOKEN_PATTERN,
-  type BrokerPlugin,
-  MAX_TOOL_NAME,
-  pluginToolName,
-} from '@svc/protocol';
+import { BEARER_TOKEN_PATTERN, type BrokerPlugin, pluginToolName } from '@svc/protocol';
 import type { JSONSchema7 } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { failureReason, readUpTo } from '../../fetch-read.ts';
@@ -39,8 +34,8 @@ export function pluginTools(
   const tools = new Map<string, LoopTool>();
   for (const plugin of plugins) {
     for (const command of plugin.commands) {
-      const name = pluginToolName(command);
-      if (name.length > MAX_TOOL_NAME) continue;
+      const name = pluginToolName(plugin.auth, command);
+      if (name === null) continue;
       tools.set(name, {
         spec: {
           description: `${command.description} (plugin ${plugin.name}, group ${command.group}${command.streaming ? '; streams: answers its items' : ''})`,
