@@ -5,7 +5,12 @@
  * shell. The answer goes back to the model as the call's output: the command's JSON result, the
  * items of a stream, or, on a non-2xx, the plugin's error envelope as an error result.
  */
-import { BEARER_TOKEN_PATTERN, type BrokerPlugin, pluginToolName } from '@svc/protocol';
+import {
+  BEARER_TOKEN_PATTERN,
+  type BrokerPlugin,
+  pluginToolName,
+  REQUEST_ID_HEADER,
+} from '@svc/protocol';
 import type { JSONSchema7 } from 'ai';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { failureReason, readUpTo } from '../../fetch-read.ts';
@@ -69,7 +74,7 @@ async function callCommand(
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     // Stable across a relaunch's rerun of the call, so the plugin's log ties the two together.
-    'svc-request-id': requestId(ctx.idempotencyKey),
+    [REQUEST_ID_HEADER]: requestId(ctx.idempotencyKey),
   };
   let token: string | undefined;
   if (plugin.auth === 'token') {
