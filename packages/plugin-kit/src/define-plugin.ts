@@ -152,6 +152,12 @@ function validateDefinition(def: PluginDefinition, at = 'plugin'): void {
       if (typeof command.handler !== 'function') {
         throw new TypeError(`${commandAt}.handler must be a function`);
       }
+      // Its generator is no result the kit can answer, so every call would fail with a 500.
+      if (Object.prototype.toString.call(command.handler) === '[object GeneratorFunction]') {
+        throw new TypeError(
+          `${commandAt}.handler is a generator function: a streaming handler is an async function*`,
+        );
+      }
     }
   }
 }

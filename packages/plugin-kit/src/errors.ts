@@ -35,12 +35,27 @@ export class PluginError extends Error {
 }
 
 /** The body of every non-2xx answer: `{"error": {code, message, field?, received?, request_id}}`. */
-export function errorEnvelope(error: PluginError, requestId: string): { error: JsonError } {
+function errorEnvelope(error: PluginError, requestId: string): { error: JsonError } {
   const body: JsonError = { code: error.code, message: error.message };
   if (error.field !== undefined) body.field = error.field;
   if (error.received !== undefined) body.received = error.received;
   body.request_id = requestId;
   return { error: body };
+}
+
+/**
+ * The envelope as JSON text. A `received` that JSON cannot hold (a BigInt, a cycle, a `toJSON`
+ * that throws) is left out rather than failing the answer: the status, code and message the
+ * author chose still reach the caller.
+ */
+export function errorText(error: PluginError, requestId: string): string {
+  const envelope = errorEnvelope(error, requestId);
+  try {
+    return JSON.stringify(envelope);
+  } catch {
+    delete envelope.error.received;
+    return JSON.stringify(envelope);
+  }
 }
 
 interface JsonError {

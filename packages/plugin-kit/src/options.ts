@@ -9,6 +9,19 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 // Latin-1 too, but a UTF-8 terminal sends `é` as two bytes that would never match.
 const BEARER_VALUE = /^[\x21-\x7e]+$/;
 
+const OPTION_KEYS = ['token', 'auth', 'baseUrl', 'maxBodyBytes', 'logger', 'jwks'];
+const AUTH_KEYS = ['issuer', 'audience'];
+const JWKS_KEYS = ['cooldownMs', 'timeoutMs', 'cacheMaxAgeMs', 'fetch'];
+
+/** Throws a `TypeError` naming the first own key of `value` that is not one of `known`. */
+function knownKeys(value: object, known: readonly string[], at: string): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      throw new TypeError(`${at}.${key} is not an option; known: ${known.join(', ')}`);
+    }
+  }
+}
+
 export interface ResolvedOptions {
   authMode: AuthMode;
   /** The mount path from `baseUrl`, without a trailing slash; `null` to take it from each request. */
@@ -22,6 +35,8 @@ export interface ResolvedOptions {
 /** @param versioned whether the handler serves majors (a list, or a definition with `version`) */
 export function resolveOptions(options: FetchHandlerOptions, versioned: boolean): ResolvedOptions {
   if (!isObject(options as unknown)) throw new TypeError('options must be an object');
+  // A misspelt `token` would otherwise serve the plugin without authentication.
+  knownKeys(options, OPTION_KEYS, 'options');
   const { token, auth, baseUrl, jwks, maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
   if (
     options.logger !== undefined &&
@@ -43,6 +58,7 @@ export function resolveOptions(options: FetchHandlerOptions, versioned: boolean)
     if (!isObject(auth as unknown)) {
       throw new TypeError('options.auth must be an object { issuer, audience }');
     }
+    knownKeys(auth, AUTH_KEYS, 'options.auth');
     if (!isHttpUrl(auth.issuer)) throw new TypeError('options.auth.issuer must be an http(s) URL');
     if (typeof auth.audience !== 'string' || auth.audience === '') {
       throw new TypeError('options.auth.audience must be a non-empty string');
@@ -51,6 +67,7 @@ export function resolveOptions(options: FetchHandlerOptions, versioned: boolean)
   if (jwks !== undefined && !isObject(jwks as unknown)) {
     throw new TypeError('options.jwks must be an object');
   }
+  if (jwks !== undefined) knownKeys(jwks, JWKS_KEYS, 'options.jwks');
   if (jwks?.fetch !== undefined && typeof jwks.fetch !== 'function') {
     throw new TypeError('options.jwks.fetch must be a function like fetch');
   }

@@ -207,6 +207,7 @@ describe('the archive cache', () => {
       },
     });
     const handler = createFetchHandler(def, { logger: memoryLogger() });
+    counter.builds = 0; // creation asks too (a sync generator is refused)
     return { handler, counter };
   }
 

@@ -74,6 +74,27 @@ describe('definePlugin', () => {
     expect(define(noDescription)).toThrow(/commands\.create\.description/);
   });
 
+  it('refuses a sync generator handler, which no call could answer', () => {
+    const def = {
+      ...valid,
+      groups: {
+        tickets: {
+          commands: {
+            watch: {
+              description: 'd',
+              *handler() {
+                yield { n: 1 };
+              },
+            },
+          },
+        },
+      },
+    };
+    expect(define(def)).toThrow(
+      /commands\.watch\.handler is a generator function.*async function\*/,
+    );
+  });
+
   it('requires at least one group and one command', () => {
     expect(define({ ...valid, groups: {} })).toThrow(/plugin\.groups/);
     expect(define({ ...valid, groups: { tickets: { commands: {} } } })).toThrow(

@@ -114,6 +114,13 @@ describe('directory mode: a valid token', () => {
     expect(Object.keys(caller)).not.toContain('runId');
   });
 
+  it('leaves runId out when run_id is null', async () => {
+    const response = await env.call(await mint({ run_id: null as unknown as string }));
+    expect(response.status).toBe(200);
+    const { caller } = (await response.json()) as { caller: Caller };
+    expect(Object.keys(caller)).not.toContain('runId');
+  });
+
   it('accepts the scope claim as an array', async () => {
     const response = await env.call(await mint({ scope: ['acme:admin', 'acme:tickets'] }));
     expect(response.status).toBe(200);

@@ -41,6 +41,20 @@ describe('If-None-Match (RFC 9110 §13.1.2)', () => {
     expect(ifNoneMatch('"abcd"', tag)).toBe(false);
   });
 
+  it('matches nothing in a field that breaks the grammar: a lower-case w/, junk around a tag', () => {
+    expect(ifNoneMatch(`w/${tag}`, tag)).toBe(false);
+    expect(ifNoneMatch(`x${tag}x`, tag)).toBe(false);
+    expect(ifNoneMatch(`${tag}x`, tag)).toBe(false);
+    expect(ifNoneMatch(`"other" ${tag}`, tag)).toBe(false);
+    expect(ifNoneMatch(`"unterminated, ${tag}`, tag)).toBe(false);
+  });
+
+  it('allows empty list elements and tabs around the tags', () => {
+    expect(ifNoneMatch(`, "other" ,\t${tag}\t,`, tag)).toBe(true);
+    expect(ifNoneMatch(` W/${tag} `, tag)).toBe(true);
+    expect(ifNoneMatch(' , , ', tag)).toBe(false);
+  });
+
   it('keeps a comma inside a quoted tag part of that tag', () => {
     expect(ifNoneMatch('"a,b"', '"a,b"')).toBe(true);
     expect(ifNoneMatch('"a,b"', '"a"')).toBe(false);

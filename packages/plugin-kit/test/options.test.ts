@@ -67,6 +67,17 @@ describe('createFetchHandler options', () => {
     expect(create({ auth, jwks: { fetch: 'nope' } })).toThrow(/options\.jwks\.fetch/);
   });
 
+  it('rejects an unknown option, naming it, so a misspelt token cannot turn auth off', () => {
+    const warned: string[] = [];
+    const logger = { warn: (message: string) => warned.push(message) };
+    expect(create({ tokn: 'secret', logger })).toThrow(
+      /^options\.tokn is not an option; known: token, auth, /,
+    );
+    expect(warned).toEqual([]);
+    expect(create({ auth: { ...auth, audiance: 'x' } })).toThrow(/options\.auth\.audiance/);
+    expect(create({ auth, jwks: { cooldown: 5 } })).toThrow(/options\.jwks\.cooldown is not/);
+  });
+
   it('rejects a logger without a warn function, naming options.logger', () => {
     for (const logger of [{}, null, 'console', { warn: 'x' }]) {
       expect(create({ token: 't', logger })).toThrow(/options\.logger/);

@@ -360,6 +360,72 @@ describe('PluginError', () => {
     );
     expect(Object.keys(await errorOf(response))).toEqual(['code', 'message', 'request_id']);
   });
+
+  // What JSON cannot hold must not cost the caller the answer: before, the handler's promise
+  // rejected and a server sent its own bare 500 without the envelope or `Svc-Request-Id`.
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  const unserializable = [
+    ['a BigInt', 10n],
+    ['a cycle', cycle],
+    [
+      'a toJSON that throws',
+      {
+        toJSON() {
+          throw new Error('no');
+        },
+      },
+    ],
+  ] as const;
+
+  // The runtime matrix's vitest stand-in has no `it.each`.
+  for (const [label, received] of unserializable) {
+    it(`answers its envelope without a received of ${label}`, async () => {
+      const def = acmeGroup({
+        c: {
+          description: 'd',
+          handler: () => {
+            throw new PluginError(409, 'conflict', 'Taken', { field: 'id', received });
+          },
+        },
+      });
+      const response = await createFetchHandler(def, { logger: memoryLogger() })(
+        post('/acme/g/c', {}),
+      );
+      expect(response.status).toBe(409);
+      const error = await errorOf(response);
+      expect(error).toEqual({
+        code: 'conflict',
+        message: 'Taken',
+        field: 'id',
+        request_id: response.headers.get('Svc-Request-Id'),
+      });
+    });
+
+    it(`sends event: error mid-stream without a received of ${label}`, async () => {
+      const def = acmeGroup({
+        c: {
+          description: 'd',
+          async *handler() {
+            yield { n: 1 };
+            throw new PluginError(409, 'conflict', 'Taken', { received });
+          },
+        },
+      });
+      const response = await createFetchHandler(def, { logger: memoryLogger() })(
+        post('/acme/g/c', {}),
+      );
+      const events = sseEvents(await response.text());
+      expect(events.map((e) => e.event)).toEqual(['message', 'error']);
+      expect(events[1]?.data).toEqual({
+        error: {
+          code: 'conflict',
+          message: 'Taken',
+          request_id: response.headers.get('Svc-Request-Id'),
+        },
+      });
+    });
+  }
 });
 
 describe('Svc-Request-Id', () => {

@@ -134,7 +134,9 @@ function claims(payload: JWTPayload): Claims {
     act: act as Caller['act'],
     jti: text('jti'),
   };
-  if (payload.run_id !== undefined) caller.runId = text('run_id');
+  // `null` reads as absent: a call made outside any run has none (SPEC: `runId` is optional), and
+  // a directory may write that as `null` where another leaves the claim out.
+  if (payload.run_id !== undefined && payload.run_id !== null) caller.runId = text('run_id');
   return caller;
 }
 

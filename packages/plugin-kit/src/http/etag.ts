@@ -9,17 +9,32 @@ export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string
 /**
  * Whether an `If-None-Match` field matches `etag`: `*` matches any current representation;
  * otherwise any listed tag matches by weak comparison (the opaque tags are equal, `W/` ignored).
- * Tags are matched as quoted strings rather than split on commas, since a tag may contain one.
+ * The list is read by its grammar (`#entity-tag`, where a tag may hold a comma): a field that
+ * does not follow it (`w/"x"`, `x"y"`) matches nothing, and the full answer goes out.
  */
 export function ifNoneMatch(field: string | null, etag: string): boolean {
   if (field === null) return false;
   if (field === etag) return true; // what a client that kept our ETag sends back
   if (field.trim() === '*') return true;
-  const opaque = etag.replace(/^W\//, '');
-  for (const match of field.matchAll(/(?:W\/)?("[^"]*")/g)) {
-    if (match[1] === opaque) return true;
+  const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
+  let matched = false;
+  let at = 0;
+  for (;;) {
+    // Empty list elements and OWS around them are allowed (RFC 9110 §5.6.1.2).
+    while (at < field.length && (field[at] === ',' || field[at] === ' ' || field[at] === '\t')) {
+      at++;
+    }
+    if (at === field.length) return matched;
+    if (field.startsWith('W/', at)) at += 2;
+    if (field[at] !== '"') return false;
+    const end = field.indexOf('"', at + 1);
+    if (end < 0) return false;
+    if (field.slice(at, end + 1) === opaque) matched = true;
+    at = end + 1;
+    // A tag ends at OWS and a comma, or at the end.
+    while (field[at] === ' ' || field[at] === '\t') at++;
+    if (at < field.length && field[at] !== ',') return false;
   }
-  return false;
 }
 
 function base64url(bytes: Uint8Array): string {

@@ -1,5 +1,5 @@
 /** Building answers: every one carries `Svc-Request-Id`; every error is the JSON envelope. */
-import { errorEnvelope, type PluginError } from '../errors.ts';
+import { errorText, type PluginError } from '../errors.ts';
 
 export function json(
   status: number,
@@ -32,5 +32,5 @@ export function errorResponse(
   requestId: string,
   headers?: Record<string, string>,
 ): Response {
-  return json(error.status, errorEnvelope(error, requestId), requestId, headers);
+  return jsonText(error.status, errorText(error, requestId), requestId, headers);
 }

@@ -3,7 +3,7 @@
  * per item, then `event: done`; a throw mid-stream sends `event: error` with the error envelope
  * and ends the stream, since the 200 status is already on the wire.
  */
-import { errorEnvelope, type PluginError } from '../errors.ts';
+import { errorText, type PluginError } from '../errors.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 
 const encoder = new TextEncoder();
@@ -76,8 +76,8 @@ export async function sseResponse(
         } catch (thrown) {
           if (cancelled) return;
           // The handler threw, or yielded what JSON cannot hold: end the stream and the generator.
-          const envelope = errorEnvelope(onError(thrown), requestId);
-          chunk = encoder.encode(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`);
+          const envelope = errorText(onError(thrown), requestId);
+          chunk = encoder.encode(`event: error\ndata: ${envelope}\n\n`);
           last = true;
           finish();
         }
