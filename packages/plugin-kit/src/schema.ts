@@ -38,13 +38,29 @@ export function compileInput(schema: JsonSchema, at: string): InputCheck {
     const unit = deepest(result.errors);
     const pointer = location(unit);
     // A `false` subschema (e.g. `additionalProperties: false`) reports only "False boolean schema."
-    const reason = unit.keyword === 'false' ? 'This property is not allowed.' : unit.error;
+    const reason = reasonOf(unit);
     const message = `${pointer || '/'}: ${reason}`;
     // `field` names the property as the daemon's errors do (`title`, `address.city`); the
     // message keeps the exact JSON Pointer, which a key holding a `.` or `/` needs.
     const field = fieldName(pointer);
     throw new PluginError(422, 'validation_failed', message, field === '' ? {} : { field });
   };
+}
+
+/**
+ * The validator's words for a failure, mended where they mislead: a `false` subschema (e.g.
+ * `additionalProperties: false`) says only "False boolean schema.", and @cfworker/json-schema
+ * 4.1.6 words `maxProperties` as `minProperties` ("does not have at least 2 properties").
+ */
+function reasonOf(unit: OutputUnit): string {
+  if (unit.keyword === 'false') return 'This property is not allowed.';
+  if (unit.keyword === 'maxProperties') {
+    const limit = /at least (\d+) properties/.exec(unit.error)?.[1];
+    if (limit !== undefined) {
+      return `Instance has more than ${limit} ${limit === '1' ? 'property' : 'properties'}.`;
+    }
+  }
+  return unit.error;
 }
 
 // `dependencies` (draft 7) maps a property to a list of names or to a schema: the validator still

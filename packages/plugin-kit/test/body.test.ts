@@ -342,6 +342,15 @@ describe('input schema validation (draft 2020-12)', () => {
     expect(extra.message).toMatch(/not allowed/);
   });
 
+  it('words a maxProperties failure as one (the validator words it as minProperties)', async () => {
+    const def = acmeGroup({
+      c: { description: 'd', input: { type: 'object', maxProperties: 1 }, handler: () => ({}) },
+    });
+    const handler = createFetchHandler(def, { logger: memoryLogger() });
+    const error = await errorOf(await handler(post('/acme/g/c', { a: 1, b: 2 })));
+    expect(error.message).toBe('/: Instance has more than 1 property.');
+  });
+
   it('names an awkward key plainly in field and exactly, as a JSON Pointer, in the message', async () => {
     const def = acmeGroup({
       c: {
