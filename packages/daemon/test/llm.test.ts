@@ -168,6 +168,8 @@ describe('POST /v1/llm with scripted', () => {
     expect(await envelope(wrong)).toMatchObject({
       code: 'validation_failed',
       field: 'output_schema',
+      message:
+        'the model\'s answer does not match output_schema at /answer: Instance type "string" is invalid. Expected "integer".',
     });
     const prose = await llm(scripted('forty-two'));
     expect((await envelope(prose)).message).toMatch(/did not answer with JSON/);

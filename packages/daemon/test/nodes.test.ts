@@ -69,6 +69,22 @@ describe('nodes.create', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_request', field: 'output_schema' });
+    // Found where a result would only reach them: before, the node was made and every submit
+    // failed with a 500, or refused every result.
+    const deep = [
+      [
+        { properties: { a: { $ref: '#/$defs/nope' } } },
+        /properties\.a\.\$ref "#\/\$defs\/nope" resolves to nothing/,
+      ],
+      [{ properties: { a: { pattern: '(' } } }, /properties\.a: "\(" is not a regular expression/],
+      [{ type: 'text' }, /type "text" is not a JSON Schema type/],
+    ] as const;
+    for (const [output_schema, message] of deep) {
+      const refused = await t.post('/v1/nodes', { task: 'x', model: SCRIPTED, output_schema });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_request', field: 'output_schema' });
+      expect(refused.body.error.message).toMatch(message);
+    }
   });
 
   it('an unknown named profile is 404 naming profile', async () => {
@@ -356,10 +372,16 @@ describe('outcome', () => {
     const bad = await t.post(`/v1/nodes/${node.id}/result`, { result: { n: 'three' } });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'result.n' });
+    expect(bad.body.error.message).toBe(
+      'the result does not match output_schema at /n: Instance type "string" is invalid. Expected "integer".',
+    );
     const empty = await t.post(`/v1/nodes/${node.id}/result`, { result: {} });
     expect(empty.status).toBe(422);
+    // a missing property is named itself, as the plugin kit names one in a command's input
+    expect(empty.body.error).toMatchObject({ code: 'validation_failed', field: 'result.n' });
+    const scalar = await t.post(`/v1/nodes/${node.id}/result`, { result: 3 });
     // a failure at the root names the result itself
-    expect(empty.body.error).toMatchObject({ code: 'validation_failed', field: 'result' });
+    expect(scalar.body.error).toMatchObject({ code: 'validation_failed', field: 'result' });
     const none = await t.post(`/v1/nodes/${node.id}/result`, { summary: 'no result' });
     expect(none.status).toBe(422);
     const ok = await t.post(`/v1/nodes/${node.id}/result`, { result: { n: 3 }, summary: 'three' });

@@ -1,4 +1,3 @@
-import { type Schema, Validator } from '@cfworker/json-schema';
 import type { llmBodySchema, llmResponseSchema } from '@svc/protocol';
 import { defaultSettingsMiddleware, type ModelMessage, wrapLanguageModel } from 'ai';
 import type { z } from 'zod';
@@ -7,6 +6,7 @@ import { runModelTurn } from '../broker/model-turn.ts';
 import { createLanguageModel, type LanguageModelV4 } from '../broker/providers/index.ts';
 import { ApiError } from '../errors.ts';
 import type { ModelService } from './models.ts';
+import { compileUsable } from './output-schema.ts';
 import type { ProfileService } from './profiles.ts';
 import type { Principal } from './tokens.ts';
 
@@ -113,16 +113,7 @@ function redact(message: string, secret: string | undefined): string {
  * 422 `validation_failed` saying where it differs. A Markdown code fence around it is tolerated.
  */
 function compile(schema: Record<string, unknown>): (text: string) => unknown {
-  let validator: Validator;
-  try {
-    validator = new Validator(schema as Schema, '2020-12', false);
-  } catch (error) {
-    throw new ApiError(
-      'invalid_request',
-      `output_schema is not a usable JSON Schema: ${(error as Error).message}`,
-      { field: 'output_schema' },
-    );
-  }
+  const check = compileUsable(schema);
   return (text) => {
     const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
     let value: unknown;
@@ -133,12 +124,11 @@ function compile(schema: Record<string, unknown>): (text: string) => unknown {
         field: 'output_schema',
       });
     }
-    const result = validator.validate(value);
-    if (!result.valid) {
-      const first = result.errors.at(-1);
+    const failure = check(value);
+    if (failure !== null) {
       throw new ApiError(
         'validation_failed',
-        `the model's answer does not match output_schema: ${first?.instanceLocation ?? '#'} ${first?.error ?? ''}`.trim(),
+        `the model's answer does not match output_schema at ${failure.pointer || '/'}: ${failure.reason}`,
         { field: 'output_schema' },
       );
     }

@@ -38,6 +38,10 @@ describe('the built package', () => {
       types: './testing/index.d.ts',
       default: './testing/index.js',
     });
+    expect(manifest.exports['./json-schema']).toEqual({
+      types: './json-schema.d.ts',
+      default: './json-schema.js',
+    });
     expect(JSON.stringify(manifest.exports)).not.toMatch(/(?<!\.d)\.ts"/);
     // what npm would pack: the README goes along, and nothing of the sources or tests
     const packed = spawnSync('npm', ['pack', '--dry-run', '--json'], {

@@ -1,0 +1,235 @@
+/**
+ * `@svc/plugin-kit/json-schema`: JSON Schema (draft 2020-12) as the kit applies it to command
+ * input, for anything else that must judge by the same rules (the daemon checks a node's result
+ * with it). @cfworker/json-schema interprets schemas instead of generating code, so this runs
+ * where `new Function` is forbidden (workerd). A schema that could only fail when applied is
+ * refused when compiled; a failure names its deepest cause, as a JSON Pointer and a field name.
+ */
+import {
+  dereference,
+  type OutputUnit,
+  type Schema,
+  schemaArrayKeyword,
+  schemaKeyword,
+  schemaMapKeyword,
+  validate,
+} from '@cfworker/json-schema';
+import { isObject, isPlainObject } from './is-object.ts';
+import type { JsonSchema } from './types.ts';
+
+/** Why a value failed its schema. */
+export interface SchemaFailure {
+  /** The failing location, a JSON Pointer (RFC 6901): `/title`, `/labels/1`; `''` for the root. */
+  pointer: string;
+  /** The pointer's property names joined with `.` (`address.city`); `''` for the root. */
+  field: string;
+  /** The validator's words, e.g. `String is too short (0 < 1).` */
+  reason: string;
+}
+
+/** `null` when the value matches its schema, else its failure. */
+export type SchemaCheck = (value: unknown) => SchemaFailure | null;
+
+/**
+ * Compiles `schema` once. Throws a `TypeError` naming `at` (and the path inside) for a schema the
+ * validator could only fail on when applied: one that is not plain JSON data, a `$ref` resolving
+ * to nothing, a pattern that is no regular expression, an unknown `type`. The schema is copied:
+ * the validator marks the objects it is given, which the caller's own should not carry.
+ * @param at how the caller names the schema in its errors, e.g. `output_schema`
+ */
+export function compileSchema(schema: JsonSchema, at: string): SchemaCheck {
+  const copy = jsonCopy(schema, at);
+  // What `new Validator(schema, '2020-12', false)` does, with its table of subschemas in reach.
+  let lookup: Record<string, Schema | boolean>;
+  try {
+    lookup = dereference(copy as Schema);
+  } catch (cause) {
+    throw new TypeError(`${at} is not a usable JSON Schema`, { cause });
+  }
+  checkUsable(copy, lookup, at);
+  return (value) => {
+    const result = validate(value, copy as Schema, '2020-12', lookup, false);
+    if (result.valid) return null;
+    const unit = deepest(result.errors);
+    const pointer = location(unit);
+    return { pointer, field: fieldName(pointer), reason: reasonOf(unit) };
+  };
+}
+
+/**
+ * The validator's words for a failure, mended where they mislead: a `false` subschema (e.g.
+ * `additionalProperties: false`) says only "False boolean schema.", and @cfworker/json-schema
+ * 4.1.6 words `maxProperties` as `minProperties` ("does not have at least 2 properties").
+ */
+function reasonOf(unit: OutputUnit): string {
+  if (unit.keyword === 'false') return 'This property is not allowed.';
+  if (unit.keyword === 'maxProperties') {
+    const limit = /at least (\d+) properties/.exec(unit.error)?.[1];
+    if (limit !== undefined) {
+      return `Instance has more than ${limit} ${limit === '1' ? 'property' : 'properties'}.`;
+    }
+  }
+  return unit.error;
+}
+
+// `dependencies` (draft 7) maps a property to a list of names or to a schema: the validator still
+// applies the schemas, though its table of subschema keywords does not name it.
+const SUBSCHEMA_MAP = { ...schemaMapKeyword, dependencies: true };
+const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'];
+
+/**
+ * What the validator would only find out on a request, found when the handler is made: a `$ref`
+ * that resolves to nothing and a pattern that is no regular expression fail every call that
+ * reaches them with a 500, and an unknown `type` refuses every input with a 422. The walk follows
+ * the validator's own tables of the keywords that hold subschemas, so it looks where it looks.
+ * @param lookup the validator's subschemas by absolute URI, where it resolves each `$ref`
+ */
+function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: string): void {
+  const seen = new Set<object>();
+  const visit = (node: unknown, pointer: string): void => {
+    if (!isObject(node) || seen.has(node)) return;
+    seen.add(node);
+    const where = `${at}${pointer}`;
+    // As the validator resolves them: the absolute URI it noted, else the reference as written.
+    for (const [keyword, noted] of [
+      ['$ref', '__absolute_ref__'],
+      ['$recursiveRef', '__absolute_recursive_ref__'],
+    ] as const) {
+      const ref = node[keyword];
+      if (ref !== undefined && lookup[String(node[noted] ?? ref)] === undefined) {
+        throw new TypeError(`${where}.${keyword} ${JSON.stringify(ref)} resolves to nothing`);
+      }
+    }
+    const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
+    for (const type of types) {
+      if (!TYPES.includes(type as string)) {
+        throw new TypeError(`${where}.type ${JSON.stringify(type)} is not a JSON Schema type`);
+      }
+    }
+    const patterns = [
+      ...(node.pattern === undefined ? [] : [node.pattern]),
+      ...Object.keys(isObject(node.patternProperties) ? node.patternProperties : {}),
+    ];
+    for (const pattern of patterns) {
+      try {
+        new RegExp(pattern as string, 'u'); // as the validator compiles it
+      } catch (cause) {
+        throw new TypeError(`${where}: ${JSON.stringify(pattern)} is not a regular expression`, {
+          cause,
+        });
+      }
+    }
+    for (const [keyword, value] of Object.entries(node)) {
+      if (Array.isArray(value)) {
+        if (Object.hasOwn(schemaArrayKeyword, keyword)) {
+          for (const [i, item] of value.entries()) visit(item, `${pointer}.${keyword}[${i}]`);
+        }
+      } else if (Object.hasOwn(SUBSCHEMA_MAP, keyword)) {
+        if (!isObject(value)) continue;
+        for (const [key, item] of Object.entries(value))
+          visit(item, `${pointer}.${keyword}.${key}`);
+      } else if (Object.hasOwn(schemaKeyword, keyword)) {
+        visit(value, `${pointer}.${keyword}`);
+      }
+    }
+  };
+  visit(schema, '');
+}
+
+// Keywords that apply subschemas to the same instance, and fail saying only that one of those
+// did ("A subschema had errors.", "does not match every subschema"), at the same place in the
+// instance as the failure inside, which is the one to name.
+const IN_PLACE = new Set([
+  '$ref',
+  '$recursiveRef',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependencies',
+]);
+
+/**
+ * The error deepest in the instance: the cause, where its ancestors only say "does not match". Of
+ * those as deep, the first that is not an in-place wrapper's.
+ */
+function deepest(errors: readonly OutputUnit[]): OutputUnit {
+  return errors.reduce((best, unit) => (depth(unit) > depth(best) ? unit : best));
+}
+
+function depth(unit: OutputUnit): number {
+  return location(unit).split('/').length - (IN_PLACE.has(unit.keyword) ? 0.5 : 0);
+}
+
+/**
+ * The failing location as a JSON Pointer (RFC 6901), e.g. `/title`. For `required`, the missing
+ * property itself, which the validator names only in its message.
+ */
+function location(unit: OutputUnit): string {
+  const pointer = pointerOf(unit.instanceLocation);
+  const missing = unit.keyword === 'required' ? /"(.*)"\.$/.exec(unit.error) : null;
+  if (missing?.[1] === undefined) return pointer;
+  return `${pointer}/${missing[1].replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
+/**
+ * The validator gives locations as URI fragments (`#/first%20name`, RFC 6901 §6); the pointer's
+ * own string form has the key as written.
+ */
+function pointerOf(fragment: string): string {
+  const encoded = fragment.replace(/^#/, '');
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
+/** A JSON Pointer's property names, unescaped (RFC 6901 §4) and joined with `.`. */
+function fieldName(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
+}
+
+/**
+ * The schema as JSON has it, once it is plain JSON data: JSON would turn `Infinity` and `NaN` into
+ * `null` (a `maximum` that refuses every number), a RegExp into `{}` and a Date into a string, and
+ * drop a function, each changing what the schema says without a word.
+ */
+export function jsonCopy(schema: object, at: string): JsonSchema {
+  checkJson(schema, at, new Set());
+  const copy: unknown = JSON.parse(JSON.stringify(schema));
+  if (!isObject(copy)) throw new TypeError(`${at} must be a JSON Schema object`);
+  return copy;
+}
+
+/** @param ancestors the objects above `value`: one seen again is a cycle, which JSON cannot hold */
+function checkJson(value: unknown, at: string, ancestors: Set<object>): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError(`${at} must be a finite number, got ${value}`);
+    return;
+  }
+  const plain = typeof value === 'object' && (Array.isArray(value) || isPlainObject(value));
+  if (!plain) {
+    const kind = typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
+    throw new TypeError(
+      `${at} must be plain JSON data (objects, arrays, strings, numbers, booleans, null), got ${kind}`,
+    );
+  }
+  if (ancestors.has(value)) throw new TypeError(`${at} refers to itself: JSON cannot hold a cycle`);
+  ancestors.add(value);
+  for (const [key, item] of Object.entries(value)) {
+    // A property set to undefined is absent in JSON, as in the schema's meaning.
+    if (item === undefined && !Array.isArray(value)) continue;
+    checkJson(item, Array.isArray(value) ? `${at}[${key}]` : `${at}.${key}`, ancestors);
+  }
+  ancestors.delete(value);
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { compileSchema } from '../src/json-schema.ts';
+
+const schema = {
+  type: 'object',
+  properties: {
+    title: { type: 'string', minLength: 1 },
+    address: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+  required: ['title'],
+};
+
+describe('compileSchema (@svc/plugin-kit/json-schema)', () => {
+  it('answers null for a value that matches', () => {
+    expect(compileSchema(schema, 'input')({ title: 'x' })).toBeNull();
+  });
+
+  it('names the deepest failure as a pointer, a field and the reason', () => {
+    const check = compileSchema(schema, 'input');
+    expect(check({ title: 'x', address: { city: 3 } })).toEqual({
+      pointer: '/address/city',
+      field: 'address.city',
+      reason: 'Instance type "number" is invalid. Expected "string".',
+    });
+    expect(check({})?.pointer).toBe('/title');
+    expect(check({})?.field).toBe('title');
+    expect(check('text')?.pointer).toBe('');
+    expect(check('text')?.field).toBe('');
+  });
+
+  it('throws a TypeError naming the caller and the place for a schema that cannot run', () => {
+    expect(() => compileSchema({ properties: { a: { $ref: '#/x' } } }, 'output_schema')).toThrow(
+      /^output_schema\.properties\.a\.\$ref "#\/x" resolves to nothing$/,
+    );
+    expect(() => compileSchema({ maximum: Number.POSITIVE_INFINITY }, 'output_schema')).toThrow(
+      /output_schema\.maximum must be a finite number/,
+    );
+  });
+
+  it("compiles a copy: a frozen schema works, and the caller's objects stay unmarked", () => {
+    const ref = Object.freeze({ $ref: '#/$defs/name' });
+    const frozen = Object.freeze({
+      $defs: Object.freeze({ name: Object.freeze({ type: 'string' }) }),
+      properties: Object.freeze({ name: ref }),
+    });
+    const check = compileSchema(frozen, 'input');
+    expect(check({ name: 1 })?.field).toBe('name');
+    expect(Object.getOwnPropertyNames(ref)).toEqual(['$ref']);
+  });
+});
