@@ -6,14 +6,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupHome, svcJson, tempHome, until } from './support/cli.ts';
+import { alive, cleanupHome, svcJson, tempHome, until } from './support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const home = tempHome();
+const npmHome = tempHome();
 let child: ChildProcess | undefined;
 afterAll(async () => {
   child?.kill('SIGKILL');
   await cleanupHome(home);
+  await cleanupHome(npmHome);
 });
 
 describe('npm start', () => {
@@ -59,4 +61,24 @@ describe('npm start', () => {
     expect(stdout).toContain('svc daemon stopped');
     expect(existsSync(join(home, 'daemon.lock'))).toBe(false);
   });
+
+  // What a supervisor or a shell's `kill %1` does: signal npm, not the script under it. npm passes
+  // the signal on to its child, which must be the script itself (`exec`), not a shell that dies
+  // and leaves the daemon running with the home's lock.
+  it('stops the daemon when npm itself gets SIGTERM', async () => {
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      env: { ...process.env, SVC_HOME: npmHome, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = npm;
+    let stdout = '';
+    npm.stdout.on('data', (chunk) => (stdout += chunk));
+    await until(() => stdout.includes('Ctrl-C stops it.') || npm.exitCode !== null, 30_000);
+    const { pid } = await svcJson<{ pid: number }>(npmHome, ['daemon', 'status']);
+    expect(pid).not.toBe(npm.pid);
+    npm.kill('SIGTERM');
+    await until(() => !alive(pid), 15_000);
+    expect(existsSync(join(npmHome, 'daemon.lock'))).toBe(false);
+  }, 60_000);
 });
