@@ -77,7 +77,11 @@ describe('nodes.create', () => {
         /properties\.a\.\$ref "#\/\$defs\/nope" resolves to nothing/,
       ],
       [{ properties: { a: { pattern: '(' } } }, /properties\.a: "\(" is not a regular expression/],
-      [{ type: 'text' }, /type "text" is not a JSON Schema type/],
+      [{ type: 'text' }, /^output_schema\.type "text" is not a JSON Schema type$/],
+      [
+        { $id: 'https://x.test/a', properties: { b: { $id: 'https://x.test/a' } } },
+        /^output_schema is not a usable JSON Schema: Duplicate schema URI "https:\/\/x\.test\/a"\.$/,
+      ],
     ] as const;
     for (const [output_schema, message] of deep) {
       const refused = await t.post('/v1/nodes', { task: 'x', model: SCRIPTED, output_schema });

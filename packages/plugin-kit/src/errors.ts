@@ -27,6 +27,10 @@ export class PluginError extends Error {
     if (typeof code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(code)) {
       throw new TypeError(`PluginError code must be a snake_case string, got ${String(code)}`);
     }
+    // The envelope sends `field` as a string; anything else would fail the answer itself.
+    if (options.field !== undefined && typeof options.field !== 'string') {
+      throw new TypeError(`PluginError field must be a string, got ${typeof options.field}`);
+    }
     this.status = status;
     this.code = code;
     if (options.field !== undefined) this.field = options.field;

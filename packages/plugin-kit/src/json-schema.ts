@@ -44,7 +44,9 @@ export function compileSchema(schema: JsonSchema, at: string): SchemaCheck {
   try {
     lookup = dereference(copy as Schema);
   } catch (cause) {
-    throw new TypeError(`${at} is not a usable JSON Schema`, { cause });
+    // The validator's own words say what: `Duplicate schema URI "https://acme.test/s".`
+    const why = cause instanceof Error ? `: ${cause.message}` : '';
+    throw new TypeError(`${at} is not a usable JSON Schema${why}`, { cause });
   }
   checkUsable(copy, lookup, at);
   return (value) => {

@@ -149,7 +149,7 @@ describe('a list of definitions', () => {
       groups: { tickets: { commands: { create: { ...command, input } } } },
     };
     const at = 'groups.tickets.commands.create.input is not a usable JSON Schema';
-    expect(handler(unusable)).toThrow(`plugin.${at}`);
+    expect(handler(unusable)).toThrow(`plugin.${at}: Duplicate schema URI "https://acme.test/s".`);
     expect(handler([v1, { ...unusable, version: 2 }])).toThrow(`plugin[1].${at}`);
   });
 });

@@ -47,6 +47,12 @@ describe('If-None-Match (RFC 9110 §13.1.2)', () => {
     expect(ifNoneMatch(`${tag}x`, tag)).toBe(false);
     expect(ifNoneMatch(`"other" ${tag}`, tag)).toBe(false);
     expect(ifNoneMatch(`"unterminated, ${tag}`, tag)).toBe(false);
+    // a tag holding what etagc excludes: a space, DEL
+    expect(ifNoneMatch(`"a b", ${tag}`, tag)).toBe(false);
+    expect(ifNoneMatch(`"\x7f", ${tag}`, tag)).toBe(false);
+    // OWS is spaces and tabs only
+    expect(ifNoneMatch('\xa0*\xa0', tag)).toBe(false);
+    expect(ifNoneMatch(' \t* ', tag)).toBe(true);
   });
 
   it('allows empty list elements and tabs around the tags', () => {

@@ -344,6 +344,9 @@ describe('PluginError', () => {
     expect(() => new PluginError(200, 'ok', 'm')).toThrow(TypeError);
     expect(() => new PluginError(600, 'x', 'm')).toThrow(/status/);
     expect(() => new PluginError(400, 'Bad Code', 'm')).toThrow(/code/);
+    expect(
+      () => new PluginError(409, 'conflict', 'm', { field: 10n as unknown as string }),
+    ).toThrow(/PluginError field must be a string, got bigint/);
   });
 
   it('omits field and received from the envelope when not given', async () => {

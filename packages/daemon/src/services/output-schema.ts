@@ -15,11 +15,10 @@ export function compileUsable(schema: Record<string, unknown>): SchemaCheck {
   try {
     return compileSchema(schema, 'output_schema');
   } catch (error) {
-    throw new ApiError(
-      'invalid_request',
-      `output_schema is not a usable JSON Schema: ${(error as Error).message}`,
-      { field: 'output_schema' },
-    );
+    // The kit's TypeError names the place from `output_schema` on and says what is wrong there.
+    const message =
+      error instanceof TypeError ? error.message : 'output_schema is not a usable JSON Schema';
+    throw new ApiError('invalid_request', message, { field: 'output_schema' });
   }
 }
 

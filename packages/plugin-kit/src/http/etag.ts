@@ -6,6 +6,11 @@ export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string
   return `"${base64url(digest)}"`;
 }
 
+// RFC 9110 §8.8.3: `opaque-tag = DQUOTE *etagc DQUOTE`, `etagc = %x21 / %x23-7E / obs-text`;
+// OWS is spaces and tabs only (§5.6.3).
+const ETAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
+const ANY = /^[ \t]*\*[ \t]*$/;
+
 /**
  * Whether an `If-None-Match` field matches `etag`: `*` matches any current representation;
  * otherwise any listed tag matches by weak comparison (the opaque tags are equal, `W/` ignored).
@@ -15,7 +20,7 @@ export async function strongEtag(bytes: Uint8Array<ArrayBuffer>): Promise<string
 export function ifNoneMatch(field: string | null, etag: string): boolean {
   if (field === null) return false;
   if (field === etag) return true; // what a client that kept our ETag sends back
-  if (field.trim() === '*') return true;
+  if (ANY.test(field)) return true;
   const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
   let matched = false;
   let at = 0;
@@ -29,7 +34,9 @@ export function ifNoneMatch(field: string | null, etag: string): boolean {
     if (field[at] !== '"') return false;
     const end = field.indexOf('"', at + 1);
     if (end < 0) return false;
-    if (field.slice(at, end + 1) === opaque) matched = true;
+    const tag = field.slice(at, end + 1);
+    if (!ETAG.test(tag)) return false;
+    if (tag === opaque) matched = true;
     at = end + 1;
     // A tag ends at OWS and a comma, or at the end.
     while (field[at] === ' ' || field[at] === '\t') at++;
