@@ -240,7 +240,10 @@ describe('with real brokers', () => {
       expect(code, stderr).toBe(0);
       expect(stdout).toMatch(/state\s+done/);
       expect(stdout).toContain('an old pond');
-      expect(stderr).toMatch(/queued → running \(start\)/);
+      // the start names what the model is offered (the owner's node: every built-in)
+      expect(stderr).toMatch(
+        /queued → running \(start\); tools: bash, spawn, message, wait, yield, report, submit$/m,
+      );
       expect(stderr).toMatch(/turn 1: thinking it over → report/);
       expect(stderr).toMatch(/tool report ok/);
       expect(stderr).toMatch(/report: half way/);

@@ -149,6 +149,10 @@ describe("installed plugins' commands as tools", () => {
     }
     // The token is the env store's: it shows in no event of the node.
     expect(JSON.stringify(await nodeEvents(t.call, node.id))).not.toContain(TOKEN);
+    const [started] = (await nodeEvents(t.call, node.id, ['node.state'])).filter(
+      (e) => e.payload.action === 'start',
+    );
+    expect(started?.payload.tools).toEqual(expect.arrayContaining(['bash', 'acme_admin_purge']));
   });
 
   it("offers only the groups the node's scopes cover", async () => {
@@ -172,6 +176,19 @@ describe("installed plugins' commands as tools", () => {
     expect(seen.some((s) => s.path.endsWith('/admin/purge'))).toBe(false);
     const [create] = await toolResults(t.call, node.id, 1);
     expect(create).toMatchObject({ status: 'ok', output: { title: 'Allowed' } });
+    // The start says what was offered, by the names the model calls: a watcher can tell why.
+    const [started] = (await nodeEvents(t.call, node.id, ['node.state'])).filter(
+      (e) => e.payload.action === 'start',
+    );
+    expect(started?.payload.tools).toEqual([
+      'wait',
+      'yield',
+      'report',
+      'submit',
+      'acme_tickets_create',
+      'acme_tickets_list',
+      'acme_tickets_close',
+    ]);
   });
 
   it('answers an error naming the env store when the token is not set there', async () => {

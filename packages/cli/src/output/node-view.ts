@@ -85,7 +85,7 @@ export function renderEvent(event: NodeEvent, colors: Palette): string {
   switch (event.kind) {
     case 'node.state':
     case 'run.state':
-      return `${who} ${p.from ?? 'new'} → ${stateText(String(p.to), colors)}${p.action ? ` (${p.action})` : ''}${p.reason ? `: ${p.reason}` : ''}`;
+      return `${who} ${p.from ?? 'new'} → ${stateText(String(p.to), colors)}${p.action ? ` (${p.action})` : ''}${p.reason ? `: ${p.reason}` : ''}${Array.isArray(p.tools) ? `; tools: ${p.tools.length === 0 ? 'none' : p.tools.join(', ')}` : ''}`;
     case 'node.turn': {
       // A call refused as the model made it (a tool not offered, input that is not JSON) is
       // settled in the turn itself, and no `node.tool` event follows: its error shows here.

@@ -24,8 +24,10 @@ import {
   type directiveSchema,
   exhaustedBudget,
   type faultBodySchema,
+  isBuiltinTool,
   type jobRecordBodySchema,
   newId,
+  pluginToolName,
   type reportBodySchema,
   type toolResultBodySchema,
   type turnRecordBodySchema,
@@ -215,19 +217,27 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
      */
     claim(id: string, tokenId: string) {
       return store.db.transaction((afterCommit) => {
-        const node = nodes.move(row(id), 'start', {}, afterCommit);
+        const queued = row(id);
+        const settings = settingsOf(queued.profile);
+        const scopes = queued.scopes === null ? null : (JSON.parse(queued.scopes) as string[]);
+        const installed = offeredPlugins(store.plugins.all());
+        const tools = availableTools(scopes, settings?.tools ?? null, installed.groups);
+        const plugins = installed.keep(tools);
+        // What the model will see, named as it calls them: who watches can tell why a call was
+        // or was not made.
+        const offered = [
+          ...tools.filter(isBuiltinTool),
+          ...plugins.flatMap((p) => p.commands.flatMap((c) => pluginToolName(p.auth, c) ?? [])),
+        ];
+        const node = nodes.move(queued, 'start', { tools: offered }, afterCommit);
         store.brokers.claimed(tokenId, now());
         // Woken by mail while its budget is spent, it parks again before any model call.
         parkIfSpent(node, afterCommit);
-        const settings = settingsOf(node.profile);
-        const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
-        const installed = offeredPlugins(store.plugins.all());
-        const tools = availableTools(scopes, settings?.tools ?? null, installed.groups);
         return {
           node: toNode(node),
           system_prompt: settings?.system_prompt ?? null,
           tools,
-          plugins: installed.keep(tools),
+          plugins,
           turns: store.turns.list(id),
           directive: directiveOf(node),
         };

@@ -74,6 +74,8 @@ export interface MoveOptions {
   outcome?: Omit<Outcome, 'state' | 'finished_at'> | undefined;
   /** `false`: the caller tells the runtime itself (a relaunch stops the old broker first). */
   wake?: false | undefined;
+  /** On `start`: the tool names the broker offers the model, for the `node.state` event. */
+  tools?: readonly string[] | undefined;
 }
 
 const TITLE_FROM_TASK = 80;
@@ -173,7 +175,14 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     store.nodes.save(row);
     if (from !== t.to) {
       const reason = row.state_reason;
-      events.record('node.state', row.id, { node_id: row.id, from, to: t.to, action, reason });
+      events.record('node.state', row.id, {
+        node_id: row.id,
+        from,
+        to: t.to,
+        action,
+        reason,
+        ...(opts.tools !== undefined && { tools: [...opts.tools] }),
+      });
       const runId = runOfRoot(row);
       if (runId !== null) {
         events.record('run.state', runId, {

@@ -32,6 +32,12 @@ export const nodeEventPayloads = {
     to: nodeStateSchema,
     action: z.enum(NODE_ACTIONS),
     reason: z.string().nullable(),
+    tools: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'on `start`: the tool names the model is offered, built-ins then plugin commands (`acme_tickets_create`)',
+      ),
   }),
   /** Changes besides state: title, budgets, labels, place in the tree (promote, demote). */
   'node.updated': z.object({
