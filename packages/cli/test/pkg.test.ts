@@ -91,6 +91,58 @@ describe('svc pkg plugin', () => {
     expect(gone.stderr).toContain("no plugin 'acme'");
   });
 
+  it('names the variable of a token that cannot be one, and never echoes it', async () => {
+    const args = ['pkg', 'plugin', 'install', '--endpoint', endpoint, '--name', 'acme'];
+    const result = await svcWithEnv([...args, '--auth-env', 'ACME_TOKEN'], {
+      ACME_TOKEN: `${TOKEN}\n`,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ACME_TOKEN must hold the token alone');
+    expect(result.stderr).not.toContain(TOKEN);
+  });
+
+  it('says when a token was given but refused', async () => {
+    const args = ['pkg', 'plugin', 'install', '--endpoint', endpoint, '--name', 'acme'];
+    const result = await svcWithEnv([...args, '--auth-env', 'ACME_TOKEN'], {
+      ACME_TOKEN: 'not-the-token',
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('answered 401 (the token given in ACME_TOKEN was refused)');
+    expect(result.stderr).not.toContain('not-the-token');
+  });
+
+  it('says a directory-mode plugin is not offered to agents, on install and in show', async () => {
+    const directory = createFetchHandler(plugin, {
+      auth: { issuer: 'https://directory.test', audience: 'https://tools.test/plugins' },
+    });
+    const other = createServer(async (req, res) => {
+      const response = await directory(new Request(`http://${req.headers.host}${req.url}`));
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(Buffer.from(await response.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = `http://127.0.0.1:${(other.address() as AddressInfo).port}/plugins`;
+      const installed = await svc('pkg', 'plugin', 'install', '--endpoint', at, '--name', 'acme');
+      expect(installed.code).toBe(0);
+      expect(installed.stderr).toContain('not offered to agents yet');
+      const shown = await svc('pkg', 'plugin', 'show', 'acme');
+      expect(shown.stdout).toMatch(/auth\s+directory \(not offered to agents yet/);
+    } finally {
+      await svc('pkg', 'plugin', 'rm', 'acme');
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('does not repeat the credentials or query of a refused endpoint', async () => {
+    for (const bad of ['http://user:pa55word@127.0.0.1/p', 'http://127.0.0.1/p?key=pa55word']) {
+      const result = await svc('pkg', 'plugin', 'install', '--endpoint', bad, '--name', 'acme');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("received 'http://127.0.0.1/p (credentials and query");
+      expect(result.stderr).not.toContain('pa55word');
+    }
+  });
+
   it.each([
     [['--endpoint', 'ftp://x/p', '--name', 'acme'], /--endpoint must be an http\(s\) URL/],
     [['--endpoint', 'http://u:p@x/p', '--name', 'acme'], /with no credentials, query or fragment/],

@@ -146,13 +146,13 @@ describe('plugins.install', () => {
       await install({ endpoint: `${origin}/a`, name: 'acme' })
     ).json()) as Plugin;
     const updates = events('plugin.updated').length;
-    const again = await install({ endpoint: `${origin}/b/`, name: 'acme', auth_env: 'ACME_TOKEN' });
+    const again = await install({ endpoint: `${origin}/b/`, name: 'acme' });
     expect(again.status).toBe(200);
     const second = (await again.json()) as Plugin;
     expect(second.installed_at).toBe(first.installed_at);
     expect(second.updated_at >= first.updated_at).toBe(true);
     expect(second.commands[0]?.path).toBe('/b/acme/tickets/create');
-    expect(second.auth_env).toBe('ACME_TOKEN');
+    expect(second.endpoint).toBe(`${origin}/b/`);
     expect(events('plugin.updated').length).toBe(updates + 1);
     expect(events('plugin.updated').at(-1)?.subject_id).toBe('acme');
   });
@@ -168,6 +168,46 @@ describe('plugins.install', () => {
       description: 'Acme support tickets v2',
       commands: [{ path: '/api/tools/v2/acme/tickets/create' }],
     });
+  });
+
+  it('refuses an endpoint with a /v<N> segment for a versioned plugin, naming the one to pass', async () => {
+    const handler = createFetchHandler([acme(1), acme(2)], { logger: quiet });
+    const origin = await serveAt((request) => handler(request));
+    await t.call('/v1/plugins/acme', { method: 'DELETE' });
+    for (const endpoint of [`${origin}/plugins/v1`, `${origin}/plugins/v2/acme`]) {
+      const { status, error } = await refusal(await install({ endpoint, name: 'acme' }));
+      expect(status).toBe(422);
+      expect(error).toMatchObject({ code: 'validation_failed', field: 'endpoint' });
+      expect(error.message).toContain('without any /v<N> segment, e.g. ' + `${origin}/plugins;`);
+    }
+    expect((await t.call('/v1/plugins/acme')).status).toBe(404);
+  });
+
+  it('reads a /versions a proxy compressed: only the archive must come uncompressed', async () => {
+    const handler = createFetchHandler([acme(1), acme(2)], { logger: quiet });
+    const origin = await serveAt(async (request, path) => {
+      const answer = await handler(request);
+      if (!path.endsWith('/versions')) return answer;
+      const body = gzipSync(new Uint8Array(await answer.arrayBuffer()));
+      return new Response(new Uint8Array(body), {
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      });
+    });
+    const res = await install({ endpoint: `${origin}/plugins`, name: 'acme' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ major: 2, supported: [1, 2] });
+  });
+
+  it('keeps auth_env only for a plugin that takes a shared token', async () => {
+    const handler = createFetchHandler(acme(), { logger: quiet });
+    const origin = await serveAt((request) => handler(request));
+    const res = await install({
+      endpoint: `${origin}/plugins`,
+      name: 'acme',
+      auth_env: 'ACME_TOKEN',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ auth: 'none', auth_env: null });
   });
 
   it('refuses an archive whose paths lack the mount, and stores nothing', async () => {
@@ -476,7 +516,7 @@ describe('plugins.install against a hostile or odd endpoint', () => {
     const origin = await serveAt(() => Response.redirect(`${target}/plugins`, 302));
     const { status, error } = await refusal(await install({ endpoint: origin, name: 'acme' }));
     expect(status).toBe(422);
-    expect(error.message).toContain('answered 302 (a redirect');
+    expect(error.message).toContain(`answered 302 (a redirect to ${target}/plugins: give`);
   });
 
   it('reads at most 8 MiB', async () => {

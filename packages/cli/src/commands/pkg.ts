@@ -2,7 +2,12 @@
  * `svc pkg plugin …`: the daemon's plugin registry (DESIGN §5). The client has no namespace for
  * it (the spec's resource map names none), so these go through `client.request`.
  */
-import { type Plugin, pluginEndpointSchema, pluginToolName } from '@svc/protocol';
+import {
+  BEARER_TOKEN_PATTERN,
+  type Plugin,
+  pluginEndpointSchema,
+  pluginToolName,
+} from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -45,10 +50,22 @@ export function registerPkg(program: Command, runtime: Runtime): void {
 function endpointOf(value: string): string {
   if (!pluginEndpointSchema.safeParse(value).success) {
     throw new UsageError(
-      `--endpoint must be an http(s) URL with no credentials, query or fragment; received '${value}'`,
+      `--endpoint must be an http(s) URL with no credentials, query or fragment; received '${shown(value)}'`,
     );
   }
   return value;
+}
+
+/** A refused URL as it may be echoed: credentials and query, which may hold a secret, left out. */
+function shown(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return value;
+  }
+  if (url.username === '' && url.password === '' && url.search === '') return value;
+  return `${url.protocol}//${url.host}${url.pathname} (credentials and query not repeated)`;
 }
 
 interface InstallOptions {
@@ -67,8 +84,15 @@ async function install(ctx: Context, opts: InstallOptions) {
     // SPEC: the variable of the calling process. Here that is this shell, for the archive; a
     // broker reads its own from the profile env store when it calls a command.
     const token = ctx.io.env[opts.authEnv];
-    if (token !== undefined && token !== '') body.token = token;
-    else ctx.out.note(`${opts.authEnv} is not set here: fetching the archive without a token`);
+    if (token !== undefined && token !== '') {
+      // Named here, where the variable is known: the daemon could only name its body's field.
+      if (!BEARER_TOKEN_PATTERN.test(token)) {
+        throw new UsageError(
+          `${opts.authEnv} must hold the token alone: visible ASCII, no spaces or line breaks (a token read from a file keeps its trailing newline)`,
+        );
+      }
+      body.token = token;
+    } else ctx.out.note(`${opts.authEnv} is not set here: fetching the archive without a token`);
   }
   const client = await ctx.client();
   const installed = (await client.request('POST', '/v1/plugins', body)) as Plugin;
@@ -77,7 +101,12 @@ async function install(ctx: Context, opts: InstallOptions) {
     ctx.out.note(
       `brokers read ${installed.auth_env} from their profile's env store: printf %s "$${installed.auth_env}" | svc profile env set <profile> --name ${installed.auth_env}`,
     );
+  } else if (opts.authEnv !== undefined) {
+    ctx.out.note(
+      `${installed.name} takes no shared token (auth ${installed.auth}): --auth-env was not kept`,
+    );
   }
+  if (installed.auth === 'directory') ctx.out.note(NOT_OFFERED);
   return EXIT.ok;
 }
 
@@ -121,6 +150,10 @@ async function list(ctx: Context) {
   return EXIT.ok;
 }
 
+// docs/plugin-kit.md: a directory-mode plugin is not offered yet, each call needing a directory's token.
+const NOT_OFFERED =
+  'not offered to agents yet: each call needs a directory token, which the daemon cannot mint';
+
 function renderPlugin(p: Plugin, colors: Palette): string {
   const fields = renderFields(
     [
@@ -129,7 +162,14 @@ function renderPlugin(p: Plugin, colors: Palette): string {
       ['major', p.major === null ? 'unversioned' : `${p.major} of ${p.supported?.join(', ')}`],
       ['endpoint', p.endpoint],
       ['transport', p.origin],
-      ['auth', p.auth_env === null ? p.auth : `${p.auth} (token in ${p.auth_env})`],
+      [
+        'auth',
+        p.auth_env !== null
+          ? `${p.auth} (token in ${p.auth_env})`
+          : p.auth === 'directory'
+            ? `directory (${NOT_OFFERED})`
+            : p.auth,
+      ],
       ['updated', p.updated_at],
     ],
     colors,

@@ -68,6 +68,9 @@ const manifestSchema = z.object({
 });
 type Manifest = z.output<typeof manifestSchema>;
 
+/** A major's path segment, as the kit reads one (`/v1`, not `/v0` or `/v01`). */
+const VERSION_SEGMENT = /^v[1-9][0-9]*$/;
+
 const versionsSchema = z.object({
   latest: z.number().int().positive(),
   supported: z.array(z.number().int().positive()).min(1),
@@ -118,6 +121,9 @@ export function pluginService(store: Store, events: EventLog) {
     url: string,
     token: string | undefined,
     wanted: (answer: Head) => boolean = () => true,
+    // Only the archive must come as sent: a proxy that compresses JSON may compress `/versions`,
+    // which fetch inflates.
+    archive = true,
   ): Promise<Fetched> {
     const headers = new Headers(token === undefined ? {} : { Authorization: `Bearer ${token}` });
     let response: Response;
@@ -132,7 +138,7 @@ export function pluginService(store: Store, events: EventLog) {
       throw unusable(`could not reach ${url}: ${failureReason(cause, token)}`);
     }
     const encoding = response.headers.get('content-encoding');
-    if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
+    if (archive && encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
       await response.body?.cancel().catch(() => {});
       throw unusable(
         `${url} was sent with Content-Encoding: ${encoding}; a plugin archive must not be compressed (a proxy or middleware in front of the handler compresses it)`,
@@ -172,7 +178,7 @@ export function pluginService(store: Store, events: EventLog) {
     // JSON 200 is read, so that archive is not downloaded twice. A JSON 200 claims majors, so
     // it must be a versions document, whether it fails to parse or has another shape.
     const isVersions = (answer: Head) => answer.status === 200 && isJson(answer.headers);
-    const answer = await get(`${endpoint}/versions`, token, isVersions);
+    const answer = await get(`${endpoint}/versions`, token, isVersions, false);
     if (!isVersions(answer)) return null;
     let parsed: unknown;
     try {
@@ -195,17 +201,31 @@ export function pluginService(store: Store, events: EventLog) {
       const mount = url.pathname.replace(/\/+$/, '');
       const endpoint = `${url.origin}${mount}`;
       const versions = await versionsOf(endpoint, body.token);
+      const versionSegment = mount.split('/').find((segment) => VERSION_SEGMENT.test(segment));
+      if (versions !== null && versionSegment !== undefined) {
+        // SPEC, "Versioning": the endpoint is passed without any `/v<N>` segment. Taken as a
+        // mount, one would be declared again under each major (`/plugins/v1/v2/acme/...`).
+        const without = `${url.origin}${mount.slice(0, mount.indexOf(`/${versionSegment}`))}`;
+        throw new ApiError(
+          'validation_failed',
+          `${body.endpoint} holds the segment /${versionSegment}, but ${body.name} serves majors (${versions.supported.join(', ')}): pass the endpoint without any /v<N> segment, e.g. ${without}; the latest major, ${versions.latest}, is installed`,
+          { field: 'endpoint', received: body.endpoint },
+        );
+      }
       const archiveUrl =
         versions === null
           ? unversionedArchiveUrl(body.endpoint, endpoint, mount, body.name)
           : `${endpoint}/v${versions.latest}/`;
       const archive = await get(archiveUrl, body.token);
       if (archive.status !== 200) {
+        const location = archive.headers.get('location');
         const hint =
           archive.status === 401
-            ? ' (a token-guarded archive: give the token, e.g. with --auth-env NAME)'
+            ? body.token === undefined
+              ? ' (a token-guarded archive: give the token, e.g. with --auth-env NAME)'
+              : ` (the token given${body.auth_env === undefined ? '' : ` in ${body.auth_env}`} was refused)`
             : archive.status >= 300 && archive.status < 400
-              ? ' (a redirect: give the URL it points to)'
+              ? ` (a redirect${location === null ? '' : ` to ${location}`}: give the URL it points to)`
               : '';
         throw unusable(`${archiveUrl} answered ${archive.status}${hint}`);
       }
@@ -258,7 +278,9 @@ export function pluginService(store: Store, events: EventLog) {
           major: manifest.major,
           supported: versions?.supported ?? null,
           auth: manifest.auth,
-          auth_env: body.auth_env ?? null,
+          // Only a shared token is read from the env store; kept for another mode, it would
+          // say a token is used where none is.
+          auth_env: manifest.auth === 'token' ? (body.auth_env ?? null) : null,
           groups: manifest.groups,
           commands,
           etag: archive.headers.get('etag'),
