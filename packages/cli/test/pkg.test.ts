@@ -111,7 +111,7 @@ describe('svc pkg plugin', () => {
     expect(result.stderr).not.toContain('not-the-token');
   });
 
-  it('says a directory-mode plugin is not offered to agents, on install and in show', async () => {
+  it('tells how a directory-mode plugin must be configured, and names its tools', async () => {
     const directory = createFetchHandler(plugin, {
       auth: { issuer: 'https://directory.test', audience: 'https://tools.test/plugins' },
     });
@@ -125,9 +125,10 @@ describe('svc pkg plugin', () => {
       const at = `http://127.0.0.1:${(other.address() as AddressInfo).port}/plugins`;
       const installed = await svc('pkg', 'plugin', 'install', '--endpoint', at, '--name', 'acme');
       expect(installed.code).toBe(0);
-      expect(installed.stderr).toContain('not offered to agents yet');
+      expect(installed.stderr).toContain(`audience: '${at}'`);
       const shown = await svc('pkg', 'plugin', 'show', 'acme');
-      expect(shown.stdout).toMatch(/auth\s+directory \(not offered to agents yet/);
+      expect(shown.stdout).toMatch(/auth\s+directory$/m);
+      expect(shown.stdout).toMatch(/acme_tickets_create/);
     } finally {
       await svc('pkg', 'plugin', 'rm', 'acme');
       await new Promise((resolve) => other.close(resolve));

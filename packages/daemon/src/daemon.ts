@@ -1,5 +1,6 @@
 import { LOG_LEVELS, resolveHome } from '@svc/protocol/home';
 import type { DaemonContext, TcpInfo } from './context.ts';
+import { directoryKeys } from './directory/keys.ts';
 import { ApiError, DaemonError } from './errors.ts';
 import { createApp } from './http/app.ts';
 import { SSE_KEEPALIVE_MS, sseRegistry } from './http/sse.ts';
@@ -10,6 +11,7 @@ import type { ListenerServer } from './listeners/server.ts';
 import { listenTcp, type TcpListener } from './listeners/tcp.ts';
 import { listenUnix } from './listeners/unix.ts';
 import { brokerPlane } from './services/broker-plane.ts';
+import { directoryService } from './services/directory.ts';
 import { eventLog } from './services/events.ts';
 import { llmService } from './services/llm.ts';
 import { modelService } from './services/models.ts';
@@ -186,6 +188,11 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       nodes,
       runs,
       brokers,
+      directory: directoryService({
+        store,
+        keys: directoryKeys(paths.home),
+        tcp: () => tcp?.info ?? null,
+      }),
       supervisor,
       logger,
       requestLog,

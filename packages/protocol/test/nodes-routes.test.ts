@@ -245,6 +245,12 @@ describe('nodeRoutes', () => {
       );
     // the check finds what it looks for
     expect(names(credentialInstallBodySchema)).toEqual(['api_key']);
-    for (const r of all) expect(names(r.response), r.id).toEqual([]);
+    // The one exception, on purpose: a node's own broker asks for a short-lived token (5 min) to
+    // call one directory-mode plugin group, and only its node token may ask.
+    const minted = new Set(['broker.pluginToken.mint']);
+    for (const r of all) {
+      expect(names(r.response), r.id).toEqual(minted.has(r.id) ? ['token'] : []);
+    }
+    expect(all.find((r) => r.id === 'broker.pluginToken.mint')?.auth).toEqual({ kind: 'node' });
   });
 });

@@ -377,7 +377,7 @@ describe('broker control plane bodies', () => {
     ).toBe(true);
   });
 
-  it('a broker session offers no directory-mode plugin, and always says which plugins', () => {
+  it('a broker session always says which plugins, a directory-mode one included', () => {
     const session = {
       node: sampleNode({ state: 'running' }),
       system_prompt: null,
@@ -393,6 +393,9 @@ describe('broker control plane bodies', () => {
       auth_env: null,
       commands: [],
     };
-    expect(ok(brokerSessionSchema, { ...session, plugins: [directory] })).toBe(false);
+    expect(ok(brokerSessionSchema, { ...session, plugins: [directory] })).toBe(true);
+    expect(ok(brokerSessionSchema, { ...session, plugins: [{ ...directory, auth: 'x' }] })).toBe(
+      false,
+    );
   });
 });

@@ -16,6 +16,7 @@ import {
 const CORE_ROUTES = [
   'bash.run',
   'connect.create',
+  'directory.jwks.get',
   'events.stream',
   'grant.get',
   'health.get',
@@ -44,6 +45,7 @@ describe('route table', () => {
 
   it('gates each route as the doc says', () => {
     expect(routeById('healthz.get').auth).toEqual({ kind: 'public' });
+    expect(routeById('directory.jwks.get').auth).toEqual({ kind: 'public' });
     expect(routeById('openapi.get').auth).toEqual({ kind: 'public' });
     expect(routeById('status.get').auth).toEqual({ kind: 'token' });
     expect(routeById('tokens.revoke').auth).toEqual({ kind: 'owner' });

@@ -106,7 +106,12 @@ async function install(ctx: Context, opts: InstallOptions) {
       `${installed.name} takes no shared token (auth ${installed.auth}): --auth-env was not kept`,
     );
   }
-  if (installed.auth === 'directory') ctx.out.note(NOT_OFFERED);
+  if (installed.auth === 'directory') {
+    // What its handler must be given to accept the tokens brokers call it with.
+    ctx.out.note(
+      `agents call ${installed.name} with tokens the daemon signs: its handler needs auth: { issuer: <the TCP listener's base_url, see svc daemon status>, audience: '${installed.endpoint}' }`,
+    );
+  }
   return EXIT.ok;
 }
 
@@ -150,10 +155,6 @@ async function list(ctx: Context) {
   return EXIT.ok;
 }
 
-// docs/plugin-kit.md: a directory-mode plugin is not offered yet, each call needing a directory's token.
-const NOT_OFFERED =
-  'not offered to agents yet: each call needs a directory token, which the daemon cannot mint';
-
 function renderPlugin(p: Plugin, colors: Palette): string {
   const fields = renderFields(
     [
@@ -162,14 +163,7 @@ function renderPlugin(p: Plugin, colors: Palette): string {
       ['major', p.major === null ? 'unversioned' : `${p.major} of ${p.supported?.join(', ')}`],
       ['endpoint', p.endpoint],
       ['transport', p.origin],
-      [
-        'auth',
-        p.auth_env !== null
-          ? `${p.auth} (token in ${p.auth_env})`
-          : p.auth === 'directory'
-            ? `directory (${NOT_OFFERED})`
-            : p.auth,
-      ],
+      ['auth', p.auth_env === null ? p.auth : `${p.auth} (token in ${p.auth_env})`],
       ['updated', p.updated_at],
     ],
     colors,
@@ -181,7 +175,7 @@ function renderPlugin(p: Plugin, colors: Palette): string {
       { header: 'SCOPE', value: (c) => c.scope },
       { header: 'PATH', value: (c) => `${c.method} ${c.path}` },
       // What a node's model calls it, if agents are offered it.
-      { header: 'TOOL', value: (c) => pluginToolName(p.auth, c) ?? '- (not offered)' },
+      { header: 'TOOL', value: (c) => pluginToolName(c) ?? '- (not offered)' },
     ],
     colors,
   );

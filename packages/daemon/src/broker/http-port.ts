@@ -18,6 +18,7 @@ import {
   type NodeRouteId,
   nodeRouteById,
   nodeSchema,
+  pluginTokenSchema,
   reportSchema,
   toolResultRecordSchema,
   turnRecordResultSchema,
@@ -148,6 +149,10 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
         body: { pid: process.pid, broker_version: DAEMON_VERSION },
       });
       return { ...session, cwd };
+    },
+    async pluginToken(plugin, group) {
+      return (await call('broker.pluginToken.mint', pluginTokenSchema, { body: { plugin, group } }))
+        .token;
     },
     recordTurn: (turn) => call('broker.turns.record', turnRecordResultSchema, { body: turn }),
     recordToolResult: (result) =>

@@ -62,6 +62,8 @@ export type WaitChildrenAnswer =
 export interface BrokerPort {
   /** Binds the broker to its node and answers what it resumes from. */
   load(): Promise<BrokerLoad>;
+  /** A token for one call of a directory-mode plugin's group, signed by the daemon's directory. */
+  pluginToken(plugin: string, group: string): Promise<string>;
   /**
    * Records turn `index` (the next one) before its tool calls run. Recording the last recorded
    * index again answers the first record unchanged: the broker acts on the turn answered.

@@ -2,6 +2,7 @@ import type { DaemonContext } from '../context.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerConnect } from './connect.ts';
+import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';
 import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
@@ -29,6 +30,7 @@ export interface App {
 export function createApp(ctx: DaemonContext): App {
   const app: Routes = new Map();
   registerHealth(app, ctx);
+  registerDirectory(app, ctx.directory);
   registerStatus(app, ctx);
   registerReadiness(app, ctx);
   registerGrant(app);

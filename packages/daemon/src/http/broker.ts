@@ -28,6 +28,9 @@ export function registerBroker(app: Routes, ctx: DaemonContext): void {
   mount(app, 'broker.jobs.record', (c, { params, body }) =>
     c.json(plane.recordJob(params.id, body)),
   );
+  mount(app, 'broker.pluginToken.mint', async (c, { params, body }) =>
+    c.json(await ctx.directory.mint(params.id, body.plugin, body.group)),
+  );
   mount(app, 'broker.directive.get', async (c, { params, query }) =>
     c.json(await plane.directive(params.id, query.wait_s ?? 0, c.signal)),
   );

@@ -227,7 +227,7 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         // or was not made.
         const offered = [
           ...tools.filter(isBuiltinTool),
-          ...plugins.flatMap((p) => p.commands.flatMap((c) => pluginToolName(p.auth, c) ?? [])),
+          ...plugins.flatMap((p) => p.commands.flatMap((c) => pluginToolName(c) ?? [])),
         ];
         const node = nodes.move(queued, 'start', { tools: offered }, afterCommit);
         store.brokers.claimed(tokenId, now());

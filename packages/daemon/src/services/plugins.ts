@@ -323,8 +323,7 @@ export type PluginService = ReturnType<typeof pluginService>;
 /**
  * What a broker's claim offers of the installed plugins: the `<plugin>:<group>` tool names to cut
  * by scopes and the profile's list, and, once cut, the plugins with the commands of the groups
- * kept. Only the commands agents are offered count (`pluginToolName`: none of a directory-mode
- * plugin's).
+ * kept. Only the commands agents are offered count (`pluginToolName`: none whose name is too long).
  */
 export function offeredPlugins(rows: readonly PluginRow[]): {
   groups: string[];
@@ -332,10 +331,9 @@ export function offeredPlugins(rows: readonly PluginRow[]): {
 } {
   const plugins = rows.flatMap((row) => {
     const commands = (JSON.parse(row.commands) as Plugin['commands']).filter(
-      (command) => pluginToolName(row.auth, command) !== null,
+      (command) => pluginToolName(command) !== null,
     );
-    // `auth` tested again only to narrow its type: a directory plugin has no command left.
-    if (row.auth === 'directory' || commands.length === 0) return [];
+    if (commands.length === 0) return [];
     return [
       { name: row.name, origin: row.origin, auth: row.auth, auth_env: row.auth_env, commands },
     ];

@@ -203,6 +203,10 @@ export class MemoryDaemon {
         directive: directiveAfterRecord(),
         cwd: self.cwd,
       }),
+      // It installs no plugins, so there is no directory-mode group to sign for.
+      pluginToken: async (plugin) => {
+        throw new ApiError('not_found', `no plugin '${plugin}'`);
+      },
       recordTurn: async (body) => {
         const first = self.turns[body.index - 1];
         if (first !== undefined) return { turn: first, directive: self.directive };

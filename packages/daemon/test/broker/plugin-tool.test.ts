@@ -55,10 +55,7 @@ const ctx = (signal = new AbortController().signal) =>
 
 describe('plugin commands as tools', () => {
   it('names each command as providers allow ([a-zA-Z0-9_-], at most 64), leaving out one too long', () => {
-    expect(pluginToolName('token', { scope: 'acme:tickets', name: 'create' })).toBe(
-      'acme_tickets_create',
-    );
-    expect(pluginToolName('directory', { scope: 'acme:tickets', name: 'create' })).toBeNull();
+    expect(pluginToolName({ scope: 'acme:tickets', name: 'create' })).toBe('acme_tickets_create');
     const long = { ...command('x'.repeat(60)) };
     const tools = pluginTools(
       [plugin('http://127.0.0.1:1', { commands: [command('create'), long] })],
@@ -228,7 +225,7 @@ describe('plugin commands as tools', () => {
     expect(closed).toBe(true);
   });
 
-  it('offers no directory-mode plugin: its calls need tokens the daemon cannot mint yet', () => {
+  it('offers plugins of every auth mode, only the groups kept', () => {
     const row = (name: string, auth: PluginRow['auth']): PluginRow => ({
       name,
       description: '',
@@ -245,8 +242,12 @@ describe('plugin commands as tools', () => {
       updated_at: '',
     });
     const offered = offeredPlugins([row('open', 'none'), row('dir', 'directory')]);
-    expect(offered.groups).toEqual(['open:tickets']);
-    expect(offered.keep(['open:tickets', 'dir:tickets']).map((p) => p.name)).toEqual(['open']);
+    expect(offered.groups).toEqual(['open:tickets', 'dir:tickets']);
+    expect(offered.keep(['open:tickets', 'dir:tickets']).map((p) => p.name)).toEqual([
+      'open',
+      'dir',
+    ]);
+    expect(offered.keep(['dir:tickets']).map((p) => p.auth)).toEqual(['directory']);
     expect(offered.keep([])).toEqual([]);
   });
 });

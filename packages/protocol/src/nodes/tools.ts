@@ -57,14 +57,10 @@ const MAX_TOOL_NAME = 64;
  * The name a node's model calls an installed plugin's command by, `<plugin>_<group>_<command>`,
  * or `null` when agents are not offered it. Providers refuse the `:` of a group's scope; plugin,
  * group and command names hold no `_` (`[a-z][a-z0-9-]*`), so the name is unambiguous. Not
- * offered: a directory-mode plugin's command (each call needs a token a directory mints, and the
- * daemon holds none yet), and one whose name would pass the providers' limit.
+ * offered: one whose name would pass the providers' limit. Every auth mode is offered: a
+ * directory-mode plugin's calls carry a token the daemon's directory signs.
  */
-export function pluginToolName(
-  auth: 'none' | 'token' | 'directory',
-  command: { scope: string; name: string },
-): string | null {
-  if (auth === 'directory') return null;
+export function pluginToolName(command: { scope: string; name: string }): string | null {
   const name = `${command.scope.replace(':', '_')}_${command.name}`;
   return name.length > MAX_TOOL_NAME ? null : name;
 }

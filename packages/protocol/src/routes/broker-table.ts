@@ -24,6 +24,7 @@ import {
   reportSchema,
   resultSubmitBodySchema,
 } from '../schemas/nodes.ts';
+import { pluginTokenBodySchema, pluginTokenSchema } from '../schemas/plugins.ts';
 import type { RouteDef } from './route-def.ts';
 
 const NODE = { kind: 'node' } as const;
@@ -108,5 +109,16 @@ export const brokerRoutes = [
     params: nodeParamsSchema,
     query: directiveQuerySchema,
     response: directiveSchema,
+  },
+  {
+    id: 'broker.pluginToken.mint',
+    method: 'POST',
+    path: '/v1/nodes/{id}/broker/plugin-token',
+    auth: NODE,
+    summary:
+      "A token for one call of a directory-mode plugin's group the node's scopes cover, signed by the daemon's directory",
+    params: nodeParamsSchema,
+    body: pluginTokenBodySchema,
+    response: pluginTokenSchema,
   },
 ] as const satisfies readonly RouteDef[];

@@ -7,6 +7,7 @@ import { bashBodySchema, bashResultSchema } from '../schemas/bash.ts';
 import { listOf, listQuerySchema } from '../schemas/common.ts';
 import { eventSchema, eventsQuerySchema } from '../schemas/events.ts';
 import { modelReadinessResponseSchema } from '../schemas/models.ts';
+import { jwksSchema } from '../schemas/plugins.ts';
 import {
   healthResponseSchema,
   healthzResponseSchema,
@@ -36,6 +37,15 @@ export const routes = [
     auth: { kind: 'public' },
     summary: 'Liveness: the daemon process answers',
     response: healthzResponseSchema,
+  },
+  {
+    id: 'directory.jwks.get',
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    auth: { kind: 'public' },
+    summary:
+      "The daemon's directory keys: directory-mode plugins verify the tokens brokers call them with against these",
+    response: jwksSchema,
   },
   {
     id: 'health.get',

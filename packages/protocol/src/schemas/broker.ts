@@ -71,8 +71,8 @@ export const brokerPluginSchema = z.object({
   name: pluginSchema.shape.name,
   origin: pluginSchema.shape.origin,
   auth: z
-    .enum(['none', 'token'])
-    .describe('directory-mode plugins are not offered: the daemon mints no directory tokens yet'),
+    .enum(['none', 'token', 'directory'])
+    .describe('`directory`: each call asks the daemon for a token (`broker.pluginToken.mint`)'),
   auth_env: pluginSchema.shape.auth_env.describe(
     "the launch env's variable holding the shared token (`token` mode)",
   ),

@@ -83,3 +83,24 @@ export const pluginSchema = z.object({
 });
 
 export type Plugin = z.output<typeof pluginSchema>;
+
+/**
+ * `GET /.well-known/jwks.json`: the daemon's directory keys (DESIGN §5, "Directory"), public
+ * JWKs a directory-mode plugin verifies the tokens it is called with against.
+ */
+export const jwksSchema = z.object({
+  keys: z.array(
+    z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string() }),
+  ),
+});
+
+/** `POST …/broker/plugin-token`: a token for one call of a directory-mode plugin's group. */
+export const pluginTokenBodySchema = z.strictObject({
+  plugin: nameSchema,
+  group: nameSchema,
+});
+
+export const pluginTokenSchema = z.object({
+  token: z.string().describe('an ES256 JWT the daemon signed, for one call'),
+  expires_at: timestampSchema,
+});

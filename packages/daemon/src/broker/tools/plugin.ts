@@ -1,8 +1,8 @@
 /**
- * Installed plugins' commands as tools (SPEC, "Installing a plugin" and "Shared-token mode"):
- * the broker POSTs the input to `origin + rest.path`, with the shared token read from its
- * profile's env store (the launch's `env`) under the variable the installer named, never from the
- * shell. The answer goes back to the model as the call's output: the command's JSON result, the
+ * Installed plugins' commands as tools (SPEC, "Installing a plugin", "Shared-token mode" and
+ * "Directory mode"): the broker POSTs the input to `origin + rest.path`, with the shared token
+ * read from its profile's env store (the launch's `env`) under the variable the installer named,
+ * never from the shell, or with a token the daemon's directory signs for the call. The answer goes back to the model as the call's output: the command's JSON result, the
  * items of a stream, or, on a non-2xx, the plugin's error envelope as an error result.
  */
 import {
@@ -39,7 +39,7 @@ export function pluginTools(
   const tools = new Map<string, LoopTool>();
   for (const plugin of plugins) {
     for (const command of plugin.commands) {
-      const name = pluginToolName(plugin.auth, command);
+      const name = pluginToolName(command);
       if (name === null) continue;
       tools.set(name, {
         spec: {
@@ -91,6 +91,18 @@ async function callCommand(
     if (!BEARER_TOKEN_PATTERN.test(token)) {
       return {
         output: `the value of ${name} in profile ${ctx.node.profile}'s env store is not a bearer token (visible ASCII, no white space): set it again`,
+        is_error: true,
+      };
+    }
+    headers.authorization = `Bearer ${token}`;
+  } else if (plugin.auth === 'directory') {
+    // One token per call, as real traffic is: the daemon's directory signs it for this node and
+    // this group only, and it expires in minutes.
+    try {
+      token = await ctx.port.pluginToken(plugin.name, command.group);
+    } catch (cause) {
+      return {
+        output: `plugin ${plugin.name} could not be given a token: ${cause instanceof Error ? cause.message : String(cause)}`,
         is_error: true,
       };
     }

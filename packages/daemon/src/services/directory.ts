@@ -1,0 +1,96 @@
+/**
+ * The daemon as the directory of its locally installed plugins (DESIGN §5, "Directory"): a token
+ * per call of a directory-mode plugin, for the calling node and the one group its scopes cover,
+ * signed with the directory key. `iss` is the TCP listener's base URL, where a plugin fetches
+ * `/.well-known/jwks.json`; `aud` is the plugin's endpoint exactly as it was installed, which is
+ * the `audience` its handler must be given.
+ */
+import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
+import { listCovers } from '@svc/protocol';
+import type { TcpInfo } from '../context.ts';
+import type { DirectoryKeys } from '../directory/keys.ts';
+import { ApiError } from '../errors.ts';
+import type { Store } from '../store/index.ts';
+
+/** DESIGN §5: `exp` at most 5 min after issue. */
+const TOKEN_SECONDS = 300;
+
+export function directoryService(deps: {
+  store: Store;
+  keys: DirectoryKeys;
+  tcp: () => TcpInfo | null;
+}) {
+  const { store, keys, tcp } = deps;
+  // The person whose daemon this is: the account it runs under.
+  const person = safeUserName();
+
+  return {
+    jwks: () => keys.jwks(),
+
+    /** `broker.pluginToken.mint`: a token for one call of `plugin`'s `group` by node `nodeId`. */
+    async mint(nodeId: string, plugin: string, group: string) {
+      const row = store.plugins.get(plugin);
+      if (row === undefined) {
+        throw new ApiError('not_found', `no plugin '${plugin}'`, { field: 'plugin' });
+      }
+      if (row.auth !== 'directory') {
+        throw new ApiError(
+          'invalid_request',
+          `plugin ${plugin} takes auth ${row.auth}, not directory tokens`,
+          { field: 'plugin' },
+        );
+      }
+      const scope = `${plugin}:${group}`;
+      const commands = JSON.parse(row.commands) as { scope: string }[];
+      if (!commands.some((c) => c.scope === scope)) {
+        throw new ApiError('not_found', `plugin ${plugin} has no group '${group}'`, {
+          field: 'group',
+        });
+      }
+      const node = store.nodes.get(nodeId);
+      if (node === undefined) throw new ApiError('not_found', `no node ${nodeId}`);
+      const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
+      if (!listCovers(scopes, scope)) {
+        throw new ApiError('scope_missing', `node ${nodeId} does not hold ${scope}`, {
+          field: 'scope',
+          received: scope,
+        });
+      }
+      const listener = tcp();
+      if (listener === null) {
+        throw new ApiError(
+          'invalid_state',
+          "the daemon's directory is served on its TCP listener, which is off: turn it on with svc sys connect, or svc daemon start --tcp HOST:PORT",
+        );
+      }
+      const now = Math.floor(Date.now() / 1000);
+      const app = node.app_id ?? 'svc';
+      const token = await keys.sign({
+        iss: listener.base_url,
+        aud: row.endpoint,
+        sub: person,
+        grantee: app,
+        client_id: 'svc',
+        initiating_app: app,
+        scope,
+        act: { sub: node.id },
+        jti: randomUUID(),
+        ...(node.run_id !== null && { run_id: node.run_id }),
+        iat: now,
+        exp: now + TOKEN_SECONDS,
+      });
+      return { token, expires_at: new Date((now + TOKEN_SECONDS) * 1000).toISOString() };
+    },
+  };
+}
+
+export type DirectoryService = ReturnType<typeof directoryService>;
+
+function safeUserName(): string {
+  try {
+    return userInfo().username || 'owner';
+  } catch {
+    return 'owner';
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The daemon as the directory of its plugins (DESIGN §5, "Directory"), end to end: a plugin built
+ * with the kit in directory mode, its `issuer` the daemon's TCP listener, installed through
+ * `/v1/plugins`, and scripted nodes on real brokers calling it with tokens the daemon signs.
+ */
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { startDaemon } from '@svc/daemon';
+import { createFetchHandler, definePlugin } from '@svc/plugin-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createNode,
+  isFinal,
+  scripted,
+  submit,
+  toolResults,
+  waitForNode,
+} from './broker-fixtures.ts';
+import { json, socketFetch, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+const audit = definePlugin({
+  name: 'audit',
+  description: 'Who called',
+  groups: {
+    log: {
+      description: 'The audit log',
+      commands: {
+        // Answers the verified caller, so the test sees what the token said.
+        whoami: {
+          description: 'The caller, as verified',
+          handler: (_input, ctx) => ({ ...ctx.caller }),
+        },
+      },
+    },
+  },
+});
+
+let t: TestDaemon;
+let server: ReturnType<typeof serve>;
+let endpoint = '';
+let baseUrl = '';
+
+beforeAll(async () => {
+  t = await startTestDaemon({ tcp: { host: '127.0.0.1', port: 0 }, brokers: { concurrency: 2 } });
+  baseUrl = t.daemon.tcp!.base_url;
+  // The port is known only once listening, and the handler needs its own URL as `audience`.
+  let handler: ((request: Request) => Promise<Response>) | undefined;
+  server = serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => handler!(request) });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/plugins`;
+  handler = createFetchHandler(audit, { auth: { issuer: baseUrl, audience: endpoint } });
+  const installed = await t.call('/v1/plugins', json({ endpoint, name: 'audit' }));
+  expect(installed.status).toBe(200);
+  expect((await t.call('/v1/profiles/default', json({}, 'PUT'))).status).toBe(200);
+});
+
+afterAll(async () => {
+  await t?.stop();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const call = (name: string, input: unknown) => ({ tool_calls: [{ name, input }] });
+
+describe("the daemon's directory", () => {
+  it('publishes its public key at /.well-known/jwks.json, without auth, and keeps the private one 0600', async () => {
+    const res = await fetch(`${baseUrl}/.well-known/jwks.json`);
+    expect(res.status).toBe(200);
+    const { keys } = (await res.json()) as { keys: Record<string, unknown>[] };
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+    expect(keys[0]?.kid).toMatch(/^[\w-]{43}$/);
+    expect(keys[0]).not.toHaveProperty('d');
+    const file = join(t.home, 'directory-key.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).toContain(String(keys[0]?.kid));
+  });
+
+  it('signs a token per call that the kit verifies: the caller is the node, for its group', async () => {
+    const node = await createNode(t.call, {
+      task: 'who am I to the plugin',
+      model: scripted('dir', [call('audit_log_whoami', {}), submit({ ok: true })]),
+    });
+    expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+    const [whoami] = await toolResults(t.call, node.id, 1);
+    expect(whoami).toMatchObject({ name: 'audit_log_whoami', status: 'ok' });
+    const caller = whoami?.output as Record<string, unknown>;
+    expect(caller).toMatchObject({
+      grantee: 'svc',
+      clientId: 'svc',
+      scope: ['audit:log'],
+      initiatingApp: 'svc',
+      act: { sub: node.id },
+    });
+    expect(caller.sub).toEqual(expect.any(String));
+    expect(caller.jti).toMatch(/^[0-9a-f-]{36}$/);
+    expect(caller.requestId).toMatch(new RegExp(`^${node.id}:`));
+    expect(caller).not.toHaveProperty('runId');
+  });
+
+  it('offers the plugin only to nodes whose scopes cover its group', async () => {
+    const node = await createNode(t.call, {
+      task: 'no audit',
+      scopes: ['svc:llm'],
+      model: scripted('narrow', [call('audit_log_whoami', {}), submit({})]),
+    });
+    expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+    const events = await t.call(`/v1/nodes/${node.id}/events?kinds=node.turn`);
+    expect(JSON.stringify(await events.json())).toContain('unavailable tool');
+  });
+
+  it('answers the model an error naming the fix when its TCP listener, the issuer, is off', async () => {
+    const off = await startTestDaemon({ brokers: { concurrency: 1 } });
+    try {
+      expect((await off.call('/v1/plugins', json({ endpoint, name: 'audit' }))).status).toBe(200);
+      expect((await off.call('/v1/profiles/default', json({}, 'PUT'))).status).toBe(200);
+      const node = await createNode(off.call, {
+        task: 'no issuer',
+        model: scripted('off', [call('audit_log_whoami', {}), submit({})]),
+      });
+      expect(await waitForNode(off.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+      const [whoami] = await toolResults(off.call, node.id, 1);
+      expect(whoami).toMatchObject({ status: 'error' });
+      expect(String(whoami?.output)).toContain('TCP listener, which is off');
+      expect(String(whoami?.output)).toContain('svc sys connect');
+    } finally {
+      await off.stop();
+    }
+  });
+
+  it('keeps its key across a restart, and each home has its own', async () => {
+    const other = await startTestDaemon();
+    const jwks = async (call: TestDaemon['call']) =>
+      (await (await call('/.well-known/jwks.json', { token: null })).json()) as {
+        keys: { kid: string }[];
+      };
+    try {
+      const before = await jwks(other.call);
+      expect(before.keys[0]?.kid).not.toBe((await jwks(t.call)).keys[0]?.kid);
+      await other.daemon.close();
+      const again = await startDaemon({ home: other.home, logLevel: 'warn' });
+      try {
+        expect(await jwks(socketFetch(again.socketPath, null))).toEqual(before);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(other.home, { recursive: true, force: true });
+    }
+  });
+});
