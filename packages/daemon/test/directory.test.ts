@@ -19,6 +19,7 @@ import {
   waitForNode,
 } from './broker-fixtures.ts';
 import { json, socketFetch, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { type NodesDaemon, startNodesDaemon } from './nodes-fixture.ts';
 
 const audit = definePlugin({
   name: 'audit',
@@ -148,5 +149,97 @@ describe("the daemon's directory", () => {
     } finally {
       rmSync(other.home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('broker.pluginToken.mint', () => {
+  let d: NodesDaemon;
+  let plugins: ReturnType<typeof serve>;
+  let dirEndpoint = '';
+  beforeAll(async () => {
+    d = await startNodesDaemon();
+    const handler = createFetchHandler(audit, {
+      auth: { issuer: 'http://127.0.0.1:1', audience: 'http://127.0.0.1:1/p' },
+    });
+    const shared = createFetchHandler({ ...audit, name: 'acme' }, { token: 'tok-1' });
+    plugins = serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (request) =>
+        new URL(request.url).pathname.startsWith('/shared') ? shared(request) : handler(request),
+    });
+    await new Promise<void>((resolve) => plugins.once('listening', () => resolve()));
+    const origin = `http://127.0.0.1:${(plugins.address() as AddressInfo).port}`;
+    dirEndpoint = `${origin}/dir`;
+    expect((await d.post('/v1/plugins', { endpoint: dirEndpoint, name: 'audit' })).status).toBe(
+      200,
+    );
+    const acme = { endpoint: `${origin}/shared`, name: 'acme', auth_env: 'T', token: 'tok-1' };
+    expect((await d.post('/v1/plugins', acme)).status).toBe(200);
+  });
+  afterAll(async () => {
+    await d?.stop();
+    await new Promise((resolve) => plugins?.close(resolve));
+  });
+
+  const mint = (nodeId: string, body: unknown, as = nodeId) =>
+    d.post(`/v1/nodes/${nodeId}/broker/plugin-token`, body, d.nodeToken(as));
+
+  it('refuses what it must not sign, each with its own answer', async () => {
+    const node = await d.createNode({ task: 'x' });
+    const narrow = await d.createNode({ task: 'y', scopes: ['svc:llm'] });
+    // The issuer is the TCP listener: off until asked for.
+    expect((await mint(node.id, { plugin: 'audit', group: 'log' })).body.error).toMatchObject({
+      code: 'invalid_state',
+    });
+    expect((await d.post('/v1/connect', {})).status).toBe(200);
+    const cases: [string, unknown, number, Record<string, unknown>][] = [
+      [
+        narrow.id,
+        { plugin: 'audit', group: 'log' },
+        403,
+        { code: 'scope_missing', field: 'scope', received: 'audit:log' },
+      ],
+      [
+        node.id,
+        { plugin: 'acme', group: 'log' },
+        400,
+        { code: 'invalid_request', field: 'plugin' },
+      ],
+      [node.id, { plugin: 'audit', group: 'nope' }, 404, { code: 'not_found', field: 'group' }],
+      [node.id, { plugin: 'gone', group: 'log' }, 404, { code: 'not_found', field: 'plugin' }],
+      [node.id, { plugin: 'audit', group: 'log', extra: 1 }, 422, { code: 'validation_failed' }],
+    ];
+    for (const [id, body, status, error] of cases) {
+      const res = await mint(id, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.error).toMatchObject(error);
+    }
+    // Only a node's own broker may ask.
+    expect((await mint(node.id, { plugin: 'audit', group: 'log' }, narrow.id)).status).toBe(403);
+  });
+
+  it('signs for the node and the group: iss the listener, aud the endpoint as installed, 5 min', async () => {
+    const node = await d.createNode({ task: 'z' });
+    const res = await mint(node.id, { plugin: 'audit', group: 'log' });
+    expect(res.status).toBe(200);
+    const [header, payload] = String(res.body.token)
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
+    const { keys } = (await (await d.call('/.well-known/jwks.json', { token: null })).json()) as {
+      keys: { kid: string }[];
+    };
+    expect(header).toEqual({ alg: 'ES256', kid: keys[0]?.kid, typ: 'JWT' });
+    expect(payload).toMatchObject({
+      iss: d.daemon.tcp?.base_url,
+      aud: dirEndpoint,
+      scope: 'audit:log',
+      act: { sub: node.id },
+      client_id: 'svc',
+    });
+    expect(payload.exp - payload.iat).toBe(300);
+    expect(res.body.expires_at).toBe(new Date(payload.exp * 1000).toISOString());
+    expect(payload).not.toHaveProperty('run_id');
   });
 });
