@@ -3,7 +3,7 @@
  * with the kit in directory mode, its `issuer` the daemon's TCP listener, installed through
  * `/v1/plugins`, and scripted nodes on real brokers calling it with tokens the daemon signs.
  */
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
@@ -19,7 +19,7 @@ import {
   waitForNode,
 } from './broker-fixtures.ts';
 import { json, socketFetch, startTestDaemon, type TestDaemon } from './helpers.ts';
-import { type NodesDaemon, startNodesDaemon } from './nodes-fixture.ts';
+import { type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
 
 const audit = definePlugin({
   name: 'audit',
@@ -75,7 +75,10 @@ describe("the daemon's directory", () => {
     expect(keys[0]).not.toHaveProperty('d');
     const file = join(t.home, 'directory-key.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readFileSync(file, 'utf8')).toContain(String(keys[0]?.kid));
+    // The file holds the private key; the public one is its half.
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    expect(stored.private_jwk).toMatchObject({ x: keys[0]?.x, y: keys[0]?.y });
+    expect(stored.private_jwk.d).toEqual(expect.any(String));
   });
 
   it('signs a token per call that the kit verifies: the caller is the node, for its group', async () => {
@@ -127,6 +130,28 @@ describe("the daemon's directory", () => {
       expect(String(whoami?.output)).toContain('svc sys connect');
     } finally {
       await off.stop();
+    }
+  });
+
+  it('says a damaged key file is unusable and how to mend it, never quoting it', async () => {
+    const other = await startTestDaemon();
+    const file = join(other.home, 'directory-key.json');
+    try {
+      const secret = 'd-SECRET-PART-of-a-key';
+      writeFileSync(file, `{"private_jwk": {"d": "${secret}"`, { mode: 0o644 });
+      const res = await other.call('/.well-known/jwks.json', { token: null });
+      expect(res.status).toBe(409);
+      const text = await res.text();
+      expect(text).toContain('directory-key.json');
+      expect(text).toContain('move it away and restart the daemon');
+      expect(text).not.toContain('SECRET');
+      expect(text).not.toContain(other.home);
+      // Read again on the next call: once the owner moves it away, a new key is made.
+      rmSync(file);
+      expect((await other.call('/.well-known/jwks.json', { token: null })).status).toBe(200);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      await other.stop();
     }
   });
 
@@ -217,6 +242,33 @@ describe('broker.pluginToken.mint', () => {
     }
     // Only a node's own broker may ask.
     expect((await mint(node.id, { plugin: 'audit', group: 'log' }, narrow.id)).status).toBe(403);
+  });
+
+  it("refuses a group the node's profile does not list among its tools", async () => {
+    expect((await d.call('/v1/profiles/narrow', json({ tools: ['bash'] }, 'PUT'))).status).toBe(
+      200,
+    );
+    const node = await d.createNode({ task: 'w', profile: 'narrow' });
+    const res = await mint(node.id, { plugin: 'audit', group: 'log' });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'forbidden', field: 'group' });
+  });
+
+  it("names an app's node by its app, and its run", async () => {
+    const { token: app } = await d.appToken(['svc:llm', 'audit:log']);
+    const started = await d.post('/v1/runs', { task: 'audit', model: SCRIPTED }, app);
+    expect(started.status).toBe(200);
+    const res = await mint(started.body.node_id, { plugin: 'audit', group: 'log' });
+    expect(res.status).toBe(200);
+    const payload = JSON.parse(
+      Buffer.from(String(res.body.token).split('.')[1] ?? '', 'base64url').toString('utf8'),
+    );
+    expect(payload).toMatchObject({
+      grantee: 'test-app',
+      initiating_app: 'test-app',
+      run_id: started.body.id,
+      act: { sub: started.body.node_id },
+    });
   });
 
   it('signs for the node and the group: iss the listener, aud the endpoint as installed, 5 min', async () => {

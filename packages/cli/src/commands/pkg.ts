@@ -108,8 +108,13 @@ async function install(ctx: Context, opts: InstallOptions) {
   }
   if (installed.auth === 'directory') {
     // What its handler must be given to accept the tokens brokers call it with.
+    const tcp = (await client.system.status()).tcp;
+    const issuer =
+      tcp === null
+        ? "<the TCP listener's base_url: turn it on with svc sys connect>"
+        : `'${tcp.base_url}'`;
     ctx.out.note(
-      `agents call ${installed.name} with tokens the daemon signs: its handler needs auth: { issuer: <the TCP listener's base_url, see svc daemon status>, audience: '${installed.endpoint}' }`,
+      `agents call ${installed.name} with tokens the daemon signs: its handler needs auth: { issuer: ${issuer}, audience: '${installed.endpoint}' }`,
     );
   }
   return EXIT.ok;

@@ -20,8 +20,10 @@ export function directoryService(deps: {
   store: Store;
   keys: DirectoryKeys;
   tcp: () => TcpInfo | null;
+  /** The profile's `tools` list, `null` for none (every tool the scopes allow). */
+  toolsAllowed: (profile: string) => readonly string[] | null;
 }) {
-  const { store, keys, tcp } = deps;
+  const { store, keys, tcp, toolsAllowed } = deps;
   // The person whose daemon this is: the account it runs under.
   const person = safeUserName();
 
@@ -56,6 +58,15 @@ export function directoryService(deps: {
           field: 'scope',
           received: scope,
         });
+      }
+      // As the claim offers tools: the profile's list, when it has one, cuts them further.
+      const allowed = toolsAllowed(node.profile);
+      if (allowed !== null && !allowed.includes(scope)) {
+        throw new ApiError(
+          'forbidden',
+          `profile ${node.profile} does not allow the tool ${scope}`,
+          { field: 'group' },
+        );
       }
       const listener = tcp();
       if (listener === null) {
