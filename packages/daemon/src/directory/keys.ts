@@ -53,15 +53,15 @@ export function directoryKeys(home: string): DirectoryKeys {
   const file = join(home, DIRECTORY_KEY_FILE);
   let loaded: Promise<Loaded> | undefined;
 
-  function load() {
-    loaded ??= (async () => {
-      const stored = readStored(file) ?? (await create(file));
-      return parse(stored);
-    })();
-    // A failure is tried again on the next call, not kept: the owner may mend the file meanwhile.
-    loaded.catch(() => {
-      loaded = undefined;
-    });
+  function load(): Promise<Loaded> {
+    if (loaded === undefined) {
+      const attempt = (async () => parse(readStored(file) ?? (await create(file))))();
+      loaded = attempt;
+      // A failure is tried again on the next call, not kept: the owner may mend the file.
+      attempt.catch(() => {
+        if (loaded === attempt) loaded = undefined;
+      });
+    }
     return loaded;
   }
 
