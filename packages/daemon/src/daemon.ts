@@ -192,15 +192,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
         store,
         keys: directoryKeys(paths.home),
         tcp: () => tcp?.info ?? null,
-        toolsAllowed: (profile) => {
-          try {
-            return profiles.settings(profile, null).tools ?? null;
-          } catch (error) {
-            // As the claim reads it: a profile since removed cuts nothing; scopes still bound it.
-            if (error instanceof ApiError && error.code === 'not_found') return null;
-            throw error;
-          }
-        },
+        profiles,
       }),
       supervisor,
       logger,

@@ -49,7 +49,7 @@ import type { EventLog } from './events.ts';
 import type { ModelChoice, ModelService } from './models.ts';
 import type { NodeService } from './nodes.ts';
 import { offeredPlugins } from './plugins.ts';
-import type { ProfileService, ProfileSettings } from './profiles.ts';
+import type { ProfileService } from './profiles.ts';
 import { waitUntil } from './wait-until.ts';
 
 export type Directive = z.output<typeof directiveSchema>;
@@ -67,7 +67,7 @@ export interface BrokerPlaneDeps {
   events: EventLog;
   nodes: Pick<NodeService, 'move' | 'submit'>;
   models: Pick<ModelService, 'connection'>;
-  profiles: Pick<ProfileService, 'settings' | 'envValues'>;
+  profiles: Pick<ProfileService, 'find' | 'envValues'>;
   relaunchBudget?: number;
 }
 
@@ -112,15 +112,6 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
     if (last?.tool_calls.some((c) => c.status === 'pending')) return;
     const waitingOn = { for: 'budget', budget: over.budget } as const;
     nodes.move(node, 'budget_exhausted', { reason: over.reason, waitingOn }, afterCommit);
-  }
-
-  function settingsOf(profile: string): ProfileSettings | null {
-    try {
-      return profiles.settings(profile, null);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return null;
-      throw error;
-    }
   }
 
   /**
@@ -218,7 +209,7 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
     claim(id: string, tokenId: string) {
       return store.db.transaction((afterCommit) => {
         const queued = row(id);
-        const settings = settingsOf(queued.profile);
+        const settings = profiles.find(queued.profile);
         const scopes = queued.scopes === null ? null : (JSON.parse(queued.scopes) as string[]);
         const installed = offeredPlugins(store.plugins.all());
         const tools = availableTools(scopes, settings?.tools ?? null, installed.groups);

@@ -12,6 +12,7 @@ import type { TcpInfo } from '../context.ts';
 import type { DirectoryKeys } from '../directory/keys.ts';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
+import type { ProfileService } from './profiles.ts';
 
 /** DESIGN §5: `exp` at most 5 min after issue. */
 const TOKEN_SECONDS = 300;
@@ -20,10 +21,9 @@ export function directoryService(deps: {
   store: Store;
   keys: DirectoryKeys;
   tcp: () => TcpInfo | null;
-  /** The profile's `tools` list, `null` for none (every tool the scopes allow). */
-  toolsAllowed: (profile: string) => readonly string[] | null;
+  profiles: Pick<ProfileService, 'find'>;
 }) {
-  const { store, keys, tcp, toolsAllowed } = deps;
+  const { store, keys, tcp, profiles } = deps;
   // The person whose daemon this is: the account it runs under.
   const person = safeUserName();
 
@@ -60,7 +60,7 @@ export function directoryService(deps: {
         });
       }
       // As the claim offers tools: the profile's list, when it has one, cuts them further.
-      const allowed = toolsAllowed(node.profile);
+      const allowed = profiles.find(node.profile)?.tools ?? null;
       if (allowed !== null && !allowed.includes(scope)) {
         throw new ApiError(
           'forbidden',

@@ -55,6 +55,18 @@ export function profileService(store: Store, events: EventLog) {
     return found;
   }
 
+  function toSettings(r: ProfileRow): ProfileSettings {
+    return {
+      name: r.name,
+      model: parse<ModelChoice>(r.model),
+      system_prompt: r.system_prompt,
+      tools: parse<string[]>(r.tools),
+      scopes: parse<string[]>(r.scopes),
+      budgets: JSON.parse(r.budgets) as Budgets,
+      app_id: r.app_id,
+    };
+  }
+
   function toDto(r: ProfileRow): Profile {
     const model = parse<ModelChoice>(r.model);
     return {
@@ -163,16 +175,13 @@ export function profileService(store: Store, events: EventLog) {
      * `principal` may not see it (`null`: the daemon itself).
      */
     settings(name: string, principal: Principal | null, field = 'profile'): ProfileSettings {
-      const r = row(name, principal, field);
-      return {
-        name: r.name,
-        model: parse<ModelChoice>(r.model),
-        system_prompt: r.system_prompt,
-        tools: parse<string[]>(r.tools),
-        scopes: parse<string[]>(r.scopes),
-        budgets: JSON.parse(r.budgets) as Budgets,
-        app_id: r.app_id,
-      };
+      return toSettings(row(name, principal, field));
+    },
+
+    /** The daemon's own read of a node's profile: `null` once it was removed, which cuts nothing. */
+    find(name: string): ProfileSettings | null {
+      const r = store.profiles.get(name);
+      return r === undefined ? null : toSettings(r);
     },
 
     /** The env values, for a broker's launch message only. */
