@@ -44,8 +44,8 @@ export function directoryService(deps: {
         );
       }
       const scope = `${plugin}:${group}`;
-      const commands = JSON.parse(row.commands) as { scope: string }[];
-      if (!commands.some((c) => c.scope === scope)) {
+      const groups = JSON.parse(row.groups_json) as { name: string }[];
+      if (!groups.some((g) => g.name === group)) {
         throw new ApiError('not_found', `plugin ${plugin} has no group '${group}'`, {
           field: 'group',
         });
