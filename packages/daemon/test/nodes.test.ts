@@ -78,6 +78,10 @@ describe('nodes.create', () => {
       ],
       [{ properties: { a: { pattern: '(' } } }, /properties\.a: "\(" is not a regular expression/],
       [{ type: 'text' }, /^output_schema\.type "text" is not a JSON Schema type$/],
+      // wrong shapes and a reference to itself: every submit answered 500 before
+      [{ $ref: '#' }, /^output_schema is not a usable JSON Schema: /],
+      [{ enum: 5 }, /^output_schema is not a usable JSON Schema: /],
+      [{ oneOf: {} }, /^output_schema is not a usable JSON Schema: /],
       [
         { $id: 'https://x.test/a', properties: { b: { $id: 'https://x.test/a' } } },
         /^output_schema is not a usable JSON Schema: Duplicate schema URI "https:\/\/x\.test\/a"\.$/,

@@ -41,14 +41,25 @@ export function compileSchema(schema: JsonSchema, at: string): SchemaCheck {
   const copy = jsonCopy(schema, at);
   // What `new Validator(schema, '2020-12', false)` does, with its table of subschemas in reach.
   let lookup: Record<string, Schema | boolean>;
+  const unusable = (cause: unknown) => {
+    // The validator's own words say what: `Duplicate schema URI "https://acme.test/s".`
+    const why = cause instanceof Error ? `: ${cause.message}` : '';
+    return new TypeError(`${at} is not a usable JSON Schema${why}`, { cause });
+  };
   try {
     lookup = dereference(copy as Schema);
   } catch (cause) {
-    // The validator's own words say what: `Duplicate schema URI "https://acme.test/s".`
-    const why = cause instanceof Error ? `: ${cause.message}` : '';
-    throw new TypeError(`${at} is not a usable JSON Schema${why}`, { cause });
+    throw unusable(cause);
   }
   checkUsable(copy, lookup, at);
+  // One value through it, as `new Validator(...).validate(null)` would be: a keyword of the wrong
+  // shape (`enum: 5`, `allOf: {}`) or a reference to itself with nothing between (`$ref: '#'`)
+  // throws there, where the walk above does not look.
+  try {
+    validate(null, copy as Schema, '2020-12', lookup, false);
+  } catch (cause) {
+    throw unusable(cause);
+  }
   return (value) => {
     const result = validate(value, copy as Schema, '2020-12', lookup, false);
     if (result.valid) return null;

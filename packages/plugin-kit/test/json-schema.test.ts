@@ -35,6 +35,18 @@ describe('compileSchema (@svc/plugin-kit/json-schema)', () => {
     expect(() => compileSchema({ maximum: Number.POSITIVE_INFINITY }, 'output_schema')).toThrow(
       /output_schema\.maximum must be a finite number/,
     );
+    // Keywords of the wrong shape, and a reference to itself, fail on any value: found at once.
+    for (const bad of [{ $ref: '#' }, { allOf: [{ $ref: '#' }] }, { enum: 5 }, { anyOf: 5 }]) {
+      expect(() => compileSchema(bad, 'output_schema'), JSON.stringify(bad)).toThrow(
+        /^output_schema is not a usable JSON Schema: /,
+      );
+    }
+    // A recursive schema that does describe something is kept.
+    const tree = {
+      type: 'object',
+      properties: { children: { type: 'array', items: { $ref: '#' } } },
+    };
+    expect(compileSchema(tree, 'input')({ children: [{ children: [] }] })).toBeNull();
   });
 
   it("compiles a copy: a frozen schema works, and the caller's objects stay unmarked", () => {
