@@ -146,6 +146,14 @@ describe("the daemon's directory", () => {
       expect(text).toContain('move it away and restart the daemon');
       expect(text).not.toContain('SECRET');
       expect(text).not.toContain(other.home);
+      // A public key alone signs nothing: refused as well, not a 500 at the first mint.
+      const { keys } = (await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as {
+        keys: Record<string, unknown>[];
+      };
+      writeFileSync(file, JSON.stringify({ private_jwk: keys[0], created_at: '' }));
+      const publicOnly = await other.call('/.well-known/jwks.json', { token: null });
+      expect(publicOnly.status).toBe(409);
+      expect(await publicOnly.text()).toContain('holds no ES256 private key');
       // Read again on the next call: once the owner moves it away, a new key is made.
       rmSync(file);
       expect((await other.call('/.well-known/jwks.json', { token: null })).status).toBe(200);

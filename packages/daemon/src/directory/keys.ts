@@ -28,7 +28,7 @@ import {
 import { ApiError } from '../errors.ts';
 
 const ALG = 'ES256';
-export const DIRECTORY_KEY_FILE = 'directory-key.json';
+const DIRECTORY_KEY_FILE = 'directory-key.json';
 
 /** What the file holds: the private JWK (its public half is read from it) and when it was made. */
 interface Stored {
@@ -112,7 +112,8 @@ async function parse(stored: Stored): Promise<Loaded> {
     jwk.kty !== 'EC' ||
     jwk.crv !== 'P-256' ||
     typeof jwk.x !== 'string' ||
-    typeof jwk.y !== 'string'
+    typeof jwk.y !== 'string' ||
+    typeof jwk.d !== 'string'
   ) {
     throw unusable('holds no ES256 private key');
   }

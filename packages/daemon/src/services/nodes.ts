@@ -41,7 +41,7 @@ import {
 import type { EventLog } from './events.ts';
 import type { ModelService } from './models.ts';
 import { idleRuntime, type NodeRuntime } from './node-runtime.ts';
-import { compileOutputSchema } from './output-schema.ts';
+import { compileOutputSchema, compileUsable } from './output-schema.ts';
 import type { ProfileService, ProfileSettings } from './profiles.ts';
 import type { Principal } from './tokens.ts';
 
@@ -338,7 +338,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
       scopeCeiling(principal),
       grant,
     );
-    if (body.output_schema !== undefined) compileOutputSchema(body.output_schema);
+    if (body.output_schema !== undefined) compileUsable(body.output_schema);
     const id = newId('node');
     const at = now();
     const row: NodeRow = {

@@ -70,9 +70,9 @@ export const brokerClaimBodySchema = z.strictObject({
 export const brokerPluginSchema = z.object({
   name: pluginSchema.shape.name,
   origin: pluginSchema.shape.origin,
-  auth: z
-    .enum(['none', 'token', 'directory'])
-    .describe('`directory`: each call asks the daemon for a token (`broker.pluginToken.mint`)'),
+  auth: pluginSchema.shape.auth.describe(
+    '`directory`: each call asks the daemon for a token (`broker.pluginToken.mint`)',
+  ),
   auth_env: pluginSchema.shape.auth_env.describe(
     "the launch env's variable holding the shared token (`token` mode)",
   ),
