@@ -20,7 +20,6 @@ import {
   type nodeRecycleBodySchema,
   type nodeUpdateBodySchema,
   type nodeWaitBodySchema,
-  resolveNodeScopes,
   transition,
 } from '@svc/protocol';
 import type { z } from 'zod';
@@ -43,6 +42,7 @@ import type { ModelService } from './models.ts';
 import { idleRuntime, type NodeRuntime } from './node-runtime.ts';
 import { compileOutputSchema, compileUsable } from './output-schema.ts';
 import type { ProfileService, ProfileSettings } from './profiles.ts';
+import { checkScopes } from './scopes.ts';
 import type { Principal } from './tokens.ts';
 
 export type CreateBody = z.output<typeof nodeCreateBodySchema>;
@@ -122,17 +122,6 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     if (row?.run_id == null) return null;
     const run = store.runs.get(row.run_id);
     return run?.grant_scopes == null ? null : (JSON.parse(run.grant_scopes) as string[]);
-  }
-
-  function checkScopes(requested: readonly string[] | undefined, creator: Ceiling, grant: Ceiling) {
-    const result = resolveNodeScopes(requested, creator, grant);
-    if (!result.ok) {
-      throw new ApiError(result.code, result.message, {
-        field: result.code === 'scope_missing' ? result.field : 'scopes',
-        received: result.received,
-      });
-    }
-    return result.scopes;
   }
 
   // ── state changes ─────────────────────────────────────────────────────────────────────────

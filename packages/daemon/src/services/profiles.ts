@@ -1,12 +1,9 @@
 import {
   type Budgets,
-  ceilingViolation,
   DEFAULT_BUDGETS,
   mergeBudgets,
-  parseScopeList,
   type profileEnsureBodySchema,
   type profileSchema,
-  ScopeError,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
@@ -14,6 +11,7 @@ import type { Store } from '../store/index.ts';
 import type { ProfileRow } from '../store/profiles.ts';
 import type { EventLog } from './events.ts';
 import type { ModelChoice } from './models.ts';
+import { checkScopes } from './scopes.ts';
 import type { Principal } from './tokens.ts';
 
 export type Profile = z.output<typeof profileSchema>;
@@ -111,7 +109,7 @@ export function profileService(store: Store, events: EventLog) {
           system_prompt: pick(body.system_prompt, current?.system_prompt ?? null),
           tools: pick(json(body.tools), current?.tools ?? null),
           scopes: pick(
-            json(body.scopes && withinCeiling(canonicalScopes(body.scopes), principal.scopes)),
+            json(body.scopes && checkScopes(body.scopes, principal.scopes)),
             current?.scopes ?? null,
           ),
           budgets: JSON.stringify(
@@ -192,34 +190,6 @@ export function profileService(store: Store, events: EventLog) {
 }
 
 export type ProfileService = ReturnType<typeof profileService>;
-
-function canonicalScopes(scopes: readonly string[]): string[] {
-  try {
-    return parseScopeList(scopes);
-  } catch (error) {
-    if (!(error instanceof ScopeError)) throw error;
-    throw new ApiError('invalid_request', error.message, {
-      field: 'scopes',
-      received: error.scope,
-    });
-  }
-}
-
-/**
- * A profile's default scopes, which must lie within the ceiling of the token that sets them, as
- * a node's must (SPEC: "A token cannot create a node with scopes outside its own ceiling"): an
- * app cannot store a default its own nodes could never be given.
- */
-function withinCeiling(scopes: string[], ceiling: readonly string[] | null): string[] {
-  const outside = ceilingViolation(ceiling, scopes);
-  if (outside !== null) {
-    throw new ApiError('scope_missing', `'${outside}' is outside the caller's ceiling`, {
-      field: outside,
-      received: ceiling,
-    });
-  }
-  return scopes;
-}
 
 function json(value: unknown): string | null | undefined {
   return value === undefined || value === null

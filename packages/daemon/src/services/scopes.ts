@@ -1,0 +1,23 @@
+/**
+ * A scope list a caller asks for, checked as a node's is (SPEC: "A token cannot create a node with
+ * scopes outside its own ceiling"): parsed, legacy short names refused, inside the creator's
+ * ceiling and the app's grant. Nodes use it for their scopes, profiles for their defaults.
+ */
+import { type Ceiling, resolveNodeScopes } from '@svc/protocol';
+import { ApiError } from '../errors.ts';
+
+/** The canonical list (`null`: none asked, and the creator and grant have none either); or a 4xx. */
+export function checkScopes(
+  requested: readonly string[] | undefined,
+  creator: Ceiling,
+  grant: Ceiling = null,
+) {
+  const result = resolveNodeScopes(requested, creator, grant);
+  if (!result.ok) {
+    throw new ApiError(result.code, result.message, {
+      field: result.code === 'scope_missing' ? result.field : 'scopes',
+      received: result.received,
+    });
+  }
+  return result.scopes;
+}
