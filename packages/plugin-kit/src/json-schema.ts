@@ -14,7 +14,9 @@ import {
   schemaMapKeyword,
   validate,
 } from '@cfworker/json-schema';
-import { isObject, isPlainObject } from './is-object.ts';
+import { isObject } from './is-object.ts';
+import { jsonCopy } from './json-copy.ts';
+import { JSON_TYPES } from './schema-accept.ts';
 import type { JsonSchema } from './types.ts';
 
 /** Why a value failed its schema. */
@@ -41,25 +43,14 @@ export function compileSchema(schema: JsonSchema, at: string): SchemaCheck {
   const copy = jsonCopy(schema, at);
   // What `new Validator(schema, '2020-12', false)` does, with its table of subschemas in reach.
   let lookup: Record<string, Schema | boolean>;
-  const unusable = (cause: unknown) => {
-    // The validator's own words say what: `Duplicate schema URI "https://acme.test/s".`
-    const why = cause instanceof Error ? `: ${cause.message}` : '';
-    return new TypeError(`${at} is not a usable JSON Schema${why}`, { cause });
-  };
   try {
     lookup = dereference(copy as Schema);
   } catch (cause) {
-    throw unusable(cause);
+    // The validator's own words say what: `Duplicate schema URI "https://acme.test/s".`
+    const why = cause instanceof Error ? `: ${cause.message}` : '';
+    throw new TypeError(`${at} is not a usable JSON Schema${why}`, { cause });
   }
   checkUsable(copy, lookup, at);
-  // One value through it, as `new Validator(...).validate(null)` would be: a keyword of the wrong
-  // shape (`enum: 5`, `allOf: {}`) or a reference to itself with nothing between (`$ref: '#'`)
-  // throws there, where the walk above does not look.
-  try {
-    validate(null, copy as Schema, '2020-12', lookup, false);
-  } catch (cause) {
-    throw unusable(cause);
-  }
   return (value) => {
     const result = validate(value, copy as Schema, '2020-12', lookup, false);
     if (result.valid) return null;
@@ -88,7 +79,7 @@ function reasonOf(unit: OutputUnit): string {
 // `dependencies` (draft 7) maps a property to a list of names or to a schema: the validator still
 // applies the schemas, though its table of subschema keywords does not name it.
 const SUBSCHEMA_MAP = { ...schemaMapKeyword, dependencies: true };
-const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'];
+const PROBES = [null, {}, []];
 
 /**
  * What the validator would only find out on a request, found when the handler is made: a `$ref`
@@ -97,12 +88,13 @@ const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'nul
  * the validator's own tables of the keywords that hold subschemas, so it looks where it looks.
  * @param lookup the validator's subschemas by absolute URI, where it resolves each `$ref`
  */
-function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: string): void {
-  const seen = new Set<object>();
+function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, at: string): void {
+  // The schema is a JSON tree (a copy through JSON), so no node is reached twice.
+  const subschemas: [Schema, string][] = [];
   const visit = (node: unknown, pointer: string): void => {
-    if (!isObject(node) || seen.has(node)) return;
-    seen.add(node);
+    if (!isObject(node)) return;
     const where = `${at}${pointer}`;
+    subschemas.push([node as Schema, where]);
     // As the validator resolves them: the absolute URI it noted, else the reference as written.
     for (const [keyword, noted] of [
       ['$ref', '__absolute_ref__'],
@@ -115,7 +107,7 @@ function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: strin
     }
     const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
     for (const type of types) {
-      if (!TYPES.includes(type as string)) {
+      if (!JSON_TYPES.has(type as string)) {
         throw new TypeError(`${where}.type ${JSON.stringify(type)} is not a JSON Schema type`);
       }
     }
@@ -147,6 +139,19 @@ function checkUsable(schema: unknown, lookup: Record<string, unknown>, at: strin
     }
   };
   visit(schema, '');
+  // Then `null` and empty containers through each subschema (`new Validator(...)` probes the root
+  // with `null`): a keyword of the wrong shape (`enum: 5`, `allOf: {}`, `required: 5`) or a
+  // reference to its own place with nothing between throws on any value that reaches it, and an
+  // empty container makes no recursive schema recurse. After the walk, whose words are clearer
+  // for what it finds.
+  for (const [node, where] of subschemas) {
+    try {
+      for (const probe of PROBES) validate(probe, node, '2020-12', lookup, false);
+    } catch (cause) {
+      const why = cause instanceof Error ? `: ${cause.message}` : '';
+      throw new TypeError(`${where} is not a usable JSON Schema${why}`, { cause });
+    }
+  }
 }
 
 // Keywords that apply subschemas to the same instance, and fail saying only that one of those
@@ -209,40 +214,4 @@ function fieldName(pointer: string): string {
     .slice(1)
     .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
     .join('.');
-}
-
-/**
- * The schema as JSON has it, once it is plain JSON data: JSON would turn `Infinity` and `NaN` into
- * `null` (a `maximum` that refuses every number), a RegExp into `{}` and a Date into a string, and
- * drop a function, each changing what the schema says without a word.
- */
-export function jsonCopy(schema: object, at: string): JsonSchema {
-  checkJson(schema, at, new Set());
-  const copy: unknown = JSON.parse(JSON.stringify(schema));
-  if (!isObject(copy)) throw new TypeError(`${at} must be a JSON Schema object`);
-  return copy;
-}
-
-/** @param ancestors the objects above `value`: one seen again is a cycle, which JSON cannot hold */
-function checkJson(value: unknown, at: string, ancestors: Set<object>): void {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError(`${at} must be a finite number, got ${value}`);
-    return;
-  }
-  const plain = typeof value === 'object' && (Array.isArray(value) || isPlainObject(value));
-  if (!plain) {
-    const kind = typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
-    throw new TypeError(
-      `${at} must be plain JSON data (objects, arrays, strings, numbers, booleans, null), got ${kind}`,
-    );
-  }
-  if (ancestors.has(value)) throw new TypeError(`${at} refers to itself: JSON cannot hold a cycle`);
-  ancestors.add(value);
-  for (const [key, item] of Object.entries(value)) {
-    // A property set to undefined is absent in JSON, as in the schema's meaning.
-    if (item === undefined && !Array.isArray(value)) continue;
-    checkJson(item, Array.isArray(value) ? `${at}[${key}]` : `${at}.${key}`, ancestors);
-  }
-  ancestors.delete(value);
 }

@@ -67,7 +67,16 @@ const UNSUPPORTED = new Set([
   '__absolute_recursive_ref__',
 ]);
 
-const TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
+/** The JSON Schema type names (draft 2020-12, §6.1.1). */
+export const JSON_TYPES: ReadonlySet<string> = new Set([
+  'object',
+  'array',
+  'string',
+  'number',
+  'integer',
+  'boolean',
+  'null',
+]);
 
 /** Thrown while compiling a schema the plan does not cover. */
 class Unsupported extends Error {}
@@ -169,7 +178,7 @@ function addKeyword(
   switch (keyword) {
     case 'type': {
       const types = typeof value === 'string' ? [value] : value;
-      if (!Array.isArray(types) || !types.every((type) => TYPES.has(type))) {
+      if (!Array.isArray(types) || !types.every((type) => JSON_TYPES.has(type))) {
         throw new Unsupported();
       }
       plan.types = types as string[];

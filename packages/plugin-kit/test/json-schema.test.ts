@@ -36,9 +36,21 @@ describe('compileSchema (@svc/plugin-kit/json-schema)', () => {
       /output_schema\.maximum must be a finite number/,
     );
     // Keywords of the wrong shape, and a reference to itself, fail on any value: found at once.
-    for (const bad of [{ $ref: '#' }, { allOf: [{ $ref: '#' }] }, { enum: 5 }, { anyOf: 5 }]) {
+    // At the root and below it, where no probe of the root alone reaches.
+    const nested = (a: object) => ({ type: 'object', properties: { a } });
+    for (const bad of [
+      { $ref: '#' },
+      { allOf: [{ $ref: '#' }] },
+      { enum: 5 },
+      { anyOf: 5 },
+      nested({ enum: 5 }),
+      nested({ allOf: {} }),
+      nested({ type: 'object', required: 5 }),
+      nested({ $ref: '#/properties/a' }),
+      { type: 'array', items: { $ref: '#/items' } },
+    ]) {
       expect(() => compileSchema(bad, 'output_schema'), JSON.stringify(bad)).toThrow(
-        /^output_schema is not a usable JSON Schema: /,
+        /^output_schema(\.[\w.[\]]+)? is not a usable JSON Schema: /,
       );
     }
     // A recursive schema that does describe something is kept.
