@@ -2,8 +2,8 @@
  * `definePlugin` checks a definition once, when the module loads, so a typo fails at startup with
  * a `TypeError` naming the field instead of as a 500 on the first call.
  */
-import { isObject } from './is-object.ts';
-import { jsonCopy } from './json-schema.ts';
+import { isGeneratorFunction, isObject } from './is-object.ts';
+import { jsonCopy } from './json-copy.ts';
 import type { CommandDefinition, GroupDefinition, PluginDefinition } from './types.ts';
 
 /** Plugin, group and command names: they become URL segments and `<plugin>:<group>` scopes. */
@@ -118,7 +118,7 @@ function validateDefinition(def: PluginDefinition, at = 'plugin'): void {
         throw new TypeError(`${commandAt}.handler must be a function`);
       }
       // Its generator is no result the kit can answer, so every call would fail with a 500.
-      if (Object.prototype.toString.call(command.handler) === '[object GeneratorFunction]') {
+      if (isGeneratorFunction(command.handler)) {
         throw new TypeError(
           `${commandAt}.handler is a generator function: a streaming handler is an async function*`,
         );

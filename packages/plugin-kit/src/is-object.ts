@@ -10,3 +10,13 @@ export function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
+
+/** `async function*`: what streams by default (its generator is the answer's items). */
+export function isAsyncGeneratorFunction(fn: unknown): boolean {
+  return Object.prototype.toString.call(fn) === '[object AsyncGeneratorFunction]';
+}
+
+/** `function*`: its generator is no answer the kit can send. */
+export function isGeneratorFunction(fn: unknown): boolean {
+  return Object.prototype.toString.call(fn) === '[object GeneratorFunction]';
+}

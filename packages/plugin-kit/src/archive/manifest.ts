@@ -3,6 +3,7 @@
  * full public path because the installer keeps only the endpoint's origin (SPEC, "Installing a
  * plugin").
  */
+import { isAsyncGeneratorFunction } from '../is-object.ts';
 import type { AuthMode, Manifest, PluginDefinition } from '../types.ts';
 
 /** The schema a command without `input` accepts: any JSON object. */
@@ -42,8 +43,4 @@ export function buildManifest(
       })),
     ),
   };
-}
-
-function isAsyncGeneratorFunction(fn: unknown): boolean {
-  return Object.prototype.toString.call(fn) === '[object AsyncGeneratorFunction]';
 }

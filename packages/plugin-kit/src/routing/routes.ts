@@ -71,7 +71,7 @@ export function createRouter(
   defs: readonly PluginDefinition[],
   versioned: boolean,
   compile: (command: CommandDefinition, at: string) => CommandEntry['check'],
-  publicMount: string | null = null,
+  publicMount: string | null,
 ): Router {
   const byMajor = new Map(defs.map((def) => [def.version ?? 0, def]));
   const latest = defs.reduce((a, b) => ((b.version ?? 0) > (a.version ?? 0) ? b : a));

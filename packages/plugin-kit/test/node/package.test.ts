@@ -3,7 +3,16 @@
 // into another project's node_modules, imported by plain Node 20 and 24 (neither strips types
 // there) and type-checked by a consumer under strict TypeScript.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage } from '../../../../scripts/build-package.ts';
@@ -74,11 +83,21 @@ describe('the built package', () => {
   }
 
   it('refuses to build into the package itself or a folder holding it, which it would empty', () => {
-    const kit = join(repoRoot, 'packages', 'plugin-kit');
-    for (const out of [kit, join(kit, '..'), repoRoot]) {
-      expect(() => buildPackage(kit, out)).toThrow(/holds the package itself/);
+    // A stand-in package in a scratch folder: if the guard ever failed, only that is emptied,
+    // never the repo.
+    const scratch = mkdtempSync(join(tmpdir(), 'svc-build-guard-'));
+    try {
+      const pkg = join(scratch, 'packages', 'kit');
+      mkdirSync(pkg, { recursive: true });
+      const manifest = readFileSync(join(repoRoot, 'packages', 'plugin-kit', 'package.json'));
+      writeFileSync(join(pkg, 'package.json'), manifest);
+      for (const out of [pkg, join(pkg, '..'), scratch]) {
+        expect(() => buildPackage(pkg, out)).toThrow(/holds the package itself/);
+      }
+      expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toContain('"@svc/plugin-kit"');
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
-    expect(readFileSync(join(kit, 'package.json'), 'utf8')).toContain('"@svc/plugin-kit"');
   });
 
   it('type-checks a consumer against its .d.ts under strict settings', () => {
