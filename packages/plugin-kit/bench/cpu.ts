@@ -20,16 +20,13 @@ import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createDirectory } from './directory.ts';
-import { nonNegative, positive, rowWanted } from './knobs.ts';
+import { nonNegative, positive, rowWanted, variantWanted } from './knobs.ts';
 import { createRows, type Row, type Variant, variantsOf } from './scenarios.ts';
 
 const requests = positive('BENCH_REQUESTS', 20_000);
 const rounds = positive('BENCH_ROUNDS', 3);
 const cold = nonNegative('BENCH_COLD', 0);
-const variantsWanted = (row: Row) =>
-  variantsOf(row).filter(
-    (variant) => process.env.BENCH_VARIANTS?.split(',').includes(variant) ?? true,
-  );
+const variantsWanted = (row: Row) => variantsOf(row).filter(variantWanted);
 
 const directory = createDirectory('https://directory.bench', 'http://127.0.0.1/plugins');
 const tokens = directory.mintPool(5_000, 'acme:tickets');

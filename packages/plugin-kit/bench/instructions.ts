@@ -10,7 +10,7 @@
 // sends BENCH_WARMUP requests (default 20000), enough for the optimizing compiler; turns
 // counting on for BENCH_REQUESTS more (default 5000); and reads the main thread's count. The
 // directory row sends a distinct token with every one of them, signed here by a key the
-// servers are given.
+// servers are given. BENCH_VARIANTS (comma-separated: kit,bare,…) counts only those cells.
 // Needs valgrind (Debian: `apt-get install valgrind`). BENCH_ROWS as for `npm run bench`.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Served, startServer } from './child.ts';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
-import { positive, rowWanted } from './knobs.ts';
+import { positive, rowWanted, variantWanted } from './knobs.ts';
 import { allVariantsOf, createRows, type Row, type Variant } from './scenarios.ts';
 
 const warmup = positive('BENCH_WARMUP', 20_000);
@@ -42,7 +42,7 @@ const table: { row: string; counts: Partial<Record<Variant, number>> }[] = [];
 for (const row of rows) {
   const tokens = row.tokens ? directory.mintPool(warmup + counted, 'acme:tickets') : undefined;
   const counts: Partial<Record<Variant, number>> = {};
-  for (const variant of allVariantsOf(row)) {
+  for (const variant of allVariantsOf(row).filter(variantWanted)) {
     console.error(`${row.name} · ${variant}`);
     counts[variant] = await instructionsPerRequest(row, variant, tokens);
   }

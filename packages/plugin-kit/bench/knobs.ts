@@ -21,3 +21,9 @@ export function rowWanted(name: string): boolean {
   const parts = process.env.BENCH_ROWS?.split(',').filter((part) => part !== '');
   return parts === undefined || parts.some((part) => name.includes(part));
 }
+
+/** Whether BENCH_VARIANTS (comma-separated variant names) selects a variant; all when unset. */
+export function variantWanted(name: string): boolean {
+  const names = process.env.BENCH_VARIANTS?.split(',').filter((part) => part !== '');
+  return names === undefined || names.includes(name);
+}

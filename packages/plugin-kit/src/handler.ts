@@ -9,7 +9,7 @@ import { createTokenCheck } from './auth/token.ts';
 import { HandlerContext } from './context.ts';
 import { validateDefinitions } from './define-plugin.ts';
 import { internalError, PluginError, toPluginError } from './errors.ts';
-import { parseObject, readBodyText } from './http/body.ts';
+import { bodyText, parseObject, readBody, readFailure } from './http/body.ts';
 import { ifNoneMatch } from './http/etag.ts';
 import { callerRequestId, createRequestIds, REQUEST_ID_HEADER } from './http/request-id.ts';
 import { errorResponse, json, jsonText } from './http/respond.ts';
@@ -44,7 +44,7 @@ export function createFetchHandler(
   const majors = defs.map((def) => def.version ?? 0).sort((a, b) => a - b);
   const versions = { latest: majors.at(-1), supported: majors };
   const newRequestId = createRequestIds();
-  // Cross-site posts are refused under no auth only (`readBodyText` says why).
+  // Cross-site posts are refused under no auth only (`readBody` says why).
   const site = authMode === 'none' ? origin : undefined;
 
   /**
@@ -108,7 +108,13 @@ export function createFetchHandler(
     try {
       const caller =
         verify === null ? undefined : await authorize(verify, request, callerId, entry);
-      const input = parseObject(await readBodyText(request, maxBodyBytes, site));
+      let bytes: ArrayBuffer | Uint8Array;
+      try {
+        bytes = await readBody(request, maxBodyBytes, site);
+      } catch (thrown) {
+        throw readFailure(thrown);
+      }
+      const input = parseObject(bodyText(bytes, maxBodyBytes));
       entry.check(input);
       const ctx = new HandlerContext(
         request,

@@ -9,20 +9,18 @@ const SIMPLE_TYPE =
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The body's text, for `parseObject`, or a rejection with a `PluginError` (403, 413, 400), never a
- * synchronous throw. An `async` function on purpose: awaiting the body's own promise resumes here
- * one turn after it settles, where a chain of `then` reactions that hands back a promise would take
- * three, and a command's whole cost is a few turns. It settles with the text, not the parsed
- * object: a promise resolved with an object must first look up the object's `then` (ECMA-262,
- * Promise Resolve Functions), a generic property lookup that a string is spared.
+ * The body's bytes, for `bodyText`, once the checks that need no body pass: those throw their
+ * `PluginError` (403, 413) at once; the promise may reject with whatever the runtime's read throws,
+ * which `readFailure` turns into the 400. Not `async`: the caller awaits the runtime's own promise,
+ * so a command waits one turn for its body, where an `async` reader awaited in turn takes two.
  * @param site the public origin behind a proxy (`baseUrl`'s, else `null`) when cross-site posts
  * must be refused; `undefined` under auth, where no such post can pass (said below)
  */
-export async function readBodyText(
+export function readBody(
   request: Request,
   maxBytes: number,
   site: string | null | undefined,
-): Promise<string> {
+): Promise<ArrayBuffer | Uint8Array> {
   // Any type is read as JSON: `fetch` labels a string body `text/plain` unless told otherwise,
   // and the parse is what decides. Only what a browser may post cross-site without a preflight
   // (no type, or a simple type) is refused when it comes from another site: a command under no
@@ -47,19 +45,23 @@ export async function readBodyText(
     }
   }
   const length = decimal(request.headers.get('content-length'));
-  if (length < 0) return decode(await readCounted(request, maxBytes));
+  if (length < 0) return readCounted(request, maxBytes);
   if (length > maxBytes) throw tooLarge(maxBytes);
   // The server frames the body by its Content-Length (RFC 9112 §6.3), so reading it whole
   // buffers no more than the limit just checked. As bytes, decoded strictly: `text()` would
   // replace malformed UTF-8 with U+FFFD, and a 4-byte sequence cut short (`F0 9F 98`) becomes one
   // U+FFFD of the same three bytes, which nothing after the decode can tell from one the client
   // sent. On @hono/node-server this costs an ArrayBuffer copy that `text()` spares.
-  let bytes: ArrayBuffer;
-  try {
-    bytes = await request.arrayBuffer();
-  } catch {
-    throw unreadable();
-  }
+  return request.arrayBuffer();
+}
+
+/** What a failed `readBody` answers: its own refusal, or the 400 of a body that could not be read. */
+export function readFailure(thrown: unknown): PluginError {
+  return thrown instanceof PluginError ? thrown : unreadable();
+}
+
+/** The text of the bytes `readBody` read, for `parseObject`: strict UTF-8, within the limit. */
+export function bodyText(bytes: ArrayBuffer | Uint8Array, maxBytes: number): string {
   // A Request built by hand may understate its body, which no server frames.
   if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   return decode(bytes);

@@ -6,7 +6,7 @@ const MAX_ID_LENGTH = 200;
 
 /** The caller's id when it sent a valid one, else `null`. */
 export function callerRequestId(request: Request): string | null {
-  const id = request.headers.get('svc-request-id'); // lower case, as in `readBodyText`
+  const id = request.headers.get('svc-request-id'); // lower case, as in `readBody`
   return id !== null && isVisibleAscii(id) ? id : null;
 }
 
