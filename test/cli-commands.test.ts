@@ -1,5 +1,6 @@
 /**
- * `svc request`, `svc bash`, `svc status`, `svc grant`, `svc events`: real bin, real daemon.
+ * `svc request`, `svc bash`, `svc status`, `svc grant`, `svc events`, `svc sys directory`: real
+ * bin, real daemon.
  * Every command's `--json` output parses; every failure is one stderr line.
  */
 import { spawn } from 'node:child_process';
@@ -106,6 +107,7 @@ describe('--json parses for every command', () => {
       { data: expect.arrayContaining([expect.objectContaining({ kind: 'owner' })]) },
     ],
     [['request', 'GET', '/v1/grant'], { kind: 'owner' }],
+    [['sys', 'directory', 'keys'], { keys: [{ state: 'active' }, { state: 'next' }] }],
     [['bash', '--cwd', work, '--', 'true'], { exit_code: 0, stdout: '' }],
   ])('svc %j --json', async (args, expected) => {
     expect(await svcJson(home, args)).toMatchObject(expected);
@@ -119,6 +121,29 @@ describe('--json parses for every command', () => {
       expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     }
+  });
+});
+
+describe('svc sys directory', () => {
+  it('rotate signs with the next key and keeps the old one published; --revoke-previous keeps none', async () => {
+    const before = (await svcJson(home, ['sys', 'directory', 'keys'])) as {
+      keys: { kid: string }[];
+    };
+    const rotated = await svc(home, ['sys', 'directory', 'rotate']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    // The table: the old next key now active, a new next, the old active retiring.
+    const rows = rotated.stdout.trim().split('\n').slice(1);
+    expect(rows.map((row) => row.split(/\s+/).slice(0, 2))).toEqual([
+      [before.keys[1]?.kid, 'active'],
+      [expect.any(String), 'next'],
+      [before.keys[0]?.kid, 'retiring'],
+    ]);
+    const revoked = (await svcJson(home, ['sys', 'directory', 'rotate', '--revoke-previous'])) as {
+      keys: { kid: string; state: string }[];
+    };
+    expect(revoked.keys.map((key) => key.state)).toEqual(['active', 'next']);
+    const kids = revoked.keys.map((key) => key.kid);
+    for (const old of before.keys) expect(kids).not.toContain(old.kid);
   });
 });
 

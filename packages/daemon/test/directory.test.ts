@@ -3,13 +3,24 @@
  * with the kit in directory mode, its `issuer` the daemon's TCP listener, installed through
  * `/v1/plugins`, and scripted nodes on real brokers calling it with tokens the daemon signs.
  */
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { startDaemon } from '@svc/daemon';
 import { createFetchHandler, definePlugin } from '@svc/plugin-kit';
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directoryKeys, RETIRING_MS } from '../src/directory/keys.ts';
 import {
   createNode,
   isFinal,
@@ -40,6 +51,8 @@ const audit = definePlugin({
 
 let t: TestDaemon;
 let server: ReturnType<typeof serve>;
+/** How many times the plugin fetched the daemon's JWKS. */
+let jwksFetches = 0;
 let endpoint = '';
 let baseUrl = '';
 
@@ -51,7 +64,15 @@ beforeAll(async () => {
   server = serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => handler!(request) });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/plugins`;
-  handler = createFetchHandler(audit, { auth: { issuer: baseUrl, audience: endpoint } });
+  handler = createFetchHandler(audit, {
+    auth: { issuer: baseUrl, audience: endpoint },
+    jwks: {
+      fetch: (input, init) => {
+        jwksFetches++;
+        return fetch(input, init);
+      },
+    },
+  });
   const installed = await t.call('/v1/plugins', json({ endpoint, name: 'audit' }));
   expect(installed.status).toBe(200);
   expect((await t.call('/v1/profiles/default', json({}, 'PUT'))).status).toBe(200);
@@ -65,11 +86,13 @@ afterAll(async () => {
 const call = (name: string, input: unknown) => ({ tool_calls: [{ name, input }] });
 
 describe("the daemon's directory", () => {
-  it('publishes its public key at /.well-known/jwks.json, without auth, and keeps the private one 0600', async () => {
+  it('publishes its signing key and the next one at /.well-known/jwks.json, without auth, and keeps the private ones 0600', async () => {
     const res = await fetch(`${baseUrl}/.well-known/jwks.json`);
     expect(res.status).toBe(200);
     const { keys } = (await res.json()) as { keys: Record<string, unknown>[] };
-    expect(keys).toHaveLength(1);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+    expect(keys[1]).not.toHaveProperty('d');
     expect(keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
     expect(keys[0]?.kid).toMatch(/^[\w-]{43}$/);
     expect(keys[0]).not.toHaveProperty('d');
@@ -79,6 +102,7 @@ describe("the daemon's directory", () => {
     const stored = JSON.parse(readFileSync(file, 'utf8'));
     expect(stored.private_jwk).toMatchObject({ x: keys[0]?.x, y: keys[0]?.y });
     expect(stored.private_jwk.d).toEqual(expect.any(String));
+    expect(stored.next.private_jwk).toMatchObject({ x: keys[1]?.x, y: keys[1]?.y });
   });
 
   it('signs a token per call that the kit verifies: the caller is the node, for its group', async () => {
@@ -143,7 +167,7 @@ describe("the daemon's directory", () => {
       expect(res.status).toBe(409);
       const text = await res.text();
       expect(text).toContain('directory-key.json');
-      expect(text).toContain('move it away and restart the daemon');
+      expect(text).toContain('svc sys directory rotate --revoke-previous');
       expect(text).not.toContain('SECRET');
       expect(text).not.toContain(other.home);
       // A public key alone signs nothing: refused as well, not a 500 at the first mint.
@@ -154,10 +178,16 @@ describe("the daemon's directory", () => {
       const publicOnly = await other.call('/.well-known/jwks.json', { token: null });
       expect(publicOnly.status).toBe(409);
       expect(await publicOnly.text()).toContain('holds no ES256 private key');
-      // Read again on the next call: once the owner moves it away, a new key is made.
-      rmSync(file);
+      // The file is left as it was, not rewritten around the damage.
+      expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('next');
+      // The fix it names: two new keys replace the file.
+      const mended = await other.call('/v1/directory/keys/rotate', json({ revoke_previous: true }));
+      expect(mended.status).toBe(200);
       expect((await other.call('/.well-known/jwks.json', { token: null })).status).toBe(200);
       expect(statSync(file).mode & 0o777).toBe(0o600);
+      // Read again on the next call: a file moved away is made anew.
+      rmSync(file);
+      expect((await other.call('/.well-known/jwks.json', { token: null })).status).toBe(200);
     } finally {
       await other.stop();
     }
@@ -182,6 +212,158 @@ describe("the daemon's directory", () => {
     } finally {
       rmSync(other.home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('directory key rotation', () => {
+  type Key = {
+    kid: string;
+    state: string;
+    created_at: string;
+    retired_at: string | null;
+    until: string | null;
+  };
+  const keysOf = async (call: TestDaemon['call']) => {
+    const res = await call('/v1/directory/keys');
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { keys: Key[] }).keys;
+  };
+  const kidsOf = async () =>
+    ((await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as { keys: Key[] }).keys.map(
+      (key) => key.kid,
+    );
+  const whoami = async (task: string) => {
+    const node = await createNode(t.call, {
+      task,
+      model: scripted(task, [call('audit_log_whoami', {}), submit({ ok: true })]),
+    });
+    expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+    const [result] = await toolResults(t.call, node.id, 1);
+    expect(result).toMatchObject({ name: 'audit_log_whoami', status: 'ok' });
+  };
+
+  it('signs with the key published ahead, so a plugin verifies at once; the old one stays 10 minutes', async () => {
+    await whoami('before-rotation');
+    const before = await keysOf(t.call);
+    expect(before.map((key) => key.state)).toEqual(['active', 'next']);
+    const fetches = jwksFetches;
+    const res = await t.call('/v1/directory/keys/rotate', json({}));
+    expect(res.status).toBe(200);
+    const { keys } = (await res.json()) as { keys: Key[] };
+    expect(keys.map((key) => [key.kid, key.state])).toEqual([
+      [before[1]?.kid, 'active'],
+      [expect.any(String), 'next'],
+      [before[0]?.kid, 'retiring'],
+    ]);
+    const retiring = keys[2]!;
+    expect(Date.parse(retiring.until!) - Date.parse(retiring.retired_at!)).toBe(RETIRING_MS);
+    expect(await kidsOf()).toEqual(keys.map((key) => key.kid));
+    expect(await keysOf(t.call)).toEqual(keys);
+    // The plugin's cached key set already holds the new signing key: no refetch, no refusal.
+    await whoami('after-rotation');
+    expect(jwksFetches).toBe(fetches);
+  });
+
+  it("is the owner's: an app token is refused, and a bad body changes nothing", async () => {
+    const { token } = await t.appToken(['svc:llm']);
+    expect((await t.call('/v1/directory/keys', { token })).status).toBe(403);
+    expect((await t.call('/v1/directory/keys/rotate', { ...json({}), token })).status).toBe(403);
+    const before = await kidsOf();
+    for (const body of [{ revoke_previous: 'yes' }, { revoke: true }, []]) {
+      const res = await t.call('/v1/directory/keys/rotate', json(body));
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toEqual(
+        expect.any(String),
+      );
+    }
+    expect(await kidsOf()).toEqual(before);
+  });
+});
+
+describe('directoryKeys', () => {
+  const home = () => mkdtempSync(join(tmpdir(), 'svc-directory-keys-'));
+  const homes: string[] = [];
+  afterAll(() => {
+    for (const dir of homes) rmSync(dir, { recursive: true, force: true });
+  });
+  const kidOf = (token: string) => decodeProtectedHeader(token).kid;
+  const claims = { sub: 'someone', exp: Math.floor(Date.now() / 1000) + 300 };
+
+  it('retires the replaced key after RETIRING_MS, across restarts; revokePrevious publishes two new keys only', async () => {
+    const dir = home();
+    homes.push(dir);
+    let clock = Date.now();
+    const keys = directoryKeys(dir, () => clock);
+    const [active, next] = await keys.list();
+    const before = await keys.sign(claims);
+    expect(kidOf(before)).toBe(active?.kid);
+
+    await keys.rotate({ revokePrevious: false });
+    const after = await keys.sign(claims);
+    expect(kidOf(after)).toBe(next?.kid);
+    const published = createLocalJWKSet(await keys.jwks());
+    await expect(jwtVerify(before, published)).resolves.toBeDefined();
+    await expect(jwtVerify(after, published)).resolves.toBeDefined();
+    // A restart reads the same keys and states.
+    expect(await directoryKeys(dir, () => clock).list()).toEqual(await keys.list());
+
+    clock += RETIRING_MS;
+    expect((await keys.jwks()).keys.map((key) => key.kid)).not.toContain(active?.kid);
+    expect((await keys.list()).map((key) => key.state)).toEqual(['active', 'next']);
+    await expect(jwtVerify(before, createLocalJWKSet(await keys.jwks()))).rejects.toThrow();
+
+    await keys.rotate({ revokePrevious: true });
+    const renewed = await keys.list();
+    expect(renewed.map((key) => key.state)).toEqual(['active', 'next']);
+    expect(renewed.map((key) => key.kid)).not.toContain(next?.kid);
+    await expect(jwtVerify(after, createLocalJWKSet(await keys.jwks()))).rejects.toThrow();
+    expect(statSync(join(dir, 'directory-key.json')).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['directory-key.json']);
+  });
+
+  it('takes rotations one at a time: two at once retire one key each', async () => {
+    const dir = home();
+    homes.push(dir);
+    const keys = directoryKeys(dir);
+    const [first, second] = await keys.list();
+    await Promise.all([
+      keys.rotate({ revokePrevious: false }),
+      keys.rotate({ revokePrevious: false }),
+    ]);
+    const listed = await keys.list();
+    expect(listed.map((key) => key.state)).toEqual(['active', 'next', 'retiring', 'retiring']);
+    expect(listed.slice(2).map((key) => key.kid)).toEqual([second?.kid, first?.kid]);
+    expect(new Set(listed.map((key) => key.kid)).size).toBe(4);
+  });
+
+  it('gives a home from before rotation its next key, and keeps the key it signed with', async () => {
+    const dir = home();
+    homes.push(dir);
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const file = join(dir, 'directory-key.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        private_jwk: await exportJWK(pair.privateKey),
+        created_at: '2026-01-01T00:00:00.000Z',
+      }),
+      { mode: 0o600 },
+    );
+    // As the daemon signed before: its header names the key by its thumbprint.
+    const kid = await calculateJwkThumbprint(await exportJWK(pair.publicKey));
+    const old = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid })
+      .sign(pair.privateKey);
+    const keys = directoryKeys(dir);
+    await expect(jwtVerify(old, createLocalJWKSet(await keys.jwks()))).resolves.toBeDefined();
+    const listed = await keys.list();
+    expect(listed[0]?.kid).toBe(kid);
+    expect(listed.map((key) => [key.state, key.created_at])).toEqual([
+      ['active', '2026-01-01T00:00:00.000Z'],
+      ['next', expect.any(String)],
+    ]);
+    expect(JSON.parse(readFileSync(file, 'utf8')).next.private_jwk.d).toEqual(expect.any(String));
   });
 });
 

@@ -17,6 +17,8 @@ const CORE_ROUTES = [
   'bash.run',
   'connect.create',
   'directory.jwks.get',
+  'directory.keys.list',
+  'directory.keys.rotate',
   'events.stream',
   'grant.get',
   'health.get',
@@ -50,6 +52,8 @@ describe('route table', () => {
     expect(routeById('status.get').auth).toEqual({ kind: 'token' });
     expect(routeById('tokens.revoke').auth).toEqual({ kind: 'owner' });
     for (const id of [
+      'directory.keys.list',
+      'directory.keys.rotate',
       'plugins.install',
       'plugins.list',
       'plugins.retrieve',

@@ -1,4 +1,10 @@
-import { type Connection, parseScopeList, ScopeError, type Token } from '@svc/protocol';
+import {
+  type Connection,
+  type DirectoryKey,
+  parseScopeList,
+  ScopeError,
+  type Token,
+} from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -11,7 +17,9 @@ import { parseName } from '../parse/name.ts';
 import { allPages, type Page, pageQuery } from './shared/pages.ts';
 
 export function registerSys(program: Command, runtime: Runtime): void {
-  const sys = program.command('sys').description('connect browsers and remote apps; manage tokens');
+  const sys = program
+    .command('sys')
+    .description('connect browsers and remote apps; manage tokens and the directory key');
 
   sys
     .command('connect')
@@ -40,6 +48,26 @@ export function registerSys(program: Command, runtime: Runtime): void {
     .description('revoke a token; requests carrying it answer 401 from now on')
     .argument('<id>', 'token id (tok_…)')
     .action(action(runtime, revokeToken));
+
+  const directory = sys
+    .command('directory')
+    .description("the daemon's directory key, which signs agents' calls to directory-mode plugins");
+  directory
+    .command('keys')
+    .description(
+      'the published keys: the one that signs, then those retiring (never a private key)',
+    )
+    .action(action(runtime, listDirectoryKeys));
+  directory
+    .command('rotate')
+    .description(
+      'sign with the next key, published ahead, from now on; the old one stays published for 10 minutes so the tokens it signed still verify',
+    )
+    .option(
+      '--revoke-previous',
+      'after a leak: make two new keys and publish no other (the tokens the old ones signed fail once a plugin refetches the key set)',
+    )
+    .action(action(runtime, rotateDirectoryKey));
 }
 
 async function connect(
@@ -138,4 +166,37 @@ async function revokeToken(ctx: Context, id: string) {
   const token = (await client.request('DELETE', `/v1/tokens/${checked}`)) as Token;
   ctx.out.result(token, () => `revoked ${token.id}${token.app_id ? ` (app ${token.app_id})` : ''}`);
   return EXIT.ok;
+}
+
+async function listDirectoryKeys(ctx: Context) {
+  const client = await ctx.client();
+  const answer = (await client.request('GET', '/v1/directory/keys')) as { keys: DirectoryKey[] };
+  ctx.out.result(answer, (colors) => directoryKeysTable(answer.keys, colors));
+  return EXIT.ok;
+}
+
+async function rotateDirectoryKey(ctx: Context, opts: { revokePrevious?: boolean }) {
+  const client = await ctx.client();
+  const answer = (await client.request('POST', '/v1/directory/keys/rotate', {
+    revoke_previous: opts.revokePrevious === true,
+  })) as { keys: DirectoryKey[] };
+  ctx.out.result(answer, (colors) => directoryKeysTable(answer.keys, colors));
+  return EXIT.ok;
+}
+
+function directoryKeysTable(keys: DirectoryKey[], colors: Parameters<typeof renderTable>[2]) {
+  return renderTable(
+    keys,
+    [
+      { header: 'KID', value: (k) => k.kid },
+      {
+        header: 'STATE',
+        value: (k) => k.state,
+        style: (padded, raw, c) => (raw === 'active' ? c.green(padded) : c.dim(padded)),
+      },
+      { header: 'CREATED', value: (k) => k.created_at },
+      { header: 'PUBLISHED UNTIL', value: (k) => cell(k.until) },
+    ],
+    colors,
+  );
 }

@@ -1,8 +1,16 @@
 /**
- * The daemon's directory key (DESIGN §5, "Directory"): one ES256 key pair, made on first use and
+ * The daemon's directory keys (DESIGN §5, "Directory"): ES256 key pairs, made on first use and
  * kept in the home (`directory-key.json`, 0600, beside `owner.token`), so the tokens a plugin
- * accepted before a restart still verify after it. Its public half is the JWKS that
+ * accepted before a restart still verify after it. Their public halves are the JWKS that
  * directory-mode plugins fetch from `<issuer>/.well-known/jwks.json`.
+ *
+ * Rotatable (DESIGN: "an ES256 key pair (rotatable)"). The JWKS publishes the key that signs and
+ * the next one, made ahead: a plugin fetches its key set at most once per cooldown (the kit's
+ * 30 s) even when a token names a `kid` it does not know, so a key first published at the
+ * rotation would be refused for that long; the next key has been published since the last
+ * rotation, so every plugin that fetched the set since then already holds it. The replaced key
+ * stays published for `RETIRING_MS`, until every token it signed has expired. After a leak,
+ * `revokePrevious` makes two new keys and publishes nothing else: the leaked file held both.
  */
 import {
   chmodSync,
@@ -11,6 +19,7 @@ import {
   linkSync,
   openSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeSync,
 } from 'node:fs';
@@ -29,17 +38,58 @@ import { ApiError } from '../errors.ts';
 
 const ALG = 'ES256';
 const DIRECTORY_KEY_FILE = 'directory-key.json';
+/**
+ * How long a replaced key stays published: twice a token's 5-minute life, so every token signed
+ * with it expires first, with room for a plugin's clock running behind.
+ */
+export const RETIRING_MS = 10 * 60_000;
 
-/** What the file holds: the private JWK (its public half is read from it) and when it was made. */
-interface Stored {
+/** A private key as the file holds it. */
+interface StoredKey {
   private_jwk: JWK;
   created_at: string;
 }
 
+/**
+ * What the file holds: the key that signs (as the file of one key had it, so older homes read
+ * the same), the next one, and the public halves of those replaced and still published.
+ */
+interface Stored extends StoredKey {
+  next?: StoredKey;
+  retired?: RetiredKey[];
+}
+
+interface RetiredKey {
+  public_jwk: JWK;
+  created_at: string;
+  retired_at: string;
+  until: string;
+}
+
 interface Loaded {
+  active: Usable;
+  next: Usable;
+  retired: (RetiredKey & { kid: string })[];
+}
+
+interface Usable {
   kid: string;
   publicJwk: JWK;
   key: CryptoKey;
+  stored: StoredKey;
+}
+
+/** One key as the owner sees it: never its private half. */
+export interface DirectoryKeyInfo {
+  kid: string;
+  /**
+   * `active` signs new tokens; `next` signs after the next rotation, published ahead; `retiring`
+   * only verifies tokens already signed, until `until`.
+   */
+  state: 'active' | 'next' | 'retiring';
+  created_at: string;
+  retired_at: string | null;
+  until: string | null;
 }
 
 export interface DirectoryKeys {
@@ -47,15 +97,35 @@ export interface DirectoryKeys {
   jwks(): Promise<{ keys: (JWK & { kid: string; alg: string; use: string })[] }>;
   /** A compact JWS of `claims`, its header naming the key. */
   sign(claims: JWTPayload): Promise<string>;
+  /** The published keys: the active one, the next, then those retiring. */
+  list(): Promise<DirectoryKeyInfo[]>;
+  /** The next key signs from now on; the one it replaces retires, or with `revokePrevious` all go. */
+  rotate(options: { revokePrevious: boolean }): Promise<DirectoryKeyInfo[]>;
 }
 
-export function directoryKeys(home: string): DirectoryKeys {
+/** @param now the clock that ends a retiring key's time (tests move it) */
+export function directoryKeys(home: string, now: () => number = Date.now): DirectoryKeys {
   const file = join(home, DIRECTORY_KEY_FILE);
   let loaded: Promise<Loaded> | undefined;
+  // Rotations one at a time: two at once would each retire the same key.
+  let rotating: Promise<unknown> = Promise.resolve();
 
   function load(): Promise<Loaded> {
     if (loaded === undefined) {
-      const attempt = (async () => parse(readStored(file) ?? (await create(file))))();
+      const attempt = (async () => {
+        let stored = readStored(file);
+        if (stored === undefined) {
+          stored = { ...(await newKey()), next: await newKey() };
+          writeAtomically(file, stored, 'create');
+        } else if (stored.next === undefined) {
+          // A home from before rotation: its next key is made now, and published from now on
+          // (once its key is known to be usable: a damaged file is refused as it is).
+          await usable(stored);
+          stored = { ...stored, next: await newKey() };
+          writeAtomically(file, stored, 'replace');
+        }
+        return parse(stored);
+      })();
       loaded = attempt;
       // A failure is tried again on the next call, not kept: the owner may mend the file.
       attempt.catch(() => {
@@ -65,14 +135,84 @@ export function directoryKeys(home: string): DirectoryKeys {
     return loaded;
   }
 
+  /** The retired keys still within their time. */
+  function published(retired: Loaded['retired']): Loaded['retired'] {
+    const at = now();
+    return retired.filter((key) => Date.parse(key.until) > at);
+  }
+
+  async function list(): Promise<DirectoryKeyInfo[]> {
+    const { active, next, retired } = await load();
+    const held = (key: Usable, state: 'active' | 'next'): DirectoryKeyInfo => ({
+      kid: key.kid,
+      state,
+      created_at: key.stored.created_at,
+      retired_at: null,
+      until: null,
+    });
+    return [
+      held(active, 'active'),
+      held(next, 'next'),
+      ...published(retired).map((key) => ({
+        kid: key.kid,
+        state: 'retiring' as const,
+        created_at: key.created_at,
+        retired_at: key.retired_at,
+        until: key.until,
+      })),
+    ];
+  }
+
+  async function rotate(revokePrevious: boolean): Promise<DirectoryKeyInfo[]> {
+    let stored: Stored;
+    if (revokePrevious) {
+      // Nothing of the old file is kept, so this also replaces one that cannot be read.
+      stored = { ...(await newKey()), next: await newKey(), retired: [] };
+    } else {
+      const { active, next, retired } = await load();
+      const at = now();
+      stored = {
+        ...next.stored,
+        next: await newKey(),
+        retired: [
+          {
+            public_jwk: active.publicJwk,
+            created_at: active.stored.created_at,
+            retired_at: new Date(at).toISOString(),
+            until: new Date(at + RETIRING_MS).toISOString(),
+          },
+          ...published(retired).map(({ kid: _kid, ...key }) => key),
+        ],
+      };
+    }
+    writeAtomically(file, stored, 'replace');
+    loaded = parse(stored);
+    await loaded;
+    return list();
+  }
+
+  const jwk = (publicJwk: JWK, kid: string) => ({ ...publicJwk, kid, alg: ALG, use: 'sig' });
+
   return {
     async jwks() {
-      const { kid, publicJwk } = await load();
-      return { keys: [{ ...publicJwk, kid, alg: ALG, use: 'sig' }] };
+      const { active, next, retired } = await load();
+      return {
+        keys: [
+          jwk(active.publicJwk, active.kid),
+          jwk(next.publicJwk, next.kid),
+          ...published(retired).map((key) => jwk(key.public_jwk, key.kid)),
+        ],
+      };
     },
     async sign(claims) {
-      const { kid, key } = await load();
+      const { kid, key } = (await load()).active;
       return new SignJWT(claims).setProtectedHeader({ alg: ALG, kid, typ: 'JWT' }).sign(key);
+    },
+    list,
+    rotate({ revokePrevious }) {
+      const done = rotating.then(() => rotate(revokePrevious));
+      rotating = done.catch(() => {});
+      return done;
     },
   };
 }
@@ -82,7 +222,7 @@ function unusable(what: string): ApiError {
   // file's text or a parser's words about it, which may quote the private key.
   return new ApiError(
     'invalid_state',
-    `the directory key (${DIRECTORY_KEY_FILE} in the daemon's home) ${what}: move it away and restart the daemon to make a new one`,
+    `the directory key (${DIRECTORY_KEY_FILE} in the daemon's home) ${what}: make a new one with svc sys directory rotate --revoke-previous`,
   );
 }
 
@@ -103,39 +243,86 @@ function readStored(file: string): Stored | undefined {
   }
 }
 
-/** The key and its public half, the latter derived from the private JWK so the two always match. */
+/**
+ * The keys, each public half derived from its private JWK so the two always match, and the
+ * retired public keys, each checked as well.
+ */
 async function parse(stored: Stored): Promise<Loaded> {
-  const jwk = stored?.private_jwk;
+  const retired = stored?.retired ?? [];
   if (
-    typeof jwk !== 'object' ||
-    jwk === null ||
-    jwk.kty !== 'EC' ||
-    jwk.crv !== 'P-256' ||
-    typeof jwk.x !== 'string' ||
-    typeof jwk.y !== 'string' ||
-    typeof jwk.d !== 'string'
+    !Array.isArray(retired) ||
+    !retired.every(
+      (key) =>
+        isP256(key?.public_jwk) &&
+        [key.created_at, key.retired_at, key.until].every(
+          (at) => typeof at === 'string' && !Number.isNaN(Date.parse(at)),
+        ),
+    )
   ) {
+    throw unusable('holds a retired key that cannot be read');
+  }
+  const [active, next] = await Promise.all([usable(stored), usable(stored.next)]);
+  return {
+    active,
+    next,
+    retired: await Promise.all(
+      retired.map(async (old) => {
+        const public_jwk = publicOf(old.public_jwk as JWK & { x: string; y: string }); // checked above
+        return { ...old, public_jwk, kid: await kidOf(public_jwk) };
+      }),
+    ),
+  };
+}
+
+async function usable(stored: StoredKey | undefined): Promise<Usable> {
+  const jwk = stored?.private_jwk;
+  if (stored === undefined || !isP256(jwk) || typeof jwk.d !== 'string') {
     throw unusable('holds no ES256 private key');
   }
-  const publicJwk: JWK = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  const publicJwk = publicOf(jwk);
   try {
     const key = (await importJWK(jwk, ALG)) as CryptoKey;
-    // RFC 7638: a kid that names the key itself, so a plugin's cache can never confuse two keys.
-    return { kid: await calculateJwkThumbprint(publicJwk), publicJwk, key };
+    return { kid: await kidOf(publicJwk), publicJwk, key, stored };
   } catch {
     throw unusable('holds a key that cannot be used');
   }
 }
 
-async function create(file: string): Promise<Stored> {
+function isP256(jwk: JWK | undefined): jwk is JWK & { x: string; y: string } {
+  return (
+    typeof jwk === 'object' &&
+    jwk !== null &&
+    jwk.kty === 'EC' &&
+    jwk.crv === 'P-256' &&
+    typeof jwk.x === 'string' &&
+    typeof jwk.y === 'string'
+  );
+}
+
+/** Only the public members: a retired entry written by hand with its `d` publishes none of it. */
+function publicOf(jwk: JWK & { x: string; y: string }): JWK {
+  return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y };
+}
+
+/** RFC 7638: a kid that names the key itself, so a plugin's cache can never confuse two keys. */
+function kidOf(publicJwk: JWK): Promise<string> {
+  return calculateJwkThumbprint(publicJwk);
+}
+
+async function newKey(): Promise<StoredKey> {
   const pair = await generateKeyPair(ALG, { extractable: true });
-  const stored: Stored = {
+  return {
     private_jwk: await exportJWK(pair.privateKey),
     created_at: new Date().toISOString(),
   };
-  // Written whole and synced under a temporary name, then linked into place: a crash leaves no
-  // half-written key, and `link` fails rather than replace a key tokens were signed by (the
-  // daemon's lock already makes this process the only writer).
+}
+
+/**
+ * Written whole and synced under a temporary name, then moved into place: a crash leaves no
+ * half-written key. `create` links, which fails rather than replace a key tokens were signed by;
+ * `replace` renames over it (the daemon's lock already makes this process the only writer).
+ */
+function writeAtomically(file: string, stored: Stored, how: 'create' | 'replace'): void {
   const temp = `${file}.${process.pid}.tmp`;
   const fd = openSync(temp, 'w', 0o600);
   try {
@@ -144,10 +331,13 @@ async function create(file: string): Promise<Stored> {
   } finally {
     closeSync(fd);
   }
+  if (how === 'replace') {
+    renameSync(temp, file);
+    return;
+  }
   try {
     linkSync(temp, file);
   } finally {
     rmSync(temp, { force: true });
   }
-  return stored;
 }

@@ -30,6 +30,12 @@ export function directoryService(deps: {
   return {
     jwks: () => keys.jwks(),
 
+    /** `directory.keys.list` */
+    keys: async () => ({ keys: await keys.list() }),
+
+    /** `directory.keys.rotate`: a new signing key; the replaced one retires or, revoked, goes. */
+    rotate: async (revokePrevious: boolean) => ({ keys: await keys.rotate({ revokePrevious }) }),
+
     /** `broker.pluginToken.mint`: a token for one call of `plugin`'s `group` by node `nodeId`. */
     async mint(nodeId: string, plugin: string, group: string) {
       const row = store.plugins.get(plugin);

@@ -7,7 +7,7 @@ import { bashBodySchema, bashResultSchema } from '../schemas/bash.ts';
 import { listOf, listQuerySchema } from '../schemas/common.ts';
 import { eventSchema, eventsQuerySchema } from '../schemas/events.ts';
 import { modelReadinessResponseSchema } from '../schemas/models.ts';
-import { jwksSchema } from '../schemas/plugins.ts';
+import { directoryKeysSchema, directoryRotateBodySchema, jwksSchema } from '../schemas/plugins.ts';
 import {
   healthResponseSchema,
   healthzResponseSchema,
@@ -123,6 +123,24 @@ export const routes = [
     summary: 'Revoke a token',
     params: tokenParamsSchema,
     response: tokenSchema,
+  },
+  {
+    id: 'directory.keys.list',
+    method: 'GET',
+    path: '/v1/directory/keys',
+    auth: { kind: 'owner' },
+    summary: "The directory's published keys: the one that signs, the next, then those retiring",
+    response: directoryKeysSchema,
+  },
+  {
+    id: 'directory.keys.rotate',
+    method: 'POST',
+    path: '/v1/directory/keys/rotate',
+    auth: { kind: 'owner' },
+    summary:
+      'Sign with the next directory key from now on; the old one stays published for 10 minutes, or, with revoke_previous, two new keys replace every other',
+    body: directoryRotateBodySchema,
+    response: directoryKeysSchema,
   },
   {
     id: 'shutdown.create',

@@ -94,6 +94,34 @@ export const jwksSchema = z.object({
   ),
 });
 
+/** A directory key as the owner sees it (never its private half). */
+export const directoryKeySchema = z.object({
+  kid: z.string().describe('RFC 7638 thumbprint of the public key, as the JWKS names it'),
+  state: z
+    .enum(['active', 'next', 'retiring'])
+    .describe(
+      'active signs new tokens; next signs after the next rotation, published ahead; retiring only verifies tokens already signed',
+    ),
+  created_at: timestampSchema,
+  retired_at: timestampSchema.nullable(),
+  until: timestampSchema.nullable().describe('when a retiring key leaves the JWKS'),
+});
+
+export type DirectoryKey = z.output<typeof directoryKeySchema>;
+
+/** `GET /v1/directory/keys` and the answer of a rotation: the published keys, the active first. */
+export const directoryKeysSchema = z.object({ keys: z.array(directoryKeySchema) });
+
+/** `POST /v1/directory/keys/rotate` */
+export const directoryRotateBodySchema = z.strictObject({
+  revoke_previous: z
+    .boolean()
+    .optional()
+    .describe(
+      'after a leak: two new keys, and the JWKS drops every other at once (tokens they signed fail once a plugin refetches the set)',
+    ),
+});
+
 /** `POST …/broker/plugin-token`: a token for one call of a directory-mode plugin's group. */
 export const pluginTokenBodySchema = z.strictObject({
   plugin: nameSchema,
