@@ -3,7 +3,15 @@
  * with the kit in directory mode, its `issuer` the daemon's TCP listener, installed through
  * `/v1/plugins`, and scripted nodes on real brokers calling it with tokens the daemon signs.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,6 +188,25 @@ describe("the daemon's directory", () => {
       expect(await publicOnly.text()).toContain('holds no ES256 private key');
       // The file is left as it was, not rewritten around the damage.
       expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('next');
+      for (const damaged of ['null', '[]', '"key"']) {
+        writeFileSync(file, damaged);
+        const res = await other.call('/.well-known/jwks.json', { token: null });
+        expect(`${damaged} ${res.status}`).toBe(`${damaged} 409`);
+      }
+      // A usable key beside a list of retired keys that is not one: refused, and not rewritten.
+      const usableKey = await exportJWK(
+        (await generateKeyPair('ES256', { extractable: true })).privateKey,
+      );
+      const badRetired = JSON.stringify({
+        private_jwk: usableKey,
+        created_at: '2026-01-01T00:00:00.000Z',
+        retired: 'junk',
+      });
+      writeFileSync(file, badRetired);
+      const junk = await other.call('/.well-known/jwks.json', { token: null });
+      expect(junk.status).toBe(409);
+      expect(await junk.text()).toContain('retired key');
+      expect(readFileSync(file, 'utf8')).toBe(badRetired);
       // The fix it names: two new keys replace the file.
       const mended = await other.call('/v1/directory/keys/rotate', json({ revoke_previous: true }));
       expect(mended.status).toBe(200);
@@ -255,6 +282,16 @@ describe('directory key rotation', () => {
       [expect.any(String), 'next'],
       [before[0]?.kid, 'retiring'],
     ]);
+    // Exactly the documented fields: never a private key, not even by another name.
+    for (const key of keys) {
+      expect(Object.keys(key).sort()).toEqual([
+        'created_at',
+        'kid',
+        'retired_at',
+        'state',
+        'until',
+      ]);
+    }
     const retiring = keys[2]!;
     expect(Date.parse(retiring.until!) - Date.parse(retiring.retired_at!)).toBe(RETIRING_MS);
     expect(await kidsOf()).toEqual(keys.map((key) => key.kid));
@@ -305,8 +342,11 @@ describe('directoryKeys', () => {
     const published = createLocalJWKSet(await keys.jwks());
     await expect(jwtVerify(before, published)).resolves.toBeDefined();
     await expect(jwtVerify(after, published)).resolves.toBeDefined();
-    // A restart reads the same keys and states.
+    // A restart reads the same keys and states; the file keeps only the public half of the old.
     expect(await directoryKeys(dir, () => clock).list()).toEqual(await keys.list());
+    const file = JSON.parse(readFileSync(join(dir, 'directory-key.json'), 'utf8'));
+    expect(file.retired).toHaveLength(1);
+    expect(Object.keys(file.retired[0].public_jwk).sort()).toEqual(['crv', 'kty', 'x', 'y']);
 
     clock += RETIRING_MS;
     expect((await keys.jwks()).keys.map((key) => key.kid)).not.toContain(active?.kid);
@@ -335,6 +375,53 @@ describe('directoryKeys', () => {
     expect(listed.map((key) => key.state)).toEqual(['active', 'next', 'retiring', 'retiring']);
     expect(listed.slice(2).map((key) => key.kid)).toEqual([second?.kid, first?.kid]);
     expect(new Set(listed.map((key) => key.kid)).size).toBe(4);
+  });
+
+  it('never writes a revoked key back: a revocation racing the first read of an older home wins', async () => {
+    const dir = home();
+    homes.push(dir);
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const publicOnly = await exportJWK(pair.publicKey);
+    const leaked = await calculateJwkThumbprint(publicOnly);
+    const file = join(dir, 'directory-key.json');
+    // The queue makes the outcome one order or the other; this checks both orders' outcome (it
+    // cannot force the interleaving in which an unqueued read wrote the old key back).
+    const older = {
+      private_jwk: await exportJWK(pair.privateKey),
+      created_at: '2026-01-01T00:00:00.000Z',
+    };
+    writeFileSync(file, JSON.stringify(older), { mode: 0o600 });
+    const keys = directoryKeys(dir);
+    await Promise.all([keys.jwks(), keys.rotate({ revokePrevious: true }), keys.jwks()]);
+    expect((await keys.jwks()).keys.map((key) => key.kid)).not.toContain(leaked);
+    // And in the other order: the revocation asked for first, the read right after.
+    writeFileSync(file, JSON.stringify(older), { mode: 0o600 });
+    const again = directoryKeys(dir);
+    await Promise.all([again.rotate({ revokePrevious: true }), again.jwks()]);
+    // As a restart reads the file.
+    const kids = (await directoryKeys(dir).jwks()).keys.map((key) => key.kid);
+    expect(kids).not.toContain(leaked);
+    expect(kids).toEqual((await again.jwks()).keys.map((key) => key.kid));
+  });
+
+  it('answers a write that fails with 409 naming no path, and leaves no private key behind', async () => {
+    const dir = home();
+    homes.push(dir);
+    const keys = directoryKeys(dir);
+    const before = await keys.list();
+    // The key file's place taken by a directory: the rename over it fails.
+    const file = join(dir, 'directory-key.json');
+    rmSync(file);
+    mkdirSync(file);
+    const failed = keys.rotate({ revokePrevious: true });
+    await expect(failed).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(failed).rejects.toThrow(/cannot be written \(E[A-Z]+\)/);
+    expect(String(await failed.catch((error: Error) => error.message))).not.toContain(dir);
+    expect(readdirSync(dir)).toEqual(['directory-key.json']);
+    // Nothing changed in memory either, and the next rotation is not blocked.
+    expect(await keys.list()).toEqual(before);
+    rmSync(file, { recursive: true });
+    await expect(keys.rotate({ revokePrevious: true })).resolves.toHaveLength(2);
   });
 
   it('gives a home from before rotation its next key, and keeps the key it signed with', async () => {

@@ -23,7 +23,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   type CryptoKey,
   calculateJwkThumbprint,
@@ -70,6 +70,8 @@ interface Loaded {
   active: Usable;
   next: Usable;
   retired: (RetiredKey & { kid: string })[];
+  /** What the file holds for these keys. */
+  stored: Stored;
 }
 
 interface Usable {
@@ -107,25 +109,19 @@ export interface DirectoryKeys {
 export function directoryKeys(home: string, now: () => number = Date.now): DirectoryKeys {
   const file = join(home, DIRECTORY_KEY_FILE);
   let loaded: Promise<Loaded> | undefined;
-  // Rotations one at a time: two at once would each retire the same key.
-  let rotating: Promise<unknown> = Promise.resolve();
+  // The file's reads and writes one at a time: two rotations at once would each retire the same
+  // key, and a first read upgrading an older home could write its old key back over a rotation
+  // that revoked it.
+  let queue: Promise<unknown> = Promise.resolve();
+  function serial<T>(op: () => Promise<T>): Promise<T> {
+    const done = queue.then(op);
+    queue = done.catch(() => {});
+    return done;
+  }
 
   function load(): Promise<Loaded> {
     if (loaded === undefined) {
-      const attempt = (async () => {
-        let stored = readStored(file);
-        if (stored === undefined) {
-          stored = { ...(await newKey()), next: await newKey() };
-          writeAtomically(file, stored, 'create');
-        } else if (stored.next === undefined) {
-          // A home from before rotation: its next key is made now, and published from now on
-          // (once its key is known to be usable: a damaged file is refused as it is).
-          await usable(stored);
-          stored = { ...stored, next: await newKey() };
-          writeAtomically(file, stored, 'replace');
-        }
-        return parse(stored);
-      })();
+      const attempt = serial(readOrMake);
       loaded = attempt;
       // A failure is tried again on the next call, not kept: the owner may mend the file.
       attempt.catch(() => {
@@ -133,6 +129,22 @@ export function directoryKeys(home: string, now: () => number = Date.now): Direc
       });
     }
     return loaded;
+  }
+
+  /** The keys in the file, made on first use. Only within `serial`. */
+  async function readOrMake(): Promise<Loaded> {
+    const stored = readStored(file);
+    if (stored === undefined) {
+      const made: Stored = { ...(await newKey()), next: await newKey() };
+      writeAtomically(file, made, 'create');
+      return parse(made);
+    }
+    if (stored.next !== undefined) return parse(stored);
+    // A home from before rotation: its next key is made now, and published from now on.
+    // Checked whole before it is written: a damaged file is refused as it is.
+    const upgraded = await parse({ ...stored, next: await newKey() });
+    writeAtomically(file, upgraded.stored, 'replace');
+    return upgraded;
   }
 
   /** The retired keys still within their time. */
@@ -163,13 +175,16 @@ export function directoryKeys(home: string, now: () => number = Date.now): Direc
     ];
   }
 
+  /** Only within `serial`. */
   async function rotate(revokePrevious: boolean): Promise<DirectoryKeyInfo[]> {
     let stored: Stored;
     if (revokePrevious) {
       // Nothing of the old file is kept, so this also replaces one that cannot be read.
       stored = { ...(await newKey()), next: await newKey(), retired: [] };
     } else {
-      const { active, next, retired } = await load();
+      // Read again, not taken from `loaded`: a first read asked for after this rotation waits
+      // behind it in the queue.
+      const { active, next, retired } = await readOrMake();
       const at = now();
       stored = {
         ...next.stored,
@@ -185,9 +200,9 @@ export function directoryKeys(home: string, now: () => number = Date.now): Direc
         ],
       };
     }
+    const parsed = await parse(stored);
     writeAtomically(file, stored, 'replace');
-    loaded = parse(stored);
-    await loaded;
+    loaded = Promise.resolve(parsed);
     return list();
   }
 
@@ -209,11 +224,7 @@ export function directoryKeys(home: string, now: () => number = Date.now): Direc
       return new SignJWT(claims).setProtectedHeader({ alg: ALG, kid, typ: 'JWT' }).sign(key);
     },
     list,
-    rotate({ revokePrevious }) {
-      const done = rotating.then(() => rotate(revokePrevious));
-      rotating = done.catch(() => {});
-      return done;
-    },
+    rotate: ({ revokePrevious }) => serial(() => rotate(revokePrevious)),
   };
 }
 
@@ -236,11 +247,16 @@ function readStored(file: string): Stored | undefined {
   }
   // A key left readable by others (copied in by hand) is closed again.
   chmodSync(file, 0o600);
+  let stored: unknown;
   try {
-    return JSON.parse(text) as Stored;
+    stored = JSON.parse(text);
   } catch {
     throw unusable('is not JSON');
   }
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) {
+    throw unusable('holds no ES256 private key');
+  }
+  return stored as Stored;
 }
 
 /**
@@ -263,6 +279,7 @@ async function parse(stored: Stored): Promise<Loaded> {
   }
   const [active, next] = await Promise.all([usable(stored), usable(stored.next)]);
   return {
+    stored,
     active,
     next,
     retired: await Promise.all(
@@ -320,24 +337,40 @@ async function newKey(): Promise<StoredKey> {
 /**
  * Written whole and synced under a temporary name, then moved into place: a crash leaves no
  * half-written key. `create` links, which fails rather than replace a key tokens were signed by;
- * `replace` renames over it (the daemon's lock already makes this process the only writer).
+ * `replace` renames over it (the daemon's lock already makes this process the only writer), and
+ * syncs the directory, so a crash just after a rotation that revoked a leaked key cannot bring
+ * the old file back. A temporary file holds private keys: it never stays behind.
  */
 function writeAtomically(file: string, stored: Stored, how: 'create' | 'replace'): void {
   const temp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', 0o600);
   try {
-    writeSync(fd, `${JSON.stringify(stored)}\n`);
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify(stored)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (how === 'create') linkSync(temp, file);
+    else renameSync(temp, file);
+    if (how === 'replace') syncDirectory(dirname(file));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    // By its place in the home, as `unusable` does, never its path.
+    throw new ApiError(
+      'invalid_state',
+      `the directory key (${DIRECTORY_KEY_FILE} in the daemon's home) cannot be written (${code}): check the home's permissions and free space`,
+    );
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
-  }
-  if (how === 'replace') {
-    renameSync(temp, file);
-    return;
-  }
-  try {
-    linkSync(temp, file);
-  } finally {
-    rmSync(temp, { force: true });
   }
 }
