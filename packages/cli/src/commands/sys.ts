@@ -55,7 +55,7 @@ export function registerSys(program: Command, runtime: Runtime): void {
   directory
     .command('keys')
     .description(
-      'the published keys: the one that signs, then those retiring (never a private key)',
+      'the published keys: the one that signs, the next, then those retiring (no private key)',
     )
     .action(action(runtime, listDirectoryKeys));
   directory
