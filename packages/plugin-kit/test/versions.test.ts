@@ -54,20 +54,6 @@ describe('GET <mount>/versions', () => {
     expect(await (await single(get('/p/versions'))).json()).toEqual({ latest: 2, supported: [2] });
   });
 
-  it('reads <mount>/v<N>/versions as a path under major N: its archive, or 404 for a major not served', async () => {
-    const under = await handler(get('/plugins/v1/versions'));
-    expect(under.status).toBe(200);
-    expect(under.headers.get('Content-Type')).toBe('application/x-tar');
-    expect(under.headers.get('ETag')).toBe(
-      (await handler(get('/plugins/v1/'))).headers.get('ETag'),
-    );
-    const missing = await handler(get('/plugins/v9/versions'));
-    expect(missing.status).toBe(404);
-    const { error } = (await missing.json()) as { error: { code: string; field: string } };
-    expect([error.code, error.field]).toEqual(['not_found', 'version']);
-    expect((await handler(post('/plugins/v1/versions', {}))).status).toBe(404);
-  });
-
   it('answers POST with 405', async () => {
     const response = await handler(post('/plugins/versions', {}));
     expect(response.status).toBe(405);

@@ -54,7 +54,6 @@ const ALLOW_COMMAND = 'GET, HEAD, POST';
 const ALLOW_ARCHIVE = 'GET, HEAD';
 
 export const VERSION_SEGMENT = /^v([1-9][0-9]*)$/;
-const VERSIONS = '/versions';
 
 export interface Router {
   /** @param url `request.url`, a serialized URL */
@@ -177,15 +176,7 @@ export function createRouter(
       return { kind: 'error', error: versionNotFound(match.missingMajor) };
     }
     const path = trimSlashes(pathname);
-    // `<mount>/versions`, where a mount never ends in `/v<N>` (SPEC: passed without one), so
-    // `<mount>/v<N>/versions` is a path under major N, read as any other below.
-    if (
-      versioned &&
-      path.endsWith(VERSIONS) &&
-      !VERSION_SEGMENT.test(lastSegment(path.slice(0, -VERSIONS.length)))
-    ) {
-      return { kind: 'versions' };
-    }
+    if (versioned && path.endsWith('/versions')) return { kind: 'versions' };
     // Segments from the last: `<mount>/v<N>/...` when versioned (SPEC: each major is mounted
     // under `<mount>/v<N>/`, and a versioned mount holds no `/v<N>` of its own, as its `baseUrl`
     // may not), so the last version segment ends the mount; else `<mount>/<plugin>/...`, where the
@@ -280,10 +271,6 @@ function methodNotAllowed(method: string, allow: string): Extract<Route, { kind:
     }),
     allow,
   };
-}
-
-function lastSegment(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 function trimSlashes(path: string): string {
