@@ -183,6 +183,24 @@ describe('plugins.install', () => {
     expect((await t.call('/v1/plugins/acme')).status).toBe(404);
   });
 
+  it('refuses it too for a plugin that answers /versions only at its mount', async () => {
+    const handler = createFetchHandler([acme(1), acme(2)], { logger: quiet });
+    // Another implementation of the spec: `<mount>/v<N>/versions` is no list of majors there.
+    const origin = await serveAt((request, path) =>
+      /\/v\d+\/versions$/.test(path)
+        ? Promise.resolve(new Response('not found', { status: 404 }))
+        : handler(request),
+    );
+    const { status, error } = await refusal(
+      await install({ endpoint: `${origin}/plugins/v1`, name: 'acme' }),
+    );
+    expect(status).toBe(422);
+    expect(error).toMatchObject({ code: 'validation_failed', field: 'endpoint' });
+    expect(error.message).toContain('its archive declares major 1');
+    expect(error.message).toContain('without any /v<N> segment, e.g. ' + `${origin}/plugins;`);
+    expect((await t.call('/v1/plugins/acme')).status).toBe(404);
+  });
+
   it('reads a /versions a proxy compressed: only the archive must come uncompressed', async () => {
     const handler = createFetchHandler([acme(1), acme(2)], { logger: quiet });
     const origin = await serveAt(async (request, path) => {

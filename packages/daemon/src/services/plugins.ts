@@ -202,15 +202,18 @@ export function pluginService(store: Store, events: EventLog) {
       const endpoint = `${url.origin}${mount}`;
       const versions = await versionsOf(endpoint, body.token);
       const versionSegment = mount.split('/').find((segment) => VERSION_SEGMENT.test(segment));
-      if (versions !== null && versionSegment !== undefined) {
-        // SPEC, "Versioning": the endpoint is passed without any `/v<N>` segment. Taken as a
-        // mount, one would be declared again under each major (`/plugins/v1/v2/acme/...`).
+      // SPEC, "Versioning": the endpoint is passed without any `/v<N>` segment. Taken as a
+      // mount, one would be declared again under each major (`/plugins/v1/v2/acme/...`).
+      const withVersion = (serves: string, latest?: number) => {
         const without = `${url.origin}${mount.slice(0, mount.indexOf(`/${versionSegment}`))}`;
-        throw new ApiError(
+        return new ApiError(
           'validation_failed',
-          `${body.endpoint} holds the segment /${versionSegment}, but ${body.name} serves majors (${versions.supported.join(', ')}): pass the endpoint without any /v<N> segment, e.g. ${without}; the latest major, ${versions.latest}, is installed`,
+          `${body.endpoint} holds the segment /${versionSegment}, but ${body.name} ${serves}: pass the endpoint without any /v<N> segment, e.g. ${without}; the latest major${latest === undefined ? '' : `, ${latest},`} is installed`,
           { field: 'endpoint', received: body.endpoint },
         );
+      };
+      if (versions !== null && versionSegment !== undefined) {
+        throw withVersion(`serves majors (${versions.supported.join(', ')})`, versions.latest);
       }
       const archiveUrl =
         versions === null
@@ -236,6 +239,11 @@ export function pluginService(store: Store, events: EventLog) {
           `the archive at ${archiveUrl} declares the plugin '${manifest.name}', not '${body.name}'`,
           { field: 'name', received: body.name },
         );
+      }
+      // A plugin that does not answer `/versions` below a major's path (the kit does) still
+      // names its major in the archive.
+      if (versions === null && manifest.major !== null && versionSegment !== undefined) {
+        throw withVersion(`is versioned (its archive declares major ${manifest.major})`);
       }
       if (manifest.major !== (versions?.latest ?? null)) {
         throw unusable(
