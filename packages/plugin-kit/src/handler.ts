@@ -108,9 +108,12 @@ export function createFetchHandler(
     try {
       const caller =
         verify === null ? undefined : await authorize(verify, request, callerId, entry);
+      // Outside the `try`: what `readBody` throws at once is its own refusal, or a fault that
+      // must answer 500 and be logged, not pass for an unreadable body.
+      const reading = readBody(request, maxBodyBytes, site);
       let bytes: ArrayBuffer | Uint8Array;
       try {
-        bytes = await readBody(request, maxBodyBytes, site);
+        bytes = await reading;
       } catch (thrown) {
         throw readFailure(thrown);
       }

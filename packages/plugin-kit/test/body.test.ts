@@ -236,6 +236,36 @@ describe('request bodies', () => {
     expect((await errorOf(response)).message).toBe('The body could not be read');
   });
 
+  it('answers 400 "could not be read" when the runtime\'s read throws rather than rejects', async () => {
+    const request = raw('{"a":1}', { 'content-type': 'application/json', 'content-length': '7' });
+    Object.defineProperty(request, 'arrayBuffer', {
+      value: () => {
+        throw new TypeError('Body is unusable');
+      },
+    });
+    const response = await handler(request);
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).message).toBe('The body could not be read');
+  });
+
+  it('answers a fault in the checks before the read with a logged 500, not as an unreadable body', async () => {
+    const logger = memoryLogger();
+    const faulty = createFetchHandler(acmeDefinition(), { logger });
+    const request = raw('{"a":1}', { 'content-type': 'application/json' });
+    const headers = request.headers;
+    Object.defineProperty(request, 'headers', {
+      value: {
+        get: (name: string) => {
+          if (name === 'content-length') throw new RangeError('a broken Headers');
+          return headers.get(name);
+        },
+      },
+    });
+    const response = await faulty(request);
+    expect(response.status).toBe(500);
+    expect(logger.warnings.some((line) => line.includes('a broken Headers'))).toBe(true);
+  });
+
   it('passes a U+FFFD the client sent on to the handler', async () => {
     const body = new TextEncoder().encode('{"t":"a\uFFFDb"}');
     for (const length of [true, false]) {

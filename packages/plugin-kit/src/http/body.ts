@@ -10,9 +10,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The body's bytes, for `bodyText`, once the checks that need no body pass: those throw their
- * `PluginError` (403, 413) at once; the promise may reject with whatever the runtime's read throws,
- * which `readFailure` turns into the 400. Not `async`: the caller awaits the runtime's own promise,
- * so a command waits one turn for its body, where an `async` reader awaited in turn takes two.
+ * `PluginError` (403, 413) at once, as does a runtime whose read throws rather than rejects (400).
+ * The promise rejects with a `PluginError` when the body is counted as it streams (413, 400), else
+ * with whatever the runtime's read rejects with, which `readFailure` turns into the 400. Not
+ * `async`: the caller awaits the runtime's own promise, so a command waits one turn for its body,
+ * where an `async` reader awaited in turn takes two.
  * @param site the public origin behind a proxy (`baseUrl`'s, else `null`) when cross-site posts
  * must be refused; `undefined` under auth, where no such post can pass (said below)
  */
@@ -52,7 +54,11 @@ export function readBody(
   // replace malformed UTF-8 with U+FFFD, and a 4-byte sequence cut short (`F0 9F 98`) becomes one
   // U+FFFD of the same three bytes, which nothing after the decode can tell from one the client
   // sent. On @hono/node-server this costs an ArrayBuffer copy that `text()` spares.
-  return request.arrayBuffer();
+  try {
+    return request.arrayBuffer();
+  } catch {
+    throw unreadable();
+  }
 }
 
 /** What a failed `readBody` answers: its own refusal, or the 400 of a body that could not be read. */
