@@ -207,6 +207,11 @@ describe("the daemon's directory", () => {
       expect(junk.status).toBe(409);
       expect(await junk.text()).toContain('retired key');
       expect(readFileSync(file, 'utf8')).toBe(badRetired);
+      // A key copied in by hand without a time it was made: refused when read, not at rotation.
+      writeFileSync(file, JSON.stringify({ private_jwk: usableKey, created_at: 'yesterday' }));
+      const undated = await other.call('/.well-known/jwks.json', { token: null });
+      expect(undated.status).toBe(409);
+      expect(await undated.text()).toContain('without a valid created_at');
       // The fix it names: two new keys replace the file.
       const mended = await other.call('/v1/directory/keys/rotate', json({ revoke_previous: true }));
       expect(mended.status).toBe(200);

@@ -183,6 +183,15 @@ describe('plugins.install', () => {
     expect((await t.call('/v1/plugins/acme')).status).toBe(404);
   });
 
+  it('names the endpoint to pass by whole segments (/v1beta is no version segment)', async () => {
+    const handler = createFetchHandler([acme(1), acme(2)], { logger: quiet });
+    const origin = await serveAt((request) => handler(request));
+    const { error } = await refusal(
+      await install({ endpoint: `${origin}/v1beta/v1`, name: 'acme' }),
+    );
+    expect(error.message).toContain(`e.g. ${origin}/v1beta;`);
+  });
+
   it('refuses it too for a plugin that answers /versions only at its mount', async () => {
     const handler = createFetchHandler([acme(1), acme(2)], { logger: quiet });
     // Another implementation of the spec: `<mount>/v<N>/versions` is no list of majors there.

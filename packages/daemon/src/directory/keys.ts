@@ -246,7 +246,11 @@ function readStored(file: string): Stored | undefined {
     throw unusable(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   // A key left readable by others (copied in by hand) is closed again.
-  chmodSync(file, 0o600);
+  try {
+    chmodSync(file, 0o600);
+  } catch (error) {
+    throw unusable(`cannot be made private (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
   let stored: unknown;
   try {
     stored = JSON.parse(text);
@@ -268,11 +272,7 @@ async function parse(stored: Stored): Promise<Loaded> {
   if (
     !Array.isArray(retired) ||
     !retired.every(
-      (key) =>
-        isP256(key?.public_jwk) &&
-        [key.created_at, key.retired_at, key.until].every(
-          (at) => typeof at === 'string' && !Number.isNaN(Date.parse(at)),
-        ),
+      (key) => isP256(key?.public_jwk) && [key.created_at, key.retired_at, key.until].every(isTime),
     )
   ) {
     throw unusable('holds a retired key that cannot be read');
@@ -296,6 +296,8 @@ async function usable(stored: StoredKey | undefined): Promise<Usable> {
   if (stored === undefined || !isP256(jwk) || typeof jwk.d !== 'string') {
     throw unusable('holds no ES256 private key');
   }
+  // Checked here, not at the first rotation, which copies it to the key it retires.
+  if (!isTime(stored.created_at)) throw unusable('holds a key without a valid created_at');
   const publicJwk = publicOf(jwk);
   try {
     const key = (await importJWK(jwk, ALG)) as CryptoKey;
@@ -303,6 +305,10 @@ async function usable(stored: StoredKey | undefined): Promise<Usable> {
   } catch {
     throw unusable('holds a key that cannot be used');
   }
+}
+
+function isTime(at: unknown): boolean {
+  return typeof at === 'string' && !Number.isNaN(Date.parse(at));
 }
 
 function isP256(jwk: JWK | undefined): jwk is JWK & { x: string; y: string } {
@@ -339,7 +345,8 @@ async function newKey(): Promise<StoredKey> {
  * half-written key. `create` links, which fails rather than replace a key tokens were signed by;
  * `replace` renames over it (the daemon's lock already makes this process the only writer), and
  * syncs the directory, so a crash just after a rotation that revoked a leaked key cannot bring
- * the old file back. A temporary file holds private keys: it never stays behind.
+ * the old file back. A temporary file holds private keys: it is removed whatever fails (only a
+ * killed process leaves one, 0600).
  */
 function writeAtomically(file: string, stored: Stored, how: 'create' | 'replace'): void {
   const temp = `${file}.${process.pid}.tmp`;

@@ -201,11 +201,13 @@ export function pluginService(store: Store, events: EventLog) {
       const mount = url.pathname.replace(/\/+$/, '');
       const endpoint = `${url.origin}${mount}`;
       const versions = await versionsOf(endpoint, body.token);
-      const versionSegment = mount.split('/').find((segment) => VERSION_SEGMENT.test(segment));
+      const segments = mount.split('/');
+      const versionAt = segments.findIndex((segment) => VERSION_SEGMENT.test(segment));
+      const versionSegment = versionAt < 0 ? undefined : segments[versionAt];
       // SPEC, "Versioning": the endpoint is passed without any `/v<N>` segment. Taken as a
       // mount, one would be declared again under each major (`/plugins/v1/v2/acme/...`).
       const withVersion = (serves: string, latest?: number) => {
-        const without = `${url.origin}${mount.slice(0, mount.indexOf(`/${versionSegment}`))}`;
+        const without = `${url.origin}${segments.slice(0, versionAt).join('/')}`;
         return new ApiError(
           'validation_failed',
           `${body.endpoint} holds the segment /${versionSegment}, but ${body.name} ${serves}: pass the endpoint without any /v<N> segment, e.g. ${without}; the latest major${latest === undefined ? '' : `, ${latest},`} is installed`,
