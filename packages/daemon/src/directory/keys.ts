@@ -45,7 +45,7 @@ const DIRECTORY_KEY_FILE = 'directory-key.json';
 export const RETIRING_MS = 10 * 60_000;
 
 /** A private key as the file holds it. */
-interface StoredKey {
+export interface StoredKey {
   private_jwk: JWK;
   created_at: string;
 }
@@ -105,8 +105,14 @@ export interface DirectoryKeys {
   rotate(options: { revokePrevious: boolean }): Promise<DirectoryKeyInfo[]>;
 }
 
-/** @param now the clock that ends a retiring key's time (tests move it) */
-export function directoryKeys(home: string, now: () => number = Date.now): DirectoryKeys {
+/** What tests replace: the clock that ends a retiring key's time, and how a key is made. */
+export interface DirectoryKeysOptions {
+  now?: () => number;
+  makeKey?: () => Promise<StoredKey>;
+}
+
+export function directoryKeys(home: string, options: DirectoryKeysOptions = {}): DirectoryKeys {
+  const { now = Date.now, makeKey: newKey = makeKey } = options;
   const file = join(home, DIRECTORY_KEY_FILE);
   let loaded: Promise<Loaded> | undefined;
   // The file's reads and writes one at a time: two rotations at once would each retire the same
@@ -332,7 +338,7 @@ function kidOf(publicJwk: JWK): Promise<string> {
   return calculateJwkThumbprint(publicJwk);
 }
 
-async function newKey(): Promise<StoredKey> {
+async function makeKey(): Promise<StoredKey> {
   const pair = await generateKeyPair(ALG, { extractable: true });
   return {
     private_jwk: await exportJWK(pair.privateKey),
