@@ -109,7 +109,9 @@ export function scripted(model: string, script: unknown[]) {
   return { provider: 'scripted', model, script };
 }
 
-export const bash = (command: string) => ({ tool_calls: [{ name: 'bash', input: { command } }] });
+/** A scripted turn calling one tool. */
+export const toolCall = (name: string, input: unknown) => ({ tool_calls: [{ name, input }] });
+export const bash = (command: string) => toolCall('bash', { command });
 export const submit = (result: unknown, summary?: string) => ({
   tool_calls: [{ name: 'submit', input: { result, ...(summary !== undefined && { summary }) } }],
 });

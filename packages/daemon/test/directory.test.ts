@@ -34,6 +34,7 @@ import {
   isFinal,
   scripted,
   submit,
+  toolCall,
   toolResults,
   waitForNode,
 } from './broker-fixtures.ts';
@@ -91,8 +92,6 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-const call = (name: string, input: unknown) => ({ tool_calls: [{ name, input }] });
-
 describe("the daemon's directory", () => {
   it('publishes its signing key and the next one at /.well-known/jwks.json, without auth, and keeps the private ones 0600', async () => {
     const res = await fetch(`${baseUrl}/.well-known/jwks.json`);
@@ -116,7 +115,7 @@ describe("the daemon's directory", () => {
   it('signs a token per call that the kit verifies: the caller is the node, for its group', async () => {
     const node = await createNode(t.call, {
       task: 'who am I to the plugin',
-      model: scripted('dir', [call('audit_log_whoami', {}), submit({ ok: true })]),
+      model: scripted('dir', [toolCall('audit_log_whoami', {}), submit({ ok: true })]),
     });
     expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
     const [whoami] = await toolResults(t.call, node.id, 1);
@@ -139,7 +138,7 @@ describe("the daemon's directory", () => {
     const node = await createNode(t.call, {
       task: 'no audit',
       scopes: ['svc:llm'],
-      model: scripted('narrow', [call('audit_log_whoami', {}), submit({})]),
+      model: scripted('narrow', [toolCall('audit_log_whoami', {}), submit({})]),
     });
     expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
     const events = await t.call(`/v1/nodes/${node.id}/events?kinds=node.turn`);
@@ -153,7 +152,7 @@ describe("the daemon's directory", () => {
       expect((await off.call('/v1/profiles/default', json({}, 'PUT'))).status).toBe(200);
       const node = await createNode(off.call, {
         task: 'no issuer',
-        model: scripted('off', [call('audit_log_whoami', {}), submit({})]),
+        model: scripted('off', [toolCall('audit_log_whoami', {}), submit({})]),
       });
       expect(await waitForNode(off.call, node.id, isFinal)).toMatchObject({ state: 'done' });
       const [whoami] = await toolResults(off.call, node.id, 1);
@@ -267,7 +266,7 @@ describe('directory key rotation', () => {
   const whoami = async (task: string) => {
     const node = await createNode(t.call, {
       task,
-      model: scripted(task, [call('audit_log_whoami', {}), submit({ ok: true })]),
+      model: scripted(task, [toolCall('audit_log_whoami', {}), submit({ ok: true })]),
     });
     expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
     const [result] = await toolResults(t.call, node.id, 1);

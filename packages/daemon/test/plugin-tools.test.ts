@@ -13,6 +13,7 @@ import {
   nodeEvents,
   scripted,
   submit,
+  toolCall,
   toolResults,
   waitForNode,
 } from './broker-fixtures.ts';
@@ -99,8 +100,6 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-const call = (name: string, input: unknown) => ({ tool_calls: [{ name, input }] });
-
 describe("installed plugins' commands as tools", () => {
   it('runs a command with the token from the env store; the model reads its result', async () => {
     const env = await t.call('/v1/profiles/default/env/ACME_TOKEN', json({ value: TOKEN }, 'PUT'));
@@ -108,10 +107,10 @@ describe("installed plugins' commands as tools", () => {
     const node = await createNode(t.call, {
       task: 'open a ticket',
       model: scripted('agent', [
-        call('acme_tickets_create', { title: 'Printer on fire' }),
-        call('acme_tickets_create', { title: '' }),
-        call('acme_tickets_list', {}),
-        call('acme_tickets_close', { id: 'T-9' }),
+        toolCall('acme_tickets_create', { title: 'Printer on fire' }),
+        toolCall('acme_tickets_create', { title: '' }),
+        toolCall('acme_tickets_list', {}),
+        toolCall('acme_tickets_close', { id: 'T-9' }),
         submit({ ok: true }),
       ]),
     });
@@ -160,8 +159,8 @@ describe("installed plugins' commands as tools", () => {
       task: 'tickets only',
       scopes: ['acme:tickets'],
       model: scripted('narrow', [
-        call('acme_admin_purge', {}),
-        call('acme_tickets_create', { title: 'Allowed' }),
+        toolCall('acme_admin_purge', {}),
+        toolCall('acme_tickets_create', { title: 'Allowed' }),
         submit({ ok: true }),
       ]),
     });
@@ -196,7 +195,7 @@ describe("installed plugins' commands as tools", () => {
     const node = await createNode(t.call, {
       task: 'no token',
       profile: 'bare',
-      model: scripted('no-token', [call('acme_tickets_create', { title: 'x' }), submit({})]),
+      model: scripted('no-token', [toolCall('acme_tickets_create', { title: 'x' }), submit({})]),
     });
     expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
     const [result] = await toolResults(t.call, node.id, 1);
