@@ -10,7 +10,8 @@
 // sends BENCH_WARMUP requests (default 20000), enough for the optimizing compiler; turns
 // counting on for BENCH_REQUESTS more (default 5000); and reads the main thread's count. The
 // directory row sends a distinct token with every one of them, signed here by a key the
-// servers are given. BENCH_VARIANTS (comma-separated: kit,bare,…) counts only those cells.
+// servers are given. BENCH_VARIANTS (comma-separated: kit,bare,…) counts only those cells;
+// BENCH_ADAPTER (hono, srvx, remix) serves them on another Node adapter, as for `npm run bench`.
 // Needs valgrind (Debian: `apt-get install valgrind`). BENCH_ROWS as for `npm run bench`.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Served, startServer } from './child.ts';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
-import { positive, rowWanted, variantWanted } from './knobs.ts';
+import { NODE_ADAPTERS, nodeAdapter, positive, rowWanted, variantWanted } from './knobs.ts';
 import { allVariantsOf, createRows, type Row, type Variant } from './scenarios.ts';
 
 const warmup = positive('BENCH_WARMUP', 20_000);
@@ -50,7 +51,7 @@ for (const row of rows) {
 }
 
 console.log(
-  `\ninstructions per request on the server's main thread (callgrind), over ${counted} requests after ${warmup} uncounted; 8 connections, @hono/node-server, Node ${process.version}. kit/bare, kit/hono and kit/minimal are inverted (bare÷kit, …) to read as request rates do: above 1 is the kit doing less. minimal: the command written by hand, doing only what the kit must; reads: bare plus only the header lookups the kit must make, and reads/bare is bare÷reads, the most any implementation reading them can reach on this adapter\n`,
+  `\ninstructions per request on the server's main thread (callgrind), over ${counted} requests after ${warmup} uncounted; 8 connections, ${NODE_ADAPTERS[nodeAdapter()]}, Node ${process.version}. kit/bare, kit/hono and kit/minimal are inverted (bare÷kit, …) to read as request rates do: above 1 is the kit doing less. minimal: the command written by hand, doing only what the kit must; reads: bare plus only the header lookups the kit must make, and reads/bare is bare÷reads, the most any implementation reading them can reach on this adapter\n`,
 );
 console.log(
   '| row | kit | bare | hono | minimal | reads | kit/bare | kit/hono | kit/minimal | reads/bare |',

@@ -27,3 +27,20 @@ export function variantWanted(name: string): boolean {
   const names = process.env.BENCH_VARIANTS?.split(',').filter((part) => part !== '');
   return names === undefined || names.includes(name);
 }
+
+/** The Node server adapters `bench/serve.ts` can serve with, by BENCH_ADAPTER's values. */
+export const NODE_ADAPTERS = {
+  hono: '@hono/node-server',
+  srvx: 'srvx',
+  remix: '@remix-run/node-fetch-server',
+} as const;
+export type NodeAdapter = keyof typeof NODE_ADAPTERS;
+
+/** BENCH_ADAPTER (default `hono`): which adapter serves the cells on Node. */
+export function nodeAdapter(): NodeAdapter {
+  const name = process.env.BENCH_ADAPTER ?? 'hono';
+  if (!Object.hasOwn(NODE_ADAPTERS, name)) {
+    throw new TypeError(`BENCH_ADAPTER must be one of ${Object.keys(NODE_ADAPTERS).join(', ')}`);
+  }
+  return name as NodeAdapter;
+}

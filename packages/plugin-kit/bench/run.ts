@@ -14,7 +14,8 @@
 // Knobs: BENCH_SECONDS (per cell, default 5), BENCH_SLICES (default 10), BENCH_CONNECTIONS
 // (default 32), BENCH_TOKENS (default 50000), BENCH_ROWS (comma-separated row-name substrings),
 // BENCH_RUNTIME (node, the default, on @hono/node-server; bun or deno, on Bun.serve or
-// Deno.serve, from the project's own devDependencies), BENCH_PIN=0 (no pinning).
+// Deno.serve, from the project's own devDependencies), BENCH_ADAPTER (on Node: hono, the default,
+// srvx or remix, whose bare handlers cost 2.4-2.7 times as much), BENCH_PIN=0 (no pinning).
 // To profile one cell, serve it alone with `node --cpu-prof bench/serve.ts '<row>' kit`.
 import { execFile, execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Child, cpuMicros, startServer } from './child.ts';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
-import { positive, rowWanted } from './knobs.ts';
+import { NODE_ADAPTERS, nodeAdapter, positive, rowWanted } from './knobs.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { createRows, type Row, type Variant, variantsOf } from './scenarios.ts';
 
@@ -35,7 +36,10 @@ const slices = positive('BENCH_SLICES', 10);
 const UNSTEADY = 0.15;
 const SERVE = join(import.meta.dirname, 'serve.ts');
 const RUNTIMES: Record<string, { label: string; command: string[] }> = {
-  node: { label: `Node ${process.version}, @hono/node-server`, command: [process.execPath] },
+  node: {
+    label: `Node ${process.version}, ${NODE_ADAPTERS[nodeAdapter()]}`,
+    command: [process.execPath],
+  },
   bun: { label: 'Bun, Bun.serve', command: ['bun'] },
   deno: { label: 'Deno, Deno.serve', command: ['deno', 'run', '-A'] },
 };

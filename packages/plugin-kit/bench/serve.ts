@@ -8,11 +8,13 @@
 // It prints one JSON line: the row's URL, method, headers and body and, for the directory row,
 // a file of tokens to send (signed by the key in $BENCH_DIRECTORY_KEY when set, so that every
 // variant's process trusts the same directory). Stopped by SIGINT, it removes that file and, on
-// Node, prints the server's CPU microseconds per request answered.
+// Node, prints the server's CPU microseconds per request answered. BENCH_ADAPTER (hono, the
+// default; srvx; remix) picks the adapter on Node, to show how much of a ratio is the adapter's.
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDirectory, DIRECTORY_KEY_ENV } from './directory.ts';
+import { type NodeAdapter, nodeAdapter } from './knobs.ts';
 import { allVariantsOf, createRows, type Handler, type Variant } from './scenarios.ts';
 
 type Listen = (fetch: Handler) => Promise<{ port: number; onRequest?(count: () => void): void }>;
@@ -56,14 +58,40 @@ const listen: Listen =
               fetch,
             );
           })
-      : async (fetch) => {
-          const { serve } = await import('@hono/node-server');
-          return new Promise((listening) => {
-            const server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, ({ port }) =>
-              listening({ port, onRequest: (count) => server.on('request', count) }),
-            );
-          });
-        };
+      : nodeListen(nodeAdapter());
+
+/** Node's listen: on @hono/node-server, the default, or on another adapter to compare with. */
+function nodeListen(adapter: NodeAdapter): Listen {
+  if (adapter === 'hono') {
+    return async (fetch) => {
+      const { serve } = await import('@hono/node-server');
+      return new Promise((listening) => {
+        const server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, ({ port }) =>
+          listening({ port, onRequest: (count) => server.on('request', count) }),
+        );
+      });
+    };
+  }
+  if (adapter === 'srvx') {
+    return async (fetch) => {
+      const { serve } = await import('srvx/node');
+      const server = serve({ fetch, hostname: '127.0.0.1', port: 0, silent: true });
+      await server.ready();
+      const node = server.node?.server;
+      if (node === undefined) throw new Error('srvx did not start a Node server');
+      const { port } = node.address() as { port: number };
+      return { port, onRequest: (count) => node.on('request', count) };
+    };
+  }
+  return async (fetch) => {
+    const { createRequestListener } = await import('@remix-run/node-fetch-server');
+    const { createServer } = await import('node:http');
+    const node = createServer(createRequestListener(fetch));
+    await new Promise<void>((done) => node.listen(0, '127.0.0.1', done));
+    const { port } = node.address() as { port: number };
+    return { port, onRequest: (count) => node.on('request', count) };
+  };
+}
 
 const { port, onRequest } = await listen(handler);
 const url = `http://127.0.0.1:${port}${row.path}`;
