@@ -18,7 +18,7 @@ export function registerEvents(app: Routes, ctx: DaemonContext): void {
       follow: query.follow !== 'false',
     });
     return c.body(stream, 200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Content-Type': 'text/event-stream', // always UTF-8 (WHATWG HTML §9.2.5): no parameter
       'Cache-Control': 'no-cache',
       'X-Accel-Buffering': 'no',
     });

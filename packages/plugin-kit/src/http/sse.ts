@@ -105,7 +105,9 @@ function answer(body: ReadableStream<Uint8Array> | null, requestId: string): Res
   return new Response(body, {
     status: 200,
     headers: {
-      'Content-Type': 'text/event-stream; charset=utf-8',
+      // The media type alone: an event stream is always UTF-8 (WHATWG HTML §9.2.5), and a
+      // client testing the type for equality would refuse it with a parameter.
+      'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-cache, no-transform',
       [REQUEST_ID_HEADER]: requestId,
     },
