@@ -209,6 +209,28 @@ describe('events.stream', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('ends a follow: false stream after its backlog, on every stream, without reconnecting', async () => {
+    server.reset((_req, res) => {
+      open(res);
+      res.end(frame(1) + frame(2));
+    });
+    const node = 'nd_01JABCDEFGHJKMNPQRSTVWXYZ0';
+    const run = 'run_01JABCDEFGHJKMNPQRSTVWXYZ0';
+    const streams = [
+      client.events.stream({ follow: false }),
+      client.nodes.stream(node, { follow: false }),
+      client.runs.stream(run, { follow: false }),
+    ];
+    for (const stream of streams) {
+      const seqs: number[] = [];
+      for await (const e of stream as AsyncIterable<{ seq: number }>) seqs.push(e.seq);
+      expect(seqs).toEqual([1, 2]);
+    }
+    expect(
+      server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('follow')),
+    ).toEqual(['false', 'false', 'false']);
+  });
+
   it('throws APIUserAbortError when the caller aborts mid-stream', async () => {
     server.reset((_req, res) => {
       open(res);

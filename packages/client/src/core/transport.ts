@@ -88,9 +88,16 @@ export class Transport {
     return new APIPromise<T>(this.send(call), (raw) => readJson(raw) as Promise<T>);
   }
 
-  /** Opens a resumable server-sent event stream; each event's `data` is parsed as JSON. */
+  /**
+   * Opens a resumable server-sent event stream; each event's `data` is parsed as JSON. With
+   * `follow: false` in the query the end of the answer is the end of the backlog, not a
+   * disconnect: it is not reconnected unless `options.maxRetries` says so, since a reconnect
+   * would read events committed after the call.
+   */
   stream<T>(path: string, query: Query | undefined, options: StreamOptions = {}): Stream<T> {
-    const maxRetries = checkMaxRetries(options.maxRetries, 'options') ?? this.#config.maxRetries;
+    const backlogOnly = query?.follow === false;
+    const maxRetries =
+      checkMaxRetries(options.maxRetries, 'options') ?? (backlogOnly ? 0 : this.#config.maxRetries);
     return new Stream<T>({
       open: (lastEventId, signal) =>
         this.send({

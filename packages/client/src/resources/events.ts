@@ -22,20 +22,14 @@ export interface EventStreamParams {
 export class Events extends APIResource {
   /**
    * The daemon's event log, backlog then live (GET /v1/events, SSE). Resumes after a disconnect
-   * from the last `seq` seen. With `follow: false` the end of the answer is the end of the
-   * backlog, not a disconnect, so it is not reconnected unless `options.maxRetries` says so.
+   * from the last `seq` seen; a `follow: false` stream ends after the backlog.
    */
   stream(params: EventStreamParams = {}, options: StreamOptions = {}): Stream<SvcEvent> {
     const after = options.after ?? params.after;
-    const backlogOnly = params.follow === false;
     return this._transport.stream(
       '/v1/events',
-      { kinds: params.kinds, ...(backlogOnly && { follow: false }) },
-      {
-        ...(backlogOnly && { maxRetries: 0 }),
-        ...options,
-        ...(after === undefined ? {} : { after }),
-      },
+      { kinds: params.kinds, follow: params.follow },
+      after === undefined ? options : { ...options, after },
     );
   }
 }

@@ -15,7 +15,7 @@ export function registerEvents(app: Routes, ctx: DaemonContext): void {
       kinds: query.kinds?.split(','),
       keepaliveMs: ctx.sseKeepaliveMs,
       signal: c.signal,
-      follow: query.follow !== 'false',
+      follow: query.follow !== false,
     });
     return c.body(stream, 200, {
       'Content-Type': 'text/event-stream', // always UTF-8 (WHATWG HTML §9.2.5): no parameter

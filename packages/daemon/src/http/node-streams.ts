@@ -21,7 +21,7 @@ interface EventsQuery {
   after?: number | undefined;
   kinds?: string | undefined;
   limit?: number | undefined;
-  follow?: 'true' | 'false' | undefined;
+  follow?: boolean | undefined;
 }
 
 function reader(ctx: DaemonContext, subjects: EventSubjects, kinds: string | undefined) {
@@ -58,7 +58,7 @@ export function eventsResponse(
     keepaliveMs: ctx.sseKeepaliveMs,
     signal: c.signal,
     read: reader(ctx, subjects, query.kinds),
-    follow: query.follow !== 'false',
+    follow: query.follow !== false,
   });
   return c.body(stream, 200, {
     'Content-Type': 'text/event-stream', // always UTF-8 (WHATWG HTML §9.2.5): no parameter

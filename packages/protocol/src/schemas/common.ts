@@ -34,6 +34,12 @@ export const absolutePathSchema = z
   .max(4096)
   .describe('an absolute path');
 
+/** A query flag: `true` or `false` on the wire, a boolean after parsing. */
+export const queryBool = z
+  .enum(['true', 'false'])
+  .transform((v) => v === 'true')
+  .describe('true or false');
+
 /**
  * A non-negative integer carried in a query string. Input is the decimal string, output the
  * number, so the OpenAPI document (input side) shows what goes on the wire.

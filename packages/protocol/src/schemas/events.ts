@@ -1,6 +1,6 @@
 /** The daemon's event log as SSE (`GET /v1/events`). */
 import { z } from 'zod';
-import { queryInt, timestampSchema } from './common.ts';
+import { queryBool, queryInt, timestampSchema } from './common.ts';
 
 /** Event kinds of this stage; later stages add more, so clients must accept unknown kinds. */
 export const EVENT_KINDS = [
@@ -30,8 +30,7 @@ export const eventsQuerySchema = z.object({
     .max(2000)
     .optional()
     .describe('comma-separated event kinds to keep'),
-  follow: z
-    .enum(['true', 'false'])
+  follow: queryBool
     .optional()
     .describe(
       'false: send the backlog (events up to the latest at the request) and end the stream',

@@ -9,6 +9,7 @@ import {
   LIST_LIMIT_MAX,
   listQuerySchema,
   nameSchema,
+  queryBool,
   queryInt,
   scopeSchema,
   timestampSchema,
@@ -18,12 +19,6 @@ import { modelChoiceSchema, modelRefSchema } from './models.ts';
 
 export const nodeStateSchema = z.enum(NODE_STATES);
 export const finalStateSchema = z.enum(FINAL_STATES);
-
-/** A query flag: `true` or `false` on the wire, a boolean after parsing. */
-export const queryBool = z
-  .enum(['true', 'false'])
-  .transform((v) => v === 'true')
-  .describe('true or false');
 
 /** Any JSON value (a request body is JSON, so nothing else can arrive). */
 const jsonValue = z.unknown().describe('any JSON value');
