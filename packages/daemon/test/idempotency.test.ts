@@ -32,6 +32,8 @@ describe('Idempotency-Key', () => {
     expect((await run('true', 'key-conflict')).status).toBe(200);
     const other = await run('false', 'key-conflict');
     expect(other.status).toBe(409);
+    // Final: a client that retries 409s (the Stainless SDKs do) is told not to.
+    expect(other.headers.get('x-should-retry')).toBe('false');
     expect(await envelope(other)).toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
     const otherPath = await t.call(
       '/v1/connect',
@@ -48,18 +50,36 @@ describe('Idempotency-Key', () => {
     expect(((await theirs.json()) as { stdout: string }).stdout).toBe('theirs\n');
   });
 
-  it('concurrent duplicates do not both run', async () => {
-    const command = 'echo x >> concurrent.txt; sleep 0.3';
+  it('a duplicate that comes while the first runs waits for its answer; it never runs twice', async () => {
+    const command = 'echo x >> concurrent.txt; sleep 0.3; echo done';
     const answers = await Promise.all([
       run(command, 'key-race'),
       run(command, 'key-race'),
       run(command, 'key-race'),
     ]);
-    const statuses = answers.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 409, 409]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    const replayed = answers.map((r) => r.headers.get('idempotent-replayed'));
+    expect(replayed.filter((h) => h === 'true')).toHaveLength(2);
+    const bodies = await Promise.all(answers.map((r) => r.json()));
+    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect((bodies[0] as { stdout: string }).stdout).toBe('done\n');
     expect(readFileSync(join(t.home, 'concurrent.txt'), 'utf8')).toBe('x\n');
     const later = await run(command, 'key-race');
     expect(later.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('a retry after the first attempt was abandoned gets the first answer', async () => {
+    const command = 'echo x >> abandoned.txt; sleep 0.4; echo finished';
+    const first = t.call('/v1/bash', {
+      ...json({ command, cwd: t.home }, 'POST', { 'idempotency-key': 'key-abandoned' }),
+      signal: AbortSignal.timeout(100), // a client timeout: the command goes on without it
+    });
+    await expect(first).rejects.toThrow();
+    const retry = await run(command, 'key-abandoned');
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await retry.json()) as { stdout: string }).stdout).toBe('finished\n');
+    expect(readFileSync(join(t.home, 'abandoned.txt'), 'utf8')).toBe('x\n');
   });
 
   it('stores error answers too, and validates the key', async () => {

@@ -82,13 +82,28 @@ describe('CORS', () => {
       const res = await preflight(origin);
       expect(res.status).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe(origin);
-      expect(res.headers['access-control-allow-headers']).toMatch(/Authorization/);
+      // Every header @svc/client sends, a retry's count included, or a browser's retry fails.
+      const allowed = String(res.headers['access-control-allow-headers']).split(', ');
+      for (const header of [
+        'Authorization',
+        'Content-Type',
+        'Idempotency-Key',
+        'Last-Event-ID',
+        'Svc-Request-Id',
+        'Svc-Retry-Count',
+      ]) {
+        expect(allowed).toContain(header);
+      }
     }
     const get = await rawRequest(tcp, {
       path: '/v1/health',
       headers: { Host: `127.0.0.1:${tcp.port}`, Origin: `http://localhost:${tcp.port}` },
     });
     expect(get.headers['access-control-allow-origin']).toBe(`http://localhost:${tcp.port}`);
+    // What the client reads to pace and stop its retries.
+    expect(String(get.headers['access-control-expose-headers']).split(', ')).toEqual(
+      expect.arrayContaining(['Svc-Request-Id', 'Retry-After', 'X-Should-Retry']),
+    );
   });
 
   it('gives any other origin no CORS headers', async () => {

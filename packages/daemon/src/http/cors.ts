@@ -1,8 +1,11 @@
 import type { Reply } from './call.ts';
 import type { Listener } from './listener.ts';
 
-const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Svc-Request-Id';
-const EXPOSE_HEADERS = 'Svc-Request-Id, Idempotent-Replayed, Allow, WWW-Authenticate';
+// What @svc/client sends, its retries included (`Svc-Retry-Count`), and what it reads back.
+const ALLOW_HEADERS =
+  'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Svc-Request-Id, Svc-Retry-Count';
+const EXPOSE_HEADERS =
+  'Svc-Request-Id, Idempotent-Replayed, Allow, WWW-Authenticate, Retry-After, X-Should-Retry';
 
 /**
  * CORS for the daemon's own origin only (the viewer served on this listener, by either loopback

@@ -5,7 +5,8 @@ import type { Call, Reply } from './call.ts';
 
 /**
  * The error envelope of `error` as a response, with any extra headers (`Allow`, …). A 401 names
- * the scheme it wants in `WWW-Authenticate` (RFC 9110 §11.6.1, RFC 6750 §3).
+ * the scheme it wants in `WWW-Authenticate` (RFC 9110 §11.6.1, RFC 6750 §3); a 409 says it is
+ * not worth a retry.
  */
 export function errorResponse(
   c: Call,
@@ -13,6 +14,10 @@ export function errorResponse(
   headers: Record<string, string> = {},
 ): Reply {
   if (error.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer realm="svc"';
+  // Clients built as the Stainless SDKs are (ours too) retry a 409, taking it for a lock or a
+  // replay in flight; this daemon's 409s are final (a state, a key used for another request),
+  // and `x-should-retry` is those clients' way to hear it.
+  if (error.status === 409) headers['x-should-retry'] = 'false';
   const extra: { field?: string; received?: unknown } = {};
   if (error.field !== undefined) extra.field = error.field;
   if (error.hasReceived) extra.received = error.received;

@@ -18,12 +18,17 @@ const SECRET_FIELDS: Readonly<Record<string, string>> = { 'connect.create': 'tok
  * `Idempotency-Key` on POST/PUT/PATCH/DELETE (draft-ietf-httpapi-idempotency-key-header): the
  * first answer is stored per (token, key) with a fingerprint of method, path and body, and a
  * retry gets it back with `Idempotent-Replayed: true`. The same key on another request → 409
- * `conflict`; while the first is still running → 409 `conflict` (it must not run twice). A 5xx (or a
- * stream) is not stored, so a retry may run again. Keys live 24 h. `run` answers the request (a handler's
- * error already turned into its error response).
+ * `conflict`. A retry that comes while the first is still running waits for its answer: the
+ * draft suggests a 409 there, but the usual such retry follows a timeout or a dropped
+ * connection, and its caller wants the first answer, not an error it must poll past (a 409
+ * after a timed-out `bash.run` read as a conflict). A 5xx (or a stream) is not stored, so a
+ * retry may run again. Keys live 24 h. `run` answers the request (a handler's error already
+ * turned into its error response).
  */
 export function idempotency(store: IdempotencyStore): Idempotent {
   const secrets = new Map<string, { body: string; expires: number }>();
+  /** The requests of this daemon's life still running under a claimed key, by holder and key. */
+  const running = new Map<string, Promise<void>>();
   return (c, key, run) => {
     const principal = c.principal;
     if (key === undefined || principal === null || !MUTATING.has(c.method)) return run();
@@ -50,30 +55,33 @@ export function idempotency(store: IdempotencyStore): Idempotent {
     // The field of the route's answer shown only once, which the stored copy leaves out.
     const secretField = SECRET_FIELDS[c.route!.id];
     const fingerprint = `${c.method} ${c.path} ${hash('sha256', c.input.raw, 'hex')}`;
-    const now = Date.now();
     const memoKey = `${holder}\n${key}`;
+    let now = Date.now();
     for (const [k, v] of secrets) if (v.expires <= now) secrets.delete(k);
 
-    const claim = store.claim(holder, key, fingerprint, now);
-    if (!claim.claimed) {
+    for (; ; now = Date.now()) {
+      const claim = store.claim(holder, key, fingerprint, now);
+      if (claim.claimed) break;
       const { row } = claim;
       if (row.fingerprint !== fingerprint) {
         throw new ApiError(
           'conflict',
           'this Idempotency-Key was already used with a different request (method, path or body)',
-          {
-            field: 'Idempotency-Key',
-          },
+          { field: 'Idempotency-Key' },
         );
       }
       if (row.status === null) {
-        throw new ApiError(
-          'conflict',
-          'a request with this Idempotency-Key is still running; retry when it has answered',
-          {
-            field: 'Idempotency-Key',
-          },
-        );
+        const first = running.get(memoKey);
+        // A claim no request of this daemon holds: none survives a restart (releaseUnfinished).
+        if (first === undefined) {
+          throw new ApiError(
+            'conflict',
+            'a request with this Idempotency-Key is still running; retry when it has answered',
+            { field: 'Idempotency-Key' },
+          );
+        }
+        await settledOrGone(first, c.signal);
+        continue; // its answer is stored now, or its claim released (a 5xx), for us to take
       }
       const heldSecret = secretField !== undefined && row.status < 300;
       const body = heldSecret ? secrets.get(memoKey)?.body : row.body;
@@ -81,9 +89,7 @@ export function idempotency(store: IdempotencyStore): Idempotent {
         throw new ApiError(
           'conflict',
           `the first answer to this Idempotency-Key held a secret shown only once, and the daemon restarted since; send the request again with a new key`,
-          {
-            field: 'Idempotency-Key',
-          },
+          { field: 'Idempotency-Key' },
         );
       }
       return c.body(body, row.status, {
@@ -92,19 +98,45 @@ export function idempotency(store: IdempotencyStore): Idempotent {
       });
     }
 
-    const res = await run();
-    if (res.status >= 500 || typeof res.body !== 'string') {
-      store.release(holder, key);
+    const done = track(memoKey);
+    try {
+      let res: Reply;
+      try {
+        res = await run();
+      } catch (error) {
+        store.release(holder, key); // nothing was answered: the key must not stay claimed
+        throw error;
+      }
+      if (res.status >= 500 || typeof res.body !== 'string') {
+        store.release(holder, key);
+        return res;
+      }
+      const body = res.body;
+      let stored = body;
+      if (secretField !== undefined && res.status < 300) {
+        secrets.set(memoKey, { body, expires: now + IDEMPOTENCY_TTL_MS });
+        stored = JSON.stringify({ ...(JSON.parse(body) as object), [secretField]: null });
+      }
+      store.complete(holder, key, res.status, res.headers['Content-Type'] ?? null, stored);
       return res;
+    } finally {
+      done(); // after the answer is stored or the claim released, so a waiter finds either
     }
-    const body = res.body;
-    let stored = body;
-    if (secretField !== undefined && res.status < 300) {
-      secrets.set(memoKey, { body, expires: now + IDEMPOTENCY_TTL_MS });
-      stored = JSON.stringify({ ...(JSON.parse(body) as object), [secretField]: null });
-    }
-    store.complete(holder, key, res.status, res.headers['Content-Type'] ?? null, stored);
-    return res;
+  }
+
+  /** Marks `memoKey` running until the returned function is called. */
+  function track(memoKey: string): () => void {
+    let settle = () => {};
+    running.set(
+      memoKey,
+      new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+    );
+    return () => {
+      running.delete(memoKey);
+      settle();
+    };
   }
 }
 
@@ -114,3 +146,20 @@ export type Idempotent = (
   key: string | undefined,
   run: () => Reply | Promise<Reply>,
 ) => Reply | Promise<Reply>;
+
+/** Resolves when `first` settles, or rejects (the caller is gone) when `signal` aborts first. */
+function settledOrGone(first: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(gone());
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(gone());
+    signal.addEventListener('abort', onAbort, { once: true });
+    void first.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+function gone(): ApiError {
+  return new ApiError('invalid_request', 'the client went away while the first request ran');
+}

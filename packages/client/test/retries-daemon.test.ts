@@ -1,0 +1,69 @@
+/**
+ * The client's retries against a real daemon: a retried POST gets the first answer through its
+ * `Idempotency-Key`, and a final 409 is not retried.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DaemonHandle, startDaemon } from '@svc/daemon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, createLocalClient, Svc } from '../src/node.ts';
+
+let home: string;
+let daemon: DaemonHandle;
+let client: Svc;
+let owner: { base_url: string; token: string };
+const requests: string[] = [];
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'svc-cr-'));
+  daemon = await startDaemon({ home, logLevel: 'warn' });
+  client = createLocalClient({ home });
+  await daemon.enableTcp();
+  owner = await client.request('POST', '/v1/connect', {});
+});
+afterAll(async () => {
+  await daemon.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** An owner client over TCP that records each attempt's method and path. */
+function counted(options: { timeout?: number; maxRetries?: number } = {}): Svc {
+  return new Svc({
+    baseUrl: owner.base_url,
+    token: owner.token,
+    ...options,
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) => {
+      requests.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`);
+      return fetch(input, init);
+    }) as typeof fetch,
+  });
+}
+
+describe('retries against the daemon', () => {
+  it('a POST whose first attempt timed out gets the first answer on retry; it runs once', async () => {
+    // The retry (after 600 ms and a backoff of 375-500 ms) comes while the command still runs,
+    // and waits for it: before, the daemon answered that retry 409 and the client threw.
+    const command = 'echo x >> ran.txt; sleep 1.3; echo ok';
+    requests.length = 0;
+    const client = counted({ timeout: 600, maxRetries: 1 });
+    const result = await client.bash.run({ command, cwd: home });
+    expect(result).toMatchObject({ exit_code: 0, stdout: 'ok\n' });
+    expect(requests).toEqual(['POST /v1/bash', 'POST /v1/bash']);
+    expect(readFileSync(join(home, 'ran.txt'), 'utf8')).toBe('x\n');
+  });
+
+  it('a 409 is final: thrown after one attempt', async () => {
+    const node = await client.nodes.create({
+      task: 'queued',
+      model: { provider: 'scripted', model: 'replay', script: [{ text: 'done' }] },
+    });
+    await client.nodes.cancel(node.id);
+    requests.length = 0;
+    const error = await counted()
+      .nodes.message(node.id, { text: 'too late' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(requests).toHaveLength(1);
+  });
+});
