@@ -280,3 +280,39 @@ describe('a client gone mid-body', () => {
     }
   });
 });
+
+describe('what a refused body holds stays out of answers and the log', () => {
+  const SECRET = 'sk-ant-SECRETKEY123';
+
+  it('a malformed body is named by position, never quoted', async () => {
+    for (const body of [`{"api_key": ${SECRET}}`, `{"api_key": "${SECRET}",}`]) {
+      const res = await t.call('/v1/model-auth/anthropic', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      const error = await envelope(res);
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toMatch(/^request body is not valid JSON/);
+      expect(JSON.stringify(error)).not.toContain('sk-ant');
+    }
+  });
+
+  it('a NUL in what becomes a process argument, environment or header → 422, not 500', async () => {
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ['/v1/bash', 'POST', { command: `echo ${SECRET}\0`, cwd: '/tmp' }, 'command'],
+      ['/v1/bash', 'POST', { command: 'true', cwd: '/tmp', env: { A: `${SECRET}\0` } }, 'env.A'],
+      ['/v1/profiles/default/env/ACME_TOKEN', 'PUT', { value: `${SECRET}\0` }, 'value'],
+      ['/v1/model-auth/anthropic', 'POST', { api_key: `${SECRET}\0` }, 'api_key'],
+    ];
+    for (const [path, method, body, field] of cases) {
+      const res = await t.call(path, json(body, method));
+      expect(res.status, path).toBe(422);
+      const error = await envelope(res);
+      expect(error).toMatchObject({ code: 'validation_failed', field });
+      expect(JSON.stringify(error)).not.toContain(SECRET);
+    }
+    expect(await daemonLog(t.home)).not.toContain(SECRET);
+  });
+});

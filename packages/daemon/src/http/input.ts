@@ -108,9 +108,12 @@ function decodeJson(raw: Uint8Array): unknown {
   try {
     value = JSON.parse(text);
   } catch (error) {
+    // Only the position: V8's message may quote the body around the fault, and a body may
+    // carry a secret (an API key, a profile's env value) that must not come back in an answer.
+    const at = /at position (\d+)/.exec((error as Error).message)?.[1];
     throw new ApiError(
       'invalid_request',
-      `request body is not valid JSON: ${(error as Error).message}`,
+      `request body is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`,
     );
   }
   if (nestsTooDeep(value)) {

@@ -1,15 +1,15 @@
 /** `POST /v1/bash`: one command in a required absolute working directory. */
 import { z } from 'zod';
-import { absolutePathSchema } from './common.ts';
+import { absolutePathSchema, processText } from './common.ts';
 
 export const BASH_TIMEOUT_MAX_MS = 3_600_000;
 
 export const bashBodySchema = z.strictObject({
-  command: z.string().min(1).max(100_000),
+  command: processText(100_000).min(1),
   cwd: absolutePathSchema,
   timeout_ms: z.number().int().min(1).max(BASH_TIMEOUT_MAX_MS).optional(),
   env: z
-    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(32_768))
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), processText(32_768))
     .optional()
     .describe('added to the environment of the command'),
 });

@@ -34,6 +34,17 @@ export const absolutePathSchema = z
   .max(4096)
   .describe('an absolute path');
 
+/**
+ * Text that becomes a process's argument or environment: no NUL, which no C string can hold
+ * (Node's `spawn` throws on one, quoting the value, and the value may be a secret).
+ */
+export function processText(max: number) {
+  return z
+    .string()
+    .max(max)
+    .regex(/^[^\0]*$/, 'must not contain a NUL character');
+}
+
 /** A query flag: `true` or `false` on the wire, a boolean after parsing. */
 export const queryBool = z
   .enum(['true', 'false'])

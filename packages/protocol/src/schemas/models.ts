@@ -86,7 +86,8 @@ export const credentialInstallBodySchema = z.strictObject({
     .string()
     .min(1)
     .max(4096)
-    .regex(/^\S+$/, 'an API key has no whitespace')
+    // It travels in a request header, which holds no control character (RFC 9110 §5.5).
+    .regex(/^[\x21-\x7e]+$/, 'an API key is visible ASCII, without whitespace')
     .optional()
     .describe('required for anthropic and openai; optional for openai-compatible'),
   base_url: z

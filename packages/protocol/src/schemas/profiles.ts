@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { TOOL_NAME_PATTERN } from '../nodes/tools.ts';
-import { nameSchema, scopeSchema, timestampSchema } from './common.ts';
+import { nameSchema, processText, scopeSchema, timestampSchema } from './common.ts';
 import { modelChoiceSchema, modelRefSchema } from './models.ts';
 import { budgetsInputSchema, budgetsSchema } from './nodes.ts';
 
@@ -58,7 +58,7 @@ export const profileEnsureBodySchema = z.strictObject({
 
 /** `PUT /v1/profiles/{name}/env/{var}`: the value is stored for brokers and never answered. */
 export const profileEnvSetBodySchema = z.strictObject({
-  value: z.string().max(32_768),
+  value: processText(32_768), // a broker's environment
 });
 
 export const profileSchema = z.object({
