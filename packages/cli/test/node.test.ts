@@ -150,6 +150,23 @@ describe('svc node', () => {
     expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
+  it('worktree close and abandon: refused while the node may run, then removed', async () => {
+    const a = await createNode();
+    const refused = await svc('node', 'worktree', 'close', a.id);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^svc: .* is queued; its worktree can be closed once/);
+    expect((await svc('node', 'cancel', a.id)).code).toBe(0);
+    const closed = await svc('node', 'worktree', 'close', a.id);
+    expect(closed.code).toBe(0);
+    expect(closed.stdout).toBe(`removed ${join(home, 'worktrees', a.id)}\n`);
+    const abandoned = await svc('node', 'worktree', 'abandon', a.id, '--json');
+    expect(JSON.parse(abandoned.stdout)).toEqual({
+      node_id: a.id,
+      path: join(home, 'worktrees', a.id),
+      exists: false,
+    });
+  });
+
   it('bad arguments are one usage line, exit 2', async () => {
     for (const [args, message] of [
       [['node', 'show', 'nope'], /node id must be nd_/],

@@ -54,6 +54,7 @@ export type {
   NodeWaitResult,
   Report,
   ReportList,
+  Worktree,
 } from './resources/nodes.ts';
 export type {
   Profile,

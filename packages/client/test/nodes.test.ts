@@ -125,6 +125,22 @@ describe('client.nodes', () => {
     expect(kinds).toEqual(['node.state', 'node.state', 'node.outcome']);
   });
 
+  it('worktree.close and worktree.abandon: a final node only', async () => {
+    const node = await client.nodes.create({ task: 'never runs', model: MODEL });
+    await expect(client.nodes.worktree.close(node.id)).rejects.toBeInstanceOf(ConflictError);
+    await client.nodes.cancel(node.id);
+    const closed = await client.nodes.worktree.close(node.id);
+    expect(closed).toEqual({
+      node_id: node.id,
+      path: join(home, 'worktrees', node.id),
+      exists: false,
+    });
+    await expect(client.nodes.worktree.abandon(node.id)).resolves.toMatchObject({ exists: false });
+    expect(() => client.nodes.worktree.abandon('run_01ARZ3NDEKTSV4RRFFQ69G5FAV')).toThrow(
+      TypeError,
+    );
+  });
+
   it('fork, promote, demote, recycle and reviveAll', async () => {
     const a = await client.nodes.create({ task: 'a', model: MODEL });
     const b = await client.nodes.create({ task: 'b', model: MODEL });

@@ -43,6 +43,8 @@ const SPEC_METHODS = [
   'nodes.jobs.list',
   'nodes.jobs.cancel',
   'nodes.result.submit',
+  'nodes.worktree.close',
+  'nodes.worktree.abandon',
   'profiles.ensure',
   'profiles.retrieve',
   'models.credentials.list',

@@ -119,6 +119,19 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .argument('<id>', 'node id')
     .argument('<task...>', 'the new task')
     .action(action(runtime, recycle));
+  const worktree = node
+    .command('worktree')
+    .description("a final node's working directory: remove it");
+  worktree
+    .command('close')
+    .description('remove it when it holds nothing (refused while it holds files)')
+    .argument('<id>', 'node id')
+    .action(action(runtime, (ctx: Context, id: string) => removeWorktree(ctx, id, 'close')));
+  worktree
+    .command('abandon')
+    .description('remove it with everything in it')
+    .argument('<id>', 'node id')
+    .action(action(runtime, (ctx: Context, id: string) => removeWorktree(ctx, id, 'abandon')));
 }
 
 function nodeId(value: string, what?: string): string {
@@ -272,6 +285,13 @@ async function demote(ctx: Context, id: string, opts: { parent: string }) {
   const parent = nodeId(opts.parent, '--parent');
   const client = await ctx.client();
   return printNode(ctx, await client.nodes.demote(nodeId(id), { parent_id: parent }));
+}
+
+async function removeWorktree(ctx: Context, id: string, how: 'close' | 'abandon') {
+  const client = await ctx.client();
+  const removed = await client.nodes.worktree[how](nodeId(id));
+  ctx.out.result(removed, () => `removed ${removed.path}`);
+  return EXIT.ok;
 }
 
 async function recycle(ctx: Context, id: string, task: string[]) {

@@ -26,6 +26,7 @@ import type {
   reasonBodySchema,
   reportSchema,
   resultSubmitBodySchema,
+  worktreeSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { id, path } from '../core/path.ts';
@@ -70,6 +71,7 @@ export type NodeList = Output<ReturnType<typeof listOf<typeof nodeSchema>>>;
 export type NodeEventList = Output<ReturnType<typeof listOf<typeof nodeEventSchema>>>;
 export type ReportList = Output<ReturnType<typeof listOf<typeof reportSchema>>>;
 export type JobList = Output<ReturnType<typeof listOf<typeof jobSchema>>>;
+export type Worktree = Output<typeof worktreeSchema>;
 
 const node = (value: unknown) => id('node', value, 'nodeId');
 
@@ -103,17 +105,36 @@ export class NodeResult extends APIResource {
   }
 }
 
+export class NodeWorktree extends APIResource {
+  /**
+   * Removes a final node's worktree when it holds nothing; a `ConflictError` while it holds files
+   * (POST /v1/nodes/{id}/worktree/close).
+   */
+  close(nodeId: string, options?: RequestOptions): APIPromise<Worktree> {
+    const url = path`/v1/nodes/${node(nodeId)}/worktree/close`;
+    return this._transport.request('POST', url, {}, options);
+  }
+
+  /** Removes a final node's worktree and its files (POST /v1/nodes/{id}/worktree/abandon). */
+  abandon(nodeId: string, options?: RequestOptions): APIPromise<Worktree> {
+    const url = path`/v1/nodes/${node(nodeId)}/worktree/abandon`;
+    return this._transport.request('POST', url, {}, options);
+  }
+}
+
 /** `client.nodes`: agents on the canvas, their lifecycle, mail, outcomes and events. */
 export class Nodes extends APIResource {
   readonly reports: NodeReports;
   readonly jobs: NodeJobs;
   readonly result: NodeResult;
+  readonly worktree: NodeWorktree;
 
   constructor(transport: Transport) {
     super(transport);
     this.reports = new NodeReports(transport);
     this.jobs = new NodeJobs(transport);
     this.result = new NodeResult(transport);
+    this.worktree = new NodeWorktree(transport);
   }
 
   /** Creates a queued node (POST /v1/nodes). */

@@ -1,6 +1,7 @@
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../services/tokens.ts';
+import { abandonWorktree, closeWorktree } from '../services/worktrees.ts';
 import { type Node, toNode } from '../store/nodes.ts';
 import type { Call } from './call.ts';
 import {
@@ -118,6 +119,12 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
   });
   mount(app, 'nodes.jobs.cancel', (c, { params }) =>
     c.json(ctx.nodes.cancelJob(params.id, params.job_id, who(c))),
+  );
+  mount(app, 'nodes.worktree.close', (c, { params }) =>
+    c.json(closeWorktree(ctx.home, ctx.nodes.visibleRow(params.id, who(c)))),
+  );
+  mount(app, 'nodes.worktree.abandon', (c, { params }) =>
+    c.json(abandonWorktree(ctx.home, ctx.nodes.visibleRow(params.id, who(c)))),
   );
   mount(app, 'nodes.result.submit', (c, { params, body }) => {
     ctx.nodes.visibleRow(params.id, who(c));

@@ -34,6 +34,7 @@ import { socketPathProblem } from '@svc/protocol/home';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { NodeRuntime } from '../services/node-runtime.ts';
 import type { TokenService } from '../services/tokens.ts';
+import { worktreePath } from '../services/worktrees.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeRow } from '../store/nodes.ts';
 import { brokerBundle } from './broker-bundle.ts';
@@ -218,7 +219,7 @@ export function createSupervisor(
     }
     const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
     const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
-    const cwd = join(worktrees, row.id);
+    const cwd = worktreePath(deps.home, row.id);
     mkdirSync(cwd, { recursive: true, mode: 0o700 });
     const viewerSocket = viewerSocketPath(viewers, row.id);
     let child: BrokerProcess;

@@ -42,6 +42,7 @@ import {
   reasonBodySchema,
   reportSchema,
   resultSubmitBodySchema,
+  worktreeSchema,
 } from '../schemas/nodes.ts';
 import type { RouteDef } from './route-def.ts';
 
@@ -292,6 +293,24 @@ export const nodesRoutes = [
     summary: 'Stop a running job',
     params: jobParamsSchema,
     response: jobSchema,
+  },
+  {
+    id: 'nodes.worktree.close',
+    method: 'POST',
+    path: '/v1/nodes/{id}/worktree/close',
+    auth: ACT,
+    summary: "Remove a final node's worktree when it holds nothing (409 while it holds files)",
+    params: nodeParamsSchema,
+    response: worktreeSchema,
+  },
+  {
+    id: 'nodes.worktree.abandon',
+    method: 'POST',
+    path: '/v1/nodes/{id}/worktree/abandon',
+    auth: ACT,
+    summary: "Remove a final node's worktree and everything in it",
+    params: nodeParamsSchema,
+    response: worktreeSchema,
   },
   {
     id: 'nodes.result.submit',

@@ -357,6 +357,16 @@ export const jobSchema = z.object({
 
 export const jobParamsSchema = z.object({ id: idSchema('node'), job_id: idSchema('job') });
 
+/**
+ * A node's worktree, `SVC_HOME/worktrees/<node id>`: the directory its broker works in, made at
+ * its first launch and kept across relaunches until it is closed or abandoned.
+ */
+export const worktreeSchema = z.object({
+  node_id: idSchema('node'),
+  path: z.string().describe('absolute path of the directory on the daemon host'),
+  exists: z.boolean().describe('false once closed or abandoned (a later launch makes it anew)'),
+});
+
 // ── turns (the trace) ───────────────────────────────────────────────────────────────────────
 
 /** A message added to the conversation before a turn: the task, mail, or a daemon note. */

@@ -1,0 +1,81 @@
+/**
+ * A node's worktree, `SVC_HOME/worktrees/<node id>`: the directory its broker works in (the
+ * default directory of its `bash` calls). The supervisor makes it at the node's first launch and
+ * keeps it across relaunches, revives and recycles, so a node picks up its files where it left
+ * them. Closing or abandoning it removes it, as `git worktree remove` does, with or without
+ * `--force`: close refuses while it holds anything, abandon discards what it holds.
+ */
+import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { FINAL_STATES, isFinal, type NodeState } from '@svc/protocol';
+import { ApiError } from '../errors.ts';
+
+export interface Worktree {
+  node_id: string;
+  path: string;
+  exists: boolean;
+}
+
+/** The worktree directory of node `id` under `home`. */
+export function worktreePath(home: string, id: string): string {
+  return join(home, 'worktrees', id);
+}
+
+/**
+ * Removes the worktree of a final node when it holds nothing; 409 `invalid_state` while it holds
+ * files, naming how many, so that nothing a node made is lost by a close.
+ */
+export function closeWorktree(home: string, node: { id: string; state: NodeState }): Worktree {
+  const path = finalNodeWorktree(home, node, 'closed');
+  const held = entries(path);
+  if (held > 0) {
+    throw new ApiError(
+      'invalid_state',
+      `the worktree of ${node.id} holds ${held} ${held === 1 ? 'entry' : 'entries'}; move what you need out of ${path}, or abandon it to discard them`,
+      { field: 'id' },
+    );
+  }
+  return remove(node.id, path);
+}
+
+/** Removes the worktree of a final node and everything in it. */
+export function abandonWorktree(home: string, node: { id: string; state: NodeState }): Worktree {
+  return remove(node.id, finalNodeWorktree(home, node, 'abandoned'));
+}
+
+/**
+ * A node that is not final may run again at once (a queued node, a waiting one woken by mail),
+ * in the directory it would find removed; a final one runs only after a revive or a recycle,
+ * whose launch makes a fresh worktree.
+ */
+function finalNodeWorktree(
+  home: string,
+  node: { id: string; state: NodeState },
+  done: string,
+): string {
+  if (!isFinal(node.state)) {
+    throw new ApiError(
+      'invalid_state',
+      `${node.id} is ${node.state}; its worktree can be ${done} once it is ${FINAL_STATES.join(', ')}`,
+      { field: 'id' },
+    );
+  }
+  return worktreePath(home, node.id);
+}
+
+/** What the path holds: entries of a directory; 1 for anything else there (a link, a file). */
+function entries(path: string): number {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return 0; // nothing there: never launched, or removed already
+  }
+  return stat.isDirectory() ? readdirSync(path).length : 1;
+}
+
+function remove(nodeId: string, path: string): Worktree {
+  // Never follows a link: a node that swapped its worktree for one loses the link, not its target.
+  rmSync(path, { recursive: true, force: true });
+  return { node_id: nodeId, path, exists: false };
+}
