@@ -85,6 +85,133 @@ describe('runs.start', () => {
   });
 });
 
+describe("fork and demote into a run's tree stay inside its grant", () => {
+  const GRANT = ['svc:llm', 'svc:act'];
+  let narrow: string;
+  let wide: string;
+  beforeAll(async () => {
+    // Two tokens of one app: the run is started with the narrow one, so its grant is GRANT.
+    narrow = (await t.appToken(GRANT, { app_id: 'app-g' })).token;
+    wide = (await t.appToken([...GRANT, 'svc:schedule'], { app_id: 'app-g' })).token;
+  });
+  const runNodes = async (runId: string) =>
+    (await t.get(`/v1/nodes?run_id=${runId}&limit=200`)).body.data.map((n: { id: string }) => n.id);
+  const where = async (id: string) => {
+    const { parent_id, root_id, run_id, scopes } = (await t.get(`/v1/nodes/${id}`)).body;
+    return { parent_id, root_id, run_id, scopes };
+  };
+
+  it("owner fork under a run's node: an inherited null narrows to the grant, as create does; a list outside it is 403", async () => {
+    const run = await start(narrow);
+    const source = await t.createNode({ task: 'owner node' });
+    expect(source.scopes).toBeNull();
+    const fork = await t.post(`/v1/nodes/${source.id}/fork`, { parent_id: run.node_id });
+    expect(fork.status).toBe(200);
+    expect(fork.body).toMatchObject({ run_id: run.id, root_id: run.node_id, scopes: GRANT });
+    const before = await runNodes(run.id);
+    const wider = await t.post(`/v1/nodes/${source.id}/fork`, {
+      parent_id: run.node_id,
+      scopes: [...GRANT, 'svc:schedule'],
+    });
+    expect(wider.status).toBe(403);
+    expect(wider.body.error).toMatchObject({
+      code: 'scope_missing',
+      field: 'svc:schedule',
+      received: GRANT,
+    });
+    expect(wider.body.error.message).toContain("outside the app's grant");
+    expect(await runNodes(run.id)).toEqual(before);
+  });
+
+  it("owner demote under a run's node: a subtree with a node outside the grant (or with no list) is 403 and nothing moves", async () => {
+    const run = await start(narrow);
+    const loose = await t.createNode({ task: 'owner node, no list' });
+    const refused = await t.post(`/v1/nodes/${loose.id}/demote`, { parent_id: run.node_id });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'scope_missing', received: GRANT });
+    expect(await where(loose.id)).toEqual({
+      parent_id: null,
+      root_id: loose.id,
+      run_id: null,
+      scopes: null,
+    });
+
+    // The top is covered; a grandchild is not: the whole subtree stays where it was.
+    const top = await t.createNode({ task: 'top', scopes: ['svc:llm'] });
+    const mid = await t.createNode({ task: 'mid', parent_id: top.id, scopes: GRANT });
+    const low = await t.createNode({
+      task: 'low',
+      parent_id: mid.id,
+      scopes: [...GRANT, 'svc:schedule'],
+    });
+    const partly = await t.post(`/v1/nodes/${top.id}/demote`, { parent_id: run.node_id });
+    expect(partly.status).toBe(403);
+    expect(partly.body.error).toMatchObject({
+      code: 'scope_missing',
+      field: 'svc:schedule',
+      received: GRANT,
+    });
+    for (const node of [top, mid, low]) {
+      expect((await where(node.id)).run_id).toBeNull();
+      expect((await where(node.id)).root_id).toBe(top.id);
+    }
+    expect((await where(top.id)).parent_id).toBeNull();
+
+    // Without the wide grandchild the subtree is covered and moves, its lists unchanged.
+    await t.post(`/v1/nodes/${low.id}/promote`);
+    const moved = await t.post(`/v1/nodes/${top.id}/demote`, { parent_id: run.node_id });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ parent_id: run.node_id, run_id: run.id });
+    expect(await where(mid.id)).toEqual({
+      parent_id: top.id,
+      root_id: run.node_id,
+      run_id: run.id,
+      scopes: GRANT,
+    });
+  });
+
+  it('a second token of the app holding more than the grant cannot fork, demote or create its wider node into the run; covered ones can', async () => {
+    const run = await start(narrow);
+    const mine = await t.createNode({ task: 'wide node' }, wide);
+    expect(mine.scopes).toEqual([...GRANT, 'svc:schedule']);
+    const before = await runNodes(run.id);
+    for (const [path, body] of [
+      [`/v1/nodes/${mine.id}/fork`, { parent_id: run.node_id }],
+      [`/v1/nodes/${mine.id}/demote`, { parent_id: run.node_id }],
+      ['/v1/nodes', { task: 'child', model: SCRIPTED, parent_id: run.node_id }],
+    ] as const) {
+      const res = await t.post(path, body, wide);
+      expect(res.status, path).toBe(403);
+      expect(res.body.error, path).toMatchObject({
+        code: 'scope_missing',
+        field: 'svc:schedule',
+        received: GRANT,
+      });
+    }
+    expect(await runNodes(run.id)).toEqual(before);
+    expect(await where(mine.id)).toMatchObject({ parent_id: null, run_id: null });
+
+    // Narrowed to the grant, the same token's fork goes in; a covered node demotes (either token).
+    const narrowed = await t.post(
+      `/v1/nodes/${mine.id}/fork`,
+      { parent_id: run.node_id, scopes: ['svc:llm'] },
+      wide,
+    );
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body).toMatchObject({ run_id: run.id, scopes: ['svc:llm'] });
+    const covered = await t.createNode({ task: 'covered node' }, narrow);
+    const fork = await t.post(`/v1/nodes/${covered.id}/fork`, { parent_id: run.node_id }, wide);
+    expect(fork.body).toMatchObject({ run_id: run.id, scopes: GRANT });
+    const demoted = await t.post(
+      `/v1/nodes/${covered.id}/demote`,
+      { parent_id: run.node_id },
+      wide,
+    );
+    expect(demoted.status).toBe(200);
+    expect(demoted.body).toMatchObject({ run_id: run.id, root_id: run.node_id, scopes: GRANT });
+  });
+});
+
 describe('visibility and lists', () => {
   it("an app sees and acts on its own runs only; another app's answer 404", async () => {
     const run = await start(appA);

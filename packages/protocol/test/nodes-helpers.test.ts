@@ -20,6 +20,20 @@ describe('resolveNodeScopes (SPEC: node scope list and bearer ceiling)', () => {
     });
   });
 
+  it('omitted, an inherited list must still lie inside the grant (a wider token of the app)', () => {
+    expect(resolveNodeScopes(undefined, ['svc:llm'], ['svc:llm', 'svc:act'])).toEqual({
+      ok: true,
+      scopes: ['svc:llm'],
+    });
+    expect(resolveNodeScopes(undefined, ['svc:llm', 'svc:schedule'], ['svc:llm'])).toEqual({
+      ok: false,
+      code: 'scope_missing',
+      message: "scope 'svc:schedule' is outside the app's grant",
+      field: 'svc:schedule',
+      received: ['svc:llm'],
+    });
+  });
+
   it('supplied → canonical, and inside the ceiling (narrower paths are inside)', () => {
     expect(resolveNodeScopes(['svc:llm', 'svc:files:read:user:/work//src/'], app)).toEqual({
       ok: true,

@@ -118,9 +118,10 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     return { kind: 'app', id: principal.appId };
   }
 
-  function grantOf(row: NodeRow | undefined): Ceiling {
-    if (row?.run_id == null) return null;
-    const run = store.runs.get(row.run_id);
+  /** The grant every node of run `runId`'s tree stays inside (`null`: no run, or the owner's). */
+  function grantOf(runId: string | null | undefined): Ceiling {
+    if (runId == null) return null;
+    const run = store.runs.get(runId);
     return run?.grant_scopes == null ? null : (JSON.parse(run.grant_scopes) as string[]);
   }
 
@@ -321,7 +322,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     const parent = parentId === null ? undefined : visibleRow(parentId, principal, 'parent_id');
     const profileName = body.profile ?? DEFAULT_PROFILE;
     const settings = profileOf(profileName, body.profile !== undefined, principal);
-    const grant = run?.grant ?? grantOf(parent);
+    const grant = run?.grant ?? grantOf(parent?.run_id);
     const scopes = checkScopes(
       body.scopes ?? settings?.scopes ?? undefined,
       scopeCeiling(principal),
@@ -369,7 +370,12 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     return row;
   }
 
-  /** Every node of the subtree under `row` (itself included) moves to `rootId` and `runId`. */
+  /**
+   * Every node of the subtree under `row` (itself included) moves to `rootId` and `runId`. Into a
+   * run, every one must already lie inside its grant (create's check), else 403 `scope_missing`
+   * and nothing moves. No list is narrowed here: a node's list never changes once made, and a
+   * live broker holds a token with it; so a node with no list (`null`: everything) is refused.
+   */
   function rehang(
     row: NodeRow,
     parentId: string | null,
@@ -377,7 +383,19 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     runId: string | null,
     at: string,
   ): void {
-    for (const node of [row, ...store.nodes.descendants(row.id)]) {
+    const subtree = [row, ...store.nodes.descendants(row.id)];
+    const grant = grantOf(runId);
+    for (const node of grant === null ? [] : subtree) {
+      if (node.scopes === null) {
+        throw new ApiError(
+          'scope_missing',
+          `node ${node.id} holds every scope (no list), which is outside the app's grant of run ${runId}`,
+          { field: 'scopes', received: grant },
+        );
+      }
+      checkScopes(undefined, JSON.parse(node.scopes) as string[], grant);
+    }
+    for (const node of subtree) {
       if (node.id === row.id) node.parent_id = parentId;
       node.root_id = rootId;
       node.run_id = runId;
@@ -603,14 +621,19 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
         const source = visibleRow(id, principal);
         const sourceScopes =
           source.scopes === null ? null : (JSON.parse(source.scopes) as string[]);
-        // Narrowing only: inside the source's list and inside the caller's own ceiling.
-        const scopes = checkScopes(
-          body.scopes ?? sourceScopes ?? undefined,
-          sourceScopes,
-          scopeCeiling(principal),
-        );
         const parentId = body.parent_id === undefined ? source.parent_id : body.parent_id;
         const parent = parentId === null ? undefined : visibleRow(parentId, principal, 'parent_id');
+        // Narrowing only: inside the source's list and the caller's own ceiling; then, in a run,
+        // inside its grant as create has it (`null`, everything, narrows to the grant).
+        const scopes = checkScopes(
+          undefined,
+          checkScopes(
+            body.scopes ?? sourceScopes ?? undefined,
+            sourceScopes,
+            scopeCeiling(principal),
+          ),
+          grantOf(parent?.run_id),
+        );
         const newId_ = newId('node');
         const at = now();
         const row: NodeRow = {

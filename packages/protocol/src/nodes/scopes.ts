@@ -1,6 +1,7 @@
 /**
  * A new node's scope list (SPEC "Node scope list and bearer ceiling", DESIGN §5):
- * - omitted → the creator's ceiling (for the owner, `null`: the whole runtime vocabulary);
+ * - omitted → the creator's ceiling (for the owner, `null`: the whole runtime vocabulary, or
+ *   inside a run the app's grant), which must itself lie inside the grant;
  * - supplied → parsed and canonicalized (`parseScopeList`: `svc:act` needs `svc:llm`), then it
  *   must lie inside every ceiling: the creator's and, for a run, the app's grant. The first
  *   scope outside one is refused with 403 `scope_missing`, naming it in `field` and the
@@ -25,10 +26,11 @@ export function resolveNodeScopes(
   grant: Ceiling = null,
 ): NodeScopesResult {
   if (requested === undefined) {
-    // The creator's list was itself checked against the grant when it was made; the owner
-    // (null) creating inside an app's grant inherits the grant.
-    const inherited = creator ?? grant;
-    return { ok: true, scopes: inherited === null ? null : [...inherited] };
+    // The owner (null) creating inside an app's grant inherits the grant. Any other creator's
+    // list is checked as if asked for: another token of the same app may hold more than the
+    // grant of the run it creates into.
+    if (creator === null) return { ok: true, scopes: grant === null ? null : [...grant] };
+    return resolveNodeScopes(creator, creator, grant);
   }
   let scopes: Scope[];
   try {
