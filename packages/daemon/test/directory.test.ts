@@ -508,7 +508,7 @@ describe('broker.pluginToken.mint', () => {
         narrow.id,
         { plugin: 'audit', group: 'log' },
         403,
-        { code: 'scope_missing', field: 'scope', received: 'audit:log' },
+        { code: 'scope_missing', field: 'audit:log', received: ['svc:llm'] },
       ],
       [
         node.id,

@@ -60,9 +60,10 @@ export function directoryService(deps: {
       if (node === undefined) throw new ApiError('not_found', `no node ${nodeId}`);
       const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
       if (!listCovers(scopes, scope)) {
+        // As every scope_missing of the daemon: the scope wanted, and the list that lacks it.
         throw new ApiError('scope_missing', `node ${nodeId} does not hold ${scope}`, {
-          field: 'scope',
-          received: scope,
+          field: scope,
+          received: scopes,
         });
       }
       // As the claim offers tools: the profile's list, when it has one, cuts them further.
