@@ -1,6 +1,6 @@
 /**
  * The client's retries against a real daemon: a retried POST gets the first answer through its
- * `Idempotency-Key`, and a final 409 is not retried.
+ * `Idempotency-Key`, a final 409 is not retried, and a quiet stream outlives a short timeout.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ const requests: string[] = [];
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'svc-cr-'));
-  daemon = await startDaemon({ home, logLevel: 'warn' });
+  daemon = await startDaemon({ home, logLevel: 'warn', sseKeepaliveMs: 300 });
   client = createLocalClient({ home });
   await daemon.enableTcp();
   owner = await client.request('POST', '/v1/connect', {});
@@ -65,5 +65,25 @@ describe('retries against the daemon', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     expect(requests).toHaveLength(1);
+  });
+
+  it('a stream stays open through silences longer than the timeout, up to two keepalives', async () => {
+    // Timeout 150 ms, keepalive every 300 ms: before, the client counted each silence past
+    // 150 ms as a dead connection, and with maxRetries 0 the quiet stream failed.
+    const quick = counted({ timeout: 150, maxRetries: 0 });
+    requests.length = 0;
+    let live: unknown;
+    const reading = (async () => {
+      for await (const event of quick.events.stream({ kinds: ['token.created'] })) {
+        if (event.payload.app_id !== 'quiet') continue; // the backlog's, if any
+        live = event;
+        break;
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // quiet: keepalives only
+    await client.request('POST', '/v1/connect', { app_id: 'quiet', scopes: ['svc:llm'] });
+    await reading;
+    expect(live).toMatchObject({ kind: 'token.created', payload: { app_id: 'quiet' } });
+    expect(requests).toEqual(['GET /v1/events']);
   });
 });

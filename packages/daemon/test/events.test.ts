@@ -15,6 +15,8 @@ describe('GET /v1/events', () => {
   it('streams id = seq, event = kind, data = the event', async () => {
     const res = await t.call('/v1/events?after=0');
     expect(res.headers.get('content-type')).toBe('text/event-stream');
+    // The keepalive interval, so a client can tell a quiet stream from a dead one.
+    expect(res.headers.get('svc-keepalive-ms')).toBe('100');
     const { frames } = await readFrames(res, (f) => f.some((x) => x.event === 'daemon.started'));
     const started = frames.find((f) => f.event === 'daemon.started')!;
     const data = JSON.parse(started.data!) as Record<string, unknown>;

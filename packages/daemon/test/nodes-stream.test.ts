@@ -21,6 +21,7 @@ describe('nodes.stream', () => {
     const other = await t.createNode({ task: 'not watched' });
     const res = await t.call(`/v1/nodes/${node.id}/stream`);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(Number(res.headers.get('svc-keepalive-ms'))).toBeGreaterThan(0);
     const reading = readFrames(res, (f) => kinds(f).length >= 4);
     await t.post(`/v1/nodes/${other.id}/messages`, { text: 'elsewhere' });
     await t.post(`/v1/nodes/${node.id}/messages`, { text: 'hello' });

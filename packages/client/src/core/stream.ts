@@ -11,7 +11,10 @@ export interface StreamInit<T> {
   parse(event: ServerSentEvent): T;
   /** Consecutive failed connections tolerated before the stream gives up. */
   maxRetries: number;
-  /** A connection silent (not even a keepalive comment) this long is treated as dropped. */
+  /**
+   * A connection silent (not even a keepalive comment) this long is treated as dropped; longer
+   * when the server says it may be quiet for longer (`Svc-Keepalive-Ms`).
+   */
   idleTimeout: number;
   signal: AbortSignal | undefined;
   after: string;
@@ -57,8 +60,9 @@ export class Stream<T> implements AsyncIterable<T> {
           const parser = new SSEParser(this.lastEventId);
           const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
           const reader = raw.response.body!.getReader();
+          const silence = allowedSilence(idleTimeout, raw.response.headers);
           for (;;) {
-            idle = setTimeout(() => connection.abort(), idleTimeout);
+            idle = setTimeout(() => connection.abort(), silence);
             const chunk = await reader.read().catch(disconnected);
             clearTimeout(idle); // the consumer's own pace is not the connection's silence
             if (chunk.done) break;
@@ -98,6 +102,18 @@ export class Stream<T> implements AsyncIterable<T> {
       stream.abort();
     }
   }
+}
+
+/**
+ * How long a connection may stay silent: the client's timeout, but never less than two of the
+ * server's keepalive intervals, so a short request timeout does not cut a quiet stream (SPEC:
+ * stream options have no `timeout`). One interval would race the keepalive itself.
+ */
+function allowedSilence(idleTimeout: number, headers: Headers): number {
+  const keepalive = Number(headers.get('svc-keepalive-ms'));
+  return Number.isSafeInteger(keepalive) && keepalive > 0
+    ? Math.max(idleTimeout, 2 * keepalive)
+    : idleTimeout;
 }
 
 class Disconnected extends Error {

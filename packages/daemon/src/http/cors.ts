@@ -5,7 +5,7 @@ import type { Listener } from './listener.ts';
 const ALLOW_HEADERS =
   'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Svc-Request-Id, Svc-Retry-Count';
 const EXPOSE_HEADERS =
-  'Svc-Request-Id, Idempotent-Replayed, Allow, WWW-Authenticate, Retry-After, X-Should-Retry';
+  'Svc-Request-Id, Idempotent-Replayed, Allow, WWW-Authenticate, Retry-After, X-Should-Retry, Svc-Keepalive-Ms';
 
 /**
  * CORS for the daemon's own origin only (the viewer served on this listener, by either loopback

@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { mount, type Routes } from './route.ts';
-import { eventStream } from './sse.ts';
+import { eventStream, sseHeaders } from './sse.ts';
 
 /**
  * `GET /v1/events`: the event log as SSE. `Last-Event-ID` (what an EventSource sends when it
@@ -17,11 +17,7 @@ export function registerEvents(app: Routes, ctx: DaemonContext): void {
       signal: c.signal,
       follow: query.follow !== false,
     });
-    return c.body(stream, 200, {
-      'Content-Type': 'text/event-stream', // always UTF-8 (WHATWG HTML §9.2.5): no parameter
-      'Cache-Control': 'no-cache',
-      'X-Accel-Buffering': 'no',
-    });
+    return c.body(stream, 200, sseHeaders(ctx.sseKeepaliveMs));
   });
 }
 

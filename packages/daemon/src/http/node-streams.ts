@@ -12,7 +12,7 @@ import { waitUntil } from '../services/wait-until.ts';
 import type { EventSubjects } from '../store/node-events.ts';
 import type { Call, Reply } from './call.ts';
 import { lastEventId } from './events.ts';
-import { eventStream } from './sse.ts';
+import { eventStream, sseHeaders } from './sse.ts';
 
 export const DEFAULT_LIMIT = 50;
 const DEFAULT_WAIT_S = 30;
@@ -60,11 +60,7 @@ export function eventsResponse(
     read: reader(ctx, subjects, query.kinds),
     follow: query.follow !== false,
   });
-  return c.body(stream, 200, {
-    'Content-Type': 'text/event-stream', // always UTF-8 (WHATWG HTML §9.2.5): no parameter
-    'Cache-Control': 'no-cache',
-    'X-Accel-Buffering': 'no',
-  });
+  return c.body(stream, 200, sseHeaders(ctx.sseKeepaliveMs));
 }
 
 /**

@@ -36,6 +36,20 @@ export interface EventStreamOptions {
 }
 
 /**
+ * The headers of an event stream's answer. `Svc-Keepalive-Ms` says how often a `: keepalive`
+ * comment comes at the least, so a client can tell a quiet stream from a dead connection
+ * whatever timeout it gives its requests.
+ */
+export function sseHeaders(keepaliveMs: number): Record<string, string> {
+  return {
+    'Content-Type': 'text/event-stream', // always UTF-8 (WHATWG HTML §9.2.5): no parameter
+    'Cache-Control': 'no-cache',
+    'X-Accel-Buffering': 'no',
+    'Svc-Keepalive-Ms': String(keepaliveMs),
+  };
+}
+
+/**
  * The event log from `after` on as SSE (WHATWG HTML §9.2): `id:` seq, `event:` kind, `data:` the
  * event. The stream subscribes before it reads anything and always reads the table by `seq >
  * last sent`, so the backlog flows into live events with no gap and no duplicate, and a reader
