@@ -70,7 +70,9 @@ function commanderExit(err: CommanderError, io: Io): number {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
   // Help shown because a command group was called without a subcommand: the help is the message.
   if (err.code !== 'commander.help') {
-    io.stderr(`svc: ${err.message.replace(/^error: /, '')} (see svc --help)\n`);
+    // One line, as every failure: commander puts its "(Did you mean …?)" on a line of its own.
+    const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+    io.stderr(`svc: ${message} (see svc --help)\n`);
   }
   return EXIT.usage;
 }

@@ -204,7 +204,32 @@ describe('svc profile', () => {
     const empty = await svcWithStdin('', ['profile', 'env', 'set', 'coder', '--name', 'X']);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/pipe the value of X on stdin/);
+    // The daemon's limits, checked before sending; a trailing newline does not count.
+    const longest = 'v'.repeat(32_768);
+    const fits = await svcWithStdin(`${longest}\n`, [
+      'profile',
+      'env',
+      'set',
+      'coder',
+      '--name',
+      'L',
+    ]);
+    expect(fits.code, fits.stderr).toBe(0);
+    const over = await svcWithStdin(`${longest}v`, [
+      'profile',
+      'env',
+      'set',
+      'coder',
+      '--name',
+      'L',
+    ]);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toBe("svc: stdin: longer than 32768 characters, the daemon's limit\n");
+    const key = await svcWithStdin('k'.repeat(4097), ['models', 'install', 'anthropic']);
+    expect(key.code).toBe(2);
+    expect(key.stderr).toMatch(/longer than 4096 characters/);
     expect((await svc('profile', 'env', 'rm', 'coder', '--name', 'GITHUB_TOKEN')).code).toBe(0);
+    expect((await svc('profile', 'env', 'rm', 'coder', '--name', 'L')).code).toBe(0);
     expect(JSON.parse((await svc('profile', 'show', 'coder', '--json')).stdout).env).toEqual([]);
   });
 });

@@ -167,6 +167,18 @@ describe('svc node', () => {
     });
   });
 
+  it('wait on a node that does not exist: one line, exit 1 (the progress stream fails first)', async () => {
+    for (const args of [
+      ['node', 'wait', 'nd_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+      ['run', 'wait', 'run_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--timeout', '2'],
+    ]) {
+      const res = await svc(...args);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/^svc: no (node|run) .*\(not_found, request /);
+      expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+  });
+
   it('bad arguments are one usage line, exit 2', async () => {
     for (const [args, message] of [
       [['node', 'show', 'nope'], /node id must be nd_/],

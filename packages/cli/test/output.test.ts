@@ -2,6 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { palette, wantsColor } from '../src/output/color.ts';
 import { cell, formatDuration } from '../src/output/format.ts';
+import { Printer } from '../src/output/printer.ts';
 import { renderFields, renderTable } from '../src/output/table.ts';
 
 const plain = palette(false);
@@ -86,5 +87,25 @@ describe('wantsColor', () => {
     expect(wantsColor(true, { TERM: 'dumb' })).toBe(false);
     expect(wantsColor(false, { FORCE_COLOR: '1' })).toBe(true);
     expect(wantsColor(true, { NO_COLOR: '1', FORCE_COLOR: '1' })).toBe(false);
+  });
+});
+
+describe('Printer', () => {
+  const io = (stdoutIsTTY: boolean, stderrIsTTY: boolean) => ({
+    stdout() {},
+    stderr() {},
+    stdoutIsTTY,
+    stderrIsTTY,
+    env: {},
+  });
+
+  it('colours stdout and stderr each by whether that stream is a terminal', () => {
+    const redirected = new Printer(io(true, false), false);
+    expect(redirected.colors).toBe(palette(true));
+    expect(redirected.noteColors).toBe(palette(false)); // `svc node wait … 2>file`
+    const piped = new Printer(io(false, true), false);
+    expect(piped.colors).toBe(palette(false));
+    expect(piped.noteColors).toBe(palette(true));
+    expect(new Printer(io(true, true), true).noteColors).toBe(palette(false)); // --json
   });
 });

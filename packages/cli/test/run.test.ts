@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,9 @@ const svc = inProcessSvc(() => emptyHome);
 describe('usage errors exit 2 with one stderr line', () => {
   it.each([
     [['nonsense'], /unknown command 'nonsense'/],
+    // commander's hint comes on a line of its own; it is folded into the one line
+    [['stauts'], /unknown command 'stauts' \(Did you mean status\?\)/],
+    [['status', '--jsn'], /unknown option '--jsn' \(Did you mean --json\?\)/],
     [['status', '--bogus'], /unknown option '--bogus'/],
     [['request', 'GET'], /missing required argument 'path'/],
     [['sys', 'connect', '--scopes', 'svc:llm'], /--scopes requires --app/],
@@ -62,6 +66,33 @@ describe('without a daemon', () => {
       );
     },
   );
+
+  it('a socket left behind by a killed daemon, with nothing listening: exit 3 too', async () => {
+    const stale = mkdtempSync(join(tmpdir(), 'svc-cli-stale-'));
+    try {
+      // A process listening on the home's socket, killed as a daemon can be: the file stays.
+      const listener = spawn(
+        process.execPath,
+        [
+          '-e',
+          "require('node:net').createServer().listen(process.argv[1], () => console.log('up'))",
+          join(stale, 'daemon.sock'),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      await new Promise((resolve) => listener.stdout.once('data', resolve));
+      listener.kill('SIGKILL');
+      await new Promise((resolve) => listener.once('exit', resolve));
+      expect(existsSync(join(stale, 'daemon.sock'))).toBe(true);
+      writeFileSync(join(stale, 'owner.token'), 'svc_owner_x\n', { mode: 0o600 });
+      const result = await inProcessSvc(() => stale)('status');
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^svc: cannot reach the svc daemon \(ECONNREFUSED\)/);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(stale, { recursive: true, force: true });
+    }
+  });
 
   it('daemon status: "not running", exit 3, and JSON under --json wherever the flag is', async () => {
     const human = await svc('daemon', 'status');

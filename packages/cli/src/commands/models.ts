@@ -1,5 +1,5 @@
 import type { CredentialInstallParams, CredentialProvider, ModelConfig } from '@svc/client';
-import { CREDENTIAL_PROVIDERS, isName } from '@svc/protocol';
+import { API_KEY_MAX_LENGTH, CREDENTIAL_PROVIDERS, isName } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -110,7 +110,12 @@ async function install(
   opts: { baseUrl?: string; keyEnv?: string },
 ) {
   const provider = credentialProvider(providerArg);
-  const key = await readSecret({ envName: opts.keyEnv, env: ctx.io.env, flag: '--key-env' });
+  const key = await readSecret({
+    envName: opts.keyEnv,
+    env: ctx.io.env,
+    flag: '--key-env',
+    maxLength: API_KEY_MAX_LENGTH,
+  });
   if (key === null && provider !== 'openai-compatible') {
     throw new UsageError(
       `${provider} needs an API key: pipe it on stdin (e.g. \`pbpaste | svc models install ${provider}\`) or name a variable with --key-env; it is never taken as a flag value`,

@@ -2,6 +2,7 @@
  * `svc pkg plugin …`: the daemon's plugin registry (DESIGN §5). The client has no namespace for
  * it (the spec's resource map names none), so these go through `client.request`.
  */
+import { APIError } from '@svc/client';
 import {
   BEARER_TOKEN_PATTERN,
   type Plugin,
@@ -10,8 +11,9 @@ import {
 } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
-import { EXIT, UsageError } from '../errors.ts';
+import { CliError, EXIT, UsageError } from '../errors.ts';
 import type { Palette } from '../output/color.ts';
+import { describeFailure } from '../output/error-line.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { parseEnvName, parseName } from '../parse/name.ts';
 import { allPages, type Page, pageQuery } from './shared/pages.ts';
@@ -92,11 +94,26 @@ async function install(ctx: Context, opts: InstallOptions) {
         );
       }
       body.token = token;
-    } else ctx.out.note(`${opts.authEnv} is not set here: fetching the archive without a token`);
+    }
   }
+  // Without the token the archive is fetched bare: said after a success, and within the one
+  // line of a failure (which it most likely explains), never as a line of its own before it.
+  const unset =
+    opts.authEnv !== undefined && body.token === undefined
+      ? `${opts.authEnv} is not set here: the archive was fetched without a token`
+      : undefined;
   const client = await ctx.client();
-  const installed = (await client.request('POST', '/v1/plugins', body)) as Plugin;
+  let installed: Plugin;
+  try {
+    installed = (await client.request('POST', '/v1/plugins', body)) as Plugin;
+  } catch (error) {
+    if (unset !== undefined && error instanceof APIError) {
+      throw new CliError(`${describeFailure(error).line.replace(/^svc: /, '')}; ${unset}`);
+    }
+    throw error;
+  }
   ctx.out.result(installed, (colors) => renderPlugin(installed, colors));
+  if (unset !== undefined) ctx.out.note(unset);
   if (installed.auth === 'token' && installed.auth_env !== null) {
     ctx.out.note(
       `brokers read ${installed.auth_env} from their profile's env store: printf %s "$${installed.auth_env}" | svc profile env set <profile> --name ${installed.auth_env}`,

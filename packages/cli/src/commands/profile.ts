@@ -1,5 +1,5 @@
 import type { Profile, ProfileEnsureParams } from '@svc/client';
-import { LIST_LIMIT_MAX, parseScopeList, ScopeError } from '@svc/protocol';
+import { ENV_VALUE_MAX_LENGTH, LIST_LIMIT_MAX, parseScopeList, ScopeError } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -160,7 +160,11 @@ async function listProfiles(ctx: Context) {
 async function setEnv(ctx: Context, profile: string, opts: { name: string }) {
   const name = parseName(profile, 'profile name');
   const variable = parseEnvName(opts.name, '--name');
-  const value = await readSecret({ env: ctx.io.env, flag: '--name' });
+  const value = await readSecret({
+    env: ctx.io.env,
+    flag: '--name',
+    maxLength: ENV_VALUE_MAX_LENGTH,
+  });
   if (value === null) {
     throw new UsageError(
       `pipe the value of ${variable} on stdin, e.g. \`printf %s "$VALUE" | svc profile env set ${name} --name ${variable}\``,

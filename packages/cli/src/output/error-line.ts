@@ -21,10 +21,13 @@ export function describeFailure(err: unknown): Failure {
   }
   if (err instanceof APIUserAbortError) return { line: 'svc: aborted', exitCode: EXIT.error };
   if (err instanceof APIConnectionError) {
-    const reason = causeCode(err) ?? oneLine(err.message);
+    const code = causeCode(err);
+    const reason = code ?? oneLine(err.message);
     return {
       line: `svc: cannot reach the svc daemon (${reason}); is it running? Start it with: svc daemon start`,
-      exitCode: EXIT.error,
+      // Nothing listens on the socket (a daemon killed left it behind) or it is gone: the daemon
+      // is not running, as when there was no socket to begin with.
+      exitCode: code === 'ECONNREFUSED' || code === 'ENOENT' ? EXIT.notRunning : EXIT.error,
     };
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -16,7 +16,7 @@ export async function feed(
   try {
     for await (const event of stream) {
       if (opts.toStderr) {
-        ctx.out.note(renderEvent(event, ctx.out.colors));
+        ctx.out.note(renderEvent(event, ctx.out.noteColors));
       } else {
         ctx.out.record(event, (colors) => renderEvent(event, colors));
       }

@@ -5,6 +5,8 @@ export interface Io {
   stdout(text: string): void;
   stderr(text: string): void;
   stdoutIsTTY: boolean;
+  /** Whether stderr is a terminal; progress written there is coloured only then. */
+  stderrIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
 }
 
@@ -13,6 +15,7 @@ export function processIo(): Io {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     env: process.env,
   };
 }
@@ -21,12 +24,15 @@ export function processIo(): Io {
 export class Printer {
   readonly json: boolean;
   readonly colors: Palette;
+  /** The palette of what goes to stderr (`note`), which may be redirected apart from stdout. */
+  readonly noteColors: Palette;
   readonly io: Io;
 
   constructor(io: Io, json: boolean) {
     this.io = io;
     this.json = json;
     this.colors = palette(!json && wantsColor(io.stdoutIsTTY, io.env));
+    this.noteColors = palette(!json && wantsColor(io.stderrIsTTY, io.env));
   }
 
   /** The JSON value itself under `--json`, else what `human` renders. */

@@ -81,11 +81,14 @@ export const modelChoiceSchema = z
   });
 
 /** `models.credentials.install`: the only body that carries credential material. */
+/** The longest API key taken (the CLI checks it before sending). */
+export const API_KEY_MAX_LENGTH = 4096;
+
 export const credentialInstallBodySchema = z.strictObject({
   api_key: z
     .string()
     .min(1)
-    .max(4096)
+    .max(API_KEY_MAX_LENGTH)
     // It travels in a request header, which holds no control character (RFC 9110 §5.5).
     .regex(/^[\x21-\x7e]+$/, 'an API key is visible ASCII, without whitespace')
     .optional()

@@ -57,8 +57,11 @@ export const profileEnsureBodySchema = z.strictObject({
 });
 
 /** `PUT /v1/profiles/{name}/env/{var}`: the value is stored for brokers and never answered. */
+/** The longest value of a profile's env store (the CLI checks it before sending). */
+export const ENV_VALUE_MAX_LENGTH = 32_768;
+
 export const profileEnvSetBodySchema = z.strictObject({
-  value: processText(32_768), // a broker's environment
+  value: processText(ENV_VALUE_MAX_LENGTH), // a broker's environment
 });
 
 export const profileSchema = z.object({

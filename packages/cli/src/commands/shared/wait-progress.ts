@@ -30,12 +30,15 @@ export async function waitWithProgress<A extends { final: boolean }, S extends {
 ): Promise<number> {
   const client = await ctx.client();
   const controller = new AbortController();
+  // Progress only: the wait's answer or error is the command's. A stream that fails first (a
+  // node that does not exist, a daemon gone) would otherwise reject with nobody awaiting it
+  // yet, and Node would end the process on it with a stack trace; the wait fails the same way.
   const progress = ctx.out.json
     ? Promise.resolve()
     : feed(ctx, target.stream(client, controller.signal), target.isOutcome, {
         signal: controller.signal,
         toStderr: true,
-      });
+      }).catch(() => {});
   try {
     const answer = await target.wait(client);
     // The stream may still be delivering the last events before the outcome.
