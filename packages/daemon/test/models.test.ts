@@ -80,6 +80,20 @@ describe('credentials', () => {
     expect(scripted.status).toBe(422);
     const spaced = await t.call('/v1/model-auth/openai', json({ api_key: 'two words' }));
     expect(await envelope(spaced)).toMatchObject({ code: 'validation_failed' });
+    // A base URL is answered in lists and events: no secret may ride in it, and none could work.
+    for (const base_url of [
+      'http://user:pa55word@127.0.0.1:11434/v1',
+      'http://127.0.0.1:11434/v1?key=topsecret',
+      'http://127.0.0.1:11434/v1#frag',
+    ]) {
+      const res = await t.call('/v1/model-auth/openai-compatible', json({ base_url }));
+      expect(res.status, base_url).toBe(422);
+      const error = await envelope(res);
+      expect(error).toMatchObject({ code: 'validation_failed', field: 'base_url' });
+      expect(JSON.stringify(error)).not.toMatch(/pa55word|topsecret/);
+    }
+    const listed = (await (await t.call('/v1/model-auth')).json()) as { data: unknown[] };
+    expect(JSON.stringify(listed)).not.toMatch(/pa55word|topsecret/);
   });
 
   it('installs a key and never answers any part of it', async () => {

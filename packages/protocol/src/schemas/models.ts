@@ -96,6 +96,9 @@ export const credentialInstallBodySchema = z.strictObject({
   base_url: z
     .url({ protocol: /^https?$/ })
     .max(2048)
+    // Answered in lists and events, so it must hold no secret; nor could it work with one:
+    // fetch refuses a URL with credentials, and paths are appended to it, after any query.
+    .refine(plainBase, 'a base URL holds no credentials (user:password@), query or fragment')
     .optional()
     .describe(
       'the API root including its version segment, e.g. http://127.0.0.1:11434/v1; required for openai-compatible',
@@ -103,6 +106,16 @@ export const credentialInstallBodySchema = z.strictObject({
 });
 
 export const credentialParamsSchema = z.object({ provider: credentialProviderSchema });
+
+function plainBase(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return true; // not a URL at all: the url check says so
+  }
+  return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+}
 
 /** A stored credential as answered: whether a key is held, never the key (nor a part of it). */
 export const modelCredentialSchema = z.object({
