@@ -15,6 +15,7 @@ const IDLE_BROKER = fileURLToPath(
 let home: string;
 let daemon: DaemonHandle;
 let script: string;
+let badScript: string;
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'svc-cli-n-'));
@@ -25,6 +26,8 @@ beforeAll(async () => {
   });
   script = join(home, 'script.json');
   writeFileSync(script, JSON.stringify([{ text: 'all done' }]));
+  badScript = join(home, 'bad-script.json');
+  writeFileSync(badScript, JSON.stringify([1]));
   await createLocalClient({ home }).nodes.create({
     task: 'holds the only broker slot',
     model: { provider: 'scripted', model: 'replay', script: [{ text: 'x' }] },
@@ -190,6 +193,14 @@ describe('svc node', () => {
       [['node', 'fork', 'nd_01ARZ3NDEKTSV4RRFFQ69G5FAV', '--through-turn', 'x'], /--through-turn/],
       [['run', 'ls', '--app', 'x'], /--app requires --all/],
       [['run', 'show', 'nd_01ARZ3NDEKTSV4RRFFQ69G5FAV'], /run id must be run_/],
+      // checked with the daemon's own create schema, before anything is sent
+      [['node', 'create', 'x', '--profile', 'BAD_NAME'], /^svc: --profile: /],
+      [['node', 'create', 'x', '--title', ''], /^svc: --title: /],
+      [['node', 'create', 'x', ...MODEL, '--script', badScript], /^svc: --script\.0: /],
+      [['run', 'start', 'x', '--profile', 'BAD_NAME'], /^svc: --profile: /],
+      [['node', 'ls', '--run', 'bad'], /--run must be run_/],
+      [['node', 'ls', '--profile', 'BAD'], /--profile must be a lowercase letter/],
+      [['run', 'ls', '--all', '--app', 'BAD'], /--app must be a lowercase letter/],
     ] as const) {
       const res = await svc(...args);
       expect(res.code, args.join(' ')).toBe(2);

@@ -7,6 +7,7 @@ import { feed } from '../output/event-feed.ts';
 import { renderNode } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
+import { parseName } from '../parse/name.ts';
 import {
   type CreateOptions,
   createBody,
@@ -189,8 +190,8 @@ async function list(
       parent_id: opts.parent === 'none' ? 'none' : nodeId(opts.parent, '--parent'),
     }),
     ...(opts.root !== undefined && { root_id: nodeId(opts.root, '--root') }),
-    ...(opts.run !== undefined && { run_id: opts.run }),
-    ...(opts.profile !== undefined && { profile: opts.profile }),
+    ...(opts.run !== undefined && { run_id: parseId('run', opts.run, '--run') }),
+    ...(opts.profile !== undefined && { profile: parseName(opts.profile, '--profile') }),
     limit,
   });
   return printSubjects(ctx, page, { header: 'PARENT', value: (n) => n.parent_id ?? '-' });

@@ -7,6 +7,7 @@ import { feed } from '../output/event-feed.ts';
 import { renderEvent, renderRun } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
+import { parseName } from '../parse/name.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
@@ -139,7 +140,10 @@ async function list(
   const client = await ctx.client();
   const query = { ...(states && { state: states }), limit };
   const page = opts.all
-    ? await client.runs.listAll({ ...query, ...(opts.app !== undefined && { app_id: opts.app }) })
+    ? await client.runs.listAll({
+        ...query,
+        ...(opts.app !== undefined && { app_id: parseName(opts.app, '--app') }),
+      })
     : await client.runs.list(query);
   return printSubjects(ctx, page, { header: 'APP', value: (r) => r.app_id ?? 'owner' });
 }

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { NodeCreateParams } from '@svc/client';
-import { parseScopeList, ScopeError } from '@svc/protocol';
+import { nodeCreateBodySchema, parseScopeList, ScopeError } from '@svc/protocol';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { parseModelRef } from './model-ref.ts';
@@ -74,8 +74,31 @@ export function createBody(task: string[], opts: CreateOptions): NodeCreateParam
     body.output_schema = schema as Record<string, unknown>;
   }
   if (opts.label !== undefined && opts.label.length > 0) body.metadata = labels(opts.label);
+  // The daemon's own schema, so a bad flag value is a usage error here, before anything is sent.
+  const checked = nodeCreateBodySchema.safeParse(body);
+  const issue = checked.error?.issues[0];
+  if (issue !== undefined) {
+    const path = issue.path.map(String);
+    // A scripted model's turns come from --script, the rest of the model from --model.
+    const [field, ...rest] = path[0] === 'model' && path[1] === 'script' ? path.slice(1) : path;
+    const where = [FLAG_OF[field ?? ''] ?? field, ...rest].join('.');
+    throw new UsageError(`${where}: ${issue.message}`);
+  }
   return body;
 }
+
+/** The flag each field of the create body comes from, to name it in a refusal. */
+const FLAG_OF: Readonly<Record<string, string>> = {
+  task: 'the task',
+  title: '--title',
+  profile: '--profile',
+  scopes: '--scopes',
+  model: '--model',
+  budgets: '--max-turns, --max-tokens or --max-cost-usd',
+  output_schema: '--output-schema',
+  metadata: '--label',
+  script: '--script',
+};
 
 /**
  * Commander's parser for a `--scopes` option: each use adds to the list, so `--scopes svc:llm
