@@ -90,3 +90,27 @@ describe.each(CASES)('a node over $provider', ({ provider, model, start, path })
     );
   });
 });
+
+describe('a provider error that quotes the key', () => {
+  it('is recorded, answered and logged with the key blanked', async () => {
+    const fake = await startFakeOpenAI({ apiKey: KEY });
+    fakes.push(fake);
+    const wrong = 'sk-wrong-9d7c5b3a1e0f2468'; // refused, and quoted back in the 401's message
+    await ok(
+      await t.call('/v1/model-auth/openai', json({ api_key: wrong, base_url: fake.baseUrl })),
+    );
+    const node = await createNode(t.call, {
+      task: 'never gets a turn',
+      model: { provider: 'openai', model: 'gpt-4o-mini' },
+    });
+    const failed = await waitForNode(t.call, node.id, isFinal);
+    expect(failed.state).toBe('failed');
+    expect(failed.outcome?.error?.message).toContain('[redacted]');
+    expect(JSON.stringify(failed)).not.toContain(wrong);
+    expect(JSON.stringify(await nodeEvents(t.call, node.id))).not.toContain(wrong);
+    expect(readFileSync(join(t.home, 'logs', 'brokers', `${node.id}.log`), 'utf8')).not.toContain(
+      wrong,
+    );
+    expect(await daemonLog(t.home)).not.toContain(wrong);
+  });
+});

@@ -21,6 +21,7 @@
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { redactSecrets } from '../redact.ts';
 import type { LoopExit } from './loop-exit.ts';
 import { ModelError } from './model-error.ts';
 import { runModelTurn, toolResultsMessage } from './model-turn.ts';
@@ -56,6 +57,8 @@ export interface AgentLoopOptions {
   maxRetries?: number;
   /** The profile env store from the launch: plugin calls read their shared tokens here. */
   env?: Readonly<Record<string, string>>;
+  /** Kept out of a fault's message (the model's API key), which is recorded and logged. */
+  secrets?: readonly string[];
 }
 
 export type LoopEvent =
@@ -76,7 +79,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopExit>
     return await drive(options);
   } catch (error) {
     if (signal.aborted) return abortedExit(signal);
-    const report = faultReport(error);
+    const found = faultReport(error);
+    const report = { ...found, message: redactSecrets(found.message, options.secrets ?? []) };
     // Best effort: when the control plane is what broke, the supervisor still sees the exit.
     await port.fault(report).catch(() => {});
     return { kind: 'failed', reason: `${report.code}: ${report.message}` };

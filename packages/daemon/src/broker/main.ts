@@ -78,6 +78,11 @@ try {
     }),
     signal: controller.signal,
     env: launch.env,
+    // The key, and env values long enough to be secrets (blanking a "1" would garble messages).
+    secrets: [
+      ...(api_key === undefined ? [] : [api_key]),
+      ...Object.values(launch.env ?? {}).filter((value) => value.length >= 8),
+    ],
     ...(viewers !== null && { onEvent: (event) => viewers.publish(event) }),
   });
   log({ msg: 'loop ended', node_id: launch.node_id, exit: exit.kind, reason: exit.reason });

@@ -5,6 +5,7 @@ import { ModelError, type ModelErrorCode } from '../broker/model-error.ts';
 import { runModelTurn } from '../broker/model-turn.ts';
 import { createLanguageModel, type LanguageModelV4 } from '../broker/providers/index.ts';
 import { ApiError } from '../errors.ts';
+import { redactSecrets } from '../redact.ts';
 import type { ModelService } from './models.ts';
 import { compileUsable } from './output-schema.ts';
 import type { ProfileService } from './profiles.ts';
@@ -69,7 +70,7 @@ export function llmService(models: ModelService, profiles: ProfileService) {
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
         // Neither the stored check nor the answer may carry the key, even if a provider echoes it.
-        const message = redact(error.message, connection.apiKey);
+        const message = redactSecrets(error.message, [connection.apiKey]);
         models.recordCall(connection.provider, error.code, message);
         throw new ApiError(ERROR_CODES[error.code], `${choice.provider}: ${message}`, {
           field: error.code === 'script_exhausted' ? 'model.script' : 'model',
@@ -102,10 +103,6 @@ function withSettings(model: LanguageModelV4, body: LlmBody): LanguageModelV4 {
 function joinSystem(...parts: (string | undefined)[]): string | undefined {
   const given = parts.filter((p): p is string => p !== undefined && p !== '');
   return given.length === 0 ? undefined : given.join('\n\n');
-}
-
-function redact(message: string, secret: string | undefined): string {
-  return secret === undefined ? message : message.replaceAll(secret, '[redacted]');
 }
 
 /**
