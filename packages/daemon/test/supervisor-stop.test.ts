@@ -69,6 +69,17 @@ describe('cancel', () => {
   });
 });
 
+describe('an outside submit', () => {
+  it('ends the node and stops its broker and every process it started, freeing its slot', async () => {
+    const { id, pids } = await sleepingNode(true);
+    const res = await t.call(`/v1/nodes/${id}/result`, json({ summary: 'done from outside' }));
+    expect((await ok<{ state: string }>(res)).state).toBe('done');
+    await eventually(() => pids.every((pid) => !isRunning(pid)), 1_000, 'every process gone');
+    const status = await ok<{ brokers: { active: number } }>(await t.call('/v1/status'));
+    expect(status.brokers.active).toBe(0);
+  });
+});
+
 describe('interrupt', () => {
   it('stops the running command; a message resumes the node without running it again', async () => {
     const { id, pids } = await sleepingNode(false, [{ text: 'resumed' }]);

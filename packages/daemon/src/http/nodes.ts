@@ -126,9 +126,11 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
   mount(app, 'nodes.worktree.abandon', (c, { params }) =>
     c.json(abandonWorktree(ctx.home, ctx.nodes.visibleRow(params.id, who(c)))),
   );
-  mount(app, 'nodes.result.submit', (c, { params, body }) => {
+  mount(app, 'nodes.result.submit', async (c, { params, body }) => {
     ctx.nodes.visibleRow(params.id, who(c));
-    return c.json(ctx.nodes.submit(params.id, body));
+    const done = ctx.nodes.submit(params.id, body);
+    await ctx.nodes.stopBroker(params.id);
+    return c.json(done);
   });
   mount(app, 'nodes.mail.claim', (c, { params, body }) => {
     const data = ctx.store.mail.claim(

@@ -569,6 +569,14 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
       });
     },
 
+    /**
+     * Stops the broker of a node submitted from outside, with every process it started: its work
+     * is over, and it would hold a slot until its tools ended (a `sleep 600`, say).
+     */
+    stopBroker(id: string): Promise<void> {
+      return runtime.stop(id, 'cancel');
+    },
+
     /** A fatal fault: the node fails with it. */
     fail(id: string, error: { code: string; message: string }): Node {
       return act(id, 'fail', {
