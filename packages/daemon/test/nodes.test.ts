@@ -365,6 +365,19 @@ describe('mail, yield and wait', () => {
     }
     expect(((await t.get(`/v1/nodes/${node.id}`)).body as Node).state).toBe('queued');
   });
+
+  it("a timer wait past 24.8 days (a Node timer's limit) does not wake at once", async () => {
+    const node = await t.createNode({ task: 'sleep a month' });
+    t.broker(node.id, 'start');
+    const res = await t.post(
+      `/v1/nodes/${node.id}/wait`,
+      { for: 'timer', seconds: 30 * 24 * 3600 },
+      t.nodeToken(node.id),
+    );
+    expect(res.body.waiting_on.for).toBe('timer');
+    await new Promise((r) => setTimeout(r, 300)); // an overflowed timer fires after 1 ms
+    expect(((await t.get(`/v1/nodes/${node.id}`)).body as Node).state).toBe('waiting');
+  });
 });
 
 describe('outcome', () => {

@@ -45,6 +45,9 @@ import type { ProfileService, ProfileSettings } from './profiles.ts';
 import { checkScopes } from './scopes.ts';
 import type { Principal } from './tokens.ts';
 
+/** The longest delay a Node timer takes (a signed 32-bit count of ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export type CreateBody = z.output<typeof nodeCreateBodySchema>;
 export type UpdateBody = z.output<typeof nodeUpdateBodySchema>;
 export type ForkBody = z.output<typeof nodeForkBodySchema>;
@@ -222,19 +225,23 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
 
   function armTimer(id: string, until: string): void {
     clearTimeout(timers.get(id));
-    const timer = setTimeout(
-      () => {
-        timers.delete(id);
-        store.db.transaction((afterCommit) => {
-          const row = store.nodes.get(id);
-          if (row?.state !== 'waiting' || row.waiting_on === null) return;
-          const waiting = JSON.parse(row.waiting_on) as WaitingOn;
-          if (waiting.for === 'timer' && waiting.until === until)
-            move(row, 'wake', {}, afterCommit);
-        });
-      },
-      Math.max(0, Date.parse(until) - Date.now()),
-    );
+    const left = Math.max(0, Date.parse(until) - Date.now());
+    if (left > MAX_TIMER_MS) {
+      // A Node timer past 2^31-1 ms (24.8 days) fires at once (TimeoutOverflowWarning): hop.
+      const hop = setTimeout(() => armTimer(id, until), MAX_TIMER_MS);
+      hop.unref();
+      timers.set(id, hop);
+      return;
+    }
+    const timer = setTimeout(() => {
+      timers.delete(id);
+      store.db.transaction((afterCommit) => {
+        const row = store.nodes.get(id);
+        if (row?.state !== 'waiting' || row.waiting_on === null) return;
+        const waiting = JSON.parse(row.waiting_on) as WaitingOn;
+        if (waiting.for === 'timer' && waiting.until === until) move(row, 'wake', {}, afterCommit);
+      });
+    }, left);
     timer.unref();
     timers.set(id, timer);
   }
