@@ -256,6 +256,19 @@ describe('visibility and lists', () => {
   });
 });
 
+describe('a node token', () => {
+  it("lists only its own tree's run, not its app's others (nor, for an owner node, the owner's)", async () => {
+    const app = (await t.appToken(['svc:llm'], { app_id: 'app-node-list' })).token;
+    const mine = await start(app);
+    const other = await start(app);
+    const seen = (await t.get('/v1/runs', t.nodeToken(mine.node_id))).body.data;
+    expect(seen.map((r: { id: string }) => r.id)).toEqual([mine.id]);
+    expect((await t.get(`/v1/runs/${other.id}`, t.nodeToken(mine.node_id))).status).toBe(404);
+    const owners = await t.createNode({ task: 'no run' });
+    expect((await t.get('/v1/runs', t.nodeToken(owners.id))).body.data).toEqual([]);
+  });
+});
+
 describe('message, reply, interrupt, cancel', () => {
   it('reply is 409 unless the run waits for a message; then it wakes the run', async () => {
     const run = await start(appA);

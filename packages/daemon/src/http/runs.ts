@@ -42,7 +42,20 @@ export function registerRuns(app: Routes, ctx: DaemonContext): void {
   };
 
   mount(app, 'runs.start', (c, { body }) => c.json(ctx.runs.start(body, who(c))));
-  mount(app, 'runs.list', (c, { query }) => c.json(listRuns(who(c).appId, query)));
+  mount(app, 'runs.list', (c, { query }) => {
+    const principal = who(c);
+    if (principal.nodeId === null) return c.json(listRuns(principal.appId, query));
+    // A node's broker sees its own tree only (docs/nodes.md, visibility): its run, if any, and
+    // not every run of its app or, for an owner's node, of the owner.
+    const runId = ctx.store.nodes.get(principal.nodeId)?.run_id ?? null;
+    const own = runId === null ? [] : [ctx.runs.get(runId, principal)];
+    const rows = own.filter(
+      (r) =>
+        (query.state === undefined || query.state.includes(r.state)) &&
+        (query.after === undefined || r.id < query.after),
+    );
+    return c.json(page(rows, query.limit ?? DEFAULT_LIMIT, (r) => r.id));
+  });
   mount(app, 'runs.listAll', (c, { query }) => c.json(listRuns(query.app_id, query)));
   mount(app, 'runs.get', (c, { params }) => c.json(ctx.runs.get(params.id, who(c))));
   mount(app, 'runs.message', (c, { params, body }) =>
