@@ -234,6 +234,12 @@ describe('lists', () => {
     );
     const cancelled = (await t.get(`/v1/nodes?root_id=${root.id}&state=cancelled`)).body.data;
     expect(cancelled.map((n: Node) => n.id)).toEqual([kids[0]!.id]);
+    // A cursor that is no id would read as the end of the list: refused instead.
+    for (const path of ['/v1/nodes?after=garbage', '/v1/runs?after=garbage']) {
+      const bad = await t.get(path);
+      expect(bad.status, path).toBe(422);
+      expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'after' });
+    }
     const roots = (await t.get('/v1/nodes?parent_id=none&limit=200')).body.data as Node[];
     expect(roots.every((n) => n.parent_id === null)).toBe(true);
     expect((await t.get('/v1/nodes?state=sleeping')).status).toBe(422);

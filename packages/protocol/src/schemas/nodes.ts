@@ -238,6 +238,8 @@ export const nodeStateListQuery = z
   .describe(`comma-separated states (${NODE_STATES.join(', ')})`);
 
 export const nodeListQuerySchema = listQuerySchema.extend({
+  // A cursor is the last id of the page before: anything else would read as the end of the list.
+  after: idSchema('node').optional().describe('the next_cursor of the previous page'),
   state: nodeStateListQuery.optional(),
   parent_id: z
     .union([idSchema('node'), z.literal('none')])

@@ -50,7 +50,11 @@ export const runStartBodySchema = nodeCreateBodySchema.omit({ parent_id: true })
 export const runParseBodySchema = nodeParseBodySchema.omit({ parent_id: true });
 
 /** `runs.list`: the calling app's own runs (the owner's own for the owner token). */
-export const runListQuerySchema = listQuerySchema.extend({ state: nodeStateListQuery.optional() });
+export const runListQuerySchema = listQuerySchema.extend({
+  // A cursor is the last id of the page before: anything else would read as the end of the list.
+  after: idSchema('run').optional().describe('the next_cursor of the previous page'),
+  state: nodeStateListQuery.optional(),
+});
 
 /** `runs.listAll` (owner): every app's runs, or one app's. */
 export const runListAllQuerySchema = runListQuerySchema.extend({
