@@ -206,23 +206,10 @@ describe('svc profile', () => {
     expect(empty.stderr).toMatch(/pipe the value of X on stdin/);
     // The daemon's limits, checked before sending; a trailing newline does not count.
     const longest = 'v'.repeat(32_768);
-    const fits = await svcWithStdin(`${longest}\n`, [
-      'profile',
-      'env',
-      'set',
-      'coder',
-      '--name',
-      'L',
-    ]);
+    const setL = ['profile', 'env', 'set', 'coder', '--name', 'L'];
+    const fits = await svcWithStdin(`${longest}\n`, setL);
     expect(fits.code, fits.stderr).toBe(0);
-    const over = await svcWithStdin(`${longest}v`, [
-      'profile',
-      'env',
-      'set',
-      'coder',
-      '--name',
-      'L',
-    ]);
+    const over = await svcWithStdin(`${longest}v`, setL);
     expect(over.code).toBe(2);
     expect(over.stderr).toBe("svc: stdin: longer than 32768 characters, the daemon's limit\n");
     const key = await svcWithStdin('k'.repeat(4097), ['models', 'install', 'anthropic']);
