@@ -29,7 +29,7 @@ export function registerRuns(app: Routes, ctx: DaemonContext): void {
   };
 
   const listRuns = (
-    appId: string | null | undefined,
+    filter: { appId: string | null | undefined; runId?: string | null | undefined },
     q: {
       state?: Run['state'][] | undefined;
       limit?: number | undefined;
@@ -37,26 +37,19 @@ export function registerRuns(app: Routes, ctx: DaemonContext): void {
     },
   ) => {
     const limit = q.limit ?? DEFAULT_LIMIT;
-    const rows = ctx.runs.list({ appId, states: q.state, before: q.after, limit: limit + 1 });
+    const rows = ctx.runs.list({ ...filter, states: q.state, before: q.after, limit: limit + 1 });
     return page(rows, limit, (r) => r.id);
   };
 
   mount(app, 'runs.start', (c, { body }) => c.json(ctx.runs.start(body, who(c))));
   mount(app, 'runs.list', (c, { query }) => {
-    const principal = who(c);
-    if (principal.nodeId === null) return c.json(listRuns(principal.appId, query));
+    const { appId, nodeId } = who(c);
     // A node's broker sees its own tree only (docs/nodes.md, visibility): its run, if any, and
     // not every run of its app or, for an owner's node, of the owner.
-    const runId = ctx.store.nodes.get(principal.nodeId)?.run_id ?? null;
-    const own = runId === null ? [] : [ctx.runs.get(runId, principal)];
-    const rows = own.filter(
-      (r) =>
-        (query.state === undefined || query.state.includes(r.state)) &&
-        (query.after === undefined || r.id < query.after),
-    );
-    return c.json(page(rows, query.limit ?? DEFAULT_LIMIT, (r) => r.id));
+    const runId = nodeId === null ? undefined : (ctx.store.nodes.get(nodeId)?.run_id ?? null);
+    return c.json(listRuns({ appId, runId }, query));
   });
-  mount(app, 'runs.listAll', (c, { query }) => c.json(listRuns(query.app_id, query)));
+  mount(app, 'runs.listAll', (c, { query }) => c.json(listRuns({ appId: query.app_id }, query)));
   mount(app, 'runs.get', (c, { params }) => c.json(ctx.runs.get(params.id, who(c))));
   mount(app, 'runs.message', (c, { params, body }) =>
     c.json(ctx.runs.message(params.id, body.text, who(c))),

@@ -18,6 +18,8 @@ export interface RunRow {
 export interface RunFilter {
   /** `undefined` = every app's (owner's `runs.listAll`); `null` = the owner's own. */
   appId?: string | null | undefined;
+  /** Only this run (a node token sees its own tree's run alone); `null` = none. */
+  runId?: string | null | undefined;
   states?: readonly string[] | undefined;
   before?: string | undefined;
   limit: number;
@@ -34,6 +36,7 @@ export function runStore(db: Db) {
     list: db.sqlite.prepare(
       `SELECT r.* FROM runs r JOIN nodes n ON n.id = r.node_id
        WHERE (:any_app = 1 OR r.app_id IS :app_id)
+         AND (:any_run = 1 OR r.id IS :run_id)
          AND (:states IS NULL OR n.state IN (SELECT value FROM json_each(:states)))
          AND (:before IS NULL OR r.id < :before)
        ORDER BY r.id DESC LIMIT :limit`,
@@ -55,6 +58,8 @@ export function runStore(db: Db) {
       return q.list.all({
         any_app: f.appId === undefined ? 1 : 0,
         app_id: f.appId ?? null,
+        any_run: f.runId === undefined ? 1 : 0,
+        run_id: f.runId ?? null,
         states: f.states === undefined ? null : JSON.stringify(f.states),
         before: f.before ?? null,
         limit: f.limit,
