@@ -7,14 +7,11 @@
  */
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FINAL_STATES, isFinal, type NodeState } from '@svc/protocol';
+import { FINAL_STATES, isFinal, type NodeState, type worktreeSchema } from '@svc/protocol';
+import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 
-export interface Worktree {
-  node_id: string;
-  path: string;
-  exists: boolean;
-}
+export type Worktree = z.output<typeof worktreeSchema>;
 
 /** The worktree directory of node `id` under `home`. */
 export function worktreePath(home: string, id: string): string {

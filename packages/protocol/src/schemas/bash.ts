@@ -1,6 +1,6 @@
 /** `POST /v1/bash`: one command in a required absolute working directory. */
 import { z } from 'zod';
-import { absolutePathSchema, processText } from './common.ts';
+import { absolutePathSchema, ENV_VALUE_MAX_LENGTH, processText } from './common.ts';
 
 export const BASH_TIMEOUT_MAX_MS = 3_600_000;
 
@@ -9,7 +9,7 @@ export const bashBodySchema = z.strictObject({
   cwd: absolutePathSchema,
   timeout_ms: z.number().int().min(1).max(BASH_TIMEOUT_MAX_MS).optional(),
   env: z
-    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), processText(32_768))
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), processText(ENV_VALUE_MAX_LENGTH))
     .optional()
     .describe('added to the environment of the command'),
 });

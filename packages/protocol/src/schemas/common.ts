@@ -34,6 +34,9 @@ export const absolutePathSchema = z
   .max(4096)
   .describe('an absolute path');
 
+/** The longest environment value taken: a profile env store's, or a bash call's (the CLI checks it). */
+export const ENV_VALUE_MAX_LENGTH = 32_768;
+
 /**
  * Text that becomes a process's argument or environment: no NUL, which no C string can hold
  * (Node's `spawn` throws on one, quoting the value, and the value may be a secret).

@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 import { TOOL_NAME_PATTERN } from '../nodes/tools.ts';
-import { nameSchema, processText, scopeSchema, timestampSchema } from './common.ts';
+import {
+  ENV_VALUE_MAX_LENGTH,
+  nameSchema,
+  processText,
+  scopeSchema,
+  timestampSchema,
+} from './common.ts';
 import { modelChoiceSchema, modelRefSchema } from './models.ts';
 import { budgetsInputSchema, budgetsSchema } from './nodes.ts';
 
@@ -57,9 +63,6 @@ export const profileEnsureBodySchema = z.strictObject({
 });
 
 /** `PUT /v1/profiles/{name}/env/{var}`: the value is stored for brokers and never answered. */
-/** The longest value of a profile's env store (the CLI checks it before sending). */
-export const ENV_VALUE_MAX_LENGTH = 32_768;
-
 export const profileEnvSetBodySchema = z.strictObject({
   value: processText(ENV_VALUE_MAX_LENGTH), // a broker's environment
 });
