@@ -1,7 +1,8 @@
 /**
  * Stopping and queueing: cancel ends a node's broker and every process it started (a `sleep 600`
- * in the foreground and one that left for a session of its own) within a second; interrupt does
- * so too and the node resumes on a message; the concurrency limit queues nodes beyond it.
+ * in the foreground and one that left for a session of its own) within a second; so does a broker
+ * that dies unasked, whose orphans the daemon finds by their mark; interrupt stops them too and
+ * the node resumes on a message; the concurrency limit queues nodes beyond it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,6 +67,22 @@ describe('cancel', () => {
     expect(node.state).toBe('cancelled');
     await eventually(() => pids.every((pid) => !isRunning(pid)), 1_000, 'every process gone');
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('a broker killed with SIGKILL', () => {
+  it('leaves nothing running: what it started dies, even in a session of its own', async () => {
+    const { id, pids } = await sleepingNode(true);
+    const broker = pids.at(-1)!;
+    const commands = pids.slice(0, -1);
+    // Nobody asked the broker to stop, so nobody walked its tree: its sleeps now belong to init.
+    process.kill(broker, 'SIGKILL');
+    await eventually(() => commands.every((pid) => !isRunning(pid)), 2_000, 'orphans gone');
+    const faults = await nodeEvents(t.call, id, ['node.fault']);
+    expect(faults.map((e) => (e.payload.fault as { code: string }).code)).toContain(
+      'broker_crashed',
+    );
+    await ok(await t.call(`/v1/nodes/${id}/cancel`, json({ reason: 'enough' })));
   });
 });
 

@@ -15,6 +15,7 @@
  */
 import { brokerLaunchSchema } from '@svc/protocol';
 import { z } from 'zod';
+import { BROKER_TAG_ENV, brokerTag } from '../supervisor/broker-tag.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { createHttpBrokerPort } from './http-port.ts';
 import type { LoopExit } from './loop-exit.ts';
@@ -33,6 +34,8 @@ if (!parsed.success) {
 }
 const launch = parsed.data;
 if (launch.cwd !== undefined) process.chdir(launch.cwd);
+// Inherited by every command the node runs, so none outlives this broker unseen (broker-tag.ts).
+process.env[BROKER_TAG_ENV] = brokerTag(launch.node_id, process.pid);
 const { provider, model, api_key, base_url, script } = launch.model;
 
 const controller = new AbortController();

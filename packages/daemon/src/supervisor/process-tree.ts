@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { BROKER_TAG_ENV, brokerTag } from './broker-tag.ts';
 
 export interface ProcessInfo {
   pid: number;
@@ -30,6 +31,34 @@ export function descendants(root: number): ProcessInfo[] {
     }
   }
   return found;
+}
+
+/**
+ * Every process whose environment holds the mark of the broker `pid` of `nodeId` (`broker-tag.ts`),
+ * wherever it now hangs in the tree. Read from `/proc`; without it, none: there `descendants`
+ * is all there is.
+ */
+export function marked(nodeId: string, pid: number): ProcessInfo[] {
+  const entry = Buffer.from(`${BROKER_TAG_ENV}=${brokerTag(nodeId, pid)}\0`);
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) return [];
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`);
+      const at = environ.indexOf(entry);
+      // The whole entry: `NAME=value\0` at the start or right after another entry's NUL.
+      if (at < 0 || (at > 0 && environ[at - 1] !== 0)) return [];
+      const info = statOf(name);
+      return info === null ? [] : [info];
+    } catch {
+      return []; // gone, or another user's
+    }
+  });
 }
 
 /** Sends `signal` to each process and to each of their process groups; gone ones are skipped. */
@@ -66,15 +95,21 @@ function processTable(): ProcessInfo[] {
   }
   return entries.flatMap((name) => {
     if (!/^\d+$/.test(name)) return [];
-    try {
-      // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so cut at the last ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const [, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return [{ pid: Number(name), ppid: Number(ppid), pgid: Number(pgid) }];
-    } catch {
-      return [];
-    }
+    const info = statOf(name);
+    return info === null ? [] : [info];
   });
+}
+
+/** One process's ids from `/proc/<pid>/stat`, or `null` when it is gone. */
+function statOf(pid: string): ProcessInfo | null {
+  try {
+    // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so cut at the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid) };
+  } catch {
+    return null;
+  }
 }
 
 function psTable(): ProcessInfo[] {

@@ -44,7 +44,7 @@ import {
   type BrokerProcess,
   spawnBroker,
 } from './broker-process.ts';
-import { descendants, isAlive, signalAll } from './process-tree.ts';
+import { descendants, isAlive, marked, signalAll } from './process-tree.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -250,6 +250,9 @@ export function createSupervisor(
   }
 
   function ended(nodeId: string, broker: Active, exit: BrokerExit): void {
+    // First: what a broker that died unasked left running (init holds it now) goes before the
+    // node's next broker starts, whose processes carry another mark.
+    signalAll(marked(nodeId, broker.process.pid), 'SIGKILL');
     active.delete(nodeId);
     rmSync(broker.viewerSocket, { force: true });
     const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
@@ -276,6 +279,8 @@ export function createSupervisor(
       if (row.pid !== null && isBroker(row.pid, [entry, join(cache, 'broker-')])) {
         signalAll([{ pid: row.pid, ppid: 0, pgid: row.pid }, ...descendants(row.pid)], 'SIGKILL');
       }
+      // And what it started that outlived it, had it died with the daemon.
+      if (row.pid !== null) signalAll(marked(row.node_id, row.pid), 'SIGKILL');
       tokens.revoke(row.token_id);
       store.brokers.end(row.token_id, 'lost', at);
     }

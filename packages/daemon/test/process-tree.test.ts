@@ -1,0 +1,42 @@
+/**
+ * The mark a broker's commands carry (`SVC_BROKER`): `marked` finds exactly the processes whose
+ * environment holds that whole entry, whoever their parent is now.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BROKER_TAG_ENV } from '../src/supervisor/broker-tag.ts';
+import { marked } from '../src/supervisor/process-tree.ts';
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** A `sleep` with `extra` in its environment, started in a session of its own. */
+function sleeper(extra: Record<string, string>): number {
+  const child = spawn('sleep', ['30'], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...extra },
+    detached: true,
+    stdio: 'ignore',
+  });
+  children.push(child);
+  return child.pid!;
+}
+
+describe('marked', () => {
+  it("finds the broker's processes by the whole entry, not a longer pid, name or value", () => {
+    const ours = sleeper({ [BROKER_TAG_ENV]: 'node_a/123' });
+    const first = sleeper({ [BROKER_TAG_ENV]: 'node_a/123', OTHER: 'x' });
+    sleeper({ [BROKER_TAG_ENV]: 'node_a/1234' }); // another broker's pid
+    sleeper({ [BROKER_TAG_ENV]: 'node_b/123' }); // another node's
+    sleeper({ [`X${BROKER_TAG_ENV}`]: 'node_a/123' }); // another name ending alike
+    sleeper({ NOTE: `${BROKER_TAG_ENV}=node_a/123` }); // inside another entry's value
+    const found = marked('node_a', 123).map((p) => p.pid);
+    expect(found.sort()).toEqual([ours, first].sort());
+    for (const p of marked('node_a', 123)) expect(p.pgid).toBe(p.pid); // each in its own group
+  });
+
+  it('finds nothing for a mark no process carries', () => {
+    expect(marked('node_none', 1)).toEqual([]);
+  });
+});
