@@ -11,7 +11,7 @@
 // round by round, and a run whose kit/bare quartiles lie far apart is called unsteady. Where
 // `taskset` is, the servers run on one CPU and the load generator on another, so that neither
 // takes the other's CPU time.
-// Knobs: BENCH_SECONDS (per cell, default 5), BENCH_SLICES (default 10), BENCH_CONNECTIONS
+// Knobs: BENCH_SECONDS (per cell, default 20), BENCH_SLICES (default 10), BENCH_CONNECTIONS
 // (default 32), BENCH_TOKENS (default 50000), BENCH_ROWS (comma-separated row-name substrings),
 // BENCH_RUNTIME (node, the default, on @hono/node-server; bun or deno, on Bun.serve or
 // Deno.serve, from the project's own devDependencies), BENCH_ADAPTER (on Node: hono, the default,
@@ -28,7 +28,10 @@ import { NODE_ADAPTERS, nodeAdapter, positive, rowWanted } from './knobs.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { createRows, type Row, type Variant, variantsOf } from './scenarios.ts';
 
-const seconds = positive('BENCH_SECONDS', 5);
+// 2 s slices: each slice starts a fresh load generator process, and with 0.5 s slices a row's
+// round-by-round ratios spread about twice as wide (token row, same machine and hour: quartiles
+// 0.73-0.99 against 0.86-0.97).
+const seconds = positive('BENCH_SECONDS', 20);
 const connections = positive('BENCH_CONNECTIONS', 32);
 const poolSize = positive('BENCH_TOKENS', 50_000);
 const slices = positive('BENCH_SLICES', 10);
