@@ -3,7 +3,7 @@
  * last recorded turn; a daemon killed with SIGKILL while a node runs relaunches it at its next
  * start. Either way the node finishes with every turn recorded exactly once.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readLock, spawnDaemon } from '../src/index.ts';
@@ -157,6 +157,43 @@ describe('a daemon killed mid-run', () => {
     expect(faults.map((e) => (e.payload.fault as { code: string }).code)).toEqual(['broker_lost']);
     // No broker of the first daemon outlived the restart.
     await eventually(() => brokerProcesses(home).length === 0, 5_000, 'every broker gone');
+    process.kill(second.pid, 'SIGTERM');
+  });
+
+  it("kills at its next start what a lost broker's commands left running", async () => {
+    const home = tempHome();
+    const pids: number[] = [];
+    cleanups.push(() => {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+      }
+      rmSync(home, { recursive: true, force: true });
+    });
+    const first = await spawnDaemon({ home });
+    pids.push(first.pid);
+    const owner = readFileSync(join(home, 'owner.token'), 'utf8').trim();
+    const node = await createNode(socketFetch(first.socketPath, owner), {
+      task: 'sleep through a restart',
+      model: scripted('sleeper', [bash('setsid sleep 600 & echo $! > bg.pid; exec sleep 600')]),
+    });
+    const pidFile = join(home, 'worktrees', node.id, 'bg.pid');
+    await eventually(() => existsSync(pidFile), 15_000, 'the sleep started');
+    const sleeper = Number(readFileSync(pidFile, 'utf8'));
+    pids.push(sleeper);
+    const broker = brokerProcesses(home).find((b) => b.nodeId === node.id)!;
+    // The daemon and its broker die together: the sleep, in a session of its own, is init's now.
+    process.kill(first.pid, 'SIGKILL');
+    process.kill(broker.pid, 'SIGKILL');
+    await eventually(() => readLock(home) === null, 10_000, 'the first daemon gone');
+    expect(isRunning(sleeper)).toBe(true);
+
+    const second = await spawnDaemon({ home });
+    pids.push(second.pid);
+    await eventually(() => !isRunning(sleeper), 5_000, 'the orphaned sleep gone');
+    const call = socketFetch(second.socketPath, owner);
+    await ok(await call(`/v1/nodes/${node.id}/cancel`, json({})));
     process.kill(second.pid, 'SIGTERM');
   });
 });
