@@ -2,6 +2,7 @@ import type { SvcEvent } from '@svc/client';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
+import { parseKinds } from './shared/list-options.ts';
 
 export function registerEvents(program: Command, runtime: Runtime): void {
   program
@@ -17,15 +18,13 @@ async function events(ctx: Context, opts: { after: string; kinds?: string; follo
   if (!/^\d{1,15}$/.test(opts.after)) {
     throw new UsageError(`--after must be a sequence number (0 or more); received '${opts.after}'`);
   }
-  if (opts.kinds !== undefined && !/^[a-z0-9._-]+(,[a-z0-9._-]+)*$/.test(opts.kinds)) {
-    throw new UsageError(`--kinds must be comma-separated event kinds; received '${opts.kinds}'`);
-  }
+  const kinds = parseKinds(opts.kinds);
   const client = await ctx.client();
   // Without --follow the daemon ends the stream after the backlog.
   const stream = client.events.stream({
     after: Number(opts.after),
     follow: opts.follow === true,
-    ...(opts.kinds === undefined ? {} : { kinds: opts.kinds.split(',') }),
+    ...(kinds === undefined ? {} : { kinds: kinds.split(',') }),
   });
   for await (const event of stream as AsyncIterable<SvcEvent>) {
     ctx.out.record(event, (colors) =>

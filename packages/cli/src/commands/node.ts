@@ -1,4 +1,3 @@
-import type { Node } from '@svc/client';
 import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
@@ -15,7 +14,10 @@ import {
   scopes,
   withCreateOptions,
 } from '../parse/node-create.ts';
+import { registerNodeInspect } from './node-inspect.ts';
+import { registerNodeSteer } from './node-steer.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
+import { nodeId, printNode } from './shared/node-ref.ts';
 import { printSubjects } from './shared/subject-table.ts';
 import { waitWithProgress } from './shared/wait-progress.ts';
 
@@ -120,6 +122,8 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .argument('<id>', 'node id')
     .argument('<task...>', 'the new task')
     .action(action(runtime, recycle));
+  registerNodeSteer(node, runtime);
+  registerNodeInspect(node, runtime);
   const worktree = node
     .command('worktree')
     .description("a final node's working directory: remove it");
@@ -133,15 +137,6 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .description('remove it with everything in it')
     .argument('<id>', 'node id')
     .action(action(runtime, (ctx: Context, id: string) => removeWorktree(ctx, id, 'abandon')));
-}
-
-function nodeId(value: string, what?: string): string {
-  return parseId('node', value, what);
-}
-
-function printNode(ctx: Context, n: Node): number {
-  ctx.out.result(n, (colors) => renderNode(n, colors));
-  return EXIT.ok;
 }
 
 /** Waits for `id`'s outcome while its subtree's events stream to stderr as progress. */

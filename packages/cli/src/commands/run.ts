@@ -9,11 +9,14 @@ import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { parseName } from '../parse/name.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
-import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
+import { printEvents } from './shared/event-table.ts';
+import { parseAfter, parseKinds, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
 import { waitWithProgress } from './shared/wait-progress.ts';
 
 const DEFAULT_WAIT_S = 600;
+/** `svc run events` prints this many events unless `--limit` says otherwise. */
+const DEFAULT_LIMIT = 50;
 
 export function registerRun(program: Command, runtime: Runtime): void {
   const run = program.command('run').description("runs: an app's handle on a root node it started");
@@ -46,6 +49,14 @@ export function registerRun(program: Command, runtime: Runtime): void {
     .argument('<id>', 'run id')
     .option('--after <seq>', 'start after this event seq', '0')
     .action(action(runtime, watch));
+  run
+    .command('events')
+    .description("a page of the events of the run's tree, oldest first (watch follows them live)")
+    .argument('<id>', 'run id')
+    .option('--after <seq>', 'start after this event seq', '0')
+    .option('--limit <n>', 'at most this many', String(DEFAULT_LIMIT))
+    .option('--kinds <list>', 'only these kinds, comma-separated, e.g. run.state,node.turn')
+    .action(action(runtime, events));
   run
     .command('wait')
     .description('wait for the outcome, showing progress on stderr')
@@ -161,6 +172,31 @@ async function watch(ctx: Context, id: string, opts: { after: string }) {
   const stream = client.runs.stream(checked, {}, { after, signal: controller.signal });
   await feed(ctx, stream, (e) => e.kind === 'run.outcome', { signal: controller.signal });
   return EXIT.ok;
+}
+
+async function events(
+  ctx: Context,
+  id: string,
+  opts: { after: string; limit: string; kinds?: string },
+) {
+  const checked = runId(id);
+  const after = parseAfter(opts.after);
+  const limit = parseLimit(opts.limit);
+  const kinds = parseKinds(opts.kinds);
+  const client = await ctx.client();
+  const page = await client.runs.events(checked, {
+    after,
+    limit,
+    ...(kinds !== undefined && { kinds }),
+  });
+  // The next page's command keeps every filter of this one.
+  const again = [
+    ...(limit === DEFAULT_LIMIT ? [] : [`--limit ${limit}`]),
+    ...(kinds === undefined ? [] : [`--kinds ${kinds}`]),
+  ];
+  return printEvents(ctx, page, (cursor) =>
+    ['svc run events', checked, ...again, '--after', cursor].join(' '),
+  );
 }
 
 async function wait(ctx: Context, id: string, opts: { timeout: string }) {

@@ -1,5 +1,5 @@
 /** How `svc node` and `svc run` show nodes, runs and their events to a person. */
-import type { Node, NodeEvent, Run } from '@svc/client';
+import type { Node, NodeEvent, NodeOutcome, Run } from '@svc/client';
 import type { Palette } from './color.ts';
 import { cell } from './format.ts';
 import { renderFields } from './table.ts';
@@ -57,6 +57,20 @@ export function renderNode(n: Node, colors: Palette): string {
   );
 }
 
+/** `svc node outcome`: each part of a final node's outcome on a line of its own. */
+export function renderOutcome(o: NodeOutcome, colors: Palette): string {
+  return renderFields(
+    [
+      ['state', stateText(o.state, colors)],
+      ['summary', o.summary ?? '-'],
+      ['error', o.error === null ? '-' : `${o.error.code}: ${o.error.message}`],
+      ['result', o.result === null || o.result === undefined ? '-' : JSON.stringify(o.result)],
+      ['finished', o.finished_at],
+    ],
+    colors,
+  );
+}
+
 export function renderRun(r: Run, colors: Palette): string {
   return renderFields(
     [
@@ -79,13 +93,17 @@ export function renderRun(r: Run, colors: Palette): string {
 
 /** One line per event: state changes, turns, tool calls, mail, reports, faults, outcomes. */
 export function renderEvent(event: NodeEvent, colors: Palette): string {
+  return `${colors.dim(String(event.subject_id ?? '-'))} ${eventText(event, colors)}`;
+}
+
+/** What an event says, without its subject: the DETAIL column of `svc node|run events`. */
+export function eventText(event: NodeEvent, colors: Palette): string {
   // biome-ignore lint/suspicious/noExplicitAny: payload shapes are per kind (docs/nodes.md "Events"); unknown kinds fall through
   const p = event.payload as Record<string, any>;
-  const who = colors.dim(String(event.subject_id ?? '-'));
   switch (event.kind) {
     case 'node.state':
     case 'run.state':
-      return `${who} ${p.from ?? 'new'} → ${stateText(String(p.to), colors)}${p.action ? ` (${p.action})` : ''}${p.reason ? `: ${p.reason}` : ''}${Array.isArray(p.tools) ? `; tools: ${p.tools.length === 0 ? 'none' : p.tools.join(', ')}` : ''}`;
+      return `${p.from ?? 'new'} → ${stateText(String(p.to), colors)}${p.action ? ` (${p.action})` : ''}${p.reason ? `: ${p.reason}` : ''}${Array.isArray(p.tools) ? `; tools: ${p.tools.length === 0 ? 'none' : p.tools.join(', ')}` : ''}`;
     case 'node.turn': {
       // A call refused as the model made it (a tool not offered, input that is not JSON) is
       // settled in the turn itself, and no `node.tool` event follows: its error shows here.
@@ -96,22 +114,22 @@ export function renderEvent(event: NodeEvent, colors: Palette): string {
             : c.name,
       );
       const text = p.turn.text === '' ? '' : ` ${preview(p.turn.text)}`;
-      return `${who} turn ${p.turn.index}:${text}${calls.length > 0 ? ` → ${calls.join(', ')}` : ''}`;
+      return `turn ${p.turn.index}:${text}${calls.length > 0 ? ` → ${calls.join(', ')}` : ''}`;
     }
     case 'node.tool':
-      return `${who} tool ${p.tool_call.name} ${p.tool_call.status === 'ok' ? colors.green('ok') : colors.red(p.tool_call.status)}: ${preview(JSON.stringify(p.tool_call.output) ?? '')}`;
+      return `tool ${p.tool_call.name} ${p.tool_call.status === 'ok' ? colors.green('ok') : colors.red(p.tool_call.status)}: ${preview(JSON.stringify(p.tool_call.output) ?? '')}`;
     case 'node.mail':
-      return `${who} mail #${p.mail.seq} from ${p.mail.from.kind}: ${preview(p.mail.text)}`;
+      return `mail #${p.mail.seq} from ${p.mail.from.kind}: ${preview(p.mail.text)}`;
     case 'node.report':
-      return `${who} report: ${preview(p.report.text)}`;
+      return `report: ${preview(p.report.text)}`;
     case 'node.job':
-      return `${who} job ${p.job.id} ${p.job.state}: ${preview(p.job.title)}`;
+      return `job ${p.job.id} ${p.job.state}: ${preview(p.job.title)}`;
     case 'node.fault':
-      return `${who} ${colors.red('fault')} ${p.fault.code}${p.fault.fatal ? ' (fatal)' : ''}: ${preview(p.fault.message)}`;
+      return `${colors.red('fault')} ${p.fault.code}${p.fault.fatal ? ' (fatal)' : ''}: ${preview(p.fault.message)}`;
     case 'node.outcome':
     case 'run.outcome':
-      return `${who} outcome ${outcome(p.outcome)}`;
+      return `outcome ${outcome(p.outcome)}`;
     default:
-      return `${who} ${event.kind} ${preview(JSON.stringify(event.payload))}`;
+      return `${event.kind} ${preview(JSON.stringify(event.payload))}`;
   }
 }

@@ -42,7 +42,8 @@ export function withCreateOptions(command: Command): Command {
     .option('--label <key=value>', 'a metadata label (repeatable)', collect, []);
 }
 
-function collect(value: string, previous: string[]): string[] {
+/** Commander's parser for a repeatable option: each use adds its value to the list. */
+export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
@@ -118,7 +119,8 @@ export function scopes(text: string): string[] {
   }
 }
 
-function labels(pairs: string[]): Record<string, string> {
+/** `--label key=value` pairs as metadata. */
+export function labels(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');

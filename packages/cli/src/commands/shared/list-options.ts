@@ -1,4 +1,4 @@
-/** Options `svc node` and `svc run` share: the `ls` filters and the `watch --after` seq. */
+/** Options `svc node` and `svc run` share: the `ls` filters, `--after` seqs and `--kinds`. */
 import type { Node } from '@svc/client';
 import { NODE_STATES } from '@svc/protocol';
 import { UsageError } from '../../errors.ts';
@@ -22,9 +22,20 @@ export function parseLimit(value: string): number {
   return limit;
 }
 
-/** `--after seq`: the event seq a watch resumes after. */
-export function parseAfter(value: string): number {
+/** `--after seq`: the event seq a watch or a page resumes after (a report's seq: `what`). */
+export function parseAfter(value: string, what = 'an event seq'): number {
   if (!/^\d{1,15}$/.test(value))
-    throw new UsageError(`--after must be an event seq; received '${value}'`);
+    throw new UsageError(`--after must be ${what}; received '${value}'`);
   return Number(value);
+}
+
+/** `--kinds a,b`: event kinds (the daemon's `?kinds=` pattern and length). */
+export function parseKinds(value: string | undefined): string | undefined {
+  if (
+    value !== undefined &&
+    (value.length > 2000 || !/^[a-z0-9._-]+(,[a-z0-9._-]+)*$/.test(value))
+  ) {
+    throw new UsageError(`--kinds must be comma-separated event kinds; received '${value}'`);
+  }
+  return value;
 }

@@ -1,0 +1,102 @@
+/** `svc node outcome|events|reports`: what a node ended with, and pages of what it did. */
+import type { Command } from 'commander';
+import { action, type Context, type Runtime } from '../context.ts';
+import { EXIT } from '../errors.ts';
+import { cell } from '../output/format.ts';
+import { renderOutcome } from '../output/node-view.ts';
+import { renderTable } from '../output/table.ts';
+import { printEvents } from './shared/event-table.ts';
+import { parseAfter, parseKinds, parseLimit } from './shared/list-options.ts';
+import { nodeId } from './shared/node-ref.ts';
+
+/** A page of events or reports holds this many unless `--limit` says otherwise. */
+const DEFAULT_LIMIT = 50;
+
+export function registerNodeInspect(node: Command, runtime: Runtime): void {
+  node
+    .command('outcome')
+    .description("a final node's outcome: state, summary, error, result")
+    .argument('<id>', 'node id')
+    .action(action(runtime, outcome));
+  node
+    .command('events')
+    .description("a page of a node's events, oldest first (watch follows them live)")
+    .argument('<id>', 'node id')
+    .option('--after <seq>', 'start after this event seq', '0')
+    .option('--limit <n>', 'at most this many', String(DEFAULT_LIMIT))
+    .option('--kinds <list>', 'only these kinds, comma-separated, e.g. node.state,node.turn')
+    .option('--subtree', "include its descendants' events")
+    .action(action(runtime, events));
+  node
+    .command('reports')
+    .description("a node's progress reports, oldest first")
+    .argument('<id>', 'node id')
+    .option('--after <seq>', 'start after this report seq')
+    .option('--limit <n>', 'at most this many', String(DEFAULT_LIMIT))
+    .action(action(runtime, reports));
+}
+
+async function outcome(ctx: Context, id: string) {
+  const checked = nodeId(id);
+  const client = await ctx.client();
+  const answer = await client.nodes.outcome(checked);
+  ctx.out.result(answer, (colors) => renderOutcome(answer, colors));
+  return EXIT.ok;
+}
+
+async function events(
+  ctx: Context,
+  id: string,
+  opts: { after: string; limit: string; kinds?: string; subtree?: boolean },
+) {
+  const checked = nodeId(id);
+  const after = parseAfter(opts.after);
+  const limit = parseLimit(opts.limit);
+  const kinds = parseKinds(opts.kinds);
+  const client = await ctx.client();
+  const page = await client.nodes.events(checked, {
+    after,
+    limit,
+    ...(kinds !== undefined && { kinds }),
+    ...(opts.subtree === true && { subtree: true }),
+  });
+  // The next page's command keeps every filter of this one.
+  const again = [
+    ...(limit === DEFAULT_LIMIT ? [] : [`--limit ${limit}`]),
+    ...(kinds === undefined ? [] : [`--kinds ${kinds}`]),
+    ...(opts.subtree === true ? ['--subtree'] : []),
+  ];
+  return printEvents(ctx, page, (cursor) =>
+    ['svc node events', checked, ...again, '--after', cursor].join(' '),
+  );
+}
+
+async function reports(ctx: Context, id: string, opts: { after?: string; limit: string }) {
+  const checked = nodeId(id);
+  const after = opts.after === undefined ? undefined : parseAfter(opts.after, 'a report seq');
+  const limit = parseLimit(opts.limit);
+  const client = await ctx.client();
+  const page = await client.nodes.reports.list(checked, {
+    limit,
+    ...(after !== undefined && { after: String(after) }),
+  });
+  ctx.out.result(page, (colors) =>
+    page.data.length === 0
+      ? 'no reports'
+      : renderTable(
+          page.data,
+          [
+            { header: 'SEQ', value: (r) => String(r.seq) },
+            { header: 'TIME', value: (r) => r.created_at },
+            { header: 'TEXT', value: (r) => r.text },
+            { header: 'DATA', value: (r) => cell(r.data) },
+          ],
+          colors,
+        ),
+  );
+  if (!ctx.out.json && page.has_more && page.next_cursor !== null) {
+    const again = limit === DEFAULT_LIMIT ? '' : ` --limit ${limit}`;
+    ctx.out.note(`more reports: svc node reports ${checked}${again} --after ${page.next_cursor}`);
+  }
+  return EXIT.ok;
+}
