@@ -1,74 +1,19 @@
 /** `svc node outcome|events|reports` and `svc run events` against a real daemon, in-process. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createLocalClient } from '@svc/client/node';
 import { type DaemonHandle, startDaemon } from '@svc/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useIdleDaemon } from './idle-daemon.ts';
 import { inProcessSvc } from './support.ts';
 
-/** One broker slot, held by an idle stand-in on the first node: no node changes behind a test. */
-const IDLE_BROKER = fileURLToPath(
-  new URL('../../daemon/test/fixtures/idle-broker.ts', import.meta.url),
-);
+const idle = useIdleDaemon('svc-cli-inspect-');
+const { svc, expectUsage } = idle;
 const MISSING = 'nd_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 const MODEL = ['--model', 'scripted/replay'];
-let home: string;
-let daemon: DaemonHandle;
-let script: string;
-/** A home no daemon runs on: a command that sent anything would exit 3 there, not 2. */
-const noDaemon = mkdtempSync(join(tmpdir(), 'svc-cli-inspect-none-'));
 
-beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'svc-cli-inspect-'));
-  daemon = await startDaemon({
-    home,
-    logLevel: 'warn',
-    brokers: { concurrency: 1, entry: IDLE_BROKER },
-  });
-  script = join(home, 'script.json');
-  writeFileSync(script, JSON.stringify([{ text: 'all done' }]));
-  await createLocalClient({ home }).nodes.create({
-    task: 'holds the only broker slot',
-    model: { provider: 'scripted', model: 'replay', script: [{ text: 'x' }] },
-  });
-});
-afterAll(async () => {
-  await daemon.close();
-  rmSync(home, { recursive: true, force: true });
-  rmSync(noDaemon, { recursive: true, force: true });
-});
-
-const svc = inProcessSvc(() => home);
-const offline = inProcessSvc(() => noDaemon);
-
-async function createNode(...extra: string[]): Promise<{ id: string }> {
-  const res = await svc(
-    'node',
-    'create',
-    'a',
-    'task',
-    ...MODEL,
-    '--script',
-    script,
-    ...extra,
-    '--json',
-  );
-  expect(res.code, res.stderr).toBe(0);
-  return JSON.parse(res.stdout);
-}
-
-/** Exit 2 with one `svc:` line matching `message`, and nothing sent (no daemon to send to). */
-async function expectUsage(args: string[], message: RegExp): Promise<void> {
-  const res = await offline(...args);
-  expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2);
-  expect(res.stdout).toBe('');
-  const lines = res.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^svc: /);
-  expect(lines[0]).toMatch(message);
-}
+const createNode = (...extra: string[]) => idle.createNode(['a', 'task'], ...extra);
 
 function rows(stdout: string): string[] {
   return stdout.trimEnd().split('\n');
@@ -83,7 +28,7 @@ describe('svc node outcome', () => {
     expect(early.stderr).toMatch(/^svc: .*\(invalid_state, request /);
     expect(rows(early.stderr)).toHaveLength(1);
 
-    const client = createLocalClient({ home });
+    const client = createLocalClient({ home: idle.home() });
     await client.nodes.interrupt(node.id);
     await client.nodes.result.submit(node.id, { summary: 'an old pond', result: { lines: 3 } });
     const human = await svc('node', 'outcome', node.id);
@@ -204,7 +149,15 @@ describe('svc node events', () => {
 
 describe('svc run events', () => {
   it("prints a page of the events of the run's tree", async () => {
-    const start = await svc('run', 'start', 'review', ...MODEL, '--script', script, '--json');
+    const start = await svc(
+      'run',
+      'start',
+      'review',
+      ...MODEL,
+      '--script',
+      idle.script(),
+      '--json',
+    );
     expect(start.code, start.stderr).toBe(0);
     const run = JSON.parse(start.stdout);
     await svc('run', 'cancel', run.id, '--reason', 'changed my mind');

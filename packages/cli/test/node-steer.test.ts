@@ -1,74 +1,15 @@
 /** `svc node update|result|relaunch-root|revive-all` against a real daemon, in-process. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createLocalClient } from '@svc/client/node';
-import { type DaemonHandle, startDaemon } from '@svc/daemon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inProcessSvc } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { useIdleDaemon } from './idle-daemon.ts';
 
-/** One broker slot, held by an idle stand-in on the first node: no node changes behind a test. */
-const IDLE_BROKER = fileURLToPath(
-  new URL('../../daemon/test/fixtures/idle-broker.ts', import.meta.url),
-);
+const idle = useIdleDaemon('svc-cli-steer-');
+const { svc, expectUsage } = idle;
 const MISSING = 'nd_01ARZ3NDEKTSV4RRFFQ69G5FAV';
-let home: string;
-let daemon: DaemonHandle;
-let script: string;
-/** A home no daemon runs on: a command that sent anything would exit 3 there, not 2. */
-const noDaemon = mkdtempSync(join(tmpdir(), 'svc-cli-steer-none-'));
 
-beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'svc-cli-steer-'));
-  daemon = await startDaemon({
-    home,
-    logLevel: 'warn',
-    brokers: { concurrency: 1, entry: IDLE_BROKER },
-  });
-  script = join(home, 'script.json');
-  writeFileSync(script, JSON.stringify([{ text: 'all done' }]));
-  await createLocalClient({ home }).nodes.create({
-    task: 'holds the only broker slot',
-    model: { provider: 'scripted', model: 'replay', script: [{ text: 'x' }] },
-  });
-});
-afterAll(async () => {
-  await daemon.close();
-  rmSync(home, { recursive: true, force: true });
-  rmSync(noDaemon, { recursive: true, force: true });
-});
-
-const svc = inProcessSvc(() => home);
-const offline = inProcessSvc(() => noDaemon);
-
-async function createNode(...extra: string[]): Promise<{ id: string }> {
-  const res = await svc(
-    'node',
-    'create',
-    'a',
-    'task',
-    '--model',
-    'scripted/replay',
-    '--script',
-    script,
-    ...extra,
-    '--json',
-  );
-  expect(res.code, res.stderr).toBe(0);
-  return JSON.parse(res.stdout);
-}
-
-/** Exit 2 with one `svc:` line matching `message`, and nothing sent (no daemon to send to). */
-async function expectUsage(args: string[], message: RegExp): Promise<void> {
-  const res = await offline(...args);
-  expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2);
-  expect(res.stdout).toBe('');
-  const lines = res.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^svc: /);
-  expect(lines[0]).toMatch(message);
-}
+const createNode = (...extra: string[]) => idle.createNode(['a', 'task'], ...extra);
 
 describe('svc node update', () => {
   it('changes title, budgets and labels; prints the node', async () => {
@@ -100,7 +41,7 @@ describe('svc node update', () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^title\s+renamed$/m);
     expect(human.stdout).toMatch(/^budgets\s+turns 9, tokens 5000, usd none$/m);
-    const after = await createLocalClient({ home }).nodes.retrieve(node.id);
+    const after = await createLocalClient({ home: idle.home() }).nodes.retrieve(node.id);
     expect(after.metadata).toEqual({});
   });
 
@@ -157,7 +98,7 @@ describe('svc node result', () => {
     });
     const other = await createNode();
     await svc('node', 'interrupt', other.id);
-    const file = join(home, 'result.json');
+    const file = join(idle.home(), 'result.json');
     writeFileSync(file, '[1, 2, 3]');
     const human = await svc('node', 'result', other.id, '--data', `@${file}`);
     expect(human.code, human.stderr).toBe(0);
@@ -224,7 +165,9 @@ describe('svc node revive-all', () => {
     const answer = JSON.parse(json.stdout);
     expect(answer.count).toBe(2);
     expect([...answer.node_ids].sort()).toEqual([root.id, child.id].sort());
-    expect((await createLocalClient({ home }).nodes.retrieve(child.id)).state).toBe('queued');
+    expect((await createLocalClient({ home: idle.home() }).nodes.retrieve(child.id)).state).toBe(
+      'queued',
+    );
 
     const other = await createNode();
     await svc('node', 'cancel', other.id);

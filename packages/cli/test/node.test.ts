@@ -2,62 +2,22 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createLocalClient } from '@svc/client/node';
-import { type DaemonHandle, startDaemon } from '@svc/daemon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon } from '@svc/daemon';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useIdleDaemon } from './idle-daemon.ts';
 import { inProcessSvc } from './support.ts';
 
-/** One broker slot, held by an idle stand-in on the first node: no node changes behind a test. */
-const IDLE_BROKER = fileURLToPath(
-  new URL('../../daemon/test/fixtures/idle-broker.ts', import.meta.url),
-);
-let home: string;
-let daemon: DaemonHandle;
-let script: string;
-let badScript: string;
-
-beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'svc-cli-n-'));
-  daemon = await startDaemon({
-    home,
-    logLevel: 'warn',
-    brokers: { concurrency: 1, entry: IDLE_BROKER },
-  });
-  script = join(home, 'script.json');
-  writeFileSync(script, JSON.stringify([{ text: 'all done' }]));
-  badScript = join(home, 'bad-script.json');
-  writeFileSync(badScript, JSON.stringify([1]));
-  await createLocalClient({ home }).nodes.create({
-    task: 'holds the only broker slot',
-    model: { provider: 'scripted', model: 'replay', script: [{ text: 'x' }] },
-  });
-});
-afterAll(async () => {
-  await daemon.close();
-  rmSync(home, { recursive: true, force: true });
-});
-
-const svc = inProcessSvc(() => home);
-
+const idle = useIdleDaemon('svc-cli-n-');
+const { svc } = idle;
 const MODEL = ['--model', 'scripted/replay'];
+let badScript: string;
+beforeAll(() => {
+  badScript = join(idle.home(), 'bad-script.json');
+  writeFileSync(badScript, JSON.stringify([1]));
+});
 
-async function createNode(...extra: string[]): Promise<{ id: string; state: string }> {
-  const res = await svc(
-    'node',
-    'create',
-    'write',
-    'a',
-    'haiku',
-    ...MODEL,
-    '--script',
-    script,
-    ...extra,
-    '--json',
-  );
-  expect(res.code, res.stderr).toBe(0);
-  return JSON.parse(res.stdout);
-}
+const createNode = (...extra: string[]) => idle.createNode(['write', 'a', 'haiku'], ...extra);
 
 describe('svc node', () => {
   it('create, ls, show and message', async () => {
@@ -122,7 +82,7 @@ describe('svc node', () => {
     expect(early.stdout).toContain(`${node.id} is still queued after 1s`);
     expect(early.stderr).toMatch(/new → queued \(create\)/);
 
-    const client = createLocalClient({ home });
+    const client = createLocalClient({ home: idle.home() });
     setTimeout(() => void client.nodes.cancel(node.id), 300);
     const cancelled = await svc('node', 'wait', node.id, '--timeout', '30s', '--json');
     expect(cancelled.code).toBe(1);
@@ -161,11 +121,11 @@ describe('svc node', () => {
     expect((await svc('node', 'cancel', a.id)).code).toBe(0);
     const closed = await svc('node', 'worktree', 'close', a.id);
     expect(closed.code).toBe(0);
-    expect(closed.stdout).toBe(`removed ${join(home, 'worktrees', a.id)}\n`);
+    expect(closed.stdout).toBe(`removed ${join(idle.home(), 'worktrees', a.id)}\n`);
     const abandoned = await svc('node', 'worktree', 'abandon', a.id, '--json');
     expect(JSON.parse(abandoned.stdout)).toEqual({
       node_id: a.id,
-      path: join(home, 'worktrees', a.id),
+      path: join(idle.home(), 'worktrees', a.id),
       exists: false,
     });
   });
@@ -185,7 +145,7 @@ describe('svc node', () => {
   it('bad arguments are one usage line, exit 2', async () => {
     for (const [args, message] of [
       [['node', 'show', 'nope'], /node id must be nd_/],
-      [['node', 'create', 'x', '--script', script], /--script needs --model scripted/],
+      [['node', 'create', 'x', '--script', idle.script()], /--script needs --model scripted/],
       [['node', 'create', 'x', '--max-turns', '0'], /--max-turns must be a positive whole number/],
       [['node', 'create', 'x', '--label', 'novalue'], /--label must be key=value/],
       [['node', 'create', 'x', '--scopes', 'act'], /--scopes: .*svc:act/],
@@ -220,7 +180,7 @@ describe('svc run', () => {
       'PR',
       ...MODEL,
       '--script',
-      script,
+      idle.script(),
       '--json',
     );
     expect(start.code, start.stderr).toBe(0);

@@ -111,21 +111,30 @@ describe('a broker killed mid-turn', () => {
   });
 });
 
+/**
+ * A daemon spawned on a home of its own, to be killed: whatever `pids` holds at the end of the
+ * file (its successors, stray sleeps) is killed, and the home removed.
+ */
+async function daemonToKill() {
+  const home = tempHome();
+  const pids: number[] = [];
+  cleanups.push(() => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+  const first = await spawnDaemon({ home });
+  pids.push(first.pid);
+  const owner = readFileSync(join(home, 'owner.token'), 'utf8').trim();
+  return { home, pids, first, owner };
+}
+
 describe('a daemon killed mid-run', () => {
   it('relaunches the node at its next start; every turn is recorded once', async () => {
-    const home = tempHome();
-    const pids: number[] = [];
-    cleanups.push(() => {
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {}
-      }
-      rmSync(home, { recursive: true, force: true });
-    });
-    const first = await spawnDaemon({ home });
-    pids.push(first.pid);
-    const owner = readFileSync(join(home, 'owner.token'), 'utf8').trim();
+    const { home, pids, first, owner } = await daemonToKill();
     let call = socketFetch(first.socketPath, owner);
     const node = await createNode(call, {
       task: 'outlive the daemon',
@@ -161,19 +170,7 @@ describe('a daemon killed mid-run', () => {
   });
 
   it("kills at its next start what a lost broker's commands left running", async () => {
-    const home = tempHome();
-    const pids: number[] = [];
-    cleanups.push(() => {
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {}
-      }
-      rmSync(home, { recursive: true, force: true });
-    });
-    const first = await spawnDaemon({ home });
-    pids.push(first.pid);
-    const owner = readFileSync(join(home, 'owner.token'), 'utf8').trim();
+    const { home, pids, first, owner } = await daemonToKill();
     const node = await createNode(socketFetch(first.socketPath, owner), {
       task: 'sleep through a restart',
       model: scripted('sleeper', [bash('setsid sleep 600 & echo $! > bg.pid; exec sleep 600')]),

@@ -5,12 +5,9 @@ import { EXIT } from '../errors.ts';
 import { cell } from '../output/format.ts';
 import { renderOutcome } from '../output/node-view.ts';
 import { renderTable } from '../output/table.ts';
-import { printEvents } from './shared/event-table.ts';
-import { parseAfter, parseKinds, parseLimit } from './shared/list-options.ts';
+import { DEFAULT_PAGE_LIMIT, type EventsOptions, listEvents } from './shared/event-table.ts';
+import { parseAfter, parseLimit } from './shared/list-options.ts';
 import { nodeId } from './shared/node-ref.ts';
-
-/** A page of events or reports holds this many unless `--limit` says otherwise. */
-const DEFAULT_LIMIT = 50;
 
 export function registerNodeInspect(node: Command, runtime: Runtime): void {
   node
@@ -23,7 +20,7 @@ export function registerNodeInspect(node: Command, runtime: Runtime): void {
     .description("a page of a node's events, oldest first (watch follows them live)")
     .argument('<id>', 'node id')
     .option('--after <seq>', 'start after this event seq', '0')
-    .option('--limit <n>', 'at most this many', String(DEFAULT_LIMIT))
+    .option('--limit <n>', 'at most this many', String(DEFAULT_PAGE_LIMIT))
     .option('--kinds <list>', 'only these kinds, comma-separated, e.g. node.state,node.turn')
     .option('--subtree', "include its descendants' events")
     .action(action(runtime, events));
@@ -32,7 +29,7 @@ export function registerNodeInspect(node: Command, runtime: Runtime): void {
     .description("a node's progress reports, oldest first")
     .argument('<id>', 'node id')
     .option('--after <seq>', 'start after this report seq')
-    .option('--limit <n>', 'at most this many', String(DEFAULT_LIMIT))
+    .option('--limit <n>', 'at most this many', String(DEFAULT_PAGE_LIMIT))
     .action(action(runtime, reports));
 }
 
@@ -44,30 +41,10 @@ async function outcome(ctx: Context, id: string) {
   return EXIT.ok;
 }
 
-async function events(
-  ctx: Context,
-  id: string,
-  opts: { after: string; limit: string; kinds?: string; subtree?: boolean },
-) {
+async function events(ctx: Context, id: string, opts: EventsOptions) {
   const checked = nodeId(id);
-  const after = parseAfter(opts.after);
-  const limit = parseLimit(opts.limit);
-  const kinds = parseKinds(opts.kinds);
-  const client = await ctx.client();
-  const page = await client.nodes.events(checked, {
-    after,
-    limit,
-    ...(kinds !== undefined && { kinds }),
-    ...(opts.subtree === true && { subtree: true }),
-  });
-  // The next page's command keeps every filter of this one.
-  const again = [
-    ...(limit === DEFAULT_LIMIT ? [] : [`--limit ${limit}`]),
-    ...(kinds === undefined ? [] : [`--kinds ${kinds}`]),
-    ...(opts.subtree === true ? ['--subtree'] : []),
-  ];
-  return printEvents(ctx, page, (cursor) =>
-    ['svc node events', checked, ...again, '--after', cursor].join(' '),
+  return listEvents(ctx, `svc node events ${checked}`, opts, (client, query) =>
+    client.nodes.events(checked, query),
   );
 }
 
@@ -95,7 +72,7 @@ async function reports(ctx: Context, id: string, opts: { after?: string; limit: 
         ),
   );
   if (!ctx.out.json && page.has_more && page.next_cursor !== null) {
-    const again = limit === DEFAULT_LIMIT ? '' : ` --limit ${limit}`;
+    const again = limit === DEFAULT_PAGE_LIMIT ? '' : ` --limit ${limit}`;
     ctx.out.note(`more reports: svc node reports ${checked}${again} --after ${page.next_cursor}`);
   }
   return EXIT.ok;

@@ -9,14 +9,12 @@ import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { parseName } from '../parse/name.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
-import { printEvents } from './shared/event-table.ts';
-import { parseAfter, parseKinds, parseLimit, parseStates } from './shared/list-options.ts';
+import { DEFAULT_PAGE_LIMIT, type EventsOptions, listEvents } from './shared/event-table.ts';
+import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
 import { waitWithProgress } from './shared/wait-progress.ts';
 
 const DEFAULT_WAIT_S = 600;
-/** `svc run events` prints this many events unless `--limit` says otherwise. */
-const DEFAULT_LIMIT = 50;
 
 export function registerRun(program: Command, runtime: Runtime): void {
   const run = program.command('run').description("runs: an app's handle on a root node it started");
@@ -54,7 +52,7 @@ export function registerRun(program: Command, runtime: Runtime): void {
     .description("a page of the events of the run's tree, oldest first (watch follows them live)")
     .argument('<id>', 'run id')
     .option('--after <seq>', 'start after this event seq', '0')
-    .option('--limit <n>', 'at most this many', String(DEFAULT_LIMIT))
+    .option('--limit <n>', 'at most this many', String(DEFAULT_PAGE_LIMIT))
     .option('--kinds <list>', 'only these kinds, comma-separated, e.g. run.state,node.turn')
     .action(action(runtime, events));
   run
@@ -174,28 +172,10 @@ async function watch(ctx: Context, id: string, opts: { after: string }) {
   return EXIT.ok;
 }
 
-async function events(
-  ctx: Context,
-  id: string,
-  opts: { after: string; limit: string; kinds?: string },
-) {
+async function events(ctx: Context, id: string, opts: EventsOptions) {
   const checked = runId(id);
-  const after = parseAfter(opts.after);
-  const limit = parseLimit(opts.limit);
-  const kinds = parseKinds(opts.kinds);
-  const client = await ctx.client();
-  const page = await client.runs.events(checked, {
-    after,
-    limit,
-    ...(kinds !== undefined && { kinds }),
-  });
-  // The next page's command keeps every filter of this one.
-  const again = [
-    ...(limit === DEFAULT_LIMIT ? [] : [`--limit ${limit}`]),
-    ...(kinds === undefined ? [] : [`--kinds ${kinds}`]),
-  ];
-  return printEvents(ctx, page, (cursor) =>
-    ['svc run events', checked, ...again, '--after', cursor].join(' '),
+  return listEvents(ctx, `svc run events ${checked}`, opts, (client, { subtree: _, ...query }) =>
+    client.runs.events(checked, query),
   );
 }
 

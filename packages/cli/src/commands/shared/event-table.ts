@@ -1,9 +1,55 @@
 /** `svc node events` and `svc run events`: one page of events as a table. */
-import type { NodeEventList } from '@svc/client';
+import type { NodeEventList, Svc } from '@svc/client';
 import type { Context } from '../../context.ts';
 import { EXIT } from '../../errors.ts';
 import { eventText } from '../../output/node-view.ts';
 import { renderTable } from '../../output/table.ts';
+import { parseAfter, parseKinds, parseLimit } from './list-options.ts';
+
+/** A page of events (or of reports) holds this many unless `--limit` says otherwise. */
+export const DEFAULT_PAGE_LIMIT = 50;
+
+export interface EventsOptions {
+  after: string;
+  limit: string;
+  kinds?: string;
+  subtree?: boolean;
+}
+
+export interface EventsQuery {
+  after: number;
+  limit: number;
+  kinds?: string;
+  subtree?: true;
+}
+
+/**
+ * The page `list` fetches for the checked flags, printed by `printEvents`; the next page's
+ * command is `command` with every filter of this one.
+ */
+export async function listEvents(
+  ctx: Context,
+  command: string,
+  opts: EventsOptions,
+  list: (client: Svc, query: EventsQuery) => Promise<NodeEventList>,
+): Promise<number> {
+  const after = parseAfter(opts.after);
+  const limit = parseLimit(opts.limit);
+  const kinds = parseKinds(opts.kinds);
+  const client = await ctx.client();
+  const page = await list(client, {
+    after,
+    limit,
+    ...(kinds !== undefined && { kinds }),
+    ...(opts.subtree === true && { subtree: true }),
+  });
+  const again = [
+    ...(limit === DEFAULT_PAGE_LIMIT ? [] : [`--limit ${limit}`]),
+    ...(kinds === undefined ? [] : [`--kinds ${kinds}`]),
+    ...(opts.subtree === true ? ['--subtree'] : []),
+  ];
+  return printEvents(ctx, page, (cursor) => [command, ...again, '--after', cursor].join(' '));
+}
 
 /**
  * Prints the page as SEQ, TIME, KIND, SUBJECT, DETAIL (the raw page under `--json`); when the
