@@ -99,11 +99,25 @@ describe('POST routing by the longest matching suffix', () => {
 });
 
 describe('methods', () => {
-  it('serves the archive for GET on a command path', async () => {
-    const response = await handler(get('/plugins/acme/tickets/create'));
-    expect(response.status).toBe(200);
-    expect(response.headers.get('Content-Type')).toBe('application/x-tar');
-    expect(await pathsOf(response)).toContain('/plugins/acme/tickets/create');
+  it('answers GET and HEAD on a command path with 405 and Allow: POST', async () => {
+    for (const path of ['/plugins/acme/tickets/create', '/acme/tickets/create']) {
+      for (const method of ['GET', 'HEAD']) {
+        const response = await handler(new Request(`${ORIGIN}${path}`, { method }));
+        expect(`${method} ${path} ${response.status}`).toBe(`${method} ${path} 405`);
+        expect(response.headers.get('Allow')).toBe('POST');
+        expect(response.headers.get('Svc-Request-Id')).toBeTruthy();
+        if (method === 'GET') {
+          const error = await errorOf(response);
+          expect(error.code).toBe('method_not_allowed');
+          expect(error.received).toBe('GET');
+        } else {
+          expect(await response.text()).toBe('');
+        }
+      }
+    }
+    // one path deeper or shallower is no command: the archive, as on any other GET path
+    expect((await handler(get('/plugins/acme/tickets'))).status).toBe(200);
+    expect((await handler(get('/plugins/acme/tickets/create/x'))).status).toBe(200);
   });
 
   it('answers a POST on the archive with 405 and Allow: GET, HEAD', async () => {
@@ -140,13 +154,13 @@ describe('methods', () => {
     }
   });
 
-  it('answers other methods on a command path with 405 and Allow: GET, HEAD, POST', async () => {
+  it('answers other methods on a command path with 405 and Allow: POST', async () => {
     for (const method of ['PUT', 'DELETE', 'PATCH']) {
       const response = await handler(
         new Request(`${ORIGIN}/plugins/acme/tickets/create`, { method }),
       );
       expect(response.status).toBe(405);
-      expect(response.headers.get('Allow')).toBe('GET, HEAD, POST');
+      expect(response.headers.get('Allow')).toBe('POST');
       const error = await errorOf(response);
       expect(error.code).toBe('method_not_allowed');
       expect(error.received).toBe(method);
@@ -164,7 +178,7 @@ describe('methods', () => {
       new Request(`${ORIGIN}/plugins/acme/tickets/create`, { method: 'OPTIONS' }),
     );
     expect(command.status).toBe(204);
-    expect(command.headers.get('Allow')).toBe('GET, HEAD, POST');
+    expect(command.headers.get('Allow')).toBe('POST');
     expect(command.headers.get('Svc-Request-Id')).toBeTruthy();
     const archive = await handler(new Request(`${ORIGIN}/plugins`, { method: 'OPTIONS' }));
     expect(archive.status).toBe(204);
@@ -184,7 +198,7 @@ describe('methods', () => {
     for (let round = 0; round < 2; round++) {
       for (const [path, method, status] of [
         ['/p/acme/tickets/create', 'OPTIONS', 204],
-        ['/p/acme/tickets/create', 'GET', 200],
+        ['/p/acme/tickets/create', 'GET', 405],
         ['/p/acme/tickets/create', 'POST', 200],
         ['/p/acme/tickets/create', 'PUT', 405],
         ['/p/acme', 'POST', 405],
@@ -195,7 +209,8 @@ describe('methods', () => {
         // the last URL is remembered whole: its query, and a path one letter short, differ
         ['/p/acme/tickets/create?x=1', 'POST', 200],
         ['/p/acme/tickets/creat', 'POST', 404],
-        ['/p/acme/tickets/create?x=1', 'GET', 200],
+        ['/p/acme/tickets/create?x=1', 'GET', 405],
+        ['/p/acme/tickets/creat', 'GET', 200],
       ] as const) {
         expect(`${method} ${path} ${await at(path, method)}`).toBe(`${method} ${path} ${status}`);
       }

@@ -112,8 +112,13 @@ describe('versioned archives', () => {
     }
   });
 
-  it('serves the archive of the routed major for a GET on a command path', async () => {
-    const manifest = await manifestOf(await handler(get('/plugins/v1/acme/legacy/export')));
+  it('answers a GET on a command path of any major with 405 and Allow: POST', async () => {
+    for (const path of ['/plugins/v1/acme/legacy/export', '/plugins/acme/tickets/create']) {
+      const response = await handler(get(path));
+      expect(`${path} ${response.status}`).toBe(`${path} 405`);
+      expect(response.headers.get('Allow')).toBe('POST');
+    }
+    const manifest = await manifestOf(await handler(get('/plugins/v1/acme/legacy')));
     expect(manifest.major).toBe(1);
     expect(manifest.commands[0]?.rest.path).toBe('/plugins/v1/acme/tickets/create');
   });

@@ -50,7 +50,9 @@ const NO_COMMAND: Miss = { entry: null, missingMajor: null };
  */
 type PathRoutes = { match: Match; read?: Route; post?: Route; options?: Route };
 
-const ALLOW_COMMAND = 'GET, HEAD, POST';
+// A command answers POST only: the issue's "GET on a command → 405 with Allow" is read over the
+// spec's archive on "<mount>/<plugin_name>/..." (every other GET path still serves it).
+const ALLOW_COMMAND = 'POST';
 const ALLOW_ARCHIVE = 'GET, HEAD';
 
 export const VERSION_SEGMENT = /^v([1-9][0-9]*)$/;
@@ -167,11 +169,8 @@ export function createRouter(
     );
   }
 
-  /** GET/HEAD: the archive (or `/versions`) a path addresses, and its mount. */
-  function resolveRead(pathname: string, match: Match): Route {
-    if (match.entry !== null) {
-      return { kind: 'archive', def: match.entry.def, mount: match.mount, own: false };
-    }
+  /** GET/HEAD on a path naming no command: the archive (or `/versions`) it addresses, and its mount. */
+  function resolveRead(pathname: string, match: Miss): Route {
     if (match.missingMajor !== null) {
       return { kind: 'error', error: versionNotFound(match.missingMajor) };
     }
@@ -222,6 +221,7 @@ export function createRouter(
       switch (method) {
         case 'GET':
         case 'HEAD':
+          if (match.entry !== null) return methodNotAllowed(method, allow);
           known.read ??= resolveRead(pathnameOf(url), match);
           return known.read;
         case 'POST':
@@ -239,6 +239,7 @@ export function createRouter(
   };
 
   function isVersions(url: string, known: PathRoutes): boolean {
+    if (known.match.entry !== null) return false;
     known.read ??= resolveRead(pathnameOf(url), known.match);
     return known.read.kind === 'versions';
   }
