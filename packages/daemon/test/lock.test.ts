@@ -72,3 +72,62 @@ describe.runIf(linux)('lock of a killed daemon', () => {
     expect(readLock(home)).toBeNull();
   });
 });
+
+describe.runIf(linux)('lock of a pid taken by another process since', () => {
+  it('holds nothing: start takes it over, and the other process lives on', async () => {
+    const home = tempDir();
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const gone = exited(child);
+    const pid = child.pid!;
+    // The daemon that wrote it started at another tick than the process now holding its pid.
+    const stale = { pid, started_at: '2020-01-01T00:00:00Z', start_ticks: '1' };
+    writeFileSync(join(home, 'daemon.lock'), JSON.stringify(stale));
+    expect(readLock(home)).toBeNull();
+    const mine = acquireLock(home);
+    expect(mine.pid).toBe(process.pid);
+    expect(mine.start_ticks).toMatch(/^\d+$/);
+    expect(readLock(home)).toEqual(mine); // this process, at its own start tick, holds it
+    expect(state(pid)).toBe('S');
+    releaseLock(home);
+    child.kill('SIGKILL');
+    await gone;
+  });
+
+  it('of processes taking over one stale lock at once, exactly one wins', async () => {
+    const lockModule = new URL('../src/lifecycle/lock.ts', import.meta.url).href;
+    for (let trial = 0; trial < 5; trial++) {
+      const home = tempDir();
+      writeFileSync(
+        join(home, 'daemon.lock'),
+        JSON.stringify({ pid: 999_999_999, started_at: 'x' }),
+      );
+      // Each waits for the same instant, then tries; a winner holds on until the others are done.
+      const at = Date.now() + 1_500;
+      const script = `
+        const { acquireLock } = await import(${JSON.stringify(lockModule)});
+        while (Date.now() < ${at}) {}
+        try { acquireLock(${JSON.stringify(home)}); console.log('won'); await new Promise((r) => setTimeout(r, 1500)); }
+        catch { console.log('lost'); }`;
+      const outcomes = await Promise.all(
+        Array.from(
+          { length: 6 },
+          () =>
+            new Promise<string>((resolve) => {
+              const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+                stdio: ['ignore', 'pipe', 'inherit'],
+              });
+              let out = '';
+              child.stdout.on('data', (chunk: Buffer) => {
+                out += chunk;
+              });
+              child.once('exit', () => resolve(out.trim()));
+            }),
+        ),
+      );
+      expect(
+        outcomes.filter((o) => o === 'won'),
+        `trial ${trial}: ${outcomes}`,
+      ).toHaveLength(1);
+    }
+  }, 60_000);
+});

@@ -1,19 +1,25 @@
-import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homePaths } from '@svc/protocol/home';
 import { DaemonError } from '../errors.ts';
 
 export interface LockInfo {
   pid: number;
   started_at: string;
+  /**
+   * The holder's start time in clock ticks since boot (`/proc/<pid>/stat`, field 22), where
+   * there is `/proc`: a pid alone may name another process by now (reused after a `kill -9` or a
+   * reboot), and neither a start nor a `stop` may take that one for the daemon.
+   */
+  start_ticks?: string;
 }
 
 /**
- * The daemon holding `home`, or `null` when none does. A lock file whose pid is gone (the daemon
- * was killed) counts as no lock.
+ * The daemon holding `home`, or `null` when none does. A lock file whose process is gone (the
+ * daemon was killed), or whose pid another process has taken since, counts as no lock.
  */
 export function readLock(home: string): LockInfo | null {
   const info = readLockFile(homePaths(home).lock);
-  return info !== null && isAlive(info.pid) ? info : null;
+  return info !== null && holds(info) ? info : null;
 }
 
 /**
@@ -25,25 +31,53 @@ export function readLock(home: string): LockInfo | null {
  */
 export function acquireLock(home: string): LockInfo {
   const path = homePaths(home).lock;
-  const info: LockInfo = { pid: process.pid, started_at: new Date().toISOString() };
+  const ticks = startTicks(process.pid);
+  const info: LockInfo = {
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+    ...(ticks !== null && { start_ticks: ticks }),
+  };
   const draft = `${path}.${process.pid}`;
   writeFileSync(draft, `${JSON.stringify(info)}\n`, { flag: 'w', mode: 0o600 });
   try {
     for (let attempt = 0; attempt < 2; attempt++) {
       if (tryLink(draft, path)) return info;
       const holder = readLockFile(path);
-      if (holder !== null && isAlive(holder.pid)) {
+      if (holder !== null && holds(holder)) {
         throw new DaemonError(
           'daemon_running',
           `another svc daemon (pid ${holder.pid}) is running on ${home}`,
         );
       }
-      rmSync(path, { force: true });
+      if (holder !== null) removeStale(path, holder);
     }
   } finally {
     rmSync(draft, { force: true });
   }
   throw new DaemonError('daemon_running', `another svc daemon is starting on ${home}`);
+}
+
+/**
+ * Removes the stale lock `stale`, and only it. Another daemon starting at once may have replaced
+ * it already with its own, live one: a plain remove would take that one away, and both would run.
+ * So the file is moved aside first (rename is atomic) and looked at; one that is not the stale
+ * lock read before is linked back.
+ */
+function removeStale(path: string, stale: LockInfo): void {
+  const aside = `${path}.stale.${process.pid}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return; // gone already: the link is simply retried
+  }
+  const moved = readLockFile(aside);
+  const same =
+    moved !== null &&
+    moved.pid === stale.pid &&
+    moved.started_at === stale.started_at &&
+    moved.start_ticks === stale.start_ticks;
+  if (!same) tryLink(aside, path);
+  rmSync(aside, { force: true });
 }
 
 function tryLink(from: string, to: string): boolean {
@@ -72,12 +106,35 @@ function readLockFile(path: string): LockInfo | null {
   try {
     const value = JSON.parse(text) as Partial<LockInfo>;
     if (Number.isSafeInteger(value.pid) && (value.pid as number) > 0) {
-      return { pid: value.pid as number, started_at: String(value.started_at ?? '') };
+      return {
+        pid: value.pid as number,
+        started_at: String(value.started_at ?? ''),
+        ...(typeof value.start_ticks === 'string' && { start_ticks: value.start_ticks }),
+      };
     }
   } catch {
     // A torn or foreign file: treated as stale below.
   }
   return { pid: 0, started_at: '' };
+}
+
+/** Whether the lock's process still runs: its pid is alive and, where told, started when it did. */
+function holds(info: LockInfo): boolean {
+  if (!isAlive(info.pid)) return false;
+  if (info.start_ticks === undefined) return true;
+  const ticks = startTicks(info.pid);
+  return ticks === null || ticks === info.start_ticks;
+}
+
+/** Field 22 of `/proc/<pid>/stat` (proc(5)), or `null` without `/proc`. */
+function startTicks(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after `(comm)` start at the 3rd (state): the 22nd is the 20th of them.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function isAlive(pid: number): boolean {
