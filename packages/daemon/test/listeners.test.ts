@@ -1,5 +1,6 @@
-import { statSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon } from '../src/index.ts';
 import { rawRequest, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 let t: TestDaemon;
@@ -17,6 +18,24 @@ describe('home and socket', () => {
     expect(statSync(t.daemon.socketPath).mode & 0o777).toBe(0o600);
     expect(statSync(t.home).mode & 0o777).toBe(0o700);
     expect(statSync(`${t.home}/owner.token`).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps owner.token 0600 across restarts, a loosened or tampered one too', async () => {
+    const other = await startTestDaemon();
+    const file = `${other.home}/owner.token`;
+    await other.daemon.close();
+    chmodSync(file, 0o644); // loosened, still valid: the same token, tightened
+    let again = await startDaemon({ home: other.home, logLevel: 'warn' });
+    expect(readFileSync(file, 'utf8').trim()).toBe(other.ownerToken);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    await again.close();
+    writeFileSync(file, 'garbage\n');
+    chmodSync(file, 0o644); // tampered and loose: a fresh token, in a 0600 file
+    again = await startDaemon({ home: other.home, logLevel: 'warn' });
+    expect(readFileSync(file, 'utf8').trim()).not.toBe('garbage');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    await again.close();
+    rmSync(other.home, { recursive: true, force: true });
   });
 
   it('accepts Host localhost or none on the socket, nothing else', async () => {

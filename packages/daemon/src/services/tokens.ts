@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { newId, type Token } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
@@ -128,10 +128,18 @@ export function tokenService(store: Store, events: EventLog) {
       const owner = existing === null ? undefined : lookup(existing, Date.now());
       if (owner?.kind === 'owner') {
         const row = store.tokens.byId(owner.tokenId);
-        if (row !== undefined) return toDto(row);
+        if (row !== undefined) {
+          chmodSync(file, 0o600); // a file loosened since (`chmod 644`) is tightened again
+          return toDto(row);
+        }
       }
       const { secret, dto } = mint('owner', null, null, null);
-      writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+      // Written whole under a fresh name, then renamed over: a file that was there keeps its mode
+      // on a rewrite, and a loose one would hand the new secret to whoever may read it.
+      const draft = `${file}.${process.pid}`;
+      rmSync(draft, { force: true });
+      writeFileSync(draft, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+      renameSync(draft, file);
       return dto;
     },
 
