@@ -20,6 +20,7 @@ describe('usage errors exit 2 with one stderr line', () => {
     [['status', '--bogus'], /unknown option '--bogus'/],
     [['request', 'GET'], /missing required argument 'path'/],
     [['sys', 'connect', '--scopes', 'svc:llm'], /--scopes requires --app/],
+    [['sys', 'connect', '--expires-in', '1h'], /--expires-in requires --app/],
     [
       ['sys', 'connect', '--app', 'x', '--scopes', 'llm'],
       /'llm' is a retired short name; use 'svc:llm'/,

@@ -108,6 +108,11 @@ export function connectBody(opts: {
       '--scopes requires --app <id>: scopes narrow an app token; the owner token holds everything',
     );
   }
+  if (opts.expiresIn !== undefined && opts.app === undefined) {
+    throw new UsageError(
+      '--expires-in requires --app <id>: it sets when an app token ends; the owner token never does',
+    );
+  }
   const body: Record<string, unknown> = {};
   if (opts.app !== undefined) {
     body.app_id = parseName(opts.app, '--app');
