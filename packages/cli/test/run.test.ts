@@ -28,7 +28,7 @@ describe('usage errors exit 2 with one stderr line', () => {
     [['sys', 'connect', '--app', 'x', '--scopes', 'act'], /use 'svc:act'/],
     [['sys', 'connect', '--app', 'x', '--scopes', 'svc:act'], /'svc:act' requires 'svc:llm'/],
     [['sys', 'connect', '--app', 'Bad App'], /--app must be/],
-    [['sys', 'connect', '--expires-in', 'later'], /--expires-in must be a duration/],
+    [['sys', 'connect', '--app', 'x', '--expires-in', 'later'], /--expires-in must be a duration/],
     [['sys', 'tokens', 'revoke', 'tok_short'], /token id must be tok_/],
     [['daemon', 'start', '--tcp', '99999'], /--tcp must be \[HOST:\]PORT/],
     [['daemon', 'start', '--log-level', 'loud'], /--log-level must be one of trace, debug/],
