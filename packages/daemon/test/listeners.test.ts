@@ -1,4 +1,5 @@
 import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../src/index.ts';
 import { rawRequest, startTestDaemon, type TestDaemon } from './helpers.ts';
@@ -163,5 +164,44 @@ describe('POST /v1/connect', () => {
       app_id: 'test-app',
       scopes: ['svc:llm'],
     });
+  });
+});
+
+/** Writes `raw` to the daemon's socket and answers all it sends back before closing. */
+function rawExchange(socketPath: string, raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath, () => socket.write(raw));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+  });
+}
+
+describe('HTTP that node cannot parse', () => {
+  it('is refused with the envelope and a Svc-Request-Id, 400 or 431', async () => {
+    const cases = [
+      ['GET /healthz HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n', 400],
+      ['GET /a b HTTP/1.1\r\nHost: localhost\r\n\r\n', 400],
+      [
+        'POST /v1/connect HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}',
+        400,
+      ],
+      [`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    ] as const;
+    for (const [raw, status] of cases) {
+      const answer = await rawExchange(t.daemon.socketPath, raw);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toBe(
+        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+      );
+      const id = /\r\nSvc-Request-Id: (\S+)/.exec(head)?.[1];
+      expect(id).toBeTruthy();
+      expect(JSON.parse(body).error).toMatchObject({ code: 'invalid_request', request_id: id });
+    }
+    // and the daemon goes on answering
+    expect((await t.call('/healthz')).status).toBe(200);
   });
 });

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { errorEnvelope } from '@svc/protocol';
 import type { App } from '../http/app.ts';
 import type { Listener } from '../http/listener.ts';
 
@@ -23,6 +26,7 @@ export function listenerServer(app: App, listener: Listener): ListenerServer {
     res.on('close', answered);
     app.serve(req, res, listener);
   });
+  server.on('clientError', refuseMalformed);
   return {
     server,
     async close(graceMs) {
@@ -41,4 +45,40 @@ export function listenerServer(app: App, listener: Listener): ListenerServer {
       await closed;
     },
   };
+}
+
+/**
+ * A request node's parser refuses before any route sees it (a header too large, a line without a
+ * colon, two Content-Lengths): by default node answers a bare 400 or 431 and closes. Here it is
+ * the same status with the error envelope and a `Svc-Request-Id`, as every answer of the daemon.
+ */
+function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // A peer that reset or timed out is gone, and a socket with an answer under way is not ours to
+  // write to (node's own default handler makes the same checks).
+  if (
+    error.code === 'ECONNRESET' ||
+    !socket.writable ||
+    (socket as { _httpMessage?: unknown })._httpMessage
+  ) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const requestId = randomUUID();
+  const body = JSON.stringify(
+    errorEnvelope(
+      'invalid_request',
+      tooLarge ? 'the request headers are too large' : 'the request is not valid HTTP/1.1',
+      requestId,
+    ),
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      'Content-Type: application/json\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Svc-Request-Id: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
 }
