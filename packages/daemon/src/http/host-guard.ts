@@ -15,8 +15,11 @@ export function isAllowedHost(listener: Listener, host: string | undefined): boo
 
 /** `Host` values accepted on a TCP listener; also the origins CORS allows (with `http://`). */
 export function allowedHosts(listener: { host: string; port: number }): string[] {
-  const names = ['127.0.0.1', 'localhost', '[::1]', hostLiteral(listener.host)];
-  return [...new Set(names)].map((name) => `${name}:${listener.port}`);
+  const names = [...new Set(['127.0.0.1', 'localhost', '[::1]', hostLiteral(listener.host)])];
+  const hosts = names.map((name) => `${name}:${listener.port}`);
+  // On port 80 clients leave the port out of Host and browsers out of Origin (RFC 9110 §7.2,
+  // the default port of `http`), so the daemon's own `base_url` arrives without it.
+  return listener.port === 80 ? [...hosts, ...names] : hosts;
 }
 
 /** An IP literal as it appears in a URL authority: IPv6 in brackets (RFC 3986 §3.2.2). */
