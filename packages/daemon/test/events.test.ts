@@ -96,6 +96,17 @@ describe('GET /v1/events', () => {
     expect(await envelope(res)).toMatchObject({ code: 'invalid_request', field: 'Last-Event-ID' });
   });
 
+  it('refuses a bad ?after= naming it, and takes any seq up to 2^53-1', async () => {
+    for (const after of ['-1', 'abc', '1.5', '9007199254740992', '12345678901234567']) {
+      const res = await t.call(`/v1/events?follow=false&after=${after}`);
+      expect(`${after} ${res.status}`).toBe(`${after} 422`);
+      expect(await envelope(res)).toMatchObject({ code: 'validation_failed', field: 'after' });
+    }
+    const res = await t.call('/v1/events?follow=false&after=9007199254740991');
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+  });
+
   it('ends open streams cleanly on shutdown', async () => {
     const other = await startTestDaemon();
     const res = await other.call('/v1/events');

@@ -61,7 +61,7 @@ export const queryBool = z
 export function queryInt(min: number, max: number) {
   return z
     .string()
-    .regex(/^\d{1,15}$/)
+    .regex(/^\d{1,16}$/) // Number.MAX_SAFE_INTEGER has 16 digits; `max` refuses the rest
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
     .describe(`an integer from ${min} to ${max}`);
