@@ -205,3 +205,17 @@ describe('HTTP that node cannot parse', () => {
     expect((await t.call('/healthz')).status).toBe(200);
   });
 });
+
+describe('HEAD on an event stream', () => {
+  it('answers the head and ends, so a request pipelined behind it is answered too', async () => {
+    const auth = `Authorization: Bearer ${t.ownerToken}\r\n`;
+    const answer = await rawExchange(
+      t.daemon.socketPath,
+      `HEAD /v1/events HTTP/1.1\r\nHost: localhost\r\n${auth}\r\n` +
+        `GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+    );
+    const statuses = answer.match(/^HTTP\/1\.1 \d+/gm);
+    expect(statuses).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(answer).toMatch(/Content-Type: text\/event-stream/i);
+  });
+});

@@ -28,6 +28,13 @@ export function writeReply(
     return undefined;
   }
   res.writeHead(status, headers);
+  if (res.req.method === 'HEAD') {
+    // The head of a stream is all a HEAD gets: node drops the body, but the stream would hold
+    // the response open until the client left, and a request pipelined behind it unanswered.
+    body.cancel().catch(() => {});
+    res.end();
+    return undefined;
+  }
   // An event stream's first event may be minutes away; the client learns the status now.
   res.flushHeaders();
   return pipe(body, res);
