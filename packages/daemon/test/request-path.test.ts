@@ -62,6 +62,18 @@ describe('request path', () => {
     expect((await rawGet('/v1/nodes/%E0%A4%A')).status).toBeLessThan(500);
   });
 
+  it('decodes an escape once: %25 is a literal %, never the start of another escape', async () => {
+    const token = await t.appToken([]);
+    const id = token.token_id;
+    // `%25` then `6f` is `%6f` in the id, not `o`: no token has that id (a malformed one: 422).
+    const hex = id.charCodeAt(1).toString(16);
+    const twice = await rawGet(`/v1/tokens/${id[0]}%25${hex}${id.slice(2)}`, 'DELETE');
+    expect(twice.status).toBe(422);
+    // Once-encoded, the same id is the token's, which the first did not revoke.
+    expect((await rawGet(`/v1/tokens/${id[0]}%${hex}${id.slice(2)}`, 'DELETE')).status).toBe(200);
+    expect((await rawGet('/v1/st%2561tus')).status).toBe(404);
+  });
+
   it('takes the absolute form of a request target, and refuses a target that is no path', async () => {
     expect((await rawGet('http://localhost/v1/status')).status).toBe(200);
     const star = await rawGet('*', 'OPTIONS');

@@ -176,10 +176,30 @@ export function requestLogLevel(
 }
 
 /**
+ * Decodes a path's percent-escapes once, but for `%2F` and `%25`: an encoded `/` must not split a
+ * segment, and an encoded `%` must not start another escape when the route's parameters are
+ * decoded (which decodes those two). A run with a malformed escape stays as it came; no route has
+ * one, so it is answered 404.
+ */
+function decodeKeepingSlashes(path: string): string {
+  return path
+    .split(/(%2[fF]|%25)/)
+    .map((part, i) => {
+      if (i % 2 === 1 || !part.includes('%')) return part;
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    })
+    .join('');
+}
+
+/**
  * The path and the query (between `?` and any fragment, RFC 3986 §3.4) of a request target. The
  * usual origin-form path is taken as is; one with dot segments (also encoded) or backslashes is
- * normalised as `new URL` does it (RFC 3986 §5.2.4), and percent-escapes are decoded as
- * `decodeURI` decodes them (an encoded `/` stays encoded, so it never splits a segment).
+ * normalised as `new URL` does it (RFC 3986 §5.2.4), and percent-escapes are decoded once
+ * (`decodeKeepingSlashes`).
  */
 function requestTarget(raw: string): { path: string; query: string; bad?: ApiError } {
   let url = raw;
@@ -198,12 +218,6 @@ function requestTarget(raw: string): { path: string; query: string; bad?: ApiErr
   let path = mark === -1 ? url : url.slice(0, mark);
   const query = mark === -1 ? '' : url.slice(mark + 1);
   if (UNUSUAL_PATH.test(path)) path = URL.parse(path, 'http://localhost')?.pathname ?? '/';
-  if (path.includes('%')) {
-    try {
-      path = decodeURI(path);
-    } catch {
-      // A malformed escape stays as it came; no route has one, so it is answered 404.
-    }
-  }
+  if (path.includes('%')) path = decodeKeepingSlashes(path);
   return { path, query };
 }
