@@ -1,6 +1,7 @@
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homePaths } from '@svc/protocol/home';
 import { DaemonError } from '../errors.ts';
+import { procStat } from './proc-stat.ts';
 
 export interface LockInfo {
   pid: number;
@@ -31,11 +32,11 @@ export function readLock(home: string): LockInfo | null {
  */
 export function acquireLock(home: string): LockInfo {
   const path = homePaths(home).lock;
-  const ticks = startTicks(process.pid);
+  const ticks = procStat(process.pid)?.startTicks;
   const info: LockInfo = {
     pid: process.pid,
     started_at: new Date().toISOString(),
-    ...(ticks !== null && { start_ticks: ticks }),
+    ...(ticks !== undefined && { start_ticks: ticks }),
   };
   const draft = `${path}.${process.pid}`;
   writeFileSync(draft, `${JSON.stringify(info)}\n`, { flag: 'w', mode: 0o600 });
@@ -118,48 +119,21 @@ function readLockFile(path: string): LockInfo | null {
   return { pid: 0, started_at: '' };
 }
 
-/** Whether the lock's process still runs: its pid is alive and, where told, started when it did. */
-function holds(info: LockInfo): boolean {
-  if (!isAlive(info.pid)) return false;
-  if (info.start_ticks === undefined) return true;
-  const ticks = startTicks(info.pid);
-  return ticks === null || ticks === info.start_ticks;
-}
-
-/** Field 22 of `/proc/<pid>/stat` (proc(5)), or `null` without `/proc`. */
-function startTicks(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after `(comm)` start at the 3rd (state): the 22nd is the 20th of them.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: the pid exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  return !isZombie(pid);
-}
-
 /**
- * A process that has exited (`kill -9`) but not yet been reaped by its parent is a zombie: kill(2)
- * still finds its pid, yet it holds nothing, so its lock is stale. Linux tells by the state field
- * of `/proc/<pid>/stat` (proc(5)); elsewhere the pid is taken at its word.
+ * Whether the lock's process still runs: its pid answers kill(2) (EPERM: another user's) and is
+ * not a zombie (exited after a `kill -9`, not yet reaped: it holds nothing); and, when the lock
+ * says when it started, started then. Without `/proc` the pid is taken at its word.
  */
-function isZombie(pid: number): boolean {
-  let stat: string;
+function holds(info: LockInfo): boolean {
+  if (info.pid <= 0) return false;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
+    process.kill(info.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  // `pid (comm) state …`: comm may hold spaces and parentheses, so the state follows the last ')'.
-  return stat[stat.lastIndexOf(')') + 2] === 'Z';
+  const stat = procStat(info.pid);
+  if (stat === null) return true;
+  return (
+    stat.state !== 'Z' && (info.start_ticks === undefined || stat.startTicks === info.start_ticks)
+  );
 }

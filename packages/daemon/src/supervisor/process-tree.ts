@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { procStat } from '../lifecycle/proc-stat.ts';
 import { BROKER_TAG_ENV, brokerTag } from './broker-tag.ts';
 
 export interface ProcessInfo {
@@ -40,14 +41,8 @@ export function descendants(root: number): ProcessInfo[] {
  */
 export function marked(nodeId: string, pid: number): ProcessInfo[] {
   const entry = Buffer.from(`${BROKER_TAG_ENV}=${brokerTag(nodeId, pid)}\0`);
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  return names.flatMap((name) => {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) return [];
+  return (procPids() ?? []).flatMap((name) => {
+    if (Number(name) === process.pid) return [];
     try {
       const environ = readFileSync(`/proc/${name}/environ`);
       const at = environ.indexOf(entry);
@@ -87,29 +82,27 @@ export function isAlive(pid: number): boolean {
 }
 
 function processTable(): ProcessInfo[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return psTable();
-  }
-  return entries.flatMap((name) => {
-    if (!/^\d+$/.test(name)) return [];
+  const pids = procPids();
+  if (pids === null) return psTable();
+  return pids.flatMap((name) => {
     const info = statOf(name);
     return info === null ? [] : [info];
   });
 }
 
-/** One process's ids from `/proc/<pid>/stat`, or `null` when it is gone. */
-function statOf(pid: string): ProcessInfo | null {
+/** The pids `/proc` lists, or `null` where there is no `/proc`. */
+function procPids(): string[] | null {
   try {
-    // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so cut at the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid) };
+    return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
     return null;
   }
+}
+
+/** One process's ids from `/proc/<pid>/stat`, or `null` when it is gone. */
+function statOf(pid: string): ProcessInfo | null {
+  const stat = procStat(pid);
+  return stat === null ? null : { pid: Number(pid), ppid: stat.ppid, pgid: stat.pgid };
 }
 
 function psTable(): ProcessInfo[] {

@@ -1,0 +1,32 @@
+/**
+ * `/proc/<pid>/stat` (proc(5)), the one place the daemon reads a process's state, parent, group
+ * and start time from. Linux only: elsewhere, and for a process that is gone, `null`.
+ */
+import { readFileSync } from 'node:fs';
+
+export interface ProcStat {
+  /** `R`, `S`, `Z` (exited, not yet reaped), … */
+  state: string;
+  ppid: number;
+  pgid: number;
+  /** The start time in clock ticks since boot (field 22): with the pid, names one process. */
+  startTicks: string;
+}
+
+export function procStat(pid: number | string): ProcStat | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses, so the fields are cut
+  // after the last ')'; they start at the 3rd (state), so the 22nd is the 20th of them.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    state: fields[0] ?? '',
+    ppid: Number(fields[1]),
+    pgid: Number(fields[2]),
+    startTicks: fields[19] ?? '',
+  };
+}
