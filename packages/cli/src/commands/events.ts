@@ -1,8 +1,8 @@
 import type { SvcEvent } from '@svc/client';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
-import { EXIT, UsageError } from '../errors.ts';
-import { parseKinds } from './shared/list-options.ts';
+import { EXIT } from '../errors.ts';
+import { parseAfter, parseKinds } from './shared/list-options.ts';
 
 export function registerEvents(program: Command, runtime: Runtime): void {
   program
@@ -15,14 +15,12 @@ export function registerEvents(program: Command, runtime: Runtime): void {
 }
 
 async function events(ctx: Context, opts: { after: string; kinds?: string; follow?: boolean }) {
-  if (!/^\d{1,15}$/.test(opts.after)) {
-    throw new UsageError(`--after must be a sequence number (0 or more); received '${opts.after}'`);
-  }
+  const after = parseAfter(opts.after, 'a sequence number (0 or more)');
   const kinds = parseKinds(opts.kinds);
   const client = await ctx.client();
   // Without --follow the daemon ends the stream after the backlog.
   const stream = client.events.stream({
-    after: Number(opts.after),
+    after,
     follow: opts.follow === true,
     ...(kinds === undefined ? {} : { kinds: kinds.split(',') }),
   });

@@ -5,7 +5,12 @@ import { EXIT } from '../errors.ts';
 import { cell } from '../output/format.ts';
 import { renderOutcome } from '../output/node-view.ts';
 import { renderTable } from '../output/table.ts';
-import { DEFAULT_PAGE_LIMIT, type EventsOptions, listEvents } from './shared/event-table.ts';
+import {
+  DEFAULT_PAGE_LIMIT,
+  type EventsOptions,
+  listEvents,
+  withEventPageOptions,
+} from './shared/event-table.ts';
 import { parseAfter, parseLimit } from './shared/list-options.ts';
 import { nodeId } from './shared/node-ref.ts';
 
@@ -15,13 +20,13 @@ export function registerNodeInspect(node: Command, runtime: Runtime): void {
     .description("a final node's outcome: state, summary, error, result")
     .argument('<id>', 'node id')
     .action(action(runtime, outcome));
-  node
-    .command('events')
-    .description("a page of a node's events, oldest first (watch follows them live)")
-    .argument('<id>', 'node id')
-    .option('--after <seq>', 'start after this event seq', '0')
-    .option('--limit <n>', 'at most this many', String(DEFAULT_PAGE_LIMIT))
-    .option('--kinds <list>', 'only these kinds, comma-separated, e.g. node.state,node.turn')
+  withEventPageOptions(
+    node
+      .command('events')
+      .description("a page of a node's events, oldest first (watch follows them live)")
+      .argument('<id>', 'node id'),
+    'node.state,node.turn',
+  )
     .option('--subtree', "include its descendants' events")
     .action(action(runtime, events));
   node

@@ -9,7 +9,7 @@ import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { parseName } from '../parse/name.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
-import { DEFAULT_PAGE_LIMIT, type EventsOptions, listEvents } from './shared/event-table.ts';
+import { type EventsOptions, listEvents, withEventPageOptions } from './shared/event-table.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
 import { waitWithProgress } from './shared/wait-progress.ts';
@@ -47,14 +47,13 @@ export function registerRun(program: Command, runtime: Runtime): void {
     .argument('<id>', 'run id')
     .option('--after <seq>', 'start after this event seq', '0')
     .action(action(runtime, watch));
-  run
-    .command('events')
-    .description("a page of the events of the run's tree, oldest first (watch follows them live)")
-    .argument('<id>', 'run id')
-    .option('--after <seq>', 'start after this event seq', '0')
-    .option('--limit <n>', 'at most this many', String(DEFAULT_PAGE_LIMIT))
-    .option('--kinds <list>', 'only these kinds, comma-separated, e.g. run.state,node.turn')
-    .action(action(runtime, events));
+  withEventPageOptions(
+    run
+      .command('events')
+      .description("a page of the events of the run's tree, oldest first (watch follows them live)")
+      .argument('<id>', 'run id'),
+    'run.state,node.turn',
+  ).action(action(runtime, events));
   run
     .command('wait')
     .description('wait for the outcome, showing progress on stderr')

@@ -1,5 +1,6 @@
 /** `svc node events` and `svc run events`: one page of events as a table. */
 import type { NodeEventList, Svc } from '@svc/client';
+import type { Command } from 'commander';
 import type { Context } from '../../context.ts';
 import { EXIT } from '../../errors.ts';
 import { eventText } from '../../output/node-view.ts';
@@ -8,6 +9,14 @@ import { parseAfter, parseKinds, parseLimit } from './list-options.ts';
 
 /** A page of events (or of reports) holds this many unless `--limit` says otherwise. */
 export const DEFAULT_PAGE_LIMIT = 50;
+
+/** The flags of a page of events: `--after`, `--limit`, `--kinds` (`kindsExample` in its help). */
+export function withEventPageOptions(command: Command, kindsExample: string): Command {
+  return command
+    .option('--after <seq>', 'start after this event seq', '0')
+    .option('--limit <n>', 'at most this many', String(DEFAULT_PAGE_LIMIT))
+    .option('--kinds <list>', `only these kinds, comma-separated, e.g. ${kindsExample}`);
+}
 
 export interface EventsOptions {
   after: string;
