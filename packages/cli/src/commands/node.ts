@@ -15,7 +15,9 @@ import {
   withCreateOptions,
 } from '../parse/node-create.ts';
 import { registerNodeInspect } from './node-inspect.ts';
+import { registerNodeJobs } from './node-jobs.ts';
 import { registerNodeSteer } from './node-steer.ts';
+import { registerNodeParse } from './parse.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { nodeId, printNode } from './shared/node-ref.ts';
 import { printSubjects } from './shared/subject-table.ts';
@@ -124,6 +126,8 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .action(action(runtime, recycle));
   registerNodeSteer(node, runtime);
   registerNodeInspect(node, runtime);
+  registerNodeParse(node, runtime);
+  registerNodeJobs(node, runtime);
   const worktree = node
     .command('worktree')
     .description("a final node's working directory: remove it");

@@ -9,6 +9,7 @@ import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { parseName } from '../parse/name.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
+import { registerRunParse } from './parse.ts';
 import { type EventsOptions, listEvents, withEventPageOptions } from './shared/event-table.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
@@ -102,6 +103,7 @@ export function registerRun(program: Command, runtime: Runtime): void {
     .description("the turns and tool calls of the run's tree")
     .argument('<id>', 'run id')
     .action(action(runtime, trace));
+  registerRunParse(run, runtime);
 }
 
 function runId(value: string): string {
