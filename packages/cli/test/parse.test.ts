@@ -36,9 +36,26 @@ describe('parseListenAddress', () => {
     expect(parseListenAddress('0', '--tcp')).toEqual({ port: 0 });
     expect(parseListenAddress('127.0.0.1:9', '--tcp')).toEqual({ host: '127.0.0.1', port: 9 });
     expect(parseListenAddress('[::1]:7000', '--tcp')).toEqual({ host: '::1', port: 7000 });
+    expect(parseListenAddress('localhost:0', '--tcp')).toEqual({ host: 'localhost', port: 0 });
   });
 
-  it.each(['', 'abc', '70000', 'host:', ':80', '1.2.3.4:99999'])('refuses %j', (text) => {
+  it('names the host rule when the host is a name', () => {
+    expect(() => parseListenAddress('example.com:0', '--tcp')).toThrow(
+      "--tcp host must be an IP address or localhost (e.g. 127.0.0.1:8787); received 'example.com'",
+    );
+  });
+
+  it.each([
+    '',
+    'abc',
+    '70000',
+    'host:',
+    ':80',
+    '1.2.3.4:99999',
+    'example.com:0',
+    '[::g]:80',
+    '1.2.3:80',
+  ])('refuses %j', (text) => {
     expect(() => parseListenAddress(text, '--tcp')).toThrow(UsageError);
   });
 });

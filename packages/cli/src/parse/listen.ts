@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { UsageError } from '../errors.ts';
 
 export interface ListenAddress {
@@ -15,5 +16,13 @@ export function parseListenAddress(text: string, option: string): ListenAddress 
     );
   }
   const host = match[1]?.replace(/^\[(.*)\]$/, '$1');
-  return host === undefined ? { port } : { host, port };
+  if (host === undefined) return { port };
+  // The daemon binds an IP literal or localhost only: a name would need a DNS lookup, and its
+  // Host allow-list is built from the host. Refused here, as usage, before anything is sent.
+  if (host !== 'localhost' && isIP(host) === 0) {
+    throw new UsageError(
+      `${option} host must be an IP address or localhost (e.g. 127.0.0.1:8787); received '${host}'`,
+    );
+  }
+  return { host, port };
 }

@@ -43,8 +43,24 @@ export async function listenTcp(
   listener.port = typeof address === 'object' && address !== null ? address.port : port;
   return {
     ...srv,
-    info: { host, port: listener.port, base_url: `http://${hostLiteral(host)}:${listener.port}` },
+    info: { host, port: listener.port, base_url: baseUrlOf(host, listener.port) },
   };
+}
+
+/**
+ * The URL clients are given. A wildcard bind (`0.0.0.0`, `::`) names no host a client can
+ * connect to everywhere, so the loopback address of its family stands in: the Host allow-list
+ * takes it on any bind.
+ */
+export function baseUrlOf(host: string, port: number): string {
+  const reachable =
+    isIP(host) === 4 && host === '0.0.0.0' ? '127.0.0.1' : isAnyV6(host) ? '::1' : host;
+  return `http://${hostLiteral(reachable)}:${port}`;
+}
+
+/** `::` in any of its spellings (`::0`, `0:0:0:0:0:0:0:0`). */
+function isAnyV6(host: string): boolean {
+  return isIP(host) === 6 && new URL(`http://[${host}]`).hostname === '[::]';
 }
 
 /** `[HOST:]PORT` of `--tcp` (IPv6 as `[::1]:8080`). */
