@@ -69,6 +69,22 @@ describe('daemon processes', () => {
     expect(existsSync(`${home}/daemon.lock`)).toBe(false);
   });
 
+  it('of two spawnDaemon racing on one home, the loser is refused naming the winner, in one line', async () => {
+    const home = newHome();
+    const results = await Promise.allSettled([spawnDaemon({ home }), spawnDaemon({ home })]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r) => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    const winner = (won[0] as PromiseFulfilledResult<{ pid: number }>).value.pid;
+    pids.push(winner);
+    expect(lost).toHaveLength(1);
+    const error = (lost[0] as PromiseRejectedResult).reason as Error & { code?: string };
+    expect(error.code).toBe('daemon_running');
+    expect(error.message).toBe(`another svc daemon (pid ${winner}) is running on ${home}`);
+    await ownerCall(home)('/v1/shutdown', { method: 'POST' });
+    await waitFor('the daemon to exit', () => (readLock(home) === null ? true : undefined));
+  });
+
   it('spawnDaemon reports a daemon that fails to start, quoting the log tail', async () => {
     const home = newHome();
     writeFileSync(

@@ -33,12 +33,7 @@ export async function spawnDaemon(
 ): Promise<{ pid: number; socketPath: string }> {
   const paths = prepareHome(resolveHome(opts.home));
   const running = readLock(paths.home);
-  if (running !== null) {
-    throw new DaemonError(
-      'daemon_running',
-      `another svc daemon (pid ${running.pid}) is running on ${paths.home}`,
-    );
-  }
+  if (running !== null) throw alreadyRunning(running.pid, paths.home);
   const args = ['--disable-warning=ExperimentalWarning', DAEMON_MAIN, '--home', paths.home];
   if (opts.tcp !== undefined) args.push('--tcp', opts.tcp);
   if (opts.brokers !== undefined) args.push('--brokers', String(opts.brokers));
@@ -63,6 +58,12 @@ export async function spawnDaemon(
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     if (exited === null) process.kill(pid, 'SIGKILL');
+    // Another start won the lock between our check and our child's: that is the refusal above,
+    // not a failure to start, and the log's last lines are the winner's.
+    const winner = readLock(paths.home);
+    if (exited !== null && winner !== null && winner.pid !== pid) {
+      throw alreadyRunning(winner.pid, paths.home);
+    }
     const why = exited ?? `did not answer GET /healthz within ${opts.timeoutMs ?? 10_000} ms`;
     throw new DaemonError(
       'spawn_failed',
@@ -71,6 +72,10 @@ export async function spawnDaemon(
   } finally {
     closeSync(log);
   }
+}
+
+function alreadyRunning(pid: number, home: string): DaemonError {
+  return new DaemonError('daemon_running', `another svc daemon (pid ${pid}) is running on ${home}`);
 }
 
 function healthy(socketPath: string): Promise<boolean> {
