@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { registerBash } from './commands/bash.ts';
+import { registerCron } from './commands/cron.ts';
 import { registerDaemon } from './commands/daemon.ts';
 import { registerEvents } from './commands/events.ts';
+import { registerFiles } from './commands/files.ts';
 import { registerGrant } from './commands/grant.ts';
 import { registerModels } from './commands/models.ts';
 import { registerNode } from './commands/node.ts';
@@ -41,11 +43,13 @@ export function buildProgram(runtime: Runtime): Command {
   registerGrant(program, runtime);
   registerRequest(program, runtime);
   registerBash(program, runtime);
+  registerFiles(program, runtime);
   registerEvents(program, runtime);
   registerModels(program, runtime);
   registerProfile(program, runtime);
   registerNode(program, runtime);
   registerRun(program, runtime);
+  registerCron(program, runtime);
   registerPkg(program, runtime);
   return program;
 }

@@ -22,7 +22,9 @@ import type { HeadersLike } from './internal/headers.ts';
 import { checkMaxRetries, checkTimeout, show } from './internal/options.ts';
 import { Auth } from './resources/auth.ts';
 import { Bash } from './resources/bash.ts';
+import { Crons } from './resources/crons.ts';
 import { Events } from './resources/events.ts';
+import { Files } from './resources/files.ts';
 import { Grant } from './resources/grant.ts';
 import { Health } from './resources/health.ts';
 import { Models } from './resources/models.ts';
@@ -77,11 +79,13 @@ export class Svc {
   readonly grant: Grant;
   readonly health: Health;
   readonly bash: Bash;
+  readonly files: Files;
   readonly events: Events;
   readonly models: Models;
   readonly profiles: Profiles;
   readonly nodes: Nodes;
   readonly runs: Runs;
+  readonly crons: Crons;
 
   readonly #transport: Transport;
 
@@ -110,11 +114,13 @@ export class Svc {
     this.grant = new Grant(this.#transport);
     this.health = new Health(this.#transport);
     this.bash = new Bash(this.#transport);
+    this.files = new Files(this.#transport);
     this.events = new Events(this.#transport);
     this.models = new Models(this.#transport);
     this.profiles = new Profiles(this.#transport);
     this.nodes = new Nodes(this.#transport);
     this.runs = new Runs(this.#transport);
+    this.crons = new Crons(this.#transport);
   }
 
   /**

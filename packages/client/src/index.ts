@@ -26,7 +26,23 @@ export { Stream } from './core/stream.ts';
 export type { HeadersLike } from './internal/headers.ts';
 export type { AuthStatus, ModelAuthReadiness } from './resources/auth.ts';
 export type { BashResult, BashRunParams } from './resources/bash.ts';
+export type {
+  Cron,
+  CronCreateParams,
+  CronDeleteResult,
+  CronList,
+  CronListParams,
+  CronRunResult,
+} from './resources/crons.ts';
 export type { EventStreamParams, SvcEvent } from './resources/events.ts';
+export type {
+  FileList,
+  FileListParams,
+  FileReadParams,
+  FileSlice,
+  FileWriteParams,
+  FileWriteResult,
+} from './resources/files.ts';
 export type { GrantInfo } from './resources/grant.ts';
 export type { HealthStatus } from './resources/health.ts';
 export type {

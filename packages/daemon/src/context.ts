@@ -2,6 +2,7 @@
 import type { SseRegistry } from './http/sse.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
+import type { CronService } from './services/crons.ts';
 import type { DirectoryService } from './services/directory.ts';
 import type { EventLog } from './services/events.ts';
 import type { LlmService } from './services/llm.ts';
@@ -37,6 +38,7 @@ export interface DaemonContext {
   llm: LlmService;
   nodes: NodeService;
   runs: RunService;
+  crons: CronService;
   brokers: BrokerPlane;
   directory: DirectoryService;
   supervisor: Pick<Supervisor, 'stats'>;

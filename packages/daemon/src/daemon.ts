@@ -11,6 +11,8 @@ import type { ListenerServer } from './listeners/server.ts';
 import { listenTcp, type TcpListener } from './listeners/tcp.ts';
 import { listenUnix } from './listeners/unix.ts';
 import { brokerPlane } from './services/broker-plane.ts';
+import { cronScheduler } from './services/cron-scheduler.ts';
+import { cronService } from './services/crons.ts';
 import { directoryService } from './services/directory.ts';
 import { eventLog } from './services/events.ts';
 import { llmService } from './services/llm.ts';
@@ -87,6 +89,9 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     nodes.start();
     cleanups.unshift(() => nodes.close());
     const runs = runService(store, events, nodes);
+    const crons = cronService({ store, events, nodes });
+    const scheduler = cronScheduler(crons, logger);
+    cleanups.unshift(() => scheduler.close());
     const brokers = brokerPlane({
       store,
       events,
@@ -156,6 +161,8 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
           logger.error({ err: error }, 'could not record daemon.stopping');
         }
         sse.closeAll();
+        // No fire once stopping began: its node would queue for a supervisor going away.
+        scheduler.close();
         // Brokers are killed, not drained: their nodes stay running and the next start
         // relaunches them from what is recorded.
         await supervisor.close();
@@ -187,6 +194,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       llm: llmService(models, profiles),
       nodes,
       runs,
+      crons,
       brokers,
       directory: directoryService({
         store,
@@ -208,6 +216,8 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const app = createApp(ctx);
     unix = await listenUnix(app, paths.socket);
     supervisor.start();
+    // After the supervisor: the nodes of fires missed while the daemon was down queue for it.
+    scheduler.start();
     if (opts.tcp) await enableTcp(opts.tcp);
     events.record('daemon.started', null, { pid: process.pid, version: DAEMON_VERSION });
     logger.info(

@@ -119,6 +119,9 @@ describe('who may call the control plane', () => {
     expect(session.node).toMatchObject({ id: a.node_id, state: 'running' });
     expect(session.tools).toEqual([
       'bash',
+      'read_file',
+      'write_file',
+      'list_files',
       'spawn',
       'message',
       'wait',

@@ -38,6 +38,8 @@ const pathOf = (route: RouteDef) =>
 describe('bad input on every route answers an envelope, never a 5xx', () => {
   const withBody = routes.filter((r) => r.body !== undefined);
   const withQuery = routes.filter((r) => r.query !== undefined);
+  /** A valid value for each required query field (`files.read`'s and `files.list`'s path). */
+  const VALID_QUERY: Record<string, string> = { path: '/' };
   const withParams = routes.filter((r) => r.params !== undefined);
 
   it.each(withBody.map((r) => [r.id, r] as const))(
@@ -111,9 +113,19 @@ describe('bad input on every route answers an envelope, never a 5xx', () => {
   );
 
   it.each(withQuery.map((r) => [r.id, r] as const))('%s: bad query → 422', async (_id, route) => {
-    const keys = Object.keys(route.query!.shape);
+    const shape = route.query!.shape as Record<
+      string,
+      { safeParse(v: unknown): { success: boolean } }
+    >;
+    const keys = Object.keys(shape);
+    // The other required fields get a valid value, so the answer is about the field under test.
+    const required = keys.filter((k) => !shape[k]!.safeParse(undefined).success);
     for (const key of keys) {
-      const res = await t.call(`${pathOf(route)}?${key}=${'x'.repeat(5000)}`);
+      const rest = required
+        .filter((k) => k !== key)
+        .map((k) => `&${k}=${encodeURIComponent(VALID_QUERY[k] ?? '')}`)
+        .join('');
+      const res = await t.call(`${pathOf(route)}?${key}=${'x'.repeat(5000)}${rest}`);
       expect(res.status, key).toBe(422);
       expect(await envelope(res)).toMatchObject({ code: 'validation_failed', field: key });
     }

@@ -130,7 +130,7 @@ describe('availableTools', () => {
     ]);
   });
 
-  it('svc:act gates bash, spawn and message; a plugin group needs its own scope', () => {
+  it('svc:act gates bash, the file tools, spawn and message; a plugin group needs its own scope', () => {
     expect(availableTools(['svc:llm', 'github:issues'], null, plugins)).toEqual([
       'wait',
       'yield',
@@ -138,7 +138,22 @@ describe('availableTools', () => {
       'submit',
       'github:issues',
     ]);
-    expect(availableTools(['svc:llm', 'svc:act'], null, plugins)).toContain('bash');
+    expect(availableTools(['svc:llm', 'svc:act'], null, plugins)).toEqual([
+      'bash',
+      'read_file',
+      'write_file',
+      'list_files',
+      'spawn',
+      'message',
+      'wait',
+      'yield',
+      'report',
+      'submit',
+    ]);
+    // A files scope alone offers no file tool: they act through routes svc:act gates.
+    expect(availableTools(['svc:llm', 'svc:files:rw:user:/tmp'], null, plugins)).not.toContain(
+      'read_file',
+    );
   });
 
   it("the profile's allow-list cuts further, never widens", () => {

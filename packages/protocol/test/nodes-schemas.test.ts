@@ -212,7 +212,7 @@ describe('profiles, models and the model call', () => {
       ok(profileEnsureBodySchema, {
         model: { provider: 'openai', model: 'gpt-5' },
         system_prompt: 'Be brief.',
-        tools: ['bash', 'spawn', 'github:issues'],
+        tools: ['bash', 'read_file', 'spawn', 'github:issues'],
         scopes: ['svc:llm'],
         budgets: { max_turns: 20 },
       }),

@@ -4,6 +4,9 @@ import {
   buildOpenApiDocument,
   connectBodySchema,
   eventsQuerySchema,
+  filesListQuerySchema,
+  filesReadQuerySchema,
+  filesWriteBodySchema,
   findRoute,
   listQuerySchema,
   newId,
@@ -16,10 +19,21 @@ import {
 const CORE_ROUTES = [
   'bash.run',
   'connect.create',
+  'crons.create',
+  'crons.delete',
+  'crons.list',
+  'crons.pause',
+  'crons.poke',
+  'crons.resume',
+  'crons.retrieve',
+  'crons.run',
   'directory.jwks.get',
   'directory.keys.list',
   'directory.keys.rotate',
   'events.stream',
+  'files.list',
+  'files.read',
+  'files.write',
   'grant.get',
   'health.get',
   'healthz.get',
@@ -63,6 +77,10 @@ describe('route table', () => {
     }
     expect(routeById('events.stream').stream).toBe('sse');
     expect(routeById('bash.run').auth).toEqual({ kind: 'scope', scope: 'svc:act' });
+    for (const id of ['files.read', 'files.write', 'files.list'] as const) {
+      expect(routeById(id).auth).toEqual({ kind: 'scope', scope: 'svc:act' });
+    }
+    expect(findRoute('GET', '/v1/files/peek')).toMatchObject({ route: { id: 'files.read' } });
   });
 });
 
@@ -118,6 +136,32 @@ describe('schemas', () => {
       false,
     );
     expect(bashBodySchema.safeParse({ command: 'ls', cwd: '/', timeout_ms: 1.5 }).success).toBe(
+      false,
+    );
+  });
+
+  it('files: absolute paths only, bounded reads and lists, a strict write body', () => {
+    expect(filesReadQuerySchema.parse({ path: '/a', offset: '0', max_bytes: '1048576' })).toEqual({
+      path: '/a',
+      offset: 0,
+      max_bytes: 1_048_576,
+    });
+    for (const query of [
+      { path: 'a' },
+      { path: '/a\0b' },
+      { path: '/a', max_bytes: '1048577' },
+      { path: '/a', max_bytes: '0' },
+      { path: '/a', offset: '-1' },
+    ]) {
+      expect(filesReadQuerySchema.safeParse(query).success).toBe(false);
+    }
+    expect(filesListQuerySchema.safeParse({ path: '/', limit: '10000' }).success).toBe(true);
+    expect(filesListQuerySchema.safeParse({ path: '/', limit: '10001' }).success).toBe(false);
+    expect(filesWriteBodySchema.safeParse({ path: '/a', content: '' }).success).toBe(true);
+    expect(
+      filesWriteBodySchema.safeParse({ path: '/a', content: 'x', encoding: 'hex' }).success,
+    ).toBe(false);
+    expect(filesWriteBodySchema.safeParse({ path: '/a', content: 'x', mode: 1 }).success).toBe(
       false,
     );
   });

@@ -3,6 +3,8 @@ import { type Palette, palette, wantsColor } from './color.ts';
 /** Where the CLI writes; a seam so tests can run commands in-process. */
 export interface Io {
   stdout(text: string): void;
+  /** Bytes as they are (`svc files read` of a binary file); text-only seams may leave it out. */
+  stdoutBytes?(bytes: Uint8Array): void;
   stderr(text: string): void;
   stdoutIsTTY: boolean;
   /** Whether stderr is a terminal; progress written there is coloured only then. */
@@ -13,6 +15,7 @@ export interface Io {
 export function processIo(): Io {
   return {
     stdout: (text) => void process.stdout.write(text),
+    stdoutBytes: (bytes) => void process.stdout.write(bytes),
     stderr: (text) => void process.stderr.write(text),
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,

@@ -2,8 +2,10 @@ import type { DaemonContext } from '../context.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerConnect } from './connect.ts';
+import { registerCrons } from './crons.ts';
 import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';
+import { registerFiles } from './files.ts';
 import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
 import { registerLlm } from './llm.ts';
@@ -40,6 +42,7 @@ export function createApp(ctx: DaemonContext): App {
   registerTokens(app, ctx);
   registerShutdown(app, ctx);
   registerBash(app, ctx);
+  registerFiles(app);
   registerProfiles(app, ctx);
   registerPlugins(app, ctx);
   registerModelAuth(app, ctx);
@@ -47,6 +50,7 @@ export function createApp(ctx: DaemonContext): App {
   registerLlm(app, ctx);
   registerNodes(app, ctx);
   registerRuns(app, ctx);
+  registerCrons(app, ctx);
   registerBroker(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }

@@ -6,7 +6,10 @@ import { MAX_JSON_DEPTH, nestsTooDeep } from '../store/json.ts';
 import type { Call, RouteInput } from './call.ts';
 import { validationError } from './errors.ts';
 
-/** Largest request body accepted (docs/api-v1.md). */
+/**
+ * Largest request body accepted (docs/api-v1.md). Sized for `files.write`: its largest file
+ * (1 MiB) sent as base64 in JSON is about 1.34 MiB.
+ */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /**

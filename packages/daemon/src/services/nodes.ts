@@ -839,7 +839,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
 export type NodeService = ReturnType<typeof nodeService>;
 
 /** The task's first line, cut to 80 characters. */
-function titleOf(task: string): string {
+export function titleOf(task: string): string {
   const line = task.trim().split('\n', 1)[0] ?? '';
   return (
     (line.length > TITLE_FROM_TASK ? `${line.slice(0, TITLE_FROM_TASK - 1)}…` : line) || 'untitled'

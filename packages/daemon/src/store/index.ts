@@ -1,4 +1,5 @@
 import { brokerStore } from './brokers.ts';
+import { cronStore } from './crons.ts';
 import { openDb } from './db.ts';
 import { eventStore } from './events.ts';
 import { idempotencyStore } from './idempotency.ts';
@@ -35,6 +36,7 @@ export function openStore(path: string) {
     nodeEvents: nodeEventStore(db),
     brokers: brokerStore(db),
     plugins: pluginStore(db),
+    crons: cronStore(db),
   };
 }
 

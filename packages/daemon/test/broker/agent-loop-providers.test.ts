@@ -82,6 +82,9 @@ describe.each(CASES)('runAgentLoop over $provider', ({ provider, start, model, t
     expect(fake.requests).toHaveLength(2);
     expect(toolNames(fake.requests[0]!.body)).toEqual([
       'bash',
+      'read_file',
+      'write_file',
+      'list_files',
       'spawn',
       'message',
       'wait',

@@ -226,13 +226,21 @@ describe('runAgentLoop with the scripted model', () => {
 });
 
 describe('tools and scopes', () => {
-  it('toolsFor offers bash, spawn and message only under svc:act, and honours the session list', () => {
+  it('toolsFor offers bash, the file tools, spawn and message only under svc:act, and honours the session list', () => {
     const names = (scopes: string[] | null, allowed: string[] | null = null) =>
       toolsFor(scopes, allowed).map((t) => t.name);
     const always = ['wait', 'yield', 'report', 'submit'];
     expect(names(['svc:llm'])).toEqual(always);
-    expect(names(['svc:llm', 'svc:act'])).toEqual(['bash', 'spawn', 'message', ...always]);
-    expect(names(null)).toHaveLength(7);
+    expect(names(['svc:llm', 'svc:act'])).toEqual([
+      'bash',
+      'read_file',
+      'write_file',
+      'list_files',
+      'spawn',
+      'message',
+      ...always,
+    ]);
+    expect(names(null)).toHaveLength(10);
     expect(names(null, ['bash', 'submit', 'acme:tickets'])).toEqual(['bash', 'submit']);
   });
 

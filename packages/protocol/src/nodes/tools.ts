@@ -1,7 +1,8 @@
 /**
  * The tools a node's broker offers its model: the built-ins below, each gated by the scope of
- * the route it acts through (SPEC "Scope vocabulary": `svc:act` gates bash and creating or
- * messaging nodes), and every installed plugin group `<plugin>:<group>` its scopes cover.
+ * the route it acts through (SPEC "Scope vocabulary": `svc:act` gates bash, files and creating
+ * or messaging nodes), and every installed plugin group `<plugin>:<group>` its scopes cover.
+ * The file tools then need a files scope for each path, except inside the node's own worktree.
  */
 import { listCovers } from '../scopes/covers.ts';
 import type { Scope } from '../scopes/parse.ts';
@@ -14,6 +15,9 @@ export interface BuiltinTool {
 
 export const BUILTIN_TOOLS = Object.freeze({
   bash: { scope: 'svc:act', description: 'run one command in an absolute working directory' },
+  read_file: { scope: 'svc:act', description: 'read a slice of a file as text or base64' },
+  write_file: { scope: 'svc:act', description: 'write a whole file atomically (at most 1 MiB)' },
+  list_files: { scope: 'svc:act', description: "list a directory's entries" },
   spawn: { scope: 'svc:act', description: 'create a child node with a task' },
   message: { scope: 'svc:act', description: 'send mail to a node of the same tree' },
   wait: { scope: null, description: 'wait for children (all or any), a human response or a time' },
@@ -24,9 +28,12 @@ export const BUILTIN_TOOLS = Object.freeze({
 
 export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;
 
-/** A built-in name or `<plugin>:<group>` (each part a lowercase name, as in scopes). */
+/**
+ * A built-in name (`_` allowed: `read_file`) or `<plugin>:<group>` (each part a lowercase name,
+ * as in scopes).
+ */
 export const TOOL_NAME_PATTERN =
-  /^(?:[a-z][a-z0-9-]{0,62}|[a-z][a-z0-9-]{0,62}:[a-z][a-z0-9-]{0,62})$/;
+  /^(?:[a-z][a-z0-9_-]{0,62}|[a-z][a-z0-9-]{0,62}:[a-z][a-z0-9-]{0,62})$/;
 
 export function isBuiltinTool(name: string): name is BuiltinToolName {
   return Object.hasOwn(BUILTIN_TOOLS, name);

@@ -6,6 +6,14 @@
 import { bashBodySchema, bashResultSchema } from '../schemas/bash.ts';
 import { listOf, listQuerySchema } from '../schemas/common.ts';
 import { eventSchema, eventsQuerySchema } from '../schemas/events.ts';
+import {
+  filesListQuerySchema,
+  filesListResultSchema,
+  filesReadQuerySchema,
+  filesReadResultSchema,
+  filesWriteBodySchema,
+  filesWriteResultSchema,
+} from '../schemas/files.ts';
 import { modelReadinessResponseSchema } from '../schemas/models.ts';
 import { directoryKeysSchema, directoryRotateBodySchema, jwksSchema } from '../schemas/plugins.ts';
 import {
@@ -23,6 +31,7 @@ import {
   tokenSchema,
 } from '../schemas/tokens.ts';
 import { brokerRoutes } from './broker-table.ts';
+import { cronsRoutes } from './crons-table.ts';
 import { modelRoutes } from './models-table.ts';
 import { nodesRoutes } from './nodes-table.ts';
 import { pluginRoutes } from './plugins-table.ts';
@@ -159,11 +168,42 @@ export const routes = [
     body: bashBodySchema,
     response: bashResultSchema,
   },
+  // `svc:act` at the route; the path's realpath must then be covered by a files scope of the
+  // caller (the owner's `null` covers all), checked where the path is resolved.
+  {
+    id: 'files.read',
+    method: 'GET',
+    path: '/v1/files/peek',
+    auth: { kind: 'scope', scope: 'svc:act' },
+    summary:
+      'Read a slice of a file: UTF-8 text or base64, with the whole size and whether bytes remain',
+    query: filesReadQuerySchema,
+    response: filesReadResultSchema,
+  },
+  {
+    id: 'files.write',
+    method: 'POST',
+    path: '/v1/files/write',
+    auth: { kind: 'scope', scope: 'svc:act' },
+    summary: 'Write a whole file atomically (temp file, fsync, rename); over 1 MiB is refused',
+    body: filesWriteBodySchema,
+    response: filesWriteResultSchema,
+  },
+  {
+    id: 'files.list',
+    method: 'GET',
+    path: '/v1/files/list',
+    auth: { kind: 'scope', scope: 'svc:act' },
+    summary: "A directory's entries sorted by name, with whether more exist",
+    query: filesListQuerySchema,
+    response: filesListResultSchema,
+  },
   ...modelRoutes,
   ...nodesRoutes,
   ...runsRoutes,
   ...pluginRoutes,
   ...brokerRoutes,
+  ...cronsRoutes,
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -20,7 +20,7 @@ export const toolNameSchema = z
   .string()
   .regex(TOOL_NAME_PATTERN)
   .describe(
-    "a built-in tool name (bash, spawn, message, wait, yield, submit, report) or '<plugin>:<group>'",
+    "a built-in tool name (bash, read_file, write_file, list_files, spawn, message, wait, yield, submit, report) or '<plugin>:<group>'",
   );
 
 /** An environment variable name of the profile env store (POSIX portable: letters, digits, _). */

@@ -1,9 +1,11 @@
 /**
  * The built-in tools a broker offers its model, each allowed by the scope the protocol gives it
- * (`BUILTIN_TOOLS`: `svc:act` for bash, spawn and message; the rest for every node).
+ * (`BUILTIN_TOOLS`: `svc:act` for bash, the file tools, spawn and message; the rest for every
+ * node).
  */
 import { availableTools, type Scope } from '@svc/protocol';
 import { bashTool } from './bash.ts';
+import { listFilesTool, readFileTool, writeFileTool } from './files.ts';
 import { messageTool } from './message.ts';
 import { reportTool } from './report.ts';
 import { spawnTool } from './spawn.ts';
@@ -24,6 +26,9 @@ export {
 
 export const BROKER_TOOLS: readonly BrokerTool[] = [
   bashTool,
+  readFileTool,
+  writeFileTool,
+  listFilesTool,
   spawnTool,
   messageTool,
   waitTool,

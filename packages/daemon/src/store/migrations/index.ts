@@ -3,9 +3,17 @@ import { sql as modelsProfiles } from './002-models-profiles.ts';
 import { sql as nodes } from './003-nodes.ts';
 import { sql as broker } from './004-broker.ts';
 import { sql as plugins } from './005-plugins.ts';
+import { sql as crons } from './006-crons.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
  * Append only: an applied migration is never edited, a change is a new entry.
  */
-export const migrations: readonly string[] = [initial, modelsProfiles, nodes, broker, plugins];
+export const migrations: readonly string[] = [
+  initial,
+  modelsProfiles,
+  nodes,
+  broker,
+  plugins,
+  crons,
+];

@@ -1,0 +1,392 @@
+/**
+ * Host files by absolute path (`files.read`, `files.write`, `files.list`; docs/api-v1.md
+ * "Files"). Every path is resolved to its realpath first and that is what the caller's files
+ * scopes must cover, so a symbolic link never leads a caller out of its directories. Refusals are
+ * `ApiError`s naming only the path the caller gave: the route answers them, the node tools hand
+ * them to the model.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readdir, realpath, rename, unlink } from 'node:fs/promises';
+import { posix } from 'node:path';
+import {
+  FILES_LIST_DEFAULT_LIMIT,
+  FILES_READ_DEFAULT_BYTES,
+  FILES_WRITE_MAX_BYTES,
+  isWithin,
+  listCovers,
+  type Scope,
+  tryParseScope,
+} from '@svc/protocol';
+import { ApiError } from '../errors.ts';
+import { decodeContent, textOrBase64 } from './file-content.ts';
+
+/** Who reaches which paths. */
+export interface FilesAccess {
+  /** The caller's scope list; `null` is the owner's (every path). */
+  scopes: readonly Scope[] | null;
+  /** Real directories reached without a files scope, read and write: a node's own worktree. */
+  roots?: readonly string[];
+}
+
+export interface FileReadInput {
+  path: string;
+  offset?: number | undefined;
+  max_bytes?: number | undefined;
+}
+
+export interface FileWriteInput {
+  path: string;
+  content: string;
+  encoding?: 'utf8' | 'base64' | undefined;
+  create_parents?: boolean | undefined;
+}
+
+export interface FileListInput {
+  path: string;
+  limit?: number | undefined;
+}
+
+export interface FileEntry {
+  name: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  size: number;
+  modified_at: string;
+}
+
+type Access = 'read' | 'rw';
+
+/** A slice of a regular file: UTF-8 text when it is, else base64 (`./file-content.ts`). */
+export async function readFileSlice(input: FileReadInput, who: FilesAccess) {
+  const path = checkedPath(input.path);
+  const offset = input.offset ?? 0;
+  const maxBytes = input.max_bytes ?? FILES_READ_DEFAULT_BYTES;
+  const real = await resolvePermitted(path, 'read', who);
+  if (real.missing) throw missing(path);
+  const info = await fsCall(lstat(real.path), path);
+  if (info.isDirectory()) {
+    throw invalidPath(`${show(path)} is a directory; list it with files.list`);
+  }
+  if (!info.isFile()) throw invalidPath(`${show(path)} is not a regular file`);
+  // O_NOFOLLOW: a link swapped in since the check is refused, not followed; O_NONBLOCK: a FIFO
+  // swapped in cannot hold the open.
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const handle = await fsCall(open(real.path, flags), path);
+  try {
+    const opened = await fsCall(handle.stat(), path);
+    if (!opened.isFile()) throw invalidPath(`${show(path)} is not a regular file`);
+    // One byte past the slice tells whether more follows, whatever `size` says (/proc files).
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let filled = 0;
+    while (filled < buffer.length && Number.isSafeInteger(offset + buffer.length)) {
+      const { bytesRead } = await fsCall(
+        handle.read(buffer, filled, buffer.length - filled, offset + filled),
+        path,
+      );
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const slice = buffer.subarray(0, Math.min(filled, maxBytes));
+    const { content, encoding, bytes } = textOrBase64(slice, filled > maxBytes);
+    return { path, size: opened.size, offset, content, encoding, truncated: filled > bytes };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes a whole file atomically: a temp file in the target's directory, fsync, rename over the
+ * target (a link there is replaced, not followed). On any failure the temp file is removed and
+ * the old file is untouched. Content over `FILES_WRITE_MAX_BYTES` decoded is refused with 413.
+ */
+export async function writeFileAtomic(input: FileWriteInput, who: FilesAccess) {
+  const path = checkedPath(input.path);
+  const name = posix.basename(path);
+  if (path.endsWith('/') || name === '.' || name === '..' || path === '/') {
+    throw invalidPath(`${show(path)} does not name a file`);
+  }
+  const bytes = decodeContent(input.content, input.encoding ?? 'utf8');
+  if (bytes.length > FILES_WRITE_MAX_BYTES) {
+    throw new ApiError(
+      'payload_too_large',
+      `content is ${bytes.length} bytes; a write takes at most ${FILES_WRITE_MAX_BYTES} (1 MiB)`,
+      { field: 'content', received: bytes.length },
+    );
+  }
+  const parent = await resolveFor(posix.dirname(path), path, 'rw', who);
+  const target = joinReal(parent.path, name);
+  permit(path, target, 'rw', who);
+  const dir = parent.path;
+  if (parent.missing.length > 0) {
+    if (input.create_parents !== true) {
+      throw new ApiError(
+        'not_found',
+        `the directory of ${show(path)} does not exist (create_parents makes it)`,
+        { field: 'path' },
+      );
+    }
+    await makeParents(parent.existing, parent.missing, path);
+  } else {
+    const info = await fsCall(lstat(dir), path);
+    if (!info.isDirectory()) {
+      throw invalidPath(`a parent of ${show(path)} is not a directory`);
+    }
+  }
+  // A directory at the target is refused by the rename (EISDIR), once the temp file exists, so
+  // that refusal takes the same cleanup path as any other failure.
+  const old = await lstat(target).catch(() => null);
+
+  const temp = joinReal(dir, `.svc-write-${randomBytes(6).toString('hex')}.tmp`);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const handle = await fsCall(open(temp, flags, 0o666), path);
+  let renamed = false;
+  try {
+    try {
+      // Replacing a file keeps its permission bits (not setuid and the like); a new one gets the umask's.
+      if (old?.isFile()) await handle.chmod(old.mode & 0o777);
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsCall(rename(temp, target), path);
+    renamed = true;
+  } finally {
+    if (!renamed) await unlink(temp).catch(() => {});
+  }
+  await syncDirectory(dir);
+  return { path, size: bytes.length };
+}
+
+/** A directory's entries sorted by name, cut at `limit` (`truncated` then). */
+export async function listDirectory(input: FileListInput, who: FilesAccess) {
+  const path = checkedPath(input.path);
+  const limit = input.limit ?? FILES_LIST_DEFAULT_LIMIT;
+  const real = await resolvePermitted(path, 'read', who);
+  if (real.missing) throw missing(path);
+  const info = await fsCall(lstat(real.path), path);
+  if (!info.isDirectory()) {
+    throw invalidPath(`${show(path)} is not a directory; read it with files.read`);
+  }
+  const names = (await fsCall(readdir(real.path), path)).sort((a, b) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  const shown = names.slice(0, limit);
+  // An entry removed while the directory is listed is left out.
+  const stats = await Promise.all(
+    shown.map((n) => lstat(joinReal(real.path, n)).catch(() => null)),
+  );
+  const entries: FileEntry[] = [];
+  shown.forEach((name, i) => {
+    const s = stats[i];
+    if (s != null) entries.push(entryOf(name, s));
+  });
+  return { path, entries, truncated: names.length > limit };
+}
+
+function entryOf(name: string, s: Stats): FileEntry {
+  const type = s.isFile()
+    ? 'file'
+    : s.isDirectory()
+      ? 'directory'
+      : s.isSymbolicLink()
+        ? 'symlink'
+        : 'other';
+  return { name, type, size: s.size, modified_at: s.mtime.toISOString() };
+}
+
+/** The node tools take what a model writes, not what the route's schema already checked. */
+function checkedPath(path: string): string {
+  if (typeof path !== 'string' || !path.startsWith('/')) {
+    throw invalidPath(`path must be absolute; received ${show(String(path))}`);
+  }
+  if (path.includes('\0')) throw invalidPath('path must not contain a NUL byte');
+  return path;
+}
+
+interface Resolved {
+  /** The realpath of the longest existing prefix, then the missing segments as written. */
+  path: string;
+  existing: string;
+  missing: string[];
+}
+
+/** `path` resolved, checked against `who` for `access`; `missing` when it does not exist. */
+async function resolvePermitted(path: string, access: Access, who: FilesAccess) {
+  const real = await resolveFor(path, path, access, who);
+  permit(path, real.path, access, who);
+  return { path: real.path, missing: real.missing.length > 0 };
+}
+
+/**
+ * `resolve`, but a path the caller may not reach is refused as such even where resolving it
+ * failed (a directory it cannot search): its scopes are checked on the path as written then.
+ */
+async function resolveFor(path: string, given: string, access: Access, who: FilesAccess) {
+  try {
+    return await resolve(path, given);
+  } catch (error) {
+    if (error instanceof ApiError) permit(given, lexicalOf(given), access, who);
+    throw error;
+  }
+}
+
+/**
+ * The realpath of `path`, or, when it does not exist, of its longest existing prefix followed by
+ * the rest as written: a missing path is checked against the scopes before it is reported
+ * missing, so a caller learns nothing of paths outside its directories.
+ */
+async function resolve(path: string, given: string): Promise<Resolved> {
+  const missing: string[] = [];
+  let head = path;
+  for (;;) {
+    try {
+      const existing = await realpath(head);
+      return { path: joinReal(existing, ...missing), existing, missing };
+    } catch (error) {
+      const code = errnoOf(error);
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || head === '/') {
+        throw fsError(error, given);
+      }
+      missing.unshift(posix.basename(head));
+      head = posix.dirname(head);
+    }
+  }
+}
+
+/**
+ * Refuses `real` unless a root holds it or a scope covers `svc:files:<access>:user:<real>`. A
+ * refusal names that scope; when a link was followed it names the scope of the path as given,
+ * so where a link points (it may be the daemon's home) never reaches the answer.
+ */
+function permit(given: string, real: string, access: Access, who: FilesAccess): void {
+  if (who.scopes === null) return;
+  if (who.roots?.some((root) => isWithin(root, real)) === true) return;
+  const wanted = wantedScope(access, real);
+  if (wanted !== null && listCovers(who.scopes, wanted)) return;
+  const lexical = lexicalOf(given);
+  const followed = lexical !== lexicalOf(real);
+  const field = (followed ? wantedScope(access, lexical) : wanted) ?? `svc:files:${access}:user`;
+  const why = followed
+    ? `${show(given)} leads through a symbolic link outside the directories your files scopes cover`
+    : `no files scope of this token covers ${show(given)}`;
+  throw new ApiError('scope_missing', `${why} (needs '${field}' or wider)`, {
+    field,
+    received: who.scopes,
+  });
+}
+
+/** The path as written, normalized as a scope's directory is: no `.`, `..`, `//`, trailing `/`. */
+function lexicalOf(path: string): string {
+  return posix.normalize(path).replace(/(.)\/+$/, '$1');
+}
+
+/**
+ * `svc:files:<access>:user:<dir>` for the longest prefix of `path` a scope can name: a scope's
+ * directory holds no whitespace, comma or control character and has a bounded length, so any
+ * scope covering `path` covers that prefix too. `null` when not even `/` fits (never).
+ */
+function wantedScope(access: Access, path: string): Scope | null {
+  let dir = path;
+  for (;;) {
+    const scope = `svc:files:${access}:user:${dir}`;
+    if (tryParseScope(scope).ok) return scope;
+    if (dir === '/') return null;
+    dir = posix.dirname(dir);
+  }
+}
+
+/** Makes each missing parent under the real `existing`, one level at a time (never through a link). */
+async function makeParents(existing: string, segments: string[], given: string): Promise<void> {
+  if (segments.some((s) => s === '.' || s === '..')) {
+    throw invalidPath(`${show(given)} has a '.' or '..' below a directory that is missing`);
+  }
+  let dir = existing;
+  for (const segment of segments) {
+    dir = joinReal(dir, segment);
+    try {
+      await mkdir(dir, 0o777);
+    } catch (error) {
+      if (errnoOf(error) === 'ENOTDIR') {
+        throw invalidPath(`a parent of ${show(given)} is not a directory`);
+      }
+      if (errnoOf(error) !== 'EEXIST') throw fsError(error, given);
+      // Made meanwhile by someone else: only a real directory will do.
+      const info = await fsCall(lstat(dir), given);
+      if (!info.isDirectory()) {
+        throw invalidPath(`a parent of ${show(given)} is not a directory`);
+      }
+    }
+  }
+}
+
+/** The rename is durable once the directory entry is; best effort (some file systems refuse). */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY).catch(() => null);
+  if (handle === null) return;
+  await handle
+    .sync()
+    .catch(() => {})
+    .finally(() => handle.close());
+}
+
+function joinReal(base: string, ...segments: string[]): string {
+  if (segments.length === 0) return base;
+  return `${base === '/' ? '' : base}/${segments.join('/')}`;
+}
+
+/** A file-system call whose failure is answered as the refusal it is, naming the path given. */
+async function fsCall<T>(promise: Promise<T>, given: string): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    throw fsError(error, given);
+  }
+}
+
+/**
+ * What a failed file-system call means to the caller. A condition of the host (a full disk, an
+ * I/O error) stays what it is: an error that is not the caller's.
+ */
+export function fsError(error: unknown, given: string): unknown {
+  switch (errnoOf(error)) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return missing(given);
+    case 'EACCES':
+    case 'EPERM':
+      return new ApiError('forbidden', `permission denied: ${show(given)}`, { field: 'path' });
+    case 'EROFS':
+      return new ApiError('forbidden', `${show(given)} is on a read-only file system`, {
+        field: 'path',
+      });
+    case 'EISDIR':
+      return invalidPath(`${show(given)} is a directory`);
+    case 'ELOOP':
+      return invalidPath(`${show(given)} is a symbolic link, or leads through too many`);
+    case 'ENAMETOOLONG':
+      return invalidPath(`${show(given)} is too long a path`);
+    case 'ENXIO':
+    case 'ENODEV':
+      return invalidPath(`${show(given)} is not a regular file`);
+    default:
+      return error;
+  }
+}
+
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function missing(given: string): ApiError {
+  return new ApiError('not_found', `${show(given)} does not exist`, { field: 'path' });
+}
+
+function invalidPath(message: string): ApiError {
+  return new ApiError('validation_failed', message, { field: 'path' });
+}
+
+function show(path: string): string {
+  return JSON.stringify(path.length > 300 ? `${path.slice(0, 300)}…` : path);
+}
