@@ -6,6 +6,7 @@ import { registerDaemon } from './commands/daemon.ts';
 import { registerEvents } from './commands/events.ts';
 import { registerFiles } from './commands/files.ts';
 import { registerGrant } from './commands/grant.ts';
+import { registerHuman } from './commands/human.ts';
 import { registerModels } from './commands/models.ts';
 import { registerNode } from './commands/node.ts';
 import { registerPkg } from './commands/pkg.ts';
@@ -50,6 +51,7 @@ export function buildProgram(runtime: Runtime): Command {
   registerNode(program, runtime);
   registerRun(program, runtime);
   registerCron(program, runtime);
+  registerHuman(program, runtime);
   registerPkg(program, runtime);
   return program;
 }

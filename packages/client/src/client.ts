@@ -27,6 +27,7 @@ import { Events } from './resources/events.ts';
 import { Files } from './resources/files.ts';
 import { Grant } from './resources/grant.ts';
 import { Health } from './resources/health.ts';
+import { Human } from './resources/human.ts';
 import { Models } from './resources/models.ts';
 import { Nodes } from './resources/nodes.ts';
 import { Profiles } from './resources/profiles.ts';
@@ -86,6 +87,7 @@ export class Svc {
   readonly nodes: Nodes;
   readonly runs: Runs;
   readonly crons: Crons;
+  readonly human: Human;
 
   readonly #transport: Transport;
 
@@ -121,6 +123,7 @@ export class Svc {
     this.nodes = new Nodes(this.#transport);
     this.runs = new Runs(this.#transport);
     this.crons = new Crons(this.#transport);
+    this.human = new Human(this.#transport);
   }
 
   /**

@@ -46,6 +46,18 @@ export type {
 export type { GrantInfo } from './resources/grant.ts';
 export type { HealthStatus } from './resources/health.ts';
 export type {
+  HumanReasonParams,
+  HumanRequest,
+  HumanRequestCreateParams,
+  HumanRespondParams,
+  HumanResponse,
+  InboxHistoryParams,
+  InboxListParams,
+  Ticket,
+  TicketList,
+  TicketProgressParams,
+} from './resources/human.ts';
+export type {
   CredentialInstallParams,
   CredentialProvider,
   ModelConfig,

@@ -5,6 +5,7 @@ import type { BrokerPlane } from './services/broker-plane.ts';
 import type { CronService } from './services/crons.ts';
 import type { DirectoryService } from './services/directory.ts';
 import type { EventLog } from './services/events.ts';
+import type { HumanService } from './services/human.ts';
 import type { LlmService } from './services/llm.ts';
 import type { ModelService } from './services/models.ts';
 import type { NodeService } from './services/nodes.ts';
@@ -39,6 +40,7 @@ export interface DaemonContext {
   nodes: NodeService;
   runs: RunService;
   crons: CronService;
+  human: HumanService;
   brokers: BrokerPlane;
   directory: DirectoryService;
   supervisor: Pick<Supervisor, 'stats'>;

@@ -15,6 +15,8 @@ import { cronScheduler } from './services/cron-scheduler.ts';
 import { cronService } from './services/crons.ts';
 import { directoryService } from './services/directory.ts';
 import { eventLog } from './services/events.ts';
+import { humanService } from './services/human.ts';
+import { humanExpiry } from './services/human-expiry.ts';
 import { llmService } from './services/llm.ts';
 import { modelService } from './services/models.ts';
 import { nodeService } from './services/nodes.ts';
@@ -92,6 +94,9 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const crons = cronService({ store, events, nodes });
     const scheduler = cronScheduler(crons, logger);
     cleanups.unshift(() => scheduler.close());
+    const human = humanService({ store, events, nodes });
+    const expiry = humanExpiry(human, logger);
+    cleanups.unshift(() => expiry.close());
     const brokers = brokerPlane({
       store,
       events,
@@ -163,6 +168,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
         sse.closeAll();
         // No fire once stopping began: its node would queue for a supervisor going away.
         scheduler.close();
+        expiry.close();
         // Brokers are killed, not drained: their nodes stay running and the next start
         // relaunches them from what is recorded.
         await supervisor.close();
@@ -195,6 +201,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       nodes,
       runs,
       crons,
+      human,
       brokers,
       directory: directoryService({
         store,
@@ -218,6 +225,8 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     supervisor.start();
     // After the supervisor: the nodes of fires missed while the daemon was down queue for it.
     scheduler.start();
+    // Likewise: requests that expired while the daemon was down wake their nodes.
+    expiry.start();
     if (opts.tcp) await enableTcp(opts.tcp);
     events.record('daemon.started', null, { pid: process.pid, version: DAEMON_VERSION });
     logger.info(

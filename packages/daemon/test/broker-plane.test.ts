@@ -124,6 +124,7 @@ describe('who may call the control plane', () => {
       'list_files',
       'spawn',
       'message',
+      'ask_human',
       'wait',
       'yield',
       'report',

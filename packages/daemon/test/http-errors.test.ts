@@ -21,7 +21,9 @@ afterAll(() => t.stop());
 // routes are refused (403) before their input is read; their own tests cover their input.
 const routes: readonly RouteDef[] = table.filter((r: RouteDef) => r.auth.kind !== 'node');
 /** Well-formed ids; each path parameter takes the first its schema accepts. */
-const SAMPLE_IDS = ['tok_', 'nd_', 'run_', 'job_'].map((p) => `${p}01ARZ3NDEKTSV4RRFFQ69G5FAV`);
+const SAMPLE_IDS = ['tok_', 'nd_', 'run_', 'job_', 'hr_', 'tk_'].map(
+  (p) => `${p}01ARZ3NDEKTSV4RRFFQ69G5FAV`,
+);
 /** A well-formed value of each path parameter that is not an id. */
 const SAMPLES: Readonly<Record<string, string>> = {
   name: 'sample',

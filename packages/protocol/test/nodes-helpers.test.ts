@@ -130,7 +130,7 @@ describe('availableTools', () => {
     ]);
   });
 
-  it('svc:act gates bash, the file tools, spawn and message; a plugin group needs its own scope', () => {
+  it('svc:act gates bash, the file tools, spawn, message and ask_human; a plugin group needs its own scope', () => {
     expect(availableTools(['svc:llm', 'github:issues'], null, plugins)).toEqual([
       'wait',
       'yield',
@@ -145,6 +145,7 @@ describe('availableTools', () => {
       'list_files',
       'spawn',
       'message',
+      'ask_human',
       'wait',
       'yield',
       'report',

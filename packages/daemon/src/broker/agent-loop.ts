@@ -178,6 +178,7 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     // The last record parked the node at its budget (or stopped it): nothing left to park.
     if (directive !== undefined && directive.action !== 'continue') return directiveExit(directive);
     if (stop.park === true) await port.park(stop.exit.reason);
+    else if (stop.waitHuman !== undefined) await port.waitHuman(stop.waitHuman);
     return stop.exit;
   }
 

@@ -1,7 +1,7 @@
 /**
- * `BrokerPort` over HTTP: the broker control plane (`brokerRoutes`) and the node-token `nodes`
- * routes of `@svc/protocol`, reached on the daemon's unix socket with the node's bearer token.
- * Every answer is checked against the protocol's schema; an error envelope with a known code
+ * `BrokerPort` over HTTP: the broker control plane (`brokerRoutes`), the node-token `nodes`
+ * routes and `human.requests.create` of `@svc/protocol`, reached on the daemon's unix socket
+ * with the node's bearer token. Every answer is checked against the protocol's schema; an error envelope with a known code
  * becomes an `ApiError` (a 4xx is a refusal the tools show the model), anything else a
  * `DaemonError` the loop records as a fault.
  */
@@ -10,16 +10,17 @@ import { Agent, request } from 'node:http';
 import {
   brokerSessionSchema,
   faultRecordResultSchema,
+  humanRequestSchema,
   isErrorCode,
   listOf,
   mailAcknowledgeResultSchema,
   mailClaimResultSchema,
   mailSchema,
-  type NodeRouteId,
-  nodeRouteById,
   nodeSchema,
   pluginTokenSchema,
+  type RouteId,
   reportSchema,
+  routeById,
   toolResultRecordSchema,
   turnRecordResultSchema,
 } from '@svc/protocol';
@@ -94,11 +95,11 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
   }
 
   async function call<S extends z.ZodType>(
-    routeId: NodeRouteId,
+    routeId: RouteId,
     schema: S,
     opts: CallOptions = {},
   ): Promise<z.output<S>> {
-    const route = nodeRouteById(routeId);
+    const route = routeById(routeId);
     const path = route.path.replace('{id}', encodeURIComponent(opts.id ?? nodeId));
     const query = opts.query === undefined ? '' : `?${new URLSearchParams(opts.query)}`;
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -179,6 +180,11 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
     },
     async submitResult(submission) {
       await call('broker.result.submit', nodeSchema, { body: submission });
+    },
+    askHuman: (ask, idempotencyKey) =>
+      call('human.requests.create', humanRequestSchema, { body: ask, idempotencyKey }),
+    async waitHuman(requestId) {
+      await call('nodes.wait', nodeSchema, { body: { for: 'human', request_id: requestId } });
     },
     async report(report) {
       await call('broker.reports.create', reportSchema, { body: report });

@@ -17,6 +17,8 @@ import type {
   brokerSessionSchema,
   directiveSchema,
   faultBodySchema,
+  humanRequestCreateBodySchema,
+  humanRequestSchema,
   mailSchema,
   nodeCreateBodySchema,
   nodeSchema,
@@ -44,6 +46,8 @@ export type ChildSpec = Omit<z.input<typeof nodeCreateBodySchema>, 'parent_id'>;
 export type ResultSubmission = z.input<typeof resultSubmitBodySchema>;
 export type ReportInput = z.input<typeof reportBodySchema>;
 export type Outcome = z.output<typeof outcomeSchema>;
+export type HumanAsk = z.input<typeof humanRequestCreateBodySchema>;
+export type HumanRequest = z.output<typeof humanRequestSchema>;
 
 /** What `load()` answers: the broker session (node, tools, recorded turns, directive). */
 export interface BrokerLoad extends z.output<typeof brokerSessionSchema> {
@@ -88,6 +92,13 @@ export interface BrokerPort {
    * after: the daemon takes it though the node is done (the loop does not depend on it).
    */
   submitResult(submission: ResultSubmission): Promise<void>;
+  /** Opens a human request as this node. Idempotent by key, like `spawnChild`. */
+  askHuman(ask: HumanAsk, idempotencyKey: string): Promise<HumanRequest>;
+  /**
+   * Parks the node `waiting` on its human request (`nodes.wait`); the mail that tells it the
+   * request closed wakes it (at once when that mail already waits).
+   */
+  waitHuman(requestId: string): Promise<void>;
   report(report: ReportInput): Promise<void>;
   /**
    * Parks the node `waiting` for mail with a human-readable reason (`nodes.yield`). Budgets need

@@ -8,6 +8,7 @@ import { registerEvents } from './events.ts';
 import { registerFiles } from './files.ts';
 import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
+import { registerHuman } from './human.ts';
 import { registerLlm } from './llm.ts';
 import { registerModelAuth } from './model-auth.ts';
 import { registerModelConfig } from './model-config.ts';
@@ -51,6 +52,7 @@ export function createApp(ctx: DaemonContext): App {
   registerNodes(app, ctx);
   registerRuns(app, ctx);
   registerCrons(app, ctx);
+  registerHuman(app, ctx);
   registerBroker(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }

@@ -1,61 +1,23 @@
 /**
- * The crons' clock: one timer for the soonest `next_run_at`, re-armed after every change. It
- * sleeps at most `MAX_SLEEP_MS`, so a wall clock that jumps (or a host that slept) is noticed
- * within that time instead of after a timer computed from the old clock.
+ * The crons' clock: a `soonestTimer` on the soonest `next_run_at`. A tick fires what is due,
+ * on time within `ON_TIME_MS`; the first tick, at daemon start, allows no lateness, so every
+ * time that passed while the daemon was down gets its cron's missed policy.
  */
 import type { Logger } from '../lifecycle/logger.ts';
 import { type CronService, ON_TIME_MS } from './crons.ts';
-
-export const MAX_SLEEP_MS = 60_000;
-/** After a tick that failed, the next waits this long at least: no busy loop on a bad row. */
-const RETRY_MS = 1_000;
+import { soonestTimer } from './soonest-timer.ts';
 
 export function cronScheduler(crons: CronService, logger: Logger) {
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  let unsubscribe: (() => void) | undefined;
-
-  function arm(minDelay = 0): void {
-    clearTimeout(timer);
-    timer = undefined;
-    if (closed) return;
-    const soonest = crons.soonest();
-    if (soonest === null) return;
-    const wait = Math.min(Math.max(Date.parse(soonest) - Date.now(), minDelay), MAX_SLEEP_MS);
-    timer = setTimeout(() => tick(ON_TIME_MS), wait);
-    timer.unref();
-  }
-
-  function tick(graceMs: number): void {
-    timer = undefined;
-    let failed: ReturnType<CronService['fireDue']> = [];
+  return soonestTimer(crons, (first) => {
+    let failed: ReturnType<CronService['fireDue']>;
     try {
-      failed = crons.fireDue(Date.now(), graceMs);
+      failed = crons.fireDue(Date.now(), first ? 0 : ON_TIME_MS);
     } catch (error) {
       failed = [{ id: '*', error }];
     }
-    for (const { id, error } of failed)
+    for (const { id, error } of failed) {
       logger.error({ err: error, cron_id: id }, 'cron tick failed');
-    arm(failed.length > 0 ? RETRY_MS : 0);
-  }
-
-  return {
-    /**
-     * Applies the missed policy to every cron whose time passed while the daemon was down (no
-     * grace: a time before this start was missed), then arms the timer.
-     */
-    start(): void {
-      unsubscribe = crons.onChange(() => arm());
-      tick(0);
-    },
-
-    close(): void {
-      closed = true;
-      clearTimeout(timer);
-      timer = undefined;
-      unsubscribe?.();
-    },
-  };
+    }
+    return failed.length > 0;
+  });
 }
-
-export type CronScheduler = ReturnType<typeof cronScheduler>;

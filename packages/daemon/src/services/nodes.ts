@@ -94,6 +94,8 @@ export interface NodeServiceDeps {
 export function nodeService({ store, events, profiles, models }: NodeServiceDeps) {
   let runtime: NodeRuntime = idleRuntime;
   const timers = new Map<string, NodeJS.Timeout>();
+  /** Called in the transaction that makes a node final (`onFinal`). */
+  const finalHooks = new Set<(row: NodeRow, afterCommit: (cb: () => void) => void) => void>();
   const now = () => new Date().toISOString();
 
   // ── who sees what ─────────────────────────────────────────────────────────────────────────
@@ -190,6 +192,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
         events.record('node.outcome', row.id, { node_id: row.id, outcome });
         if (runId !== null) events.record('run.outcome', runId, { run_id: runId, outcome });
         wakeParentIfSatisfied(row, afterCommit);
+        for (const hook of finalHooks) hook(row, afterCommit);
       }
     }
     if (t.to === 'queued' && opts.wake !== false) afterCommit(() => runtime.wake(row.id));
@@ -427,6 +430,14 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     visibility,
     visibleRow,
     sender,
+
+    /**
+     * Runs `hook` in the transaction that makes a node final (done, failed, cancelled), so what
+     * hangs on the node (its open human requests) ends with it, or not at all.
+     */
+    onFinal(hook: (row: NodeRow, afterCommit: (cb: () => void) => void) => void): void {
+      finalHooks.add(hook);
+    },
 
     /** Re-arms the timers of nodes waiting on one (after a restart). */
     start(): void {
@@ -804,6 +815,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
         if (!allowed.ok) throw new ApiError('invalid_state', allowed.message);
         let waitingOn: WaitingOn;
         let reason: string;
+        let answered = false;
         if (body.for === 'children') {
           const children = store.nodes.children(id);
           for (const childId of body.node_ids ?? []) {
@@ -819,8 +831,16 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
           if (ids.length === 0 || childrenDone(waitingOn)) return toNode(row);
           reason = `waiting for ${mode === 'all' ? 'all of' : 'any of'} ${ids.length} child node(s)`;
         } else if (body.for === 'human') {
+          const request = store.human.request(body.request_id);
+          if (request?.node_id !== id) {
+            throw new ApiError('not_found', `no human request ${body.request_id} of ${id}`, {
+              field: 'request_id',
+            });
+          }
           waitingOn = body;
           reason = `waiting for the answer to human request ${body.request_id}`;
+          // Closed already: its mail is on the way (or read); waiting would never end.
+          answered = request.state !== 'open' && request.state !== 'in_progress';
         } else {
           waitingOn = {
             for: 'timer',
@@ -829,7 +849,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
           reason = `waiting until ${waitingOn.until}`;
         }
         move(row, 'wait', { reason, waitingOn }, afterCommit);
-        if (store.mail.unacknowledged(id) > 0) move(row, 'wake', {}, afterCommit);
+        if (answered || store.mail.unacknowledged(id) > 0) move(row, 'wake', {}, afterCommit);
         return toNode(row);
       });
     },

@@ -2,6 +2,7 @@ import { brokerStore } from './brokers.ts';
 import { cronStore } from './crons.ts';
 import { openDb } from './db.ts';
 import { eventStore } from './events.ts';
+import { humanStore } from './human.ts';
 import { idempotencyStore } from './idempotency.ts';
 import { jobStore } from './jobs.ts';
 import { mailStore } from './mail.ts';
@@ -37,6 +38,7 @@ export function openStore(path: string) {
     brokers: brokerStore(db),
     plugins: pluginStore(db),
     crons: cronStore(db),
+    human: humanStore(db),
   };
 }
 

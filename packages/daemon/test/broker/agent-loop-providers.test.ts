@@ -87,6 +87,7 @@ describe.each(CASES)('runAgentLoop over $provider', ({ provider, start, model, t
       'list_files',
       'spawn',
       'message',
+      'ask_human',
       'wait',
       'yield',
       'report',

@@ -226,7 +226,7 @@ describe('runAgentLoop with the scripted model', () => {
 });
 
 describe('tools and scopes', () => {
-  it('toolsFor offers bash, the file tools, spawn and message only under svc:act, and honours the session list', () => {
+  it('toolsFor offers bash, the file tools, spawn, message and ask_human only under svc:act, and honours the session list', () => {
     const names = (scopes: string[] | null, allowed: string[] | null = null) =>
       toolsFor(scopes, allowed).map((t) => t.name);
     const always = ['wait', 'yield', 'report', 'submit'];
@@ -238,9 +238,10 @@ describe('tools and scopes', () => {
       'list_files',
       'spawn',
       'message',
+      'ask_human',
       ...always,
     ]);
-    expect(names(null)).toHaveLength(10);
+    expect(names(null)).toHaveLength(11);
     expect(names(null, ['bash', 'submit', 'acme:tickets'])).toEqual(['bash', 'submit']);
   });
 

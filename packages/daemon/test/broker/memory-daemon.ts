@@ -340,6 +340,35 @@ export class MemoryDaemon {
       report: async (report) => {
         self.reports.push(report);
       },
+      // Human requests are the real daemon's (test/human-node.test.ts); here only their shape.
+      askHuman: async (ask, key) =>
+        once(key, () => {
+          running();
+          const at = now();
+          return {
+            id: newId('human_request'),
+            ticket_id: newId('ticket'),
+            kind: ask.kind ?? 'question',
+            title: ask.title,
+            body: ask.body ?? '',
+            options: ask.options ?? [],
+            response_schema: ask.response_schema ?? null,
+            state: 'open' as const,
+            response: null,
+            node_id: nodeId,
+            app_id: null,
+            expires_at: null,
+            created_at: at,
+            updated_at: at,
+          };
+        }),
+      waitHuman: async (requestId) => {
+        running();
+        park(`waiting for the answer to human request ${requestId}`, {
+          for: 'human',
+          request_id: requestId,
+        });
+      },
       park: async (reason) => {
         running();
         park(reason, { for: 'mail' });

@@ -1,7 +1,8 @@
 /**
  * The tools a node's broker offers its model: the built-ins below, each gated by the scope of
- * the route it acts through (SPEC "Scope vocabulary": `svc:act` gates bash, files and creating
- * or messaging nodes), and every installed plugin group `<plugin>:<group>` its scopes cover.
+ * the route it acts through (SPEC "Scope vocabulary": `svc:act` gates bash, files, creating or
+ * messaging nodes and asking a human), and every installed plugin group `<plugin>:<group>` its
+ * scopes cover.
  * The file tools then need a files scope for each path, except inside the node's own worktree.
  */
 import { listCovers } from '../scopes/covers.ts';
@@ -20,6 +21,10 @@ export const BUILTIN_TOOLS = Object.freeze({
   list_files: { scope: 'svc:act', description: "list a directory's entries" },
   spawn: { scope: 'svc:act', description: 'create a child node with a task' },
   message: { scope: 'svc:act', description: 'send mail to a node of the same tree' },
+  ask_human: {
+    scope: 'svc:act',
+    description: 'ask the person a question, approval or review; the answer arrives as mail',
+  },
   wait: { scope: null, description: 'wait for children (all or any), a human response or a time' },
   yield: { scope: null, description: 'end the turn and wait for mail' },
   report: { scope: null, description: 'post a progress report to the parent and the canvas' },

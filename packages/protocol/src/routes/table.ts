@@ -32,6 +32,7 @@ import {
 } from '../schemas/tokens.ts';
 import { brokerRoutes } from './broker-table.ts';
 import { cronsRoutes } from './crons-table.ts';
+import { humanRoutes } from './human-table.ts';
 import { modelRoutes } from './models-table.ts';
 import { nodesRoutes } from './nodes-table.ts';
 import { pluginRoutes } from './plugins-table.ts';
@@ -204,6 +205,7 @@ export const routes = [
   ...pluginRoutes,
   ...brokerRoutes,
   ...cronsRoutes,
+  ...humanRoutes,
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -4,6 +4,7 @@ export * from './common.ts';
 export * from './crons.ts';
 export * from './events.ts';
 export * from './files.ts';
+export * from './human.ts';
 export * from './llm.ts';
 export * from './models.ts';
 export * from './node-events.ts';

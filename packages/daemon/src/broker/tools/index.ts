@@ -1,9 +1,10 @@
 /**
  * The built-in tools a broker offers its model, each allowed by the scope the protocol gives it
- * (`BUILTIN_TOOLS`: `svc:act` for bash, the file tools, spawn and message; the rest for every
- * node).
+ * (`BUILTIN_TOOLS`: `svc:act` for bash, the file tools, spawn, message and ask_human; the rest
+ * for every node).
  */
 import { availableTools, type Scope } from '@svc/protocol';
+import { askHumanTool } from './ask-human.ts';
 import { bashTool } from './bash.ts';
 import { listFilesTool, readFileTool, writeFileTool } from './files.ts';
 import { messageTool } from './message.ts';
@@ -31,6 +32,7 @@ export const BROKER_TOOLS: readonly BrokerTool[] = [
   listFilesTool,
   spawnTool,
   messageTool,
+  askHumanTool,
   waitTool,
   yieldTool,
   reportTool,

@@ -27,6 +27,8 @@ export interface LoopStop {
   exit: LoopExit;
   /** Park the node until mail arrives (`nodes.yield`). */
   park?: boolean;
+  /** Park the node on its human request until the request closes (`nodes.wait`). */
+  waitHuman?: string;
 }
 
 export type ToolOutcome =

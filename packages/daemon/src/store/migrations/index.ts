@@ -4,6 +4,7 @@ import { sql as nodes } from './003-nodes.ts';
 import { sql as broker } from './004-broker.ts';
 import { sql as plugins } from './005-plugins.ts';
 import { sql as crons } from './006-crons.ts';
+import { sql as human } from './007-human.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -16,4 +17,5 @@ export const migrations: readonly string[] = [
   broker,
   plugins,
   crons,
+  human,
 ];

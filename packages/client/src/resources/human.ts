@@ -1,0 +1,155 @@
+import type {
+  humanReasonBodySchema,
+  humanRequestCreateBodySchema,
+  humanRequestSchema,
+  humanRespondBodySchema,
+  humanResponseSchema,
+  inboxHistoryQuerySchema,
+  inboxListQuerySchema,
+  listOf,
+  ticketProgressBodySchema,
+  ticketSchema,
+} from '@svc/protocol';
+import type { APIPromise } from '../core/api-promise.ts';
+import { id, path } from '../core/path.ts';
+import type { RequestOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Transport } from '../core/transport.ts';
+import type { Output } from '../internal/types.ts';
+
+/** The daemon's human request DTO (snake_case, as every DTO of the daemon). */
+export type HumanRequest = Output<typeof humanRequestSchema>;
+export type HumanResponse = Output<typeof humanResponseSchema>;
+export type HumanRequestCreateParams = Output<typeof humanRequestCreateBodySchema>;
+export type HumanRespondParams = Output<typeof humanRespondBodySchema>;
+export type HumanReasonParams = Output<typeof humanReasonBodySchema>;
+export type Ticket = Output<typeof ticketSchema>;
+export type TicketList = Output<ReturnType<typeof listOf<typeof ticketSchema>>>;
+export type InboxListParams = Output<typeof inboxListQuerySchema>;
+export type InboxHistoryParams = Output<typeof inboxHistoryQuerySchema>;
+export type TicketProgressParams = Output<typeof ticketProgressBodySchema>;
+
+const request = (value: unknown) => id('human_request', value, 'requestId');
+const ticket = (value: unknown) => id('ticket', value, 'ticketId');
+
+/** `client.human.requests`: the asker's side. */
+export class HumanRequests extends APIResource {
+  /** Opens a request in the person's inbox (`svc:act`). */
+  create(params: HumanRequestCreateParams, options?: RequestOptions): APIPromise<HumanRequest> {
+    return this._transport.request('POST', '/v1/human/requests', { body: params }, options);
+  }
+
+  retrieve(requestId: string, options?: RequestOptions): APIPromise<HumanRequest> {
+    return this._transport.request(
+      'GET',
+      path`/v1/human/requests/${request(requestId)}`,
+      {},
+      options,
+    );
+  }
+
+  /** New content for an open request: its ticket is superseded by a new one (PUT). */
+  replace(
+    requestId: string,
+    params: HumanRequestCreateParams,
+    options?: RequestOptions,
+  ): APIPromise<HumanRequest> {
+    const url = path`/v1/human/requests/${request(requestId)}`;
+    return this._transport.request('PUT', url, { body: params }, options);
+  }
+
+  /** Answers the request (the owner only). */
+  respond(
+    requestId: string,
+    params: HumanRespondParams,
+    options?: RequestOptions,
+  ): APIPromise<HumanRequest> {
+    const url = path`/v1/human/requests/${request(requestId)}/respond`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Closes the request without an answer (the owner only). */
+  dismiss(
+    requestId: string,
+    params: HumanReasonParams = {},
+    options?: RequestOptions,
+  ): APIPromise<HumanRequest> {
+    const url = path`/v1/human/requests/${request(requestId)}/dismiss`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** The asker withdraws the request. */
+  cancel(
+    requestId: string,
+    params: HumanReasonParams = {},
+    options?: RequestOptions,
+  ): APIPromise<HumanRequest> {
+    const url = path`/v1/human/requests/${request(requestId)}/cancel`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+}
+
+/** `client.human.inbox`: the person's side (the owner token). */
+export class HumanInbox extends APIResource {
+  /** Open and in-progress tickets, newest first. */
+  list(params: InboxListParams = {}, options?: RequestOptions): APIPromise<TicketList> {
+    return this._transport.request('GET', '/v1/human/inbox', { query: { ...params } }, options);
+  }
+
+  retrieve(ticketId: string, options?: RequestOptions): APIPromise<Ticket> {
+    return this._transport.request('GET', path`/v1/human/inbox/${ticket(ticketId)}`, {}, options);
+  }
+
+  respond(
+    ticketId: string,
+    params: HumanRespondParams,
+    options?: RequestOptions,
+  ): APIPromise<Ticket> {
+    const url = path`/v1/human/inbox/${ticket(ticketId)}/respond`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Marks the ticket in progress, with an optional note for the asker. */
+  progress(
+    ticketId: string,
+    params: TicketProgressParams = {},
+    options?: RequestOptions,
+  ): APIPromise<Ticket> {
+    const url = path`/v1/human/inbox/${ticket(ticketId)}/progress`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** The person declines the ticket: its request is dismissed. */
+  cancel(
+    ticketId: string,
+    params: HumanReasonParams = {},
+    options?: RequestOptions,
+  ): APIPromise<Ticket> {
+    const url = path`/v1/human/inbox/${ticket(ticketId)}/cancel`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Closed tickets (answered, dismissed, cancelled, superseded, expired), newest first. */
+  history(params: InboxHistoryParams = {}, options?: RequestOptions): APIPromise<TicketList> {
+    const query = { ...params };
+    return this._transport.request('GET', '/v1/human/inbox/history', { query }, options);
+  }
+
+  /** The ticket's response; a `ConflictError` while it has none. */
+  response(ticketId: string, options?: RequestOptions): APIPromise<HumanResponse> {
+    const url = path`/v1/human/inbox/${ticket(ticketId)}/response`;
+    return this._transport.request('GET', url, {}, options);
+  }
+}
+
+/** `client.human`: requests a person answers, and their inbox. */
+export class Human extends APIResource {
+  readonly requests: HumanRequests;
+  readonly inbox: HumanInbox;
+
+  constructor(transport: Transport) {
+    super(transport);
+    this.requests = new HumanRequests(transport);
+    this.inbox = new HumanInbox(transport);
+  }
+}

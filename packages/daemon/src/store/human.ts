@@ -1,0 +1,175 @@
+/**
+ * Human requests and inbox tickets (migration 007). A request answers as the protocol's
+ * `HumanRequest` with the content of its current ticket (`toHumanRequest`); a ticket as `Ticket`
+ * with its request's asker (`toTicket`).
+ */
+import type { humanRequestSchema, humanResponseSchema, ticketSchema } from '@svc/protocol';
+import type { z } from 'zod';
+import type { Db } from './db.ts';
+
+export type HumanRequest = z.output<typeof humanRequestSchema>;
+export type HumanResponse = z.output<typeof humanResponseSchema>;
+export type Ticket = z.output<typeof ticketSchema>;
+
+export interface HumanRequestRow {
+  id: string;
+  ticket_id: string;
+  state: HumanRequest['state'];
+  /** JSON text of a `HumanResponse`. */
+  response: string | null;
+  node_id: string | null;
+  app_id: string | null;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TicketRow {
+  id: string;
+  request_id: string;
+  kind: Ticket['kind'];
+  title: string;
+  body: string;
+  /** JSON text: an array of strings. */
+  options: string;
+  /** JSON text of a JSON Schema, or NULL. */
+  response_schema: string | null;
+  state: Ticket['state'];
+  progress_note: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TicketFilter {
+  states: readonly Ticket['state'][];
+  before?: string | undefined;
+  limit: number;
+}
+
+export function humanStore(db: Db) {
+  const q = {
+    insertRequest: db.sqlite.prepare(
+      `INSERT INTO human_requests (id, ticket_id, state, response, node_id, app_id, expires_at,
+         created_at, updated_at)
+       VALUES (:id, :ticket_id, :state, :response, :node_id, :app_id, :expires_at, :created_at,
+         :updated_at)`,
+    ),
+    insertTicket: db.sqlite.prepare(
+      `INSERT INTO human_tickets (id, request_id, kind, title, body, options, response_schema,
+         state, progress_note, created_at, updated_at)
+       VALUES (:id, :request_id, :kind, :title, :body, :options, :response_schema, :state,
+         :progress_note, :created_at, :updated_at)`,
+    ),
+    getRequest: db.sqlite.prepare('SELECT * FROM human_requests WHERE id = ?'),
+    getTicket: db.sqlite.prepare('SELECT * FROM human_tickets WHERE id = ?'),
+    saveRequest: db.sqlite.prepare(
+      `UPDATE human_requests SET ticket_id = :ticket_id, state = :state, response = :response,
+         expires_at = :expires_at, updated_at = :updated_at WHERE id = :id`,
+    ),
+    saveTicket: db.sqlite.prepare(
+      `UPDATE human_tickets SET state = :state, progress_note = :progress_note,
+         updated_at = :updated_at WHERE id = :id`,
+    ),
+    listTickets: db.sqlite.prepare(
+      `SELECT * FROM human_tickets
+       WHERE state IN (SELECT value FROM json_each(:states))
+         AND (:before IS NULL OR id < :before)
+       ORDER BY id DESC LIMIT :limit`,
+    ),
+    expired: db.sqlite.prepare(
+      `SELECT id FROM human_requests
+       WHERE expires_at IS NOT NULL AND expires_at <= ? AND state IN ('open', 'in_progress')`,
+    ),
+    openOfNode: db.sqlite.prepare(
+      `SELECT id FROM human_requests WHERE node_id = ? AND state IN ('open', 'in_progress')`,
+    ),
+    soonestExpiry: db.sqlite.prepare(
+      `SELECT min(expires_at) AS at FROM human_requests
+       WHERE expires_at IS NOT NULL AND state IN ('open', 'in_progress')`,
+    ),
+  };
+  return {
+    insertRequest(row: HumanRequestRow): void {
+      q.insertRequest.run({ ...row });
+    },
+    insertTicket(row: TicketRow): void {
+      q.insertTicket.run({ ...row });
+    },
+    request(id: string): HumanRequestRow | undefined {
+      return q.getRequest.get(id) as HumanRequestRow | undefined;
+    },
+    ticket(id: string): TicketRow | undefined {
+      return q.getTicket.get(id) as TicketRow | undefined;
+    },
+    saveRequest(row: HumanRequestRow): void {
+      const { id, ticket_id, state, response, expires_at, updated_at } = row;
+      q.saveRequest.run({ id, ticket_id, state, response, expires_at, updated_at });
+    },
+    saveTicket(row: TicketRow): void {
+      const { id, state, progress_note, updated_at } = row;
+      q.saveTicket.run({ id, state, progress_note, updated_at });
+    },
+    /** Newest first. */
+    tickets(f: TicketFilter): TicketRow[] {
+      return q.listTickets.all({
+        states: JSON.stringify(f.states),
+        before: f.before ?? null,
+        limit: f.limit,
+      }) as unknown as TicketRow[];
+    },
+    /** Ids of requests still open whose `expires_at` is at or before `at`. */
+    expiredBy(at: string): string[] {
+      return (q.expired.all(at) as { id: string }[]).map((r) => r.id);
+    },
+    /** Ids of the requests node `nodeId` asked that are still open. */
+    openOfNode(nodeId: string): string[] {
+      return (q.openOfNode.all(nodeId) as { id: string }[]).map((r) => r.id);
+    },
+    soonestExpiry(): string | null {
+      return (q.soonestExpiry.get() as { at: string | null }).at;
+    },
+  };
+}
+
+export type HumanStore = ReturnType<typeof humanStore>;
+
+function content(ticket: TicketRow) {
+  return {
+    kind: ticket.kind,
+    title: ticket.title,
+    body: ticket.body,
+    options: JSON.parse(ticket.options) as string[],
+    response_schema:
+      ticket.response_schema === null
+        ? null
+        : (JSON.parse(ticket.response_schema) as Record<string, unknown>),
+  };
+}
+
+export function toHumanRequest(row: HumanRequestRow, ticket: TicketRow): HumanRequest {
+  return {
+    id: row.id,
+    ticket_id: row.ticket_id,
+    ...content(ticket),
+    state: row.state,
+    response: row.response === null ? null : (JSON.parse(row.response) as HumanResponse),
+    node_id: row.node_id,
+    app_id: row.app_id,
+    expires_at: row.expires_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toTicket(row: TicketRow, request: HumanRequestRow): Ticket {
+  return {
+    id: row.id,
+    request_id: row.request_id,
+    ...content(row),
+    state: row.state,
+    progress_note: row.progress_note,
+    asker: { node_id: request.node_id, app_id: request.app_id },
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
