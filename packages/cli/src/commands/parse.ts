@@ -20,18 +20,12 @@ type ParseOptions = CreateOptions & { timeout: string; parent?: string };
 export function registerNodeParse(node: Command, runtime: Runtime): void {
   parseCommand(node, 'create a node whose result must match --output-schema; print the result')
     .option('--parent <node-id>', 'create it as a child of this node')
-    .action(
-      action(runtime, (ctx: Context, task: string[], opts: ParseOptions) =>
-        parseNode(ctx, task, opts),
-      ),
-    );
+    .action(action(runtime, parseNode));
 }
 
 export function registerRunParse(run: Command, runtime: Runtime): void {
   parseCommand(run, 'start a run whose result must match --output-schema; print the result').action(
-    action(runtime, (ctx: Context, task: string[], opts: ParseOptions) =>
-      parseRun(ctx, task, opts),
-    ),
+    action(runtime, parseRun),
   );
 }
 
