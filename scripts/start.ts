@@ -37,6 +37,7 @@ process.stdout.write(
     'Try it from another terminal:',
     `  npx svc status${homeFlag}`,
     `  npx svc sys connect --json${homeFlag}     # base_url and the owner bearer token`,
+    `  npx svc sys connect --open${homeFlag}     # the web viewer, logged in, in your browser`,
     `  curl -s ${baseUrl}/v1/health`,
     `  curl -s -H "Authorization: Bearer $(cat ${daemon.home}/owner.token)" ${baseUrl}/v1/status`,
     '',

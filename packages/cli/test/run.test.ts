@@ -29,6 +29,7 @@ describe('usage errors exit 2 with one stderr line', () => {
     [['sys', 'connect', '--app', 'x', '--scopes', 'svc:act'], /'svc:act' requires 'svc:llm'/],
     [['sys', 'connect', '--app', 'Bad App'], /--app must be/],
     [['sys', 'connect', '--app', 'x', '--expires-in', 'later'], /--expires-in must be a duration/],
+    [['sys', 'connect', '--open', '--app', 'x'], /--open .*takes no --app/],
     [['sys', 'tokens', 'revoke', 'tok_short'], /token id must be tok_/],
     [['daemon', 'start', '--tcp', '99999'], /--tcp must be \[HOST:\]PORT/],
     [['daemon', 'start', '--log-level', 'loud'], /--log-level must be one of trace, debug/],

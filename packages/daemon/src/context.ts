@@ -13,6 +13,7 @@ import type { PluginService } from './services/plugins.ts';
 import type { ProfileService } from './services/profiles.ts';
 import type { RunService } from './services/runs.ts';
 import type { TokenService } from './services/tokens.ts';
+import type { ViewerService } from './services/viewer.ts';
 import type { Store } from './store/index.ts';
 import type { Supervisor } from './supervisor/supervisor.ts';
 
@@ -43,6 +44,10 @@ export interface DaemonContext {
   human: HumanService;
   brokers: BrokerPlane;
   directory: DirectoryService;
+  /** The web viewer's login links and sessions. */
+  viewer: ViewerService;
+  /** The viewer's build (`index.html`, `assets/`), served on the TCP listener. */
+  viewerDist: string;
   supervisor: Pick<Supervisor, 'stats'>;
   logger: Logger;
   /** The log line of each answered request (`createLogger`). */

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { LOG_LEVELS, resolveHome } from '@svc/protocol/home';
 import type { DaemonContext, TcpInfo } from './context.ts';
 import { directoryKeys } from './directory/keys.ts';
@@ -24,6 +25,7 @@ import { pluginService } from './services/plugins.ts';
 import { profileService } from './services/profiles.ts';
 import { runService } from './services/runs.ts';
 import { tokenService } from './services/tokens.ts';
+import { viewerService } from './services/viewer.ts';
 import { openStore } from './store/index.ts';
 import { createSupervisor, parseConcurrency } from './supervisor/supervisor.ts';
 import { DAEMON_VERSION } from './version.ts';
@@ -47,7 +49,16 @@ export interface StartDaemonOptions {
    * substitute their own).
    */
   brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string };
+  /**
+   * The web viewer: where its build is (default `packages/viewer/dist` of this checkout), and,
+   * for tests, how long a login link lives (default 60 s) and the clock its links and sessions
+   * read.
+   */
+  viewer?: { dist?: string; linkTtlMs?: number; now?: () => number };
 }
+
+/** The viewer's build beside this package in the monorepo (`npm run build -w @svc/viewer`). */
+export const DEFAULT_VIEWER_DIST = fileURLToPath(new URL('../../viewer/dist/', import.meta.url));
 
 export interface DaemonHandle {
   home: string;
@@ -210,6 +221,11 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
         profiles,
       }),
       supervisor,
+      viewer: viewerService(store, events, {
+        linkTtlMs: opts.viewer?.linkTtlMs,
+        now: opts.viewer?.now,
+      }),
+      viewerDist: opts.viewer?.dist ?? DEFAULT_VIEWER_DIST,
       logger,
       requestLog,
       sse,

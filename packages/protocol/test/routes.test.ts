@@ -60,6 +60,8 @@ const CORE_ROUTES = [
   'status.get',
   'tokens.list',
   'tokens.revoke',
+  'viewer.links.create',
+  'viewer.logout',
 ];
 
 describe('route table', () => {
@@ -85,6 +87,8 @@ describe('route table', () => {
       'plugins.list',
       'plugins.retrieve',
       'plugins.remove',
+      'viewer.links.create',
+      'viewer.logout',
     ] as const) {
       expect(routeById(id).auth).toEqual({ kind: 'owner' });
     }

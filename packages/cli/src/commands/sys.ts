@@ -14,6 +14,7 @@ import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { parseListenAddress } from '../parse/listen.ts';
 import { parseName } from '../parse/name.ts';
+import { openViewer } from './open-viewer.ts';
 import { allPages, type Page, pageQuery } from './shared/pages.ts';
 
 export function registerSys(program: Command, runtime: Runtime): void {
@@ -23,7 +24,9 @@ export function registerSys(program: Command, runtime: Runtime): void {
 
   sys
     .command('connect')
-    .description('turn the TCP listener on and print base_url with a bearer token')
+    .description(
+      'turn the TCP listener on and print base_url with a bearer token; --open: log in to the web viewer',
+    )
     .option('--app <id>', 'mint a scoped token for this app instead of using the owner token')
     // Variadic, and each use adds: `--scopes svc:llm svc:act`, `--scopes svc:llm,svc:act` and
     // `--scopes svc:llm --scopes svc:act` all mean both (connect takes no positional argument).
@@ -35,6 +38,11 @@ export function registerSys(program: Command, runtime: Runtime): void {
     .option(
       '--tcp <[host:]port>',
       'where the TCP listener binds if it is off (default 127.0.0.1, any free port)',
+    )
+    .option('--open', 'open the web viewer in your browser with a one-time login link (60 s)')
+    .option(
+      '--no-browser',
+      'with --open: print the link instead of opening it (or SVC_NO_BROWSER=1)',
     )
     .action(action(runtime, connect));
 
@@ -72,8 +80,19 @@ export function registerSys(program: Command, runtime: Runtime): void {
 
 async function connect(
   ctx: Context,
-  opts: { app?: string; scopes?: string[]; expiresIn?: string; tcp?: string },
+  opts: {
+    app?: string;
+    scopes?: string[];
+    expiresIn?: string;
+    tcp?: string;
+    open?: boolean;
+    browser?: boolean;
+  },
 ) {
+  if (opts.open === true) {
+    const body = opts.tcp === undefined ? {} : connectBody({ tcp: opts.tcp });
+    return openViewer(ctx, opts, body);
+  }
   const body = connectBody(opts);
   const client = await ctx.client();
   const answer = (await client.request('POST', '/v1/connect', body)) as Connection;

@@ -23,6 +23,7 @@ import { registerRuns } from './runs.ts';
 import { registerShutdown } from './shutdown.ts';
 import { registerStatus } from './status.ts';
 import { registerTokens } from './tokens.ts';
+import { registerViewer } from './viewer.ts';
 
 /** The daemon's `/v1`: its handlers by route id, and the request path both listeners serve. */
 export interface App {
@@ -54,5 +55,6 @@ export function createApp(ctx: DaemonContext): App {
   registerCrons(app, ctx);
   registerHuman(app, ctx);
   registerBroker(app, ctx);
+  registerViewer(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }

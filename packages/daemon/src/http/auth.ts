@@ -4,15 +4,16 @@ import type { Principal, TokenService } from '../services/tokens.ts';
 
 /**
  * The principal a request acts as under `route`'s `auth`: none for a public route, else the
- * bearer token's, which must be any token, the owner's, one whose scopes cover the route's, or
- * a node token (for its own node only).
+ * bearer token's (or `session`'s, a viewer cookie's owner, already verified), which must be any
+ * token, the owner's, one whose scopes cover the route's, or a node token (for its own node only).
  */
 export function authenticate(
   match: RouteMatch,
   authorization: string | undefined,
   tokens: TokenService,
+  session?: () => Principal | null,
 ): Principal | null {
-  const principal = authorize(match.route, bearer(authorization), tokens);
+  const principal = authorize(match.route, bearer(authorization), tokens, session);
   // A node token acts on node routes for its own node only: another node's broker routes, mail
   // and waits would make it a second writer of that node's conversation.
   if (match.route.auth.kind === 'node' && principal?.nodeId !== match.params.id) {
@@ -46,12 +47,18 @@ export function matchRoute(method: string, path: string): ReturnType<typeof find
   return literal ?? findRoute(method, path);
 }
 
-function authorize(route: RouteDef, secret: string | null, tokens: TokenService): Principal | null {
+function authorize(
+  route: RouteDef,
+  secret: string | null,
+  tokens: TokenService,
+  session: (() => Principal | null) | undefined,
+): Principal | null {
   const auth = route.auth;
   if (auth.kind === 'public') return null;
-  if (secret === null)
+  const viewer = secret === null ? (session?.() ?? null) : null;
+  if (secret === null && viewer === null)
     throw new ApiError('unauthorized', 'this route needs Authorization: Bearer <token>');
-  const principal = tokens.authenticate(secret);
+  const principal = viewer ?? tokens.authenticate(secret!);
   if (principal === null)
     throw new ApiError('unauthorized', 'the bearer token is unknown, revoked or expired');
   switch (auth.kind) {

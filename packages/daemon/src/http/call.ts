@@ -3,8 +3,8 @@ import type { RouteDef } from '@svc/protocol';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../services/tokens.ts';
 
-/** An answer's body: JSON text (or other text), a stream (SSE), or none. */
-type ReplyBody = string | ReadableStream<Uint8Array> | null;
+/** An answer's body: JSON text (or other text), bytes (a viewer asset), a stream (SSE), or none. */
+type ReplyBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
 
 /** A request's validated parts, read before its handler runs. */
 export interface RouteInput {
@@ -47,6 +47,8 @@ export class Call {
   readonly log: Logger;
   route: RouteDef | undefined = undefined;
   principal: Principal | null = null;
+  /** The viewer session secret the request was authenticated by (its cookie), if any. */
+  viewerSession: string | null = null;
   input: RouteInput = NO_INPUT;
   readonly #res: ServerResponse;
   #abort: AbortController | undefined;

@@ -1,9 +1,10 @@
 import type { Reply } from './call.ts';
 import type { Listener } from './listener.ts';
 
-// What @svc/client sends, its retries included (`Svc-Retry-Count`), and what it reads back.
+// What @svc/client sends, its retries included (`Svc-Retry-Count`), and what it reads back;
+// `Svc-Viewer` is the viewer's CSRF header (viewer-auth.ts).
 const ALLOW_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Svc-Request-Id, Svc-Retry-Count';
+  'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Svc-Request-Id, Svc-Retry-Count, Svc-Viewer';
 const EXPOSE_HEADERS =
   'Svc-Request-Id, Idempotent-Replayed, Allow, WWW-Authenticate, Retry-After, X-Should-Retry, Svc-Keepalive-Ms';
 

@@ -12,7 +12,11 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * whole answer is kept in memory only, so a retry within this daemon's life gets it back exactly
  * and no secret is ever written to the database.
  */
-const SECRET_FIELDS: Readonly<Record<string, string>> = { 'connect.create': 'token' };
+const SECRET_FIELDS: Readonly<Record<string, string>> = {
+  'connect.create': 'token',
+  // The login link's code is a secret until used.
+  'viewer.links.create': 'url',
+};
 
 /**
  * `Idempotency-Key` on POST/PUT/PATCH/DELETE (draft-ietf-httpapi-idempotency-key-header): the

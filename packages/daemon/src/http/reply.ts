@@ -27,6 +27,12 @@ export function writeReply(
     res.end(body);
     return undefined;
   }
+  if (body instanceof Uint8Array) {
+    headers['Content-Length'] = String(body.byteLength);
+    res.writeHead(status, headers);
+    res.end(body);
+    return undefined;
+  }
   res.writeHead(status, headers);
   if (res.req.method === 'HEAD') {
     // The head of a stream is all a HEAD gets: node drops the body, but the stream would hold

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REQUEST_ID_HEADER, type RouteId } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../services/tokens.ts';
 import { authenticate, matchRoute } from './auth.ts';
 import { Call, type Reply } from './call.ts';
 import { corsHeaders, corsOrigin, preflightResponse } from './cors.ts';
@@ -13,6 +14,8 @@ import { readInput } from './input.ts';
 import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
 import type { Routes } from './route.ts';
+import { viewerPrincipal } from './viewer-auth.ts';
+import { isViewerPath, serveViewer } from './viewer-static.ts';
 
 // A caller's id is echoed only when it is short and inert in a log line or a header.
 const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,7 +49,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
   const idempotent = idempotency(ctx.store.idempotency);
 
   /** Route, auth, input, Idempotency-Key and handler; throws an `ApiError` to refuse. */
-  function routed(c: Call, req: IncomingMessage): Reply | Promise<Reply> {
+  function routed(c: Call, req: IncomingMessage, listener: Listener): Reply | Promise<Reply> {
     const { method, path } = c;
     const match = matchRoute(method, path);
     if (match === null) {
@@ -59,7 +62,12 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     }
     const route = match.route;
     c.route = route;
-    c.principal = authenticate(match, c.headers.authorization, ctx.tokens);
+    c.principal = authenticate(
+      match,
+      c.headers.authorization,
+      ctx.tokens,
+      viewerSession(c, listener),
+    );
     const handler = handlers.get(route.id as RouteId);
     if (handler === undefined) {
       // A route of the protocol's table this daemon has no handler for yet.
@@ -84,6 +92,27 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
       c.input = read;
       return idempotent(c, key, run);
     });
+  }
+
+  /**
+   * The viewer cookie's principal, checked only if the route needs one: on TCP, for a request
+   * with a cookie and no `Authorization` (`viewerPrincipal`). Undefined otherwise, so a bearer
+   * request makes no closure.
+   */
+  function viewerSession(c: Call, listener: Listener): (() => Principal | null) | undefined {
+    if (listener.kind !== 'tcp' || c.headers.cookie === undefined) return undefined;
+    if (c.headers.authorization !== undefined) return undefined;
+    return () => {
+      const found = viewerPrincipal(
+        listener,
+        c.method,
+        c.headers,
+        ctx.viewer,
+        ctx.tokens.ownerPrincipal,
+      );
+      c.viewerSession = found?.session ?? null;
+      return found?.principal ?? null;
+    };
   }
 
   return (req, res, listener) => {
@@ -152,7 +181,10 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     }
     let reply: Reply | Promise<Reply>;
     try {
-      reply = routed(c, req);
+      reply =
+        listener.kind === 'tcp' && isViewerPath(c.path)
+          ? serveViewer(c, ctx)
+          : routed(c, req, listener);
     } catch (error) {
       reply = handleError(error, c);
     }

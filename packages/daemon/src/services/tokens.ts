@@ -53,17 +53,21 @@ export function tokenService(store: Store, events: EventLog) {
    */
   const live = new Map<string, Cached>();
   const keys = new Map<string, string>();
+  /** The live owner token's key in `live`: a viewer session acts as its principal. */
+  let ownerKey: string | null = null;
   for (const row of store.tokens.live()) cache(row);
 
   function cache(row: TokenRow): void {
     const key = Buffer.from(row.hash).toString('base64');
     live.set(key, cached(row));
     keys.set(row.id, key);
+    if (row.kind === 'owner') ownerKey = key;
   }
 
   function uncache(id: string): void {
     const key = keys.get(id);
     if (key !== undefined) live.delete(key);
+    if (key === ownerKey) ownerKey = null;
     keys.delete(id);
     lastTouched.delete(id);
   }
@@ -153,6 +157,14 @@ export function tokenService(store: Store, events: EventLog) {
         store.tokens.touch(principal.tokenId, new Date(now).toISOString());
       }
       return principal;
+    },
+
+    /**
+     * The owner's principal without its secret: what a live viewer session acts as (the person,
+     * in their browser). `null` only while no owner token exists, which `ensureOwner` prevents.
+     */
+    ownerPrincipal(): Readonly<Principal> | null {
+      return ownerKey === null ? null : (live.get(ownerKey)?.principal ?? null);
     },
 
     list(after: string, limit: number): { data: Token[]; hasMore: boolean } {

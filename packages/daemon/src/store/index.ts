@@ -15,6 +15,7 @@ import { reportStore } from './reports.ts';
 import { runStore } from './runs.ts';
 import { tokenStore } from './tokens.ts';
 import { turnStore } from './turns.ts';
+import { viewerSessionStore } from './viewer-sessions.ts';
 
 export type { Db } from './db.ts';
 
@@ -39,6 +40,7 @@ export function openStore(path: string) {
     plugins: pluginStore(db),
     crons: cronStore(db),
     human: humanStore(db),
+    viewerSessions: viewerSessionStore(db),
   };
 }
 

@@ -38,6 +38,7 @@ import { nodesRoutes } from './nodes-table.ts';
 import { pluginRoutes } from './plugins-table.ts';
 import type { RouteDef } from './route-def.ts';
 import { runsRoutes } from './runs-table.ts';
+import { viewerRoutes } from './viewer-table.ts';
 
 export const routes = [
   {
@@ -206,6 +207,7 @@ export const routes = [
   ...brokerRoutes,
   ...cronsRoutes,
   ...humanRoutes,
+  ...viewerRoutes,
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -14,3 +14,4 @@ export * from './profiles.ts';
 export * from './runs.ts';
 export * from './system.ts';
 export * from './tokens.ts';
+export * from './viewer.ts';

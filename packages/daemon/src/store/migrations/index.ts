@@ -5,6 +5,7 @@ import { sql as broker } from './004-broker.ts';
 import { sql as plugins } from './005-plugins.ts';
 import { sql as crons } from './006-crons.ts';
 import { sql as human } from './007-human.ts';
+import { sql as viewerSessions } from './008-viewer-sessions.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -18,4 +19,5 @@ export const migrations: readonly string[] = [
   plugins,
   crons,
   human,
+  viewerSessions,
 ];

@@ -1,0 +1,71 @@
+/** `svc sys connect --open` against a real daemon: the link it prints logs a browser in once. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DaemonHandle, startDaemon } from '@svc/daemon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Io, run } from '../src/index.ts';
+
+let home = '';
+let daemon: DaemonHandle | undefined;
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'svc-cli-v-'));
+  daemon = await startDaemon({ home, logLevel: 'warn' });
+});
+afterAll(async () => {
+  await daemon?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** `svc …args` in-process with `env` on top of the home (no browser is ever opened here). */
+async function svc(env: Record<string, string>, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    stdoutIsTTY: false,
+    env: { SVC_HOME: home, ...env },
+  };
+  const code = await run(['node', 'svc', ...args], io);
+  return { code, stdout, stderr };
+}
+
+const login = (url: string) => fetch(url, { redirect: 'manual' });
+
+describe('svc sys connect --open', () => {
+  it('turns TCP on and prints a link that logs in once (SVC_NO_BROWSER=1)', async () => {
+    expect(daemon!.tcp).toBeNull();
+    const res = await svc({ SVC_NO_BROWSER: '1' }, 'sys', 'connect', '--open');
+    expect(res.code, res.stderr).toBe(0);
+    const match = res.stdout.match(/^open this link within 60 s: (\S+)\n$/);
+    expect(match, res.stdout).not.toBeNull();
+    const url = match![1]!;
+    expect(url.startsWith(`${daemon!.tcp!.base_url}/viewer/login?code=`)).toBe(true);
+    const first = await login(url);
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/viewer/');
+    expect(first.headers.get('set-cookie')).toMatch(/^svc_viewer=/);
+    expect((await login(url)).status).toBe(401);
+  });
+
+  it('--no-browser prints the link too; --json prints {url, expires_at}', async () => {
+    const plain = await svc({ PATH: '' }, 'sys', 'connect', '--open', '--no-browser');
+    expect(plain.stdout).toMatch(/^open this link within 60 s: http:\/\/127\.0\.0\.1:\d+\//);
+    const res = await svc({ SVC_NO_BROWSER: '1' }, 'sys', 'connect', '--open', '--json');
+    expect(res.code, res.stderr).toBe(0);
+    const link = JSON.parse(res.stdout);
+    expect(Object.keys(link).sort()).toEqual(['expires_at', 'url']);
+    expect((await login(link.url)).status).toBe(303);
+  });
+
+  it('--open with --app is a usage error, exit 2', async () => {
+    const res = await svc({ SVC_NO_BROWSER: '1' }, 'sys', 'connect', '--open', '--app', 'x');
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+  });
+});

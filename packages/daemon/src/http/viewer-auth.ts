@@ -1,0 +1,66 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError } from '../errors.ts';
+import type { Principal } from '../services/tokens.ts';
+import type { ViewerService } from '../services/viewer.ts';
+import { allowedHosts } from './host-guard.ts';
+import type { Listener } from './listener.ts';
+
+/** The viewer's session cookie (docs/api-v1.md "Viewer"). */
+export const VIEWER_COOKIE = 'svc_viewer';
+/** The header every viewer fetch sends; a cross-site form or image cannot send it. */
+export const VIEWER_HEADER = 'svc-viewer';
+const SAFE = new Set(['GET', 'HEAD']);
+
+/** The `svc_viewer` value of a `Cookie` header, or `null` (RFC 6265 §5.4: `name=value; …`). */
+export function viewerCookie(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq !== -1 && pair.slice(0, eq).trim() === VIEWER_COOKIE) return pair.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/** Whether `origin` is this TCP listener's own: a name of its Host allow-list, over `http:`. */
+export function isListenerOrigin(listener: { host: string; port: number }, origin: string) {
+  return allowedHosts(listener).some((host) => origin === `http://${host}`);
+}
+
+/**
+ * The principal of a request that carries no `Authorization` but a viewer cookie, on the TCP
+ * listener: the owner, once the CSRF rules hold. A browser attaches the cookie to requests other
+ * sites make too, so (a) an `Origin`, when sent, must be this listener's, and (b) anything but
+ * GET/HEAD must carry `Svc-Viewer: 1`: a custom header needs a CORS preflight, which the daemon
+ * grants its own origin only. Both refusals are 403 `forbidden`; a session that is unknown,
+ * expired or revoked is 401 `unauthorized`. `null` when the request carries no viewer cookie.
+ */
+export function viewerPrincipal(
+  listener: Listener,
+  method: string,
+  headers: IncomingHttpHeaders,
+  viewer: ViewerService,
+  owner: () => Principal | null,
+): { principal: Principal; session: string } | null {
+  if (listener.kind !== 'tcp' || headers.authorization !== undefined) return null;
+  const session = viewerCookie(headers.cookie);
+  if (session === null) return null;
+  const origin = headers.origin;
+  if (origin !== undefined && !isListenerOrigin(listener, origin)) {
+    throw new ApiError('forbidden', 'a viewer session is honoured from its own origin only', {
+      field: 'Origin',
+    });
+  }
+  if (!SAFE.has(method) && headers[VIEWER_HEADER] !== '1') {
+    throw new ApiError('forbidden', `a viewer session's ${method} needs the header Svc-Viewer: 1`, {
+      field: 'Svc-Viewer',
+    });
+  }
+  const principal = viewer.isLive(session) ? owner() : null;
+  if (principal === null) {
+    throw new ApiError(
+      'unauthorized',
+      'the viewer session is unknown, expired or revoked; run `svc sys connect --open` again',
+    );
+  }
+  return { principal, session };
+}

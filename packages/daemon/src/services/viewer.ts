@@ -1,0 +1,105 @@
+import { hash, randomBytes } from 'node:crypto';
+import type { Store } from '../store/index.ts';
+import type { EventLog } from './events.ts';
+
+/** How long a login link works: long enough to reach the browser it was opened in, no more. */
+export const VIEWER_LINK_TTL_MS = 60_000;
+/** A viewer session lasts a working day; the cookie's `Max-Age` says the same. */
+export const VIEWER_SESSION_TTL_MS = 12 * 3600_000;
+
+export interface ViewerServiceOptions {
+  linkTtlMs?: number | undefined;
+  sessionTtlMs?: number | undefined;
+  /** The clock, in ms since the epoch; tests move it to expire links and sessions. */
+  now?: (() => number) | undefined;
+}
+
+// 32 random bytes in unpadded base64url, for link codes and session secrets alike.
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The viewer's login: one-time link codes (kept in memory by their SHA-256 only: a link that
+ * outlives a daemon restart is of no use, as it lives 60 s) and the sessions they open (kept in
+ * the `viewer_sessions` table by their SHA-256, so a browser stays logged in across restarts).
+ */
+export function viewerService(store: Store, events: EventLog, opts: ViewerServiceOptions = {}) {
+  const linkTtl = opts.linkTtlMs ?? VIEWER_LINK_TTL_MS;
+  const sessionTtl = opts.sessionTtlMs ?? VIEWER_SESSION_TTL_MS;
+  const now = opts.now ?? Date.now;
+  /** Unused codes: the base64 SHA-256 of each → when it expires. */
+  const links = new Map<string, number>();
+
+  function dropExpiredLinks(at: number): void {
+    for (const [key, expires] of links) if (expires <= at) links.delete(key);
+  }
+
+  return {
+    /** A new link code and when it expires; only its digest is kept. */
+    createLink(): { code: string; expiresAt: string } {
+      const at = now();
+      dropExpiredLinks(at);
+      const code = randomBytes(32).toString('base64url');
+      links.set(digest(code), at + linkTtl);
+      return { code, expiresAt: new Date(at + linkTtl).toISOString() };
+    },
+
+    /**
+     * Consumes `code` and opens a session: its secret, shown only here. A code is deleted before
+     * anything else happens, in one synchronous step, so of two racing uses only the first gets
+     * a session. `null` for an unknown, used or expired code.
+     */
+    login(code: string): { secret: string; expiresAt: string } | null {
+      if (!SECRET.test(code)) return null;
+      const key = digest(code);
+      const expires = links.get(key);
+      if (expires === undefined) return null;
+      links.delete(key);
+      const at = now();
+      if (expires <= at) return null;
+      const secret = randomBytes(32).toString('base64url');
+      const createdAt = new Date(at).toISOString();
+      const expiresAt = new Date(at + sessionTtl).toISOString();
+      store.db.transaction(() => {
+        store.viewerSessions.prune(createdAt);
+        store.viewerSessions.insert({
+          hash: rawDigest(secret),
+          created_at: createdAt,
+          expires_at: expiresAt,
+        });
+        events.record('viewer.session.created', null, {
+          created_at: createdAt,
+          expires_at: expiresAt,
+        });
+      });
+      return { secret, expiresAt };
+    },
+
+    /** Whether `secret` names a live session (known, not revoked, not expired). */
+    isLive(secret: string): boolean {
+      if (!SECRET.test(secret)) return false;
+      const row = store.viewerSessions.byHash(rawDigest(secret));
+      return row !== undefined && row.revoked_at === null && Date.parse(row.expires_at) > now();
+    },
+
+    /** Revokes the session of `secret`; false when there was no live one. */
+    logout(secret: string): boolean {
+      if (!SECRET.test(secret)) return false;
+      const at = new Date(now()).toISOString();
+      return store.db.transaction(() => {
+        if (!store.viewerSessions.revoke(rawDigest(secret), at)) return false;
+        events.record('viewer.session.revoked', null, { revoked_at: at });
+        return true;
+      });
+    },
+  };
+}
+
+export type ViewerService = ReturnType<typeof viewerService>;
+
+function digest(secret: string): string {
+  return hash('sha256', secret, 'base64');
+}
+
+function rawDigest(secret: string): Buffer {
+  return Buffer.from(digest(secret), 'base64');
+}

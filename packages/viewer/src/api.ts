@@ -1,0 +1,61 @@
+import type { Page } from './types.ts';
+
+/** A refusal of the daemon, from its error envelope. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Called when the daemon answers 401: the session expired or was revoked. */
+let onUnauthorized: () => void = () => {};
+export function whenUnauthorized(fn: () => void): void {
+  onUnauthorized = fn;
+}
+
+/**
+ * One call of the daemon's `/v1` as the logged-in viewer: the session cookie goes along
+ * (same origin), and `Svc-Viewer: 1` is what the daemon asks of a cookie's POST (its CSRF rule).
+ */
+export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { 'Svc-Viewer': '1' };
+  const init: RequestInit = { method, credentials: 'same-origin', headers };
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  const text = await res.text();
+  const value: unknown = text === '' ? null : JSON.parse(text);
+  if (!res.ok) {
+    const error = (value as { error?: { code?: string; message?: string } } | null)?.error;
+    if (res.status === 401) onUnauthorized();
+    throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? res.statusText);
+  }
+  return value as T;
+}
+
+/** Every page of a list route, up to `maxPages` (a bound, not an expectation). */
+export async function allPages<T>(path: string, maxPages = 50): Promise<T[]> {
+  const rows: T[] = [];
+  const sep = path.includes('?') ? '&' : '?';
+  let after: string | null = null;
+  for (let i = 0; i < maxPages; i++) {
+    const cursor: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
+    const page: Page<T> = await api<Page<T>>('GET', `${path}${sep}limit=200${cursor}`);
+    rows.push(...page.data);
+    if (!page.has_more || page.next_cursor === null) break;
+    after = page.next_cursor;
+  }
+  return rows;
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return `${error.message} (${error.code})`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,97 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, whenUnauthorized } from './api.ts';
+import { useLiveEvents } from './live.ts';
+import { href, type Route, useRoute } from './router.ts';
+import { Canvas } from './views/canvas.tsx';
+import { Crons } from './views/crons.tsx';
+import { History, Inbox } from './views/inbox.tsx';
+import { NodeView } from './views/node.tsx';
+import { Plugins } from './views/plugins.tsx';
+
+const NAV: readonly { label: string; href: string; views: Route['view'][] }[] = [
+  { label: 'Canvas', href: href.canvas, views: ['canvas', 'node'] },
+  { label: 'Inbox', href: href.inbox, views: ['inbox', 'history'] },
+  { label: 'Crons', href: href.crons, views: ['crons'] },
+  { label: 'Plugins', href: href.plugins, views: ['plugins'] },
+];
+
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<'in' | 'ended' | 'out'>('in');
+  useEffect(() => whenUnauthorized(() => setSession('ended')), []);
+  if (session !== 'in') {
+    return (
+      <main class="signed-out">
+        <h1>svc viewer</h1>
+        <p>
+          {session === 'out'
+            ? 'You logged out.'
+            : 'Your viewer session ended (expired or revoked).'}{' '}
+          Run <code>svc sys connect --open</code> for a new login link.
+        </p>
+      </main>
+    );
+  }
+  return <Shell route={route} onLogout={() => setSession('out')} />;
+}
+
+function Shell({ route, onLogout }: { route: Route; onLogout: () => void }) {
+  const live = useLiveEvents();
+  async function logout() {
+    await api('POST', '/v1/viewer/logout', {}).catch(() => {});
+    onLogout();
+  }
+  return (
+    <>
+      <header class="top">
+        <h1>svc</h1>
+        <nav aria-label="Main">
+          {NAV.map((item) => (
+            <a
+              key={item.href}
+              href={item.href}
+              aria-current={item.views.includes(route.view) ? 'page' : undefined}
+            >
+              {item.label}
+            </a>
+          ))}
+        </nav>
+        <p class="live" role="status" data-connected={String(live.connected)}>
+          {live.connected ? 'live' : 'connecting…'}
+        </p>
+        <button type="button" onClick={logout}>
+          Log out
+        </button>
+      </header>
+      <main>
+        <View route={route} live={live} />
+      </main>
+    </>
+  );
+}
+
+function View({ route, live }: { route: Route; live: ReturnType<typeof useLiveEvents> }) {
+  switch (route.view) {
+    case 'canvas':
+      return <Canvas version={live.nodes} />;
+    case 'node':
+      return <NodeView id={route.id} version={live.nodes} />;
+    case 'inbox':
+      return <Inbox ticket={route.ticket} version={live.inbox} />;
+    case 'history':
+      return <History version={live.inbox} />;
+    case 'crons':
+      return <Crons version={live.crons} />;
+    case 'plugins':
+      return <Plugins version={live.plugins} />;
+    case 'missing':
+      return (
+        <section>
+          <h2>Not found</h2>
+          <p>
+            Nothing at <code>{route.hash}</code>. <a href={href.canvas}>Back to the canvas</a>.
+          </p>
+        </section>
+      );
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * The viewer end to end in Debian's Chromium: a real daemon (TCP on 127.0.0.1) with nodes, a
+ * human request and a cron; a one-time login link opened in the browser; the canvas, its live
+ * updates, answering in the inbox and the crons list, all under the daemon's CSP.
+ *
+ * Chromium comes from `scripts/ensure-chromium.sh` (run by `npm test`). Without it the test fails
+ * on CI (`CI=true`) and is skipped elsewhere, saying so.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLocalClient } from '@svc/client/node';
+import { type DaemonHandle, startDaemon } from '@svc/daemon';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
+const present = existsSync(CHROMIUM);
+const onCi = process.env.CI === 'true';
+if (!present && !onCi) {
+  console.warn(
+    `viewer browser test skipped: no Chromium at ${CHROMIUM} (run scripts/ensure-chromium.sh as root)`,
+  );
+}
+const VIEWER = fileURLToPath(new URL('..', import.meta.url));
+
+type Client = ReturnType<typeof createLocalClient>;
+interface Node {
+  id: string;
+  state: string;
+  waiting_on: { request_id?: string } | null;
+}
+
+const scripted = (script: unknown[]) => ({ provider: 'scripted', model: 'demo', script });
+const submit = (result: unknown) => ({ tool_calls: [{ name: 'submit', input: { result } }] });
+const askHuman = (title: string) => ({
+  tool_calls: [{ name: 'ask_human', input: { title, body: 'v2 is ready', kind: 'approval' } }],
+});
+
+/** Polls `check` every 50 ms until it answers a value, for at most `ms`. */
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
+  let home = '';
+  let daemon: DaemonHandle | undefined;
+  let client: Client;
+  let browser: Browser | undefined;
+  let page: Page;
+  let base = '';
+  const problems: string[] = [];
+  const nodes: Record<'done' | 'waiting', Node> = {} as never;
+  let request: { id: string; ticket_id: string };
+
+  const createNode = (title: string, script: unknown[]) =>
+    client.request('POST', '/v1/nodes', {
+      task: title,
+      title,
+      model: scripted(script),
+    }) as Promise<Node>;
+  const getNode = (id: string) => client.request('GET', `/v1/nodes/${id}`) as Promise<Node>;
+
+  beforeAll(async () => {
+    if (!present) {
+      throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh (npm test does)`);
+    }
+    home = mkdtempSync(join(tmpdir(), 'svc-viewer-'));
+    // The current source, built where this test alone reads it: never a stale dist.
+    const dist = join(home, 'viewer-dist');
+    await build({
+      root: VIEWER,
+      configFile: join(VIEWER, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir: dist, emptyOutDir: true },
+    });
+    daemon = await startDaemon({
+      home,
+      logLevel: 'warn',
+      tcp: { host: '127.0.0.1', port: 0 },
+      viewer: { dist },
+      brokers: { concurrency: 4 },
+    });
+    base = daemon.tcp!.base_url;
+    client = createLocalClient({ home });
+
+    const done = await createNode('finishes at once', [submit({ ok: true })]);
+    const waiting = await createNode('asks first', [askHuman('Deploy?'), submit({ ok: true })]);
+    nodes.done = await until('a done node', async () => {
+      const n = await getNode(done.id);
+      return n.state === 'done' ? n : undefined;
+    });
+    nodes.waiting = await until('a waiting node', async () => {
+      const n = await getNode(waiting.id);
+      if (n.state === 'failed' || n.state === 'done') throw new Error(JSON.stringify(n));
+      return n.state === 'waiting' ? n : undefined;
+    });
+    request = (await client.request('POST', '/v1/human/requests', {
+      title: 'Which color?',
+      body: 'for the logo',
+      options: ['red', 'blue'],
+    })) as { id: string; ticket_id: string };
+    await client.request('POST', '/v1/crons', {
+      name: 'weekday hello',
+      schedule: '0 9 * * 1-5',
+      task: { task: 'Say hello', model: scripted([submit({ hi: true })]) },
+    });
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // Root (CI containers) has no user namespace sandbox to give Chromium.
+      args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+    });
+    page = await browser.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.close();
+    if (home !== '') rmSync(home, { recursive: true, force: true });
+  });
+
+  it('logs in with a one-time link and lands on /viewer/ with an HttpOnly cookie', async () => {
+    const link = (await client.request('POST', '/v1/viewer/links', {})) as { url: string };
+    const res = await page.goto(link.url);
+    expect(res?.status()).toBe(200);
+    expect(page.url()).toBe(`${base}/viewer/`);
+    const cookies = await page.context().cookies(base);
+    expect(cookies).toEqual([
+      expect.objectContaining({
+        name: 'svc_viewer',
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+      }),
+    ]);
+  });
+
+  it('shows every node on the canvas with its state', async () => {
+    for (const [state, node] of Object.entries(nodes)) {
+      const item = page.locator(`li[data-node-id="${node.id}"]`);
+      await item.waitFor();
+      expect(await item.getAttribute('data-state')).toBe(state);
+      await expect.poll(() => item.locator('.badge').first().textContent()).toBe(state);
+    }
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+  });
+
+  it('adds a node created after load, from the event stream', async () => {
+    const late = await createNode('created later', [submit({ late: true })]);
+    await page.locator(`li[data-node-id="${late.id}"]`).waitFor({ timeout: 10_000 });
+    await expect
+      .poll(() => page.locator(`li[data-node-id="${late.id}"]`).getAttribute('data-state'), {
+        timeout: 10_000,
+      })
+      .toBe('done');
+  });
+
+  it('shows a node with its transcript', async () => {
+    await page.getByRole('link', { name: 'finishes at once' }).click();
+    await page.getByRole('heading', { name: 'Transcript' }).waitFor();
+    expect(await page.getByRole('heading', { name: /^finishes at once/ }).isVisible()).toBe(true);
+  });
+
+  it('answers a request in the inbox', async () => {
+    await page.getByRole('link', { name: 'Inbox', exact: true }).click();
+    const card = page.locator(`article[data-ticket-id="${request.ticket_id}"]`);
+    await card.waitFor();
+    expect(await card.textContent()).toContain('for the logo');
+    await card.getByLabel('blue').check();
+    await card.getByLabel('Answer', { exact: true }).fill('bold, please');
+    await card.getByRole('button', { name: 'Send answer' }).click();
+    const answered = await until('the answer', async () => {
+      const r = (await client.request('GET', `/v1/human/requests/${request.id}`)) as {
+        state: string;
+        response: { choice: string; text: string } | null;
+      };
+      return r.state === 'answered' ? r : undefined;
+    });
+    expect(answered.response).toMatchObject({ choice: 'blue', text: 'bold, please' });
+    await card.waitFor({ state: 'detached' });
+  });
+
+  it('lists the cron', async () => {
+    await page.getByRole('link', { name: 'Crons', exact: true }).click();
+    const row = page.getByRole('row', { name: /weekday hello/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('0 9 * * 1-5');
+  });
+
+  it('lists plugins (none here) and never broke its CSP', async () => {
+    await page.getByRole('link', { name: 'Plugins', exact: true }).click();
+    await page.getByText('No plugins installed.').waitFor();
+    expect(problems).toEqual([]);
+  });
+});
