@@ -11,6 +11,7 @@ import { registerModels } from './commands/models.ts';
 import { registerNode } from './commands/node.ts';
 import { registerPkg } from './commands/pkg.ts';
 import { registerProfile } from './commands/profile.ts';
+import { registerProvider } from './commands/provider.ts';
 import { registerRequest } from './commands/request.ts';
 import { registerRun } from './commands/run.ts';
 import { registerStatus } from './commands/status.ts';
@@ -53,6 +54,7 @@ export function buildProgram(runtime: Runtime): Command {
   registerCron(program, runtime);
   registerHuman(program, runtime);
   registerPkg(program, runtime);
+  registerProvider(program, runtime);
   return program;
 }
 

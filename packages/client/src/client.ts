@@ -31,6 +31,7 @@ import { Human } from './resources/human.ts';
 import { Models } from './resources/models.ts';
 import { Nodes } from './resources/nodes.ts';
 import { Profiles } from './resources/profiles.ts';
+import { Providers } from './resources/providers.ts';
 import { Runs } from './resources/runs.ts';
 import { System } from './resources/system.ts';
 
@@ -88,6 +89,7 @@ export class Svc {
   readonly runs: Runs;
   readonly crons: Crons;
   readonly human: Human;
+  readonly providers: Providers;
 
   readonly #transport: Transport;
 
@@ -124,6 +126,7 @@ export class Svc {
     this.runs = new Runs(this.#transport);
     this.crons = new Crons(this.#transport);
     this.human = new Human(this.#transport);
+    this.providers = new Providers(this.#transport);
   }
 
   /**

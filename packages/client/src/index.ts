@@ -91,6 +91,13 @@ export type {
   ProfileListParams,
 } from './resources/profiles.ts';
 export type {
+  ProviderCallParams,
+  ProviderCallResult,
+  ProviderTool,
+  ProviderToolList,
+  ProviderToolsParams,
+} from './resources/providers.ts';
+export type {
   Run,
   RunList,
   RunParseParams,

@@ -63,17 +63,27 @@ describe('client.files', () => {
 
   it('maps refusals to their error classes; a path is not checked locally', async () => {
     writeFileSync(join(work, 'kept.txt'), 'kept');
+    // Each call is made when its turn comes: made at once, a later refusal could arrive before
+    // the loop awaits it, an unhandled rejection in the meantime.
     const cases = [
-      [client.files.read({ path: 'relative.txt' }), UnprocessableEntityError, 'validation_failed'],
-      [client.files.read({ path: join(work, 'nope') }), NotFoundError, 'not_found'],
       [
-        client.files.write({ path: join(work, 'kept.txt'), content: 'x'.repeat(1024 * 1024 + 1) }),
+        () => client.files.read({ path: 'relative.txt' }),
+        UnprocessableEntityError,
+        'validation_failed',
+      ],
+      [() => client.files.read({ path: join(work, 'nope') }), NotFoundError, 'not_found'],
+      [
+        () =>
+          client.files.write({
+            path: join(work, 'kept.txt'),
+            content: 'x'.repeat(1024 * 1024 + 1),
+          }),
         PayloadTooLargeError,
         'payload_too_large',
       ],
     ] as const;
     for (const [call, kind, code] of cases) {
-      const err = await call.catch((e: unknown) => e);
+      const err = await call().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(kind);
       expect(err).toMatchObject({ code });
     }

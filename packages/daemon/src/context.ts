@@ -11,6 +11,7 @@ import type { ModelService } from './services/models.ts';
 import type { NodeService } from './services/nodes.ts';
 import type { PluginService } from './services/plugins.ts';
 import type { ProfileService } from './services/profiles.ts';
+import type { ProviderService } from './services/providers.ts';
 import type { RunService } from './services/runs.ts';
 import type { TokenService } from './services/tokens.ts';
 import type { ViewerService } from './services/viewer.ts';
@@ -44,6 +45,7 @@ export interface DaemonContext {
   human: HumanService;
   brokers: BrokerPlane;
   directory: DirectoryService;
+  providers: ProviderService;
   /** The web viewer's login links and sessions. */
   viewer: ViewerService;
   /** The viewer's build (`index.html`, `assets/`), served on the TCP listener. */

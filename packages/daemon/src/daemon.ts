@@ -23,6 +23,7 @@ import { modelService } from './services/models.ts';
 import { nodeService } from './services/nodes.ts';
 import { pluginService } from './services/plugins.ts';
 import { profileService } from './services/profiles.ts';
+import { providerService } from './services/providers.ts';
 import { runService } from './services/runs.ts';
 import { tokenService } from './services/tokens.ts';
 import { viewerService } from './services/viewer.ts';
@@ -195,6 +196,12 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       return closing;
     };
 
+    const directory = directoryService({
+      store,
+      keys: directoryKeys(paths.home),
+      tcp: () => tcp?.info ?? null,
+      profiles,
+    });
     const ctx: DaemonContext = {
       version: DAEMON_VERSION,
       pid: process.pid,
@@ -214,12 +221,8 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       crons,
       human,
       brokers,
-      directory: directoryService({
-        store,
-        keys: directoryKeys(paths.home),
-        tcp: () => tcp?.info ?? null,
-        profiles,
-      }),
+      directory,
+      providers: providerService({ store, profiles, directory }),
       supervisor,
       viewer: viewerService(store, events, {
         linkTtlMs: opts.viewer?.linkTtlMs,

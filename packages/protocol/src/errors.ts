@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   rate_limited: 429,
   internal_error: 500,
+  // A plugin a provider call reached failed, or answered what the daemon cannot pass on.
+  provider_error: 502,
   not_ready: 503,
 } as const;
 

@@ -75,7 +75,7 @@ function errorCodes(route: RouteDef): ErrorCode[] {
   if (route.body !== undefined) {
     codes.push('payload_too_large', 'validation_failed');
   }
-  codes.push('internal_error');
+  codes.push(...(route.errors ?? []), 'internal_error');
   return codes;
 }
 

@@ -29,9 +29,10 @@ describe('error envelope', () => {
       validation_failed: 422,
       rate_limited: 429,
       internal_error: 500,
+      provider_error: 502,
       not_ready: 503,
     });
-    expect(Object.keys(ERROR_STATUS)).toHaveLength(14);
+    expect(Object.keys(ERROR_STATUS)).toHaveLength(15);
   });
 
   it('builds { error: { code, message, request_id } } and adds field/received only when given', () => {

@@ -55,6 +55,8 @@ const CORE_ROUTES = [
   'plugins.list',
   'plugins.remove',
   'plugins.retrieve',
+  'providers.call',
+  'providers.tools',
   'readiness.get',
   'shutdown.create',
   'status.get',
@@ -92,6 +94,8 @@ describe('route table', () => {
     ] as const) {
       expect(routeById(id).auth).toEqual({ kind: 'owner' });
     }
+    expect(routeById('providers.tools').auth).toEqual({ kind: 'token' });
+    expect(routeById('providers.call').auth).toEqual({ kind: 'token' });
     expect(routeById('events.stream').stream).toBe('sse');
     expect(routeById('bash.run').auth).toEqual({ kind: 'scope', scope: 'svc:act' });
     for (const id of ['files.read', 'files.write', 'files.list'] as const) {

@@ -2,12 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.ts';
 
 /**
- * A request body from `--data`: inline JSON, `@file` (JSON in a file) or `-` (JSON on stdin),
- * the conventions of curl and gh. Parsed here so a typo fails before anything is sent.
+ * A request body from `--data` (or the option `flag` names): inline JSON, `@file` (JSON in a
+ * file) or `-` (JSON on stdin), the conventions of curl and gh. Parsed here so a typo fails
+ * before anything is sent.
  */
 export async function readBody(
   spec: string,
   stdin: () => Promise<string> = readStdin,
+  flag = '--data',
 ): Promise<unknown> {
   let text: string;
   let source: string;
@@ -20,7 +22,7 @@ export async function readBody(
       text = await readFile(source, 'utf8');
     } catch (err) {
       throw new UsageError(
-        `--data ${spec}: cannot read ${source} (${(err as NodeJS.ErrnoException).code ?? err})`,
+        `${flag} ${spec}: cannot read ${source} (${(err as NodeJS.ErrnoException).code ?? err})`,
       );
     }
   } else {
@@ -30,7 +32,7 @@ export async function readBody(
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`--data: ${source} is not valid JSON (${(err as Error).message})`);
+    throw new UsageError(`${flag}: ${source} is not valid JSON (${(err as Error).message})`);
   }
 }
 

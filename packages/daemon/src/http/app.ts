@@ -16,6 +16,7 @@ import { registerNodes } from './nodes.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerPlugins } from './plugins.ts';
 import { registerProfiles } from './profiles.ts';
+import { registerProviders } from './providers.ts';
 import { registerReadiness } from './readiness.ts';
 import { createRequestPath, type RequestPath } from './request-path.ts';
 import type { Routes } from './route.ts';
@@ -47,6 +48,7 @@ export function createApp(ctx: DaemonContext): App {
   registerFiles(app);
   registerProfiles(app, ctx);
   registerPlugins(app, ctx);
+  registerProviders(app, ctx);
   registerModelAuth(app, ctx);
   registerModelConfig(app, ctx);
   registerLlm(app, ctx);

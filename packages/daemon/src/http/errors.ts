@@ -18,6 +18,8 @@ export function errorResponse(
   // replay in flight; this daemon's 409s are final (a state, a key used for another request),
   // and `x-should-retry` is those clients' way to hear it.
   if (error.status === 409) headers['x-should-retry'] = 'false';
+  // A plugin that failed may have acted before it did: a retry would call it again.
+  if (error.code === 'provider_error') headers['x-should-retry'] = 'false';
   const extra: { field?: string; received?: unknown } = {};
   if (error.field !== undefined) extra.field = error.field;
   if (error.hasReceived) extra.received = error.received;
@@ -40,7 +42,13 @@ export function handleError(error: unknown, c: Call): Reply {
  * unknown key names the key), the message lists up to three issues.
  */
 export function validationError(error: z.ZodError, where: 'body' | 'query' | 'params'): ApiError {
-  const issues = error.issues.slice(0, 3).map((issue) => {
+  // An unknown key is listed first: zod reports it after every missing field, and a misspelt
+  // key is usually why one is missing.
+  const unknownFirst = [
+    ...error.issues.filter((issue) => issue.code === 'unrecognized_keys'),
+    ...error.issues.filter((issue) => issue.code !== 'unrecognized_keys'),
+  ];
+  const issues = unknownFirst.slice(0, 3).map((issue) => {
     const path = issuePath(issue);
     return path === '' ? issue.message : `${path}: ${issue.message}`;
   });

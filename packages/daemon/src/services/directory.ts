@@ -1,9 +1,10 @@
 /**
  * The daemon as the directory of its locally installed plugins (DESIGN §5, "Directory"): a token
- * per call of a directory-mode plugin, for the calling node and the one group its scopes cover,
- * signed with the directory key. `iss` is the TCP listener's base URL, where a plugin fetches
- * `/.well-known/jwks.json`; `aud` is the plugin's endpoint exactly as it was installed, which is
- * the `audience` its handler must be given.
+ * per call of a directory-mode plugin, for the one group the caller's scopes cover, signed with
+ * the directory key. The caller is a node (its broker's tool: `act` names the node) or an app or
+ * the owner calling through `POST /v1/provider/call` (`act` names the app; no run). `iss` is the
+ * TCP listener's base URL, where a plugin fetches `/.well-known/jwks.json`; `aud` is the plugin's
+ * endpoint exactly as it was installed, which is the `audience` its handler must be given.
  */
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
@@ -27,6 +28,64 @@ export function directoryService(deps: {
   // The person whose daemon this is: the account it runs under.
   const person = safeUserName();
 
+  /** The installed directory-mode plugin `plugin` and the scope of its group `group`. */
+  function directoryGroup(plugin: string, group: string) {
+    const row = store.plugins.get(plugin);
+    if (row === undefined) {
+      throw new ApiError('not_found', `no plugin '${plugin}'`, { field: 'plugin' });
+    }
+    if (row.auth !== 'directory') {
+      throw new ApiError(
+        'invalid_request',
+        `plugin ${plugin} takes auth ${row.auth}, not directory tokens`,
+        { field: 'plugin' },
+      );
+    }
+    const groups = JSON.parse(row.groups_json) as { name: string }[];
+    if (!groups.some((g) => g.name === group)) {
+      throw new ApiError('not_found', `plugin ${plugin} has no group '${group}'`, {
+        field: 'group',
+      });
+    }
+    return { row, scope: `${plugin}:${group}` };
+  }
+
+  /**
+   * The signed token: `iss` the TCP listener (where the JWKS is), `aud` the endpoint as
+   * installed, `sub` the person, a fresh `jti`, `exp` within 5 min; `claims` say who calls.
+   */
+  async function sign(
+    audience: string,
+    scope: string,
+    claims: {
+      grantee: string;
+      client_id: string;
+      initiating_app: string;
+      act: { sub: string };
+      run_id?: string;
+    },
+  ) {
+    const listener = tcp();
+    if (listener === null) {
+      throw new ApiError(
+        'invalid_state',
+        "the daemon's directory is served on its TCP listener, which is off: turn it on with svc sys connect, or svc daemon start --tcp HOST:PORT",
+      );
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const token = await keys.sign({
+      iss: listener.base_url,
+      aud: audience,
+      sub: person,
+      ...claims,
+      scope,
+      jti: randomUUID(),
+      iat: now,
+      exp: now + TOKEN_SECONDS,
+    });
+    return { token, expires_at: new Date((now + TOKEN_SECONDS) * 1000).toISOString() };
+  }
+
   return {
     jwks: () => keys.jwks(),
 
@@ -38,24 +97,7 @@ export function directoryService(deps: {
 
     /** `broker.pluginToken.mint`: a token for one call of `plugin`'s `group` by node `nodeId`. */
     async mint(nodeId: string, plugin: string, group: string) {
-      const row = store.plugins.get(plugin);
-      if (row === undefined) {
-        throw new ApiError('not_found', `no plugin '${plugin}'`, { field: 'plugin' });
-      }
-      if (row.auth !== 'directory') {
-        throw new ApiError(
-          'invalid_request',
-          `plugin ${plugin} takes auth ${row.auth}, not directory tokens`,
-          { field: 'plugin' },
-        );
-      }
-      const scope = `${plugin}:${group}`;
-      const groups = JSON.parse(row.groups_json) as { name: string }[];
-      if (!groups.some((g) => g.name === group)) {
-        throw new ApiError('not_found', `plugin ${plugin} has no group '${group}'`, {
-          field: 'group',
-        });
-      }
+      const { row, scope } = directoryGroup(plugin, group);
       const node = store.nodes.get(nodeId);
       if (node === undefined) throw new ApiError('not_found', `no node ${nodeId}`);
       const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
@@ -75,30 +117,32 @@ export function directoryService(deps: {
           { field: 'group' },
         );
       }
-      const listener = tcp();
-      if (listener === null) {
-        throw new ApiError(
-          'invalid_state',
-          "the daemon's directory is served on its TCP listener, which is off: turn it on with svc sys connect, or svc daemon start --tcp HOST:PORT",
-        );
-      }
-      const now = Math.floor(Date.now() / 1000);
       const app = node.app_id ?? 'svc';
-      const token = await keys.sign({
-        iss: listener.base_url,
-        aud: row.endpoint,
-        sub: person,
+      return sign(row.endpoint, scope, {
         grantee: app,
         client_id: 'svc',
         initiating_app: app,
-        scope,
         act: { sub: node.id },
-        jti: randomUUID(),
         ...(node.run_id !== null && { run_id: node.run_id }),
-        iat: now,
-        exp: now + TOKEN_SECONDS,
       });
-      return { token, expires_at: new Date((now + TOKEN_SECONDS) * 1000).toISOString() };
+    },
+
+    /**
+     * `providers.call`: a token for one call of `plugin`'s `group` by an app, or the owner, with
+     * no node between (no run). The caller's scopes are checked by the route. The app is the
+     * grantee, the client and the actor; the owner is `svc`, as its nodes' grantee is. `act`
+     * names the app rather than being left out: the spec's caller context requires it, and the
+     * kit refuses a token without it (401); an app's name never looks like a node id (`nd_…`).
+     */
+    async mintForCaller(appId: string | null, plugin: string, group: string) {
+      const { row, scope } = directoryGroup(plugin, group);
+      const app = appId ?? 'svc';
+      return sign(row.endpoint, scope, {
+        grantee: app,
+        client_id: app,
+        initiating_app: app,
+        act: { sub: app },
+      });
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from '../errors.ts';
 import type { Scope } from '../scopes/parse.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -32,4 +33,6 @@ export interface RouteDef {
   /** The success answer; for a stream, one event's `data:`. */
   response: z.ZodType;
   stream?: 'sse';
+  /** Codes the handler answers beyond those the route's auth and parts imply (OpenAPI lists them). */
+  errors?: readonly ErrorCode[];
 }

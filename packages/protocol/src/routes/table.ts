@@ -36,6 +36,7 @@ import { humanRoutes } from './human-table.ts';
 import { modelRoutes } from './models-table.ts';
 import { nodesRoutes } from './nodes-table.ts';
 import { pluginRoutes } from './plugins-table.ts';
+import { providerRoutes } from './providers-table.ts';
 import type { RouteDef } from './route-def.ts';
 import { runsRoutes } from './runs-table.ts';
 import { viewerRoutes } from './viewer-table.ts';
@@ -204,6 +205,7 @@ export const routes = [
   ...nodesRoutes,
   ...runsRoutes,
   ...pluginRoutes,
+  ...providerRoutes,
   ...brokerRoutes,
   ...cronsRoutes,
   ...humanRoutes,

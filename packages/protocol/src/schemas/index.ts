@@ -11,6 +11,7 @@ export * from './node-events.ts';
 export * from './nodes.ts';
 export * from './plugins.ts';
 export * from './profiles.ts';
+export * from './providers.ts';
 export * from './runs.ts';
 export * from './system.ts';
 export * from './tokens.ts';

@@ -1,0 +1,41 @@
+import {
+  assertName,
+  type providerCallBodySchema,
+  type providerCallResultSchema,
+  type providerToolSchema,
+  type providerToolsQuerySchema,
+  type providerToolsSchema,
+} from '@svc/protocol';
+import type { APIPromise } from '../core/api-promise.ts';
+import type { RequestOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Output } from '../internal/types.ts';
+
+/** An installed plugin's command the caller's scopes cover. */
+export type ProviderTool = Output<typeof providerToolSchema>;
+export type ProviderToolList = Output<typeof providerToolsSchema>;
+/** `{ provider? }`: one provider's commands only. */
+export type ProviderToolsParams = Output<typeof providerToolsQuerySchema>;
+/** `{ provider, group, command, input, profile? }` */
+export type ProviderCallParams = Output<typeof providerCallBodySchema>;
+/** `output` is the command's result; a streaming command answers `items` and `truncated`. */
+export type ProviderCallResult = Output<typeof providerCallResultSchema>;
+
+/** `client.providers`: the installed plugins' commands, listed and called through the daemon. */
+export class Providers extends APIResource {
+  /** The commands whose `<provider>:<group>` the token's scopes cover (GET /v1/providers/tools). */
+  tools(params: ProviderToolsParams = {}, options?: RequestOptions): APIPromise<ProviderToolList> {
+    if (params?.provider !== undefined) assertName('provider', params.provider, 'params.provider');
+    return this._transport.request('GET', '/v1/providers/tools', { query: { ...params } }, options);
+  }
+
+  /**
+   * Calls one command (POST /v1/provider/call). A plugin's own refusal (4xx) is thrown with its
+   * status and code; a plugin that failed is a 502 `provider_error`.
+   */
+  call(params: ProviderCallParams, options?: RequestOptions): APIPromise<ProviderCallResult> {
+    assertName('provider', params?.provider, 'params.provider');
+    if (params.profile !== undefined) assertName('profile', params.profile, 'params.profile');
+    return this._transport.request('POST', '/v1/provider/call', { body: params }, options);
+  }
+}
