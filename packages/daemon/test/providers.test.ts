@@ -49,6 +49,20 @@ const acme = definePlugin({
             throw new Error('boom');
           },
         },
+        // A debug page quoting the request: what a plugin echoes must not hand the token on.
+        echo: {
+          description: 'Refuse, quoting the Authorization header',
+          handler: (_input, ctx) => {
+            const sent = ctx.request.headers.get('authorization');
+            throw new PluginError(422, 'validation_failed', `sent ${sent}`, { received: sent });
+          },
+        },
+        echoes: {
+          description: 'Stream the Authorization header',
+          async *handler(_input, ctx) {
+            yield { sent: ctx.request.headers.get('authorization') };
+          },
+        },
       },
     },
     admin: {
@@ -157,6 +171,8 @@ describe('GET /v1/providers/tools', () => {
       'acme:tickets.list',
       'acme:tickets.close',
       'acme:tickets.crash',
+      'acme:tickets.echo',
+      'acme:tickets.echoes',
       'acme:admin.purge',
       'audit:log.whoami',
       'gone:misc.ping',
@@ -178,7 +194,14 @@ describe('GET /v1/providers/tools', () => {
     const res = await t.call('/v1/providers/tools', { token: appTickets });
     expect(res.status).toBe(200);
     const { data } = (await res.json()) as { data: { scope: string; command: string }[] };
-    expect(data.map((d) => d.command)).toEqual(['create', 'list', 'close', 'crash']);
+    expect(data.map((d) => d.command)).toEqual([
+      'create',
+      'list',
+      'close',
+      'crash',
+      'echo',
+      'echoes',
+    ]);
     expect(new Set(data.map((d) => d.scope))).toEqual(new Set(['acme:tickets']));
     const other = await t.call('/v1/providers/tools?provider=audit', { token: appTickets });
     expect(await other.json()).toEqual({ data: [] });
@@ -355,6 +378,20 @@ describe('POST /v1/provider/call', () => {
     const failure = await envelope(down);
     expect(failure.code).toBe('provider_error');
     expect(failure.message).toContain('plugin gone could not be called');
+  });
+
+  it('never hands the shared token on, though the plugin echoes it in an error or a stream', async () => {
+    for (const command of ['echo', 'echoes']) {
+      const res = await call(
+        { provider: 'acme', group: 'tickets', command, input: {} },
+        appTickets,
+      );
+      const text = await res.text();
+      expect(text, command).not.toContain(TOKEN);
+      expect(text, command).toContain('Bearer [redacted]');
+    }
+    // the plugin did receive it
+    expect(seen.at(-1)?.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it("collects a streaming command's items", async () => {

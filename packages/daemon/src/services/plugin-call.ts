@@ -6,9 +6,11 @@
  * signs for this call, and the answer is read within caps and a time limit. What the answer
  * means (a tool result, an HTTP answer) is each caller's to say.
  */
+
 import { BEARER_TOKEN_PATTERN, type BrokerPlugin, REQUEST_ID_HEADER } from '@svc/protocol';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { failureReason, readUpTo } from '../fetch-read.ts';
+import { redactSecrets } from '../redact.ts';
 
 /** An answer is for a model or an app to read: more than this is cut, and said to be. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -121,10 +123,12 @@ export async function callPluginCommand(call: PluginCall): Promise<PluginAnswer>
   try {
     const type = response.headers.get('content-type') ?? '';
     if (response.ok && type.startsWith('text/event-stream')) {
-      return { kind: 'stream', ...(await readStream(response)) };
+      return { kind: 'stream', ...(await readStream(response, token)) };
     }
     const { bytes, cut } = await readUpTo(response.body, MAX_ANSWER_BYTES);
-    const text = bytes.toString('utf8');
+    // A plugin may echo what it was sent (a debug error page quoting Authorization), and its
+    // answer goes to the model or the calling app, neither of which may hold the token.
+    const text = redactSecrets(bytes.toString('utf8'), [token]);
     if (!response.ok) return { kind: 'refused', status: response.status, body: jsonOr(text) };
     if (cut) return { kind: 'cut', text };
     const value = jsonOr(text);
@@ -149,7 +153,10 @@ export function jsonOr(text: string): unknown {
  * the envelope when it fails midway). The bytes are counted before they are parsed, so one
  * endless event costs no more than the cap; the call's time limit ends a stream that never does.
  */
-async function readStream(response: Response): Promise<{ items: unknown[]; end: StreamEnd }> {
+async function readStream(
+  response: Response,
+  token: string | undefined,
+): Promise<{ items: unknown[]; end: StreamEnd }> {
   const items: unknown[] = [];
   let bytes = 0;
   const decoder = new TextDecoder();
@@ -171,7 +178,8 @@ async function readStream(response: Response): Promise<{ items: unknown[]; end: 
       if (next.done) {
         return { items, end: { kind: bytes > MAX_ANSWER_BYTES ? 'cut' : 'closed' } };
       }
-      const { event, data } = next.value;
+      const { event } = next.value;
+      const data = redactSecrets(next.value.data, [token]);
       if (event === 'done') return { items, end: { kind: 'done' } };
       if (event === 'error') return { items, end: { kind: 'error', body: jsonOr(data) } };
       items.push(jsonOr(data));
