@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import {
   chmodSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -8,6 +11,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, json, scratchDirs, startTestDaemon, type TestDaemon } from './helpers.ts';
@@ -141,6 +145,27 @@ describe('files with the owner token', () => {
       expect(error.message).toMatch(message);
     }
     expect(statSync(join(dir, 'd')).isDirectory()).toBe(true);
+  });
+
+  it('never writes over a FIFO or a unix socket (422), and leaves them as they were', async () => {
+    const dir = freshDir();
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const socketPath = join(dir, 'live.sock');
+    const server = createServer().listen(socketPath);
+    await once(server, 'listening');
+    try {
+      for (const path of [fifo, socketPath]) {
+        const res = await write({ path, content: 'x' });
+        expect(res.status, path).toBe(422);
+        expect(await envelope(res)).toMatchObject({ code: 'validation_failed', field: 'path' });
+      }
+      expect(lstatSync(fifo).isFIFO()).toBe(true);
+      expect(lstatSync(socketPath).isSocket()).toBe(true);
+      expect(temps(dir)).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 
   it('takes exactly 1 MiB (as base64); refuses 1 MiB + 1 byte with 413, the old file kept', async () => {

@@ -135,6 +135,11 @@ export async function writeFileAtomic(input: FileWriteInput, who: FilesAccess) {
   // A directory at the target is refused by the rename (EISDIR), once the temp file exists, so
   // that refusal takes the same cleanup path as any other failure.
   const old = await lstat(target).catch(() => null);
+  // Only a file (or a link, replaced as rename(2) does) is written over: a FIFO, a socket or a
+  // device node there (`/dev/null`, a daemon's socket) would be destroyed by the rename.
+  if (old !== null && !old.isFile() && !old.isSymbolicLink() && !old.isDirectory()) {
+    throw invalidPath(`${show(path)} is not a regular file`);
+  }
 
   const temp = joinReal(dir, `.svc-write-${randomBytes(6).toString('hex')}.tmp`);
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -368,7 +373,15 @@ export function fsError(error: unknown, given: string): unknown {
       return invalidPath(`${show(given)} is too long a path`);
     case 'ENXIO':
     case 'ENODEV':
+    // A procfs or sysfs file that refuses a plain read (`/proc/kmsg`, `/proc/self/mem`).
+    case 'EAGAIN':
+    case 'EINVAL':
+    case 'EIO':
       return invalidPath(`${show(given)} is not a regular file`);
+    case 'EBUSY':
+      return new ApiError('conflict', `${show(given)} is in use (a mount point?)`, {
+        field: 'path',
+      });
     default:
       return error;
   }
