@@ -373,10 +373,10 @@ export function fsError(error: unknown, given: string): unknown {
       return invalidPath(`${show(given)} is too long a path`);
     case 'ENXIO':
     case 'ENODEV':
-    // A procfs or sysfs file that refuses a plain read (`/proc/kmsg`, `/proc/self/mem`).
+    // A procfs or sysfs file that refuses a plain read (`/proc/kmsg`, `/proc/self/pagemap`).
+    // EIO is left a failure of the host: on a regular file it is the disk's.
     case 'EAGAIN':
     case 'EINVAL':
-    case 'EIO':
       return invalidPath(`${show(given)} is not a regular file`);
     case 'EBUSY':
       return new ApiError('conflict', `${show(given)} is in use (a mount point?)`, {
