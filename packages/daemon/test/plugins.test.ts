@@ -365,6 +365,14 @@ describe('plugins.install', () => {
     expect(`${error.field} ${error.message}`).toContain(named);
   });
 
+  it("refuses the name 'svc' (422 naming name): its scopes would read as svc's own", async () => {
+    const res = await install({ endpoint: 'http://127.0.0.1:9/plugins', name: 'svc' });
+    expect(res.status).toBe(422);
+    const error = await envelope(res);
+    expect(error.field).toBe('name');
+    expect(error.message).toMatch(/reserved/);
+  });
+
   it('is the owner’s: an app token gets 403', async () => {
     const app = (await t.appToken(['svc:llm', 'svc:act'])).token;
     const res = await install({ endpoint: 'http://127.0.0.1:9/x', name: 'acme' }, app);

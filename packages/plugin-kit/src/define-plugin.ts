@@ -88,6 +88,8 @@ function snapshotInputs(def: PluginDefinition, at: string): PluginDefinition {
 function validateDefinition(def: PluginDefinition, at = 'plugin'): void {
   if (!isObject(def)) throw new TypeError(`${at} must be an object`);
   checkName(def.name, `${at}.name`);
+  // Its scopes are `<name>:<group>`: a plugin named svc would hold `svc:act` and the like.
+  if (def.name === 'svc') throw new TypeError(`${at}.name 'svc' is reserved for svc's own scopes`);
   if (def.version !== undefined && !(Number.isInteger(def.version) && def.version > 0)) {
     throw new TypeError(`${at}.version must be a positive integer, got ${String(def.version)}`);
   }

@@ -31,6 +31,10 @@ describe('definePlugin', () => {
     }
   });
 
+  it("rejects the reserved name 'svc': its scopes would read as svc's own", () => {
+    expect(define({ ...valid, name: 'svc' })).toThrow(/plugin\.name 'svc' is reserved/);
+  });
+
   it('rejects a bad group name, naming it', () => {
     const def = { ...valid, groups: { Tickets: { commands: { create: command } } } };
     expect(define(def)).toThrow(/plugin\.groups\.Tickets/);

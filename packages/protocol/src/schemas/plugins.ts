@@ -39,7 +39,12 @@ export const pluginEndpointSchema = z
 /** `POST /v1/plugins`: `svc pkg plugin install --endpoint URL --name N [--auth-env NAME]`. */
 export const pluginInstallBodySchema = z.strictObject({
   endpoint: pluginEndpointSchema,
-  name: nameSchema.describe('the plugin name the archive must declare'),
+  name: nameSchema
+    .refine(
+      (name) => name !== 'svc',
+      "'svc' is reserved: a plugin's scopes '<name>:<group>' would read as svc's own",
+    )
+    .describe('the plugin name the archive must declare'),
   auth_env: envNameSchema
     .optional()
     .describe(
