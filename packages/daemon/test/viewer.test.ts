@@ -3,6 +3,7 @@
  * the static build with its security headers, over real HTTP on TCP and the unix socket.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -205,6 +206,36 @@ describe('the session cookie', () => {
     // a bearer's logout has no session to end
     const bearer = await t.call('/v1/viewer/logout', { method: 'POST' });
     expect(await bearer.json()).toEqual({ revoked: false });
+  });
+
+  it('ends the event streams it opened at logout, before any later event', async () => {
+    const cookie = await login();
+    let text = '';
+    const ended = new Promise<void>((resolve, reject) => {
+      const req = request(
+        { ...tcp, path: '/v1/events?kinds=token.created', headers: { cookie } },
+        (res) => {
+          expect(res.statusCode).toBe(200);
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', resolve);
+        },
+      );
+      req.on('error', reject);
+      req.setTimeout(5_000, () => reject(new Error('the stream outlived its session')));
+      req.end();
+    });
+    const out = await rawRequest(tcp, {
+      method: 'POST',
+      path: '/v1/viewer/logout',
+      headers: { cookie, 'svc-viewer': '1' },
+    });
+    expect(out.status).toBe(200);
+    await t.call('/v1/connect', json({ app_id: 'after-logout', scopes: ['svc:llm'] }));
+    await ended;
+    expect(text).not.toContain('after-logout');
   });
 
   it('never reaches the log', async () => {

@@ -33,6 +33,11 @@ export interface EventStreamOptions {
   read?: ((after: number, limit: number) => EventDto[]) | undefined;
   /** `false`: end the stream once the backlog (what was committed before it opened) is sent. */
   follow?: boolean | undefined;
+  /**
+   * Whether the caller may still read: checked before every page and keepalive, so a stream a
+   * viewer session opened ends once the session is revoked or expires (`sessionAlive`).
+   */
+  alive?: (() => boolean) | undefined;
 }
 
 /**
@@ -58,7 +63,7 @@ export function sseHeaders(keepaliveMs: number): Record<string, string> {
 export function eventStream(
   log: EventLog,
   registry: SseRegistry,
-  { after, kinds, keepaliveMs, signal, read, follow = true }: EventStreamOptions,
+  { after, kinds, keepaliveMs, signal, read, follow = true, alive }: EventStreamOptions,
 ): ReadableStream<Uint8Array> {
   const readLog = read ?? ((from: number, max: number) => log.list(from, max, kinds));
   const backlogEnd = follow ? Number.POSITIVE_INFINITY : log.lastSeq();
@@ -73,6 +78,10 @@ export function eventStream(
   let abort = () => {};
   /** Enqueues up to `max` events after `last`; returns how many. */
   const send = (controller: ReadableStreamDefaultController<Uint8Array>, max: number) => {
+    if (alive !== undefined && !alive()) {
+      abort();
+      return 0;
+    }
     const page = readPage(last, max);
     if (page.length > 0) {
       controller.enqueue(encoder.encode(page.map(frame).join('')));
@@ -83,10 +92,10 @@ export function eventStream(
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const unsubscribe = log.subscribe(() => wake?.());
-      const keepalive = setInterval(
-        () => controller.enqueue(encoder.encode(': keepalive\n\n')),
-        keepaliveMs,
-      );
+      const keepalive = setInterval(() => {
+        if (alive !== undefined && !alive()) abort();
+        else controller.enqueue(encoder.encode(': keepalive\n\n'));
+      }, keepaliveMs);
       abort = () => {
         if (closed) return;
         cleanup();

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../services/tokens.ts';
 import type { ViewerService } from '../services/viewer.ts';
+import type { Call } from './call.ts';
 import { allowedHosts } from './host-guard.ts';
 import type { Listener } from './listener.ts';
 
@@ -63,4 +64,13 @@ export function viewerPrincipal(
     );
   }
   return { principal, session };
+}
+
+/**
+ * For a stream a viewer session opened, whether that session still lives (a stream outlasts the
+ * request that checked it: logout or expiry must end it too); `undefined` for any other caller.
+ */
+export function sessionAlive(c: Call, viewer: ViewerService): (() => boolean) | undefined {
+  const session = c.viewerSession;
+  return session === null ? undefined : () => viewer.isLive(session);
 }
