@@ -117,6 +117,26 @@ describe('without a daemon', () => {
     expect(JSON.parse(result.stdout).home).toBe(other);
   });
 
+  it('daemon start hands the daemon --tcp as parsed: white space around it is no refusal', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-cli-tcp-'));
+    try {
+      const started = await svc(
+        '--home',
+        home,
+        'daemon',
+        'start',
+        '--tcp',
+        ' 127.0.0.1:0 ',
+        '--json',
+      );
+      expect(started.code, started.stderr).toBe(0);
+      expect(JSON.parse(started.stdout).tcp).toMatchObject({ host: '127.0.0.1' });
+    } finally {
+      await svc('--home', home, 'daemon', 'stop');
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('daemon logs with no log file prints nothing', async () => {
     expect(await svc('daemon', 'logs')).toEqual({ code: 0, stdout: '', stderr: '' });
   });

@@ -134,6 +134,9 @@ describe('crons: create, list, retrieve, pause, resume, delete', () => {
     for (const [body, field] of [
       [{ schedule: 'every day' }, 'schedule'],
       [{ schedule: '61 * * * *' }, 'schedule'],
+      // croner takes these, but no time after now matches them
+      [{ schedule: '0 0 30 2 *' }, 'schedule'],
+      [{ schedule: '0 0 0 1 1 * 2020' }, 'schedule'],
       [{ timezone: 'Mars/Olympus_Mons' }, 'timezone'],
     ] as const) {
       const res = await t.call(

@@ -142,6 +142,9 @@ describe('human requests', () => {
     expect(bare.body.error.field).toBe('choice');
     const empty = await t.post(`/v1/human/requests/${pick.id}/respond`, {});
     expect(empty.body.error).toMatchObject({ code: 'validation_failed', field: 'text' });
+    // null data reads as none in the answer: alone it is no answer either
+    const nothing = await t.post(`/v1/human/requests/${pick.id}/respond`, { data: null });
+    expect(nothing.body.error).toMatchObject({ code: 'validation_failed', field: 'text' });
 
     const structured = await ask({
       response_schema: {

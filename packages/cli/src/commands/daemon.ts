@@ -82,7 +82,8 @@ async function start(
   }
   await spawnDaemon({
     home: ctx.home,
-    ...(opts.tcp !== undefined && { tcp: opts.tcp }),
+    // The address as parsed (trimmed, an IPv6 host in brackets), not the text as typed.
+    ...(tcp !== undefined && { tcp: listenSpec(tcp) }),
     ...(brokers !== undefined && { brokers }),
     ...(logLevel !== undefined && { logLevel }),
   });
@@ -186,3 +187,9 @@ function signal(pid: number, name: NodeJS.Signals): void {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `[HOST:]PORT` again from a parsed address, as the daemon's `--tcp` reads it. */
+function listenSpec({ host, port }: { host?: string; port: number }): string {
+  if (host === undefined) return String(port);
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}

@@ -35,7 +35,18 @@ function parse(schedule: string, timezone: string): Cron {
 /** Checks expression and zone; throws the 422 a create answers. */
 export function checkSchedule(schedule: string, timezone: string): void {
   checkTimezone(timezone);
-  nextRunAfter(parse(schedule, timezone), new Date());
+  // croner takes `0 0 30 2 *` (February 30th) and past years: a cron that can never fire is a
+  // mistake to refuse, not an active cron with no next run.
+  if (nextRunAfter(parse(schedule, timezone), new Date()) === null) {
+    throw new ApiError(
+      'validation_failed',
+      'schedule: never fires (no time after now matches it)',
+      {
+        field: 'schedule',
+        received: schedule,
+      },
+    );
+  }
 }
 
 /** The first scheduled time strictly after `from` as ISO text; `null` when none is left. */

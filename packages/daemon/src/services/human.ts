@@ -203,7 +203,11 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
         );
       }
     }
-    if (body.text === undefined && body.choice === undefined && body.data === undefined) {
+    // `data: null` reads as no data in the answer's DTO, so alone it is no answer either (a
+    // response_schema that takes null was checked above).
+    const noData =
+      body.data === undefined || (body.data === null && ticket.response_schema === null);
+    if (body.text === undefined && body.choice === undefined && noData) {
       throw new ApiError('validation_failed', 'an answer needs text, a choice or data', {
         field: 'text',
       });
