@@ -73,6 +73,7 @@ describe('crons: create, list, retrieve, pause, resume, delete', () => {
       task: { task: 'a scheduled task', model: SCRIPTED },
       state: 'active',
       missed: 'skip',
+      overlap: 'skip',
       last_run_at: null,
       last_node_id: null,
       fire_count: 0,
@@ -304,6 +305,38 @@ describe('crons: fires', () => {
     // One fire per scheduled time: no scheduled_at repeats.
     const times = events.map((e) => e.scheduled_at);
     expect(new Set(times).size).toBe(times.length);
+  });
+
+  it("overlap skip: while the last fire's node still works, its times pass without a fire", async () => {
+    // The daemon's one broker slot is held by an idle stand-in: every node here stays live.
+    const cron = await createCron({ schedule: '* * * * * *', task: { task: 'one at a time' } });
+    const skips = () =>
+      side.events
+        .list({ after: 0, limit: 1000, kinds: ['cron.skipped'] })
+        .filter((e) => e.subject === cron.id)
+        .map((e) => JSON.parse(e.payload));
+    for (let i = 0; i < 50 && skips().length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    await t.post(`/v1/crons/${cron.id}/pause`);
+    const seen = (await t.get(`/v1/crons/${cron.id}`)).body;
+    expect(seen.fire_count).toBe(1);
+    expect(skips().length).toBeGreaterThanOrEqual(2);
+    expect(skips()[0]).toMatchObject({ reason: 'overlap', node_id: seen.last_node_id });
+  });
+
+  it('overlap allow: every time fires, live node or not', async () => {
+    const cron = await createCron({
+      schedule: '* * * * * *',
+      overlap: 'allow',
+      task: { task: 'pile up' },
+    });
+    expect(cron.overlap).toBe('allow');
+    let seen = cron;
+    for (let i = 0; i < 50 && seen.fire_count < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = (await t.get(`/v1/crons/${cron.id}`)).body;
+    }
+    await t.post(`/v1/crons/${cron.id}/pause`);
+    expect(seen.fire_count).toBeGreaterThanOrEqual(2);
   });
 
   it('two claims of one scheduled time make one node', async () => {

@@ -3,7 +3,7 @@
  * (docs/cli.md "svc cron"). Every argument is checked before anything is sent (exit 2).
  */
 import type { Cron, CronCreateParams } from '@svc/client';
-import { CRON_MISSED, CRON_STATES, cronCreateBodySchema } from '@svc/protocol';
+import { CRON_MISSED, CRON_OVERLAP, CRON_STATES, cronCreateBodySchema } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -17,6 +17,7 @@ interface CronCreateOptions extends CreateOptions {
   timezone?: string;
   name?: string;
   missed?: string;
+  overlap?: string;
 }
 
 const VERBS = {
@@ -44,6 +45,10 @@ export function registerCron(program: Command, runtime: Runtime): void {
       .option(
         '--missed <policy>',
         'a time passed while the daemon was down: skip, or run_once (one fire for the gap)',
+      )
+      .option(
+        '--overlap <policy>',
+        "a time that comes while the last fire's node still works: skip (default), or allow",
       ),
   ).action(action(runtime, create));
   cron
@@ -106,6 +111,14 @@ function cronBody(task: string[], opts: CronCreateOptions): CronCreateParams {
       );
     }
     body.missed = opts.missed as (typeof CRON_MISSED)[number];
+  }
+  if (opts.overlap !== undefined) {
+    if (!(CRON_OVERLAP as readonly string[]).includes(opts.overlap)) {
+      throw new UsageError(
+        `--overlap must be ${CRON_OVERLAP.join(' or ')}; received '${opts.overlap}'`,
+      );
+    }
+    body.overlap = opts.overlap as (typeof CRON_OVERLAP)[number];
   }
   const issue = cronCreateBodySchema.safeParse(body).error?.issues[0];
   if (issue !== undefined) {

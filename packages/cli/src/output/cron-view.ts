@@ -26,6 +26,7 @@ export function renderCron(c: Cron, colors: Palette): string {
       ['state', stateText(c.state, colors)],
       ['schedule', schedule(c)],
       ['missed', c.missed === 'skip' ? 'skip' : 'run once'],
+      ['overlap', c.overlap === 'skip' ? 'skip while the last node works' : 'allow'],
       ['next run', c.next_run_at ?? '-'],
       ['last run', c.last_run_at ?? '-'],
       ['last node', c.last_node_id ?? '-'],

@@ -7,7 +7,7 @@
  * (`cron-scheduler.ts`); this service decides what a due cron does.
  */
 
-import { type cronCreateBodySchema, newId } from '@svc/protocol';
+import { type cronCreateBodySchema, isFinal, newId } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { type Cron, type CronRow, toCron } from '../store/crons.ts';
@@ -183,9 +183,30 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
       // Late or not, the next time is after now: a cron never fires twice to catch up.
       const from = new Date(Math.max(nowMs, Date.parse(scheduledAt)));
       const next = nextRunAt(row.schedule, row.timezone, from);
+      const live = row.overlap === 'skip' ? liveNode(row.last_node_id) : null;
+      if (live !== null) {
+        // The last fire's node still works: a frequent schedule must not pile up nodes.
+        if (!store.crons.advance(id, scheduledAt, next, iso(nowMs))) return null;
+        events.record('cron.skipped', id, {
+          cron_id: id,
+          reason: 'overlap',
+          scheduled_at: scheduledAt,
+          node_id: live,
+          next_run_at: next,
+        });
+        changed(afterCommit);
+        return null;
+      }
       if (!store.crons.claim(id, scheduledAt, next, iso(nowMs))) return null;
       return fire(row, scheduledAt, trigger, nowMs, afterCommit);
     });
+  }
+
+  /** `nodeId` when that node is still queued, running or waiting; else `null`. */
+  function liveNode(nodeId: string | null): string | null {
+    if (nodeId === null) return null;
+    const node = store.nodes.get(nodeId);
+    return node !== undefined && !isFinal(node.state) ? nodeId : null;
   }
 
   /** Moves a cron whose time passed on to its next time from now, without a fire. */
@@ -195,6 +216,7 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
       if (!store.crons.advance(row.id, scheduledAt, next, iso(nowMs))) return;
       events.record('cron.skipped', row.id, {
         cron_id: row.id,
+        reason: 'missed',
         missed_from: scheduledAt,
         next_run_at: next,
       });
@@ -271,6 +293,7 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
           task: JSON.stringify(body.task),
           state: 'active',
           missed: body.missed ?? 'skip',
+          overlap: body.overlap ?? 'skip',
           next_run_at: nextRunAt(body.schedule, timezone, new Date(now)),
           last_run_at: null,
           last_node_id: null,

@@ -17,6 +17,7 @@ export interface CronRow {
   task: string;
   state: Cron['state'];
   missed: Cron['missed'];
+  overlap: Cron['overlap'];
   next_run_at: string | null;
   last_run_at: string | null;
   last_node_id: string | null;
@@ -39,10 +40,10 @@ export interface CronFilter {
 export function cronStore(db: Db) {
   const q = {
     insert: db.sqlite.prepare(
-      `INSERT INTO crons (id, name, schedule, timezone, task, state, missed, next_run_at,
+      `INSERT INTO crons (id, name, schedule, timezone, task, state, missed, overlap, next_run_at,
          last_run_at, last_node_id, fire_count, app_id, creator_kind, creator_token_id,
          created_at, updated_at)
-       VALUES (:id, :name, :schedule, :timezone, :task, :state, :missed, :next_run_at,
+       VALUES (:id, :name, :schedule, :timezone, :task, :state, :missed, :overlap, :next_run_at,
          :last_run_at, :last_node_id, :fire_count, :app_id, :creator_kind, :creator_token_id,
          :created_at, :updated_at)`,
     ),
@@ -140,6 +141,7 @@ export function toCron(row: CronRow): Cron {
     task: JSON.parse(row.task) as Cron['task'],
     state: row.state,
     missed: row.missed,
+    overlap: row.overlap,
     next_run_at: row.next_run_at,
     last_run_at: row.last_run_at,
     last_node_id: row.last_node_id,

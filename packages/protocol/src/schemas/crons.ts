@@ -9,12 +9,19 @@ import { nodeCreateBodySchema, nodeSchema, TITLE_MAX } from './nodes.ts';
 
 export const CRON_STATES = ['active', 'paused'] as const;
 export const CRON_MISSED = ['skip', 'run_once'] as const;
+export const CRON_OVERLAP = ['skip', 'allow'] as const;
 
 export const cronStateSchema = z.enum(CRON_STATES);
 export const cronMissedSchema = z
   .enum(CRON_MISSED)
   .describe(
     "what a fire missed while the daemon was down does: 'skip' (none) or 'run_once' (one fire for the whole gap)",
+  );
+
+export const cronOverlapSchema = z
+  .enum(CRON_OVERLAP)
+  .describe(
+    "a scheduled time that comes while the node of the last fire is still queued, running or waiting: 'skip' (no fire; a cron.skipped event says so) or 'allow' (fire anyway)",
   );
 
 /** What each fire creates: a root node's create body (a cron's node has no parent). */
@@ -29,6 +36,7 @@ export const cronSchema = z.object({
   task: z.object(cronTaskSchema.shape).describe('the create body of the node each fire makes'),
   state: cronStateSchema,
   missed: cronMissedSchema,
+  overlap: cronOverlapSchema,
   next_run_at: timestampSchema.nullable().describe('the next scheduled fire; null while paused'),
   last_run_at: timestampSchema
     .nullable()
@@ -52,6 +60,7 @@ export const cronCreateBodySchema = z.strictObject({
   schedule: z.string().min(1).max(256).describe('5 fields, or 6 with seconds first'),
   timezone: z.string().min(1).max(128).optional().describe("an IANA time zone; default 'UTC'"),
   missed: cronMissedSchema.optional().describe("default 'skip'"),
+  overlap: cronOverlapSchema.optional().describe("default 'skip'"),
   task: cronTaskSchema,
 });
 

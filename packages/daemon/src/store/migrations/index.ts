@@ -6,6 +6,7 @@ import { sql as plugins } from './005-plugins.ts';
 import { sql as crons } from './006-crons.ts';
 import { sql as human } from './007-human.ts';
 import { sql as viewerSessions } from './008-viewer-sessions.ts';
+import { sql as cronOverlap } from './009-cron-overlap.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -20,4 +21,5 @@ export const migrations: readonly string[] = [
   crons,
   human,
   viewerSessions,
+  cronOverlap,
 ];
