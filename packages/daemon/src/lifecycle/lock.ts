@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homePaths } from '@svc/protocol/home';
 import { DaemonError } from '../errors.ts';
 import { procStat } from './proc-stat.ts';
@@ -25,10 +25,10 @@ export function readLock(home: string): LockInfo | null {
 
 /**
  * Takes the home's lock for this process: one daemon per home, because the daemon is the sole
- * writer of its database. The complete file is written under a private name (`wx`) and then
- * hard-linked into place: link(2) fails with EEXIST atomically, so of two daemons starting at once
- * exactly one wins and no reader ever sees a half-written lock. A stale lock is removed and the
- * link retried once.
+ * writer of its database. The complete file is written under a private name and then hard-linked
+ * into place: link(2) fails with EEXIST atomically, so of two daemons starting at once exactly one
+ * wins and no reader ever sees a half-written lock. A stale lock is removed only under the
+ * takeover marker (`takeOver`), then the link is retried.
  */
 export function acquireLock(home: string): LockInfo {
   const path = homePaths(home).lock;
@@ -41,7 +41,7 @@ export function acquireLock(home: string): LockInfo {
   const draft = `${path}.${process.pid}`;
   writeFileSync(draft, `${JSON.stringify(info)}\n`, { flag: 'w', mode: 0o600 });
   try {
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       if (tryLink(draft, path)) return info;
       const holder = readLockFile(path);
       if (holder !== null && holds(holder)) {
@@ -50,7 +50,7 @@ export function acquireLock(home: string): LockInfo {
           `another svc daemon (pid ${holder.pid}) is running on ${home}`,
         );
       }
-      if (holder !== null) removeStale(path, holder);
+      if (takeOver(path, draft)) return info;
     }
   } finally {
     rmSync(draft, { force: true });
@@ -58,27 +58,49 @@ export function acquireLock(home: string): LockInfo {
   throw new DaemonError('daemon_running', `another svc daemon is starting on ${home}`);
 }
 
+/** How long a takeover may hold its marker before others take it for abandoned. */
+const TAKEOVER_STALE_MS = 10_000;
+/** How long a start waits for another's takeover to finish. */
+const TAKEOVER_WAIT_MS = 3_000;
+
 /**
- * Removes the stale lock `stale`, and only it. Another daemon starting at once may have replaced
- * it already with its own, live one: a plain remove would take that one away, and both would run.
- * So the file is moved aside first (rename is atomic) and looked at; one that is not the stale
- * lock read before is linked back.
+ * Replaces a stale lock with this process's, holding the takeover marker (`<lock>.takeover`,
+ * taken with link(2) as the lock is) so that one starter at a time looks and removes. A remove
+ * without it could take away another starter's fresh lock, read stale a moment before, and both
+ * would run; moving the file aside first still leaves a moment with no lock at all. Under the
+ * marker the lock is read again, removed only if still stale, and this process's linked. A marker
+ * older than `TAKEOVER_STALE_MS` was left by a starter that died mid-takeover.
+ * @returns whether this process now holds the lock
  */
-function removeStale(path: string, stale: LockInfo): void {
-  const aside = `${path}.stale.${process.pid}`;
-  try {
-    renameSync(path, aside);
-  } catch {
-    return; // gone already: the link is simply retried
+function takeOver(path: string, draft: string): boolean {
+  const marker = `${path}.takeover`;
+  const deadline = Date.now() + TAKEOVER_WAIT_MS;
+  while (!tryLink(draft, marker)) {
+    if (markerAge(marker) > TAKEOVER_STALE_MS) rmSync(marker, { force: true });
+    else if (Date.now() > deadline) return false;
+    else pause(10);
   }
-  const moved = readLockFile(aside);
-  const same =
-    moved !== null &&
-    moved.pid === stale.pid &&
-    moved.started_at === stale.started_at &&
-    moved.start_ticks === stale.start_ticks;
-  if (!same) tryLink(aside, path);
-  rmSync(aside, { force: true });
+  try {
+    const holder = readLockFile(path);
+    if (holder !== null && holds(holder)) return false;
+    rmSync(path, { force: true });
+    return tryLink(draft, path);
+  } finally {
+    rmSync(marker, { force: true });
+  }
+}
+
+function markerAge(marker: string): number {
+  try {
+    return Date.now() - statSync(marker).mtimeMs;
+  } catch {
+    return 0; // gone meanwhile: the link is simply retried
+  }
+}
+
+/** A synchronous sleep: the lock is taken before the daemon has anything else to do. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function tryLink(from: string, to: string): boolean {
