@@ -270,6 +270,25 @@ describe('the static build', () => {
     expect(head.body).toBe('');
   });
 
+  it('puts the security headers on the refusals made before routing too', async () => {
+    const foreignHost = await get('/viewer/', { host: `evil.example:${tcp.port}` });
+    expect(foreignHost.status).toBe(403);
+    const preflight = await get(
+      '/viewer/',
+      {
+        origin: `http://127.0.0.1:${tcp.port}`,
+        'access-control-request-method': 'GET',
+      },
+      'OPTIONS',
+    );
+    expect(preflight.status).toBe(204);
+    for (const res of [foreignHost, preflight]) {
+      expect(res.headers['content-security-policy']).toBe(CSP);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+
   it('redirects / and /viewer to /viewer/', async () => {
     for (const path of ['/', '/viewer']) {
       const res = await get(path);

@@ -15,6 +15,7 @@ import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
 import type { Routes } from './route.ts';
 import { viewerPrincipal } from './viewer-auth.ts';
+import { viewerHeaders } from './viewer-pages.ts';
 import { isViewerPath, serveViewer } from './viewer-static.ts';
 
 // A caller's id is echoed only when it is short and inert in a log line or a header.
@@ -159,6 +160,10 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     };
 
     const host = headers.host;
+    // Every answer under /viewer/ carries the viewer's security headers, the early refusals below
+    // (a Host not served, a preflight, a drain) included, not only what `serveViewer` writes.
+    const viewer = listener.kind === 'tcp' && isViewerPath(c.path);
+    if (viewer) viewerHeaders(extra);
     if (ctx.draining()) {
       extra.Connection = 'close';
       return answer(errorResponse(c, new ApiError('not_ready', 'the daemon is shutting down')));
@@ -181,10 +186,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     }
     let reply: Reply | Promise<Reply>;
     try {
-      reply =
-        listener.kind === 'tcp' && isViewerPath(c.path)
-          ? serveViewer(c, ctx)
-          : routed(c, req, listener);
+      reply = viewer ? serveViewer(c, ctx) : routed(c, req, listener);
     } catch (error) {
       reply = handleError(error, c);
     }
