@@ -360,6 +360,9 @@ describe('files with an app token: the realpath must lie under a files scope', (
     symlinkSync(join(outside, 'secret'), join(dir, 'to-file'));
     symlinkSync(outside, join(dir, 'to-dir'));
     symlinkSync(t.home, join(dir, 'to-home'));
+    // dangling: what they point at does not exist, outside
+    symlinkSync(join(outside, 'nothing'), join(dir, 'to-nothing'));
+    symlinkSync(join(outside, 'no-dir'), join(dir, 'to-no-dir'));
     const { token } = await t.appToken(['svc:llm', 'svc:act', `svc:files:rw:user:${dir}`]);
 
     for (const res of [
@@ -369,6 +372,9 @@ describe('files with an app token: the realpath must lie under a files scope', (
       await write({ path: join(dir, 'to-dir', 'secret'), content: 'x' }, token),
       await write({ path: join(dir, 'to-dir', 'new'), content: 'x' }, token),
       await peek({ path: join(dir, 'to-home', 'owner.token') }, token),
+      // a 404 here would tell whether the path outside exists
+      await peek({ path: join(dir, 'to-nothing') }, token),
+      await list({ path: join(dir, 'to-no-dir', 'x') }, token),
     ]) {
       expect(res.status).toBe(403);
       const error = await envelope(res);
@@ -379,6 +385,10 @@ describe('files with an app token: the realpath must lie under a files scope', (
     }
     expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe('outside');
     expect(readdirSync(outside)).toEqual(['secret']);
+
+    // A dangling link that stays inside is missing, as its target is.
+    symlinkSync(join(dir, 'not-yet'), join(dir, 'to-not-yet'));
+    expect((await peek({ path: join(dir, 'to-not-yet') }, token)).status).toBe(404);
 
     // A link that stays inside is followed.
     writeFileSync(join(dir, 'real'), 'in');

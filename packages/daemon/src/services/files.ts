@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, realpath, rename, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 import {
   FILES_LIST_DEFAULT_LIMIT,
@@ -241,7 +241,7 @@ async function resolveFor(path: string, given: string, access: Access, who: File
  * the rest as written: a missing path is checked against the scopes before it is reported
  * missing, so a caller learns nothing of paths outside its directories.
  */
-async function resolve(path: string, given: string): Promise<Resolved> {
+async function resolve(path: string, given: string, links = 0): Promise<Resolved> {
   const missing: string[] = [];
   let head = path;
   for (;;) {
@@ -253,9 +253,29 @@ async function resolve(path: string, given: string): Promise<Resolved> {
       if ((code !== 'ENOENT' && code !== 'ENOTDIR') || head === '/') {
         throw fsError(error, given);
       }
+      // A link whose target is missing leads where it points: that is what the scopes must
+      // cover, else a 404 for it would tell whether a path outside them exists.
+      const target = await danglingTarget(head);
+      if (target !== null) {
+        if (links >= MAX_LINKS) throw invalidPath(`${show(given)} leads through too many links`);
+        return resolve(joinReal(target, ...missing), given, links + 1);
+      }
       missing.unshift(posix.basename(head));
       head = posix.dirname(head);
     }
+  }
+}
+
+/** As the kernel's own bound on links followed in one path (Linux `MAXSYMLINKS`). */
+const MAX_LINKS = 40;
+
+/** Where `head` points when it is a symbolic link (absolute, as written); else `null`. */
+async function danglingTarget(head: string): Promise<string | null> {
+  try {
+    if (!(await lstat(head)).isSymbolicLink()) return null;
+    return posix.resolve(await realpath(posix.dirname(head)), await readlink(head));
+  } catch {
+    return null;
   }
 }
 
