@@ -319,6 +319,23 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
     });
   }
 
+  /** Acts on a request the caller sees, which must be open (expiry first, as on every call). */
+  function onOpenRequest(
+    id: string,
+    principal: Principal,
+    verb: string,
+    fn: (request: HumanRequestRow) => void,
+  ): HumanRequest {
+    expireDue();
+    return store.db.transaction((afterCommit) => {
+      const request = visibleRequest(id, principal);
+      requireOpen(`human request ${id}`, request.state, verb);
+      fn(request);
+      changed(afterCommit);
+      return dto(request);
+    });
+  }
+
   return {
     /** Calls `listener` after every commit that changed a request; returns the unsubscribe. */
     onChange(listener: () => void): () => void {
@@ -366,10 +383,7 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
 
     /** New content: the open ticket is superseded by a new one; `expires_at` is set anew. */
     replace(id: string, body: HumanCreateBody, principal: Principal): HumanRequest {
-      expireDue();
-      return store.db.transaction((afterCommit) => {
-        const request = visibleRequest(id, principal);
-        requireOpen(`human request ${id}`, request.state, 'replaced');
+      return onOpenRequest(id, principal, 'replaced', (request) => {
         const now = Date.now();
         const at = iso(now);
         const old = ticketOf(request);
@@ -384,41 +398,23 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
         request.updated_at = at;
         store.human.saveRequest(request);
         record(request, 'replaced', { superseded_ticket_id: old.id });
-        changed(afterCommit);
-        return toHumanRequest(request, ticket);
       });
     },
 
     respond(id: string, body: HumanRespondBody, principal: Principal): HumanRequest {
-      expireDue();
-      return store.db.transaction((afterCommit) => {
-        const request = visibleRequest(id, principal);
-        respond(request, body);
-        changed(afterCommit);
-        return dto(request);
-      });
+      return onOpenRequest(id, principal, 'answered', (request) => respond(request, body));
     },
 
     dismiss(id: string, reason: string | undefined, principal: Principal): HumanRequest {
-      expireDue();
-      return store.db.transaction((afterCommit) => {
-        const request = visibleRequest(id, principal);
-        requireOpen(`human request ${id}`, request.state, 'dismissed');
-        close(request, 'dismissed', 'dismissed', { reason, from: OWNER });
-        changed(afterCommit);
-        return dto(request);
-      });
+      return onOpenRequest(id, principal, 'dismissed', (request) =>
+        close(request, 'dismissed', 'dismissed', { reason, from: OWNER }),
+      );
     },
 
     cancel(id: string, reason: string | undefined, principal: Principal): HumanRequest {
-      expireDue();
-      return store.db.transaction((afterCommit) => {
-        const request = visibleRequest(id, principal);
-        requireOpen(`human request ${id}`, request.state, 'cancelled');
-        close(request, 'cancelled', 'cancelled', { reason, from: cancelledBy(principal) });
-        changed(afterCommit);
-        return dto(request);
-      });
+      return onOpenRequest(id, principal, 'cancelled', (request) =>
+        close(request, 'cancelled', 'cancelled', { reason, from: cancelledBy(principal) }),
+      );
     },
 
     /** Open (or in-progress) tickets, newest first. */
