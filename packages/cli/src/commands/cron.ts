@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { renderCron, renderCronTable } from '../output/cron-view.ts';
+import { parseChoice } from '../parse/choice.ts';
 import { parseId } from '../parse/id.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
 import { parseLimit } from './shared/list-options.ts';
@@ -104,22 +105,10 @@ function cronBody(task: string[], opts: CronCreateOptions): CronCreateParams {
     body.timezone = opts.timezone;
   }
   if (opts.name !== undefined) body.name = opts.name;
-  if (opts.missed !== undefined) {
-    if (!(CRON_MISSED as readonly string[]).includes(opts.missed)) {
-      throw new UsageError(
-        `--missed must be ${CRON_MISSED.join(' or ')}; received '${opts.missed}'`,
-      );
-    }
-    body.missed = opts.missed as (typeof CRON_MISSED)[number];
-  }
-  if (opts.overlap !== undefined) {
-    if (!(CRON_OVERLAP as readonly string[]).includes(opts.overlap)) {
-      throw new UsageError(
-        `--overlap must be ${CRON_OVERLAP.join(' or ')}; received '${opts.overlap}'`,
-      );
-    }
-    body.overlap = opts.overlap as (typeof CRON_OVERLAP)[number];
-  }
+  const missed = parseChoice(opts.missed, CRON_MISSED, '--missed');
+  if (missed !== undefined) body.missed = missed;
+  const overlap = parseChoice(opts.overlap, CRON_OVERLAP, '--overlap');
+  if (overlap !== undefined) body.overlap = overlap;
   const issue = cronCreateBodySchema.safeParse(body).error?.issues[0];
   if (issue !== undefined) {
     // The task's own fields were checked by createBody: what is left is a flag of this command.
@@ -135,13 +124,11 @@ async function create(ctx: Context, task: string[], opts: CronCreateOptions) {
 }
 
 async function list(ctx: Context, opts: { state?: string; limit: string }) {
-  if (opts.state !== undefined && !(CRON_STATES as readonly string[]).includes(opts.state)) {
-    throw new UsageError(`--state must be ${CRON_STATES.join(' or ')}; received '${opts.state}'`);
-  }
+  const state = parseChoice(opts.state, CRON_STATES, '--state');
   const limit = parseLimit(opts.limit);
   const client = await ctx.client();
   const page = await client.crons.list({
-    ...(opts.state !== undefined && { state: opts.state as Cron['state'] }),
+    ...(state !== undefined && { state }),
     limit,
   });
   ctx.out.result(page, (colors) => renderCronTable(page.data, colors));

@@ -20,6 +20,7 @@ import {
   responseLine,
 } from '../output/human-view.ts';
 import { readBody } from '../parse/body.ts';
+import { parseChoice } from '../parse/choice.ts';
 import { parseId } from '../parse/id.ts';
 import { collect } from '../parse/node-create.ts';
 import { parseLimit } from './shared/list-options.ts';
@@ -118,12 +119,8 @@ function printTicket(ctx: Context, t: Ticket): number {
 
 async function ask(ctx: Context, title: string[], opts: AskOptions) {
   const body: HumanRequestCreateParams = { title: title.join(' ') };
-  if (opts.kind !== undefined) {
-    if (!(HUMAN_KINDS as readonly string[]).includes(opts.kind)) {
-      throw new UsageError(`--kind must be ${HUMAN_KINDS.join(', ')}; received '${opts.kind}'`);
-    }
-    body.kind = opts.kind as (typeof HUMAN_KINDS)[number];
-  }
+  const kind = parseChoice(opts.kind, HUMAN_KINDS, '--kind');
+  if (kind !== undefined) body.kind = kind;
   if (opts.option.length > 0) body.options = opts.option;
   if (opts.body !== undefined) body.body = opts.body;
   const issue = humanRequestCreateBodySchema.safeParse(body).error?.issues[0];
@@ -146,15 +143,11 @@ async function show(ctx: Context, value: string) {
 }
 
 async function inbox(ctx: Context, opts: { state?: string; limit: string }) {
-  if (opts.state !== undefined && !(OPEN_TICKET_STATES as readonly string[]).includes(opts.state)) {
-    throw new UsageError(
-      `--state must be ${OPEN_TICKET_STATES.join(' or ')}; received '${opts.state}'`,
-    );
-  }
+  const state = parseChoice(opts.state, OPEN_TICKET_STATES, '--state');
   const limit = parseLimit(opts.limit);
   const client = await ctx.client();
   const page = await client.human.inbox.list({
-    ...(opts.state !== undefined && { state: opts.state as (typeof OPEN_TICKET_STATES)[number] }),
+    ...(state !== undefined && { state }),
     limit,
   });
   ctx.out.result(page, (colors) => renderTicketTable(page.data, colors));
