@@ -3,7 +3,7 @@ import { ApiError } from '../errors.ts';
 import type { Principal } from '../services/tokens.ts';
 import type { ViewerService } from '../services/viewer.ts';
 import type { Call } from './call.ts';
-import { allowedHosts } from './host-guard.ts';
+import { isAllowedHost } from './host-guard.ts';
 import type { Listener } from './listener.ts';
 
 /** The viewer's session cookie (docs/api-v1.md "Viewer"). */
@@ -22,9 +22,17 @@ export function viewerCookie(header: string | undefined): string | null {
   return null;
 }
 
-/** Whether `origin` is this TCP listener's own: a name of its Host allow-list, over `http:`. */
-export function isListenerOrigin(listener: { host: string; port: number }, origin: string) {
-  return allowedHosts(listener).some((host) => origin === `http://${host}`);
+/**
+ * Whether `origin` is this TCP listener's own: a name of its Host allow-list, over `http:`,
+ * through the allow-list's own (cached) check. A browser serializes an Origin in lower case;
+ * one in another case is no browser's, and is refused.
+ */
+export function isListenerOrigin(listener: Listener, origin: string): boolean {
+  return (
+    origin.startsWith('http://') &&
+    origin === origin.toLowerCase() &&
+    isAllowedHost(listener, origin.slice('http://'.length))
+  );
 }
 
 /**
