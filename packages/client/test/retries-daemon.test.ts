@@ -17,7 +17,7 @@ const requests: string[] = [];
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'svc-cr-'));
-  daemon = await startDaemon({ home, logLevel: 'warn', sseKeepaliveMs: 300 });
+  daemon = await startDaemon({ home, logLevel: 'warn', sseKeepaliveMs: 1_000 });
   client = createLocalClient({ home });
   await daemon.enableTcp();
   owner = await client.request('POST', '/v1/connect', {});
@@ -68,9 +68,10 @@ describe('retries against the daemon', () => {
   });
 
   it('a stream stays open through silences longer than the timeout, up to two keepalives', async () => {
-    // Timeout 150 ms, keepalive every 300 ms: before, the client counted each silence past
-    // 150 ms as a dead connection, and with maxRetries 0 the quiet stream failed.
-    const quick = counted({ timeout: 150, maxRetries: 0 });
+    // Timeout 400 ms, keepalive every 1 s: before, the client counted each silence past
+    // 400 ms as a dead connection, and with maxRetries 0 the quiet stream failed. (The timeout
+    // still covers the stream's first answer, which a loaded CI machine took over 150 ms to give.)
+    const quick = counted({ timeout: 400, maxRetries: 0 });
     requests.length = 0;
     let live: unknown;
     const reading = (async () => {
@@ -80,7 +81,7 @@ describe('retries against the daemon', () => {
         break;
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // quiet: keepalives only
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // quiet: keepalives only
     await client.request('POST', '/v1/connect', { app_id: 'quiet', scopes: ['svc:llm'] });
     await reading;
     expect(live).toMatchObject({ kind: 'token.created', payload: { app_id: 'quiet' } });
