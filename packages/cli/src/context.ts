@@ -52,13 +52,31 @@ function createContext(io: Io, options: GlobalOptions): Context {
     io,
     out: new Printer(io, options.json === true),
     client() {
-      client ??= connect(home, paths);
+      client ??= connect(home, paths, io.env);
       return client;
     },
   };
 }
 
-async function connect(home: string, paths: HomePaths): Promise<Svc> {
+/**
+ * The daemon as the caller names it: `SVC_BASE_URL` (with `SVC_TOKEN`) reaches a daemon's TCP
+ * listener; `SVC_TOKEN` alone acts as that token over the local socket, so an app or a run sees
+ * what its grant allows; with neither, the local socket and the home's owner token.
+ */
+export async function connect(
+  home: string,
+  paths: HomePaths,
+  env: NodeJS.ProcessEnv,
+): Promise<Svc> {
+  const baseUrl = nonEmpty(env.SVC_BASE_URL);
+  const token = nonEmpty(env.SVC_TOKEN);
+  if (baseUrl !== undefined) {
+    if (token === undefined) {
+      throw new CliError('SVC_BASE_URL is set but SVC_TOKEN is not; set both, or neither');
+    }
+    const { Svc } = await import('@svc/client');
+    return new Svc({ baseUrl, token });
+  }
   // No socket means no daemon: say so at once instead of after the client's connection retries.
   if (!existsSync(paths.socket)) {
     throw new CliError(
@@ -68,7 +86,7 @@ async function connect(home: string, paths: HomePaths): Promise<Svc> {
   }
   // Imported on demand: commands that never talk to the daemon start faster without undici.
   const { createLocalClient } = await import('@svc/client/node');
-  return createLocalClient({ home });
+  return createLocalClient({ home, ...(token === undefined ? {} : { token }) });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

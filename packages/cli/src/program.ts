@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { registerBash } from './commands/bash.ts';
 import { registerCron } from './commands/cron.ts';
@@ -18,18 +18,31 @@ import { registerStatus } from './commands/status.ts';
 import { registerSys } from './commands/sys.ts';
 import type { Runtime } from './context.ts';
 import { EXIT } from './errors.ts';
+import { hiddenCommands } from './help-visibility.ts';
 import { describeFailure } from './output/error-line.ts';
 import { type Io, processIo } from './output/printer.ts';
 
-/** The `svc` command tree. Settings are made before subcommands exist so they inherit them. */
-export function buildProgram(runtime: Runtime): Command {
+/**
+ * The `svc` command tree. Settings are made before subcommands exist so they inherit them.
+ * `hidden` names top-level commands the help leaves out (they still run; the daemon decides).
+ */
+export function buildProgram(
+  runtime: Runtime,
+  hidden: ReadonlySet<string> = new Set(),
+): Command {
   const program = new Command('svc')
     .description("svc: a local control plane for a person's AI agents")
     .version(pkg.version, '-V, --version', 'print the svc version')
     .option('--home <dir>', 'the svc home directory (default: $SVC_HOME, else ~/.svc)')
     .option('--json', 'print machine-readable JSON instead of tables')
     .helpOption('-h, --help', 'show help for a command')
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({
+      showGlobalOptions: true,
+      visibleCommands(this: Help, cmd: Command) {
+        const shown = Help.prototype.visibleCommands.call(this, cmd);
+        return cmd.parent === null ? shown.filter((c) => !hidden.has(c.name())) : shown;
+      },
+    })
     .configureOutput({
       writeOut: (text) => runtime.io.stdout(text),
       writeErr: (text) => runtime.io.stderr(text),
@@ -62,10 +75,11 @@ export function buildProgram(runtime: Runtime): Command {
 export async function run(argv: readonly string[], io: Io = processIo()): Promise<number> {
   const runtime: Runtime = { io, exitCode: EXIT.ok };
   try {
-    await buildProgram(runtime).parseAsync([...argv]);
+    const hidden = await hiddenCommands(argv.slice(2), io.env);
+    await buildProgram(runtime, hidden).parseAsync([...argv]);
     return runtime.exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) return commanderExit(err, io);
+    if (err instanceof CommanderError) return commanderExit(err, io, argv[2] === 'help');
     const failure = describeFailure(err);
     io.stderr(`${failure.line}\n`);
     if (io.env.SVC_DEBUG && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
@@ -73,9 +87,13 @@ export async function run(argv: readonly string[], io: Io = processIo()): Promis
   }
 }
 
-/** `--help` and `--version` succeed; every other commander error is a usage error (exit 2). */
-function commanderExit(err: CommanderError, io: Io): number {
+/**
+ * `--help`, `svc help [command]` and `--version` succeed; every other commander error is a usage
+ * error (exit 2).
+ */
+function commanderExit(err: CommanderError, io: Io, askedForHelp: boolean): number {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+  if (err.code === 'commander.help' && askedForHelp) return EXIT.ok;
   // Help shown because a command group was called without a subcommand: the help is the message.
   if (err.code !== 'commander.help') {
     // One line, as every failure: commander puts its "(Did you mean …?)" on a line of its own.

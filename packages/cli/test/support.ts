@@ -31,10 +31,12 @@ export function spawnSvc(
 
 /**
  * `svc …args` run in this process against the home `home()` names when it runs (a test file's
- * home is often made in `beforeAll`), no stdin; answers the exit code and the output.
+ * home is often made in `beforeAll`), no stdin, and `env()` added to its environment; answers the
+ * exit code and the output.
  */
 export function inProcessSvc(
   home: () => string,
+  env: () => Record<string, string> = () => ({}),
 ): (...args: string[]) => Promise<{ code: number; stdout: string; stderr: string }> {
   return async (...args) => {
     let stdout = '';
@@ -47,7 +49,7 @@ export function inProcessSvc(
         stderr += text;
       },
       stdoutIsTTY: false,
-      env: { SVC_HOME: home() },
+      env: { SVC_HOME: home(), ...env() },
     };
     const code = await run(['node', 'svc', ...args], io);
     return { code, stdout, stderr };

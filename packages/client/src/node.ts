@@ -7,7 +7,7 @@ import { readEnv } from './internal/env.ts';
 
 export * from './index.ts';
 
-export interface LocalClientOptions extends Omit<ClientOptions, 'baseUrl' | 'token' | 'fetch'> {
+export interface LocalClientOptions extends Omit<ClientOptions, 'baseUrl' | 'fetch'> {
   /** The daemon's home. Default: `SVC_HOME`, else `~/.svc`. */
   home?: string;
 }
@@ -30,12 +30,12 @@ export class Svc extends BaseSvc {
 export default Svc;
 
 /**
- * A client of the local daemon: HTTP over its unix socket (`<home>/daemon.sock`) with the owner
- * token read from `<home>/owner.token`, whatever `SVC_BASE_URL` says.
+ * A client of the local daemon: HTTP over its unix socket (`<home>/daemon.sock`) with `token`, or
+ * the owner token read from `<home>/owner.token`; whatever `SVC_BASE_URL` and `SVC_TOKEN` say.
  */
 export function createLocalClient(options: LocalClientOptions = {}): Svc {
-  const { home, ...rest } = options;
-  return new Svc({ ...rest, ...local(home, undefined) });
+  const { home, token, ...rest } = options;
+  return new Svc({ ...rest, ...local(home, token) });
 }
 
 /** The socket transport of the daemon at `home`, and `token` or its owner token. */
