@@ -26,10 +26,7 @@ import { type Io, processIo } from './output/printer.ts';
  * The `svc` command tree. Settings are made before subcommands exist so they inherit them.
  * `hidden` names top-level commands the help leaves out (they still run; the daemon decides).
  */
-export function buildProgram(
-  runtime: Runtime,
-  hidden: ReadonlySet<string> = new Set(),
-): Command {
+export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new Set()): Command {
   const program = new Command('svc')
     .description("svc: a local control plane for a person's AI agents")
     .version(pkg.version, '-V, --version', 'print the svc version')

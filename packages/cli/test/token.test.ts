@@ -71,7 +71,9 @@ describe('svc as a token', () => {
     as({ SVC_BASE_URL: baseUrl });
     const res = await svc('grant');
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe('svc: SVC_BASE_URL is set but SVC_TOKEN is not; set both, or neither\n');
+    expect(res.stderr).toBe(
+      'svc: SVC_BASE_URL is set but SVC_TOKEN is not; set both, or neither\n',
+    );
   });
 
   it('the help hides human without svc:act and cron without svc:schedule', async () => {
