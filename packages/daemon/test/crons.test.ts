@@ -368,6 +368,53 @@ describe('crons: fires', () => {
   });
 });
 
+describe('crons: a wall clock set back', () => {
+  const HOURLY = '0 * * * *';
+  const nextHour = (ms: number) => {
+    const d = new Date(ms);
+    d.setUTCMinutes(60, 0, 0);
+    return d.toISOString();
+  };
+  const rescheduled = (cronId: string) =>
+    side.events
+      .list({ after: 0, limit: 10_000, kinds: ['cron.rescheduled'] })
+      .filter((e) => e.subject === cronId)
+      .map((e) => JSON.parse(e.payload));
+
+  it('next runs counted from a later clock are counted from now again', async () => {
+    const cron = await createCron({ schedule: HOURLY });
+    // As if the next run had been counted while the clock read three hours later.
+    const later = nextHour(Date.now() + 3 * 3_600_000);
+    backdate(cron.id, later);
+    const events = eventLog(side);
+    const nodes = nodeService({
+      store: side,
+      events,
+      profiles: { settings: () => ({}) as never },
+      models: { config: () => ({ default: null, profiles: {}, updated_at: '' }) as never },
+    });
+    const scheduler = cronService({ store: side, events, nodes });
+    const now = Date.now();
+    // The first tick looks: the clock may have been set back while the daemon was down.
+    expect(scheduler.fireDue(now, 30_000)).toEqual([]);
+    const first = (await t.get(`/v1/crons/${cron.id}`)).body;
+    expect(first.next_run_at).toBe(nextHour(now));
+    expect(rescheduled(cron.id)).toEqual([
+      { cron_id: cron.id, reason: 'clock_set_back', from: later, next_run_at: nextHour(now) },
+    ]);
+    // A tick later than the last does not look (a next run after now is the normal case) ...
+    backdate(cron.id, later);
+    scheduler.fireDue(now + 1_000, 30_000);
+    expect((await t.get(`/v1/crons/${cron.id}`)).body.next_run_at).toBe(later);
+    // ... a tick earlier than the last does.
+    scheduler.fireDue(now + 500, 30_000);
+    nodes.close();
+    expect((await t.get(`/v1/crons/${cron.id}`)).body.next_run_at).toBe(nextHour(now + 500));
+    expect(rescheduled(cron.id)).toHaveLength(2);
+    expect(firedEvents(cron.id)).toEqual([]);
+  });
+});
+
 describe('crons: poke', () => {
   const anHourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
 

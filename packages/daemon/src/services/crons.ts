@@ -44,6 +44,8 @@ export interface CronServiceDeps {
 
 export function cronService({ store, events, nodes }: CronServiceDeps) {
   const listeners = new Set<() => void>();
+  /** The wall clock of the scheduler's last tick; `NaN` before the first. */
+  let lastTickMs = Number.NaN;
   const iso = (ms: number) => new Date(ms).toISOString();
 
   /** The scheduler re-arms once a change commits. */
@@ -225,6 +227,33 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
   }
 
   /**
+   * A wall clock set back (by NTP, a restored VM, a person) leaves next runs counted from the
+   * later clock: an hourly cron set back two hours would skip two hours of fires. Each such cron
+   * gets its next run counted from now, recorded as `cron.rescheduled`.
+   */
+  function reanchor(nowMs: number, failed: { id: string; error: unknown }[]): void {
+    for (const row of store.crons.ahead(iso(nowMs))) {
+      try {
+        const next = nextRunAt(row.schedule, row.timezone, new Date(nowMs));
+        if (next === null || row.next_run_at === null || next >= row.next_run_at) continue;
+        const from = row.next_run_at;
+        store.db.transaction((afterCommit) => {
+          if (!store.crons.advance(row.id, from, next, iso(nowMs))) return;
+          events.record('cron.rescheduled', row.id, {
+            cron_id: row.id,
+            reason: 'clock_set_back',
+            from,
+            next_run_at: next,
+          });
+          changed(afterCommit);
+        });
+      } catch (error) {
+        failed.push({ id: row.id, error });
+      }
+    }
+  }
+
+  /**
    * What a due cron does at `nowMs`: on time (at most `graceMs` late) it fires for its scheduled
    * time; later, `run_once` fires once for the whole gap and `skip` moves on without a fire.
    */
@@ -258,6 +287,11 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
      */
     fireDue(nowMs: number, graceMs: number): { id: string; error: unknown }[] {
       const failed: { id: string; error: unknown }[] = [];
+      // A next run is always counted from a time at or before the clock of its day, so the
+      // first tick (the clock may have been set back while the daemon was down) and any tick
+      // earlier than the last look for next runs counted from a later clock.
+      if (!(nowMs >= lastTickMs)) reanchor(nowMs, failed);
+      lastTickMs = nowMs;
       for (const row of store.crons.due(iso(nowMs))) {
         try {
           evaluate(row.id, nowMs, graceMs);
@@ -396,6 +430,7 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
         ) {
           events.record('cron.rescheduled', row.id, {
             cron_id: row.id,
+            reason: 'poke',
             from: after.next_run_at,
             next_run_at: next,
           });

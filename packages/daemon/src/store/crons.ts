@@ -77,6 +77,9 @@ export function cronStore(db: Db) {
       `SELECT * FROM crons WHERE state = 'active' AND next_run_at IS NOT NULL
          AND next_run_at <= ? ORDER BY next_run_at, id`,
     ),
+    ahead: db.sqlite.prepare(
+      `SELECT * FROM crons WHERE state = 'active' AND next_run_at > ? ORDER BY next_run_at, id`,
+    ),
     soonest: db.sqlite.prepare(
       `SELECT min(next_run_at) AS at FROM crons
        WHERE state = 'active' AND next_run_at IS NOT NULL`,
@@ -120,6 +123,10 @@ export function cronStore(db: Db) {
     /** Active crons whose `next_run_at` is at or before `at`, soonest first. */
     due(at: string): CronRow[] {
       return q.due.all(at) as unknown as CronRow[];
+    },
+    /** Active crons whose `next_run_at` is after `at`. */
+    ahead(at: string): CronRow[] {
+      return q.ahead.all(at) as unknown as CronRow[];
     },
     soonest(): string | null {
       return (q.soonest.get() as { at: string | null }).at;
