@@ -76,6 +76,21 @@ describe('TCP listener', () => {
     }
   });
 
+  it('judges an absolute-form target by its authority, which replaces Host (RFC 9112 §3.2.2)', async () => {
+    const local = `127.0.0.1:${tcp.port}`;
+    const foreign = await rawRequest(tcp, {
+      path: `http://evil.example:${tcp.port}/v1/health`,
+      headers: { Host: local },
+    });
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body).error).toMatchObject({ code: 'forbidden', field: 'Host' });
+    const own = await rawRequest(tcp, {
+      path: `http://${local}/v1/health`,
+      headers: { Host: `evil.example:${tcp.port}` },
+    });
+    expect(own.status).toBe(200);
+  });
+
   it('enableTcp is idempotent and refuses a different port', async () => {
     expect(await t.daemon.enableTcp()).toEqual(t.daemon.tcp);
     await expect(t.daemon.enableTcp({ port: tcp.port === 65000 ? 65001 : 65000 })).rejects.toThrow(

@@ -159,7 +159,9 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
       res.destroy();
     };
 
-    const host = headers.host;
+    // An absolute-form target's authority replaces Host (RFC 9112 §3.2.2), so it is what the
+    // DNS-rebinding guard must judge.
+    const host = target.authority ?? headers.host;
     // Every answer under /viewer/ carries the viewer's security headers, the early refusals below
     // (a Host not served, a preflight, a drain) included, not only what `serveViewer` writes.
     const viewer = listener.kind === 'tcp' && isViewerPath(c.path);
@@ -235,8 +237,14 @@ function decodeKeepingSlashes(path: string): string {
  * normalised as `new URL` does it (RFC 3986 §5.2.4), and percent-escapes are decoded once
  * (`decodeKeepingSlashes`).
  */
-function requestTarget(raw: string): { path: string; query: string; bad?: ApiError } {
+function requestTarget(raw: string): {
+  path: string;
+  query: string;
+  authority?: string;
+  bad?: ApiError;
+} {
   let url = raw;
+  let authority: string | undefined;
   if (url.charCodeAt(0) !== 47 /* / */) {
     // The absolute form (RFC 9112 §3.2.2) is what a proxy sends; anything else is no path.
     if (!/^https?:\/\//i.test(url)) {
@@ -244,7 +252,9 @@ function requestTarget(raw: string): { path: string; query: string; bad?: ApiErr
       return { path: '/', query: '', bad };
     }
     const parsed = URL.parse(url);
-    url = parsed === null ? '/' : parsed.pathname + parsed.search;
+    if (parsed === null) return { path: '/', query: '', authority: '' };
+    url = parsed.pathname + parsed.search;
+    authority = parsed.host;
   }
   const hash = url.indexOf('#');
   if (hash !== -1) url = url.slice(0, hash);
@@ -253,5 +263,5 @@ function requestTarget(raw: string): { path: string; query: string; bad?: ApiErr
   const query = mark === -1 ? '' : url.slice(mark + 1);
   if (UNUSUAL_PATH.test(path)) path = URL.parse(path, 'http://localhost')?.pathname ?? '/';
   if (path.includes('%')) path = decodeKeepingSlashes(path);
-  return { path, query };
+  return authority === undefined ? { path, query } : { path, query, authority };
 }
