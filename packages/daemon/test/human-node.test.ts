@@ -66,4 +66,31 @@ describe('ask_human', () => {
       response: { choice: 'approve', text: 'ship it', data: null },
     });
   });
+  it('a node cancelled while it waits, then revived, reads that its request was cancelled', async () => {
+    const node = await createNode(t.call, {
+      task: 'ask, be cancelled, come back',
+      model: scripted('revived-asker', [
+        toolCall('ask_human', { title: 'Go on?', body: 'step 2', kind: 'approval' }),
+        submit({ went_on: false }),
+      ]),
+    });
+    const waiting = await waitForNode(t.call, node.id, (n) => n.state === 'waiting');
+    const requestId = (waiting.waiting_on as unknown as { request_id: string }).request_id;
+    expect((await t.call(`/v1/nodes/${node.id}/cancel`, json({}))).status).toBe(200);
+    const request = await ok<{ state: string }>(await t.call(`/v1/human/requests/${requestId}`));
+    expect(request.state).toBe('cancelled');
+    expect((await t.call(`/v1/nodes/${node.id}/revive`, json({}))).status).toBe(200);
+    const done = await waitForNode(t.call, node.id, isFinal);
+    expect(done.state).toBe('done');
+    const turns = await nodeEvents(t.call, node.id, ['node.turn']);
+    const second = turns
+      .map((e) => e.payload.turn as { index: number; input: { text: string }[] })
+      .find((turn) => turn.index === 2);
+    const mail = second?.input.find((m) => m.text.startsWith(`Human request ${requestId}`));
+    expect(mail?.text).toMatch(new RegExp(`^Human request ${requestId} cancelled: {`));
+    expect(JSON.parse(mail!.text.slice(mail!.text.indexOf('{')))).toMatchObject({
+      state: 'cancelled',
+      reason: `node ${node.id} is cancelled`,
+    });
+  });
 });

@@ -56,7 +56,7 @@ const OWNER: MailFrom = { kind: 'owner', id: null };
 export interface HumanServiceDeps {
   store: Store;
   events: EventLog;
-  nodes: Pick<NodeService, 'deliver' | 'sender' | 'onFinal'>;
+  nodes: Pick<NodeService, 'deliver' | 'leaveMail' | 'sender' | 'onFinal'>;
 }
 
 export function humanService({ store, events, nodes }: HumanServiceDeps) {
@@ -225,19 +225,20 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
     if (request.node_id === null) return;
     const node = store.nodes.get(request.node_id);
     if (node === undefined || isFinal(node.state) || !transition(node.state, 'message').ok) return;
+    nodes.deliver(node, from, news(request, ticket, reason));
+  }
+
+  /** The mail text that tells a node what became of its request. */
+  function news(request: HumanRequestRow, ticket: TicketRow, reason?: string): string {
     const response = request.response === null ? null : (JSON.parse(request.response) as object);
-    const news = {
+    const fields = {
       request_id: request.id,
       title: ticket.title,
       state: request.state,
       ...(response !== null && { response }),
       ...(reason !== undefined && { reason }),
     };
-    nodes.deliver(
-      node,
-      from,
-      `Human request ${request.id} ${request.state}: ${JSON.stringify(news)}`,
-    );
+    return `Human request ${request.id} ${request.state}: ${JSON.stringify(fields)}`;
   }
 
   /** Closes the request and its current ticket, with its event and the node's mail. */
@@ -274,11 +275,14 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
 
   // A node that ends (done, failed, cancelled) can read no answer: its open requests leave the
   // inbox with it, in the same transaction, so the person is never asked for nobody.
+  // The node hears of it by mail it reads only if it is revived (or recycled): without it, a
+  // revived node would resume still waiting for an answer that can never come.
   nodes.onFinal((node, afterCommit) => {
     for (const id of store.human.openOfNode(node.id)) {
       const request = store.human.request(id)!;
       const reason = `node ${node.id} is ${node.state}`;
       close(request, 'cancelled', 'cancelled', { reason, from: null });
+      nodes.leaveMail(node, OWNER, news(request, ticketOf(request), reason));
       changed(afterCommit);
     }
   });

@@ -547,6 +547,14 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
       );
     },
 
+    /**
+     * Mail for a final node, inside the caller's transaction: it moves nothing (`deliver` refuses
+     * a final node) and is read if the node is revived or recycled.
+     */
+    leaveMail(row: NodeRow, from: MailFrom, text: string): Mail {
+      return postMail(row, from, text);
+    },
+
     /** Mail to a node the caller already resolved (runs.message, runs.reply). */
     deliver(row: NodeRow, from: MailFrom, text: string): Mail {
       return store.db.transaction((afterCommit) => deliver(row, from, text, afterCommit));
