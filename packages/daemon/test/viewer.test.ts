@@ -53,7 +53,7 @@ async function newLink(): Promise<{ url: string; code: string; expires_at: strin
 const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
   rawRequest(tcp, { method, path, headers });
 
-/** A session cookie (`svc_viewer=…`) from a fresh link. */
+/** A session cookie (`svc_viewer_<port>=…`) from a fresh link. */
 async function login(): Promise<string> {
   const { code } = await newLink();
   const res = await get(`/viewer/login?code=${code}`);
@@ -95,7 +95,7 @@ describe('login links', () => {
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/viewer/');
     const set = String(res.headers['set-cookie']);
-    expect(set).toMatch(/^svc_viewer=[A-Za-z0-9_-]{43}; /);
+    expect(set).toMatch(new RegExp(`^svc_viewer_${tcp.port}=[A-Za-z0-9_-]{43}; `));
     for (const flag of ['HttpOnly', 'SameSite=Strict', 'Path=/', 'Max-Age=43200']) {
       expect(set).toContain(flag);
     }
@@ -174,6 +174,17 @@ describe('the session cookie', () => {
     }
   });
 
+  it("is named for the listener's port: another daemon's on the same host is left alone", async () => {
+    // Browsers keep cookies per host, not per port (RFC 6265 §8.5).
+    const cookie = await login();
+    const secret = cookie.slice(cookie.indexOf('=') + 1);
+    const otherPort = `svc_viewer_${tcp.port + 1}`;
+    expect((await get('/v1/status', { cookie: `${otherPort}=${secret}` })).status).toBe(401);
+    expect((await get('/v1/status', { cookie: `${otherPort}=theirs; ${cookie}` })).status).toBe(
+      200,
+    );
+  });
+
   it('is ignored on the unix socket', async () => {
     const cookie = await login();
     const res = await rawRequest(
@@ -195,7 +206,9 @@ describe('the session cookie', () => {
     });
     expect(out.status).toBe(200);
     expect(JSON.parse(out.body)).toEqual({ revoked: true });
-    expect(String(out.headers['set-cookie'])).toMatch(/^svc_viewer=; .*Max-Age=0/);
+    expect(String(out.headers['set-cookie'])).toMatch(
+      new RegExp(`^svc_viewer_${tcp.port}=; .*Max-Age=0`),
+    );
     const after = await get('/v1/status', { cookie });
     expect(after.status).toBe(401);
     expect(errorCode(after)).toBe('unauthorized');

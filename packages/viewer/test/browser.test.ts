@@ -141,7 +141,7 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
     const cookies = await page.context().cookies(base);
     expect(cookies).toEqual([
       expect.objectContaining({
-        name: 'svc_viewer',
+        name: `svc_viewer_${new URL(base).port}`,
         httpOnly: true,
         sameSite: 'Strict',
         path: '/',

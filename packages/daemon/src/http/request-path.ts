@@ -164,8 +164,8 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     const host = target.authority ?? headers.host;
     // Every answer under /viewer/ carries the viewer's security headers, the early refusals below
     // (a Host not served, a preflight, a drain) included, not only what `serveViewer` writes.
-    const viewer = listener.kind === 'tcp' && isViewerPath(c.path);
-    if (viewer) viewerHeaders(extra);
+    const viewer = listener.kind === 'tcp' && isViewerPath(c.path) ? listener : null;
+    if (viewer !== null) viewerHeaders(extra);
     if (ctx.draining()) {
       extra.Connection = 'close';
       return answer(errorResponse(c, new ApiError('not_ready', 'the daemon is shutting down')));
@@ -188,7 +188,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     }
     let reply: Reply | Promise<Reply>;
     try {
-      reply = viewer ? serveViewer(c, ctx) : routed(c, req, listener);
+      reply = viewer !== null ? serveViewer(c, ctx, viewer.port) : routed(c, req, listener);
     } catch (error) {
       reply = handleError(error, c);
     }

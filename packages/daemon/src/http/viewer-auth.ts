@@ -6,18 +6,24 @@ import type { Call } from './call.ts';
 import { isAllowedHost } from './host-guard.ts';
 import type { Listener } from './listener.ts';
 
-/** The viewer's session cookie (docs/api-v1.md "Viewer"). */
-export const VIEWER_COOKIE = 'svc_viewer';
+/**
+ * The viewer's session cookie of the listener on `port` (docs/api-v1.md "Viewer"). Cookies are
+ * per host, not per port (RFC 6265 §8.5), so two daemons on 127.0.0.1 would overwrite each other's
+ * session under one name.
+ */
+export function viewerCookieName(port: number): string {
+  return `svc_viewer_${port}`;
+}
 /** The header every viewer fetch sends; a cross-site form or image cannot send it. */
 export const VIEWER_HEADER = 'svc-viewer';
 const SAFE = new Set(['GET', 'HEAD']);
 
-/** The `svc_viewer` value of a `Cookie` header, or `null` (RFC 6265 §5.4: `name=value; …`). */
-export function viewerCookie(header: string | undefined): string | null {
+/** The value of cookie `name` in a `Cookie` header, or `null` (RFC 6265 §5.4: `name=value; …`). */
+export function viewerCookie(header: string | undefined, name: string): string | null {
   if (header === undefined) return null;
   for (const pair of header.split(';')) {
     const eq = pair.indexOf('=');
-    if (eq !== -1 && pair.slice(0, eq).trim() === VIEWER_COOKIE) return pair.slice(eq + 1).trim();
+    if (eq !== -1 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
   }
   return null;
 }
@@ -51,7 +57,7 @@ export function viewerPrincipal(
   owner: () => Principal | null,
 ): { principal: Principal; session: string } | null {
   if (listener.kind !== 'tcp' || headers.authorization !== undefined) return null;
-  const session = viewerCookie(headers.cookie);
+  const session = viewerCookie(headers.cookie, viewerCookieName(listener.port));
   if (session === null) return null;
   const origin = headers.origin;
   if (origin !== undefined && !isListenerOrigin(listener, origin)) {

@@ -5,7 +5,7 @@ import { ApiError } from '../errors.ts';
 import { VIEWER_SESSION_TTL_MS } from '../services/viewer.ts';
 import type { Call, Reply } from './call.ts';
 import { errorResponse } from './errors.ts';
-import { VIEWER_COOKIE } from './viewer-auth.ts';
+import { viewerCookieName } from './viewer-auth.ts';
 import { LINK_USED_PAGE, NOT_BUILT_PAGE, viewerHeaders } from './viewer-pages.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -35,9 +35,10 @@ export function isViewerPath(path: string): boolean {
  * The viewer's pages: `index.html` (never cached: it names the current build's files), the
  * build's hashed assets (cached for good: a new build has new names), and the login link. The
  * build is read from `ctx.viewerDist` on each request, so a daemon started before the build
- * serves it once it exists, and answers 503 saying how to build it until then.
+ * serves it once it exists, and answers 503 saying how to build it until then. `port` is the TCP
+ * listener's, which names the session cookie.
  */
-export function serveViewer(c: Call, ctx: DaemonContext): Reply {
+export function serveViewer(c: Call, ctx: DaemonContext, port: number): Reply {
   const path = c.path;
   if (c.method !== 'GET' && c.method !== 'HEAD') {
     const error = new ApiError('method_not_allowed', `${path} allows GET, HEAD, not ${c.method}`);
@@ -52,7 +53,7 @@ export function serveViewer(c: Call, ctx: DaemonContext): Reply {
       const error = new ApiError('method_not_allowed', `${path} allows GET only`);
       return errorResponse(c, error, viewerHeaders({ Allow: 'GET' }));
     }
-    return login(c, ctx);
+    return login(c, ctx, port);
   }
   if (path === '/viewer/' || path === '/viewer/index.html') {
     const index = readDist(ctx.viewerDist, 'index.html');
@@ -88,7 +89,7 @@ export function serveViewer(c: Call, ctx: DaemonContext): Reply {
  * HttpOnly, SameSite=Strict cookie, and the browser is sent on to `/viewer/`, so the code leaves
  * the address bar; any other code gets a page saying to ask for a new link.
  */
-function login(c: Call, ctx: DaemonContext): Reply {
+function login(c: Call, ctx: DaemonContext, port: number): Reply {
   const code = new URLSearchParams(c.query).get('code');
   const session = code === null ? null : ctx.viewer.login(code);
   if (session === null) {
@@ -104,7 +105,7 @@ function login(c: Call, ctx: DaemonContext): Reply {
     303,
     viewerHeaders({
       Location: '/viewer/',
-      'Set-Cookie': `${VIEWER_COOKIE}=${session.secret}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}`,
+      'Set-Cookie': `${viewerCookieName(port)}=${session.secret}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}`,
       'Cache-Control': 'no-store',
     }),
   );

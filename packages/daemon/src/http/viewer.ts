@@ -1,10 +1,11 @@
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { mount, type Routes } from './route.ts';
-import { VIEWER_COOKIE } from './viewer-auth.ts';
+import { viewerCookieName } from './viewer-auth.ts';
 
 /** Clears the session cookie: the same attributes, no value, already expired. */
-const CLEAR_COOKIE = `${VIEWER_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+const clearCookie = (port: number) =>
+  `${viewerCookieName(port)}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
 
 export function registerViewer(app: Routes, ctx: DaemonContext): void {
   mount(app, 'viewer.links.create', (c) => {
@@ -23,6 +24,8 @@ export function registerViewer(app: Routes, ctx: DaemonContext): void {
   // the answer says so (the cookie, if any, is cleared all the same).
   mount(app, 'viewer.logout', (c) => {
     const revoked = c.viewerSession !== null && ctx.viewer.logout(c.viewerSession);
-    return c.json({ revoked }, 200, { 'Set-Cookie': CLEAR_COOKIE, 'Cache-Control': 'no-store' });
+    const tcp = ctx.tcp();
+    const clear = tcp === null ? {} : { 'Set-Cookie': clearCookie(tcp.port) };
+    return c.json({ revoked }, 200, { ...clear, 'Cache-Control': 'no-store' });
   });
 }
