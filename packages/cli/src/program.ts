@@ -1,21 +1,27 @@
 import { Command, CommanderError, Help } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { registerBash } from './commands/bash.ts';
+import { registerCanvas } from './commands/canvas.ts';
 import { registerCron } from './commands/cron.ts';
 import { registerDaemon } from './commands/daemon.ts';
 import { registerEvents } from './commands/events.ts';
 import { registerFiles } from './commands/files.ts';
 import { registerGrant } from './commands/grant.ts';
 import { registerHuman } from './commands/human.ts';
+import { registerMemory } from './commands/memory.ts';
 import { registerModels } from './commands/models.ts';
 import { registerNode } from './commands/node.ts';
+import { registerObjects } from './commands/objects.ts';
 import { registerPkg } from './commands/pkg.ts';
 import { registerProfile } from './commands/profile.ts';
 import { registerProvider } from './commands/provider.ts';
+import { registerQuestion } from './commands/question.ts';
 import { registerRequest } from './commands/request.ts';
 import { registerRun } from './commands/run.ts';
+import { registerShare } from './commands/share.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerSys } from './commands/sys.ts';
+import { registerUpload } from './commands/upload.ts';
 import type { Runtime } from './context.ts';
 import { EXIT } from './errors.ts';
 import { hiddenCommands } from './help-visibility.ts';
@@ -62,9 +68,15 @@ export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new
   registerNode(program, runtime);
   registerRun(program, runtime);
   registerCron(program, runtime);
+  registerObjects(program, runtime);
   registerHuman(program, runtime);
+  registerCanvas(program, runtime);
+  registerMemory(program, runtime);
   registerPkg(program, runtime);
   registerProvider(program, runtime);
+  registerUpload(program, runtime);
+  registerShare(program, runtime);
+  registerQuestion(program, runtime);
   return program;
 }
 

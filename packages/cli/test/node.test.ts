@@ -242,7 +242,7 @@ describe('with real brokers', () => {
       expect(stdout).toContain('an old pond');
       // the start names what the model is offered (the owner's node: every built-in)
       expect(stderr).toMatch(
-        /queued → running \(start\); tools: bash, read_file, write_file, list_files, spawn, message, ask_human, wait, yield, report, submit$/m,
+        /queued → running \(start\); tools: bash, read_file, write_file, list_files, spawn, message, ask_human, wait, yield, report, submit, memory_read, memory_list, memory_write$/m,
       );
       expect(stderr).toMatch(/turn 1: thinking it over → report/);
       expect(stderr).toMatch(/tool report ok/);

@@ -49,7 +49,9 @@ describe('svc sys connect --open', () => {
     const first = await login(url);
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/viewer/');
-    expect(first.headers.get('set-cookie')).toMatch(/^svc_viewer=/);
+    expect(first.headers.get('set-cookie')).toMatch(
+      new RegExp(`^svc_viewer_${daemon!.tcp!.port}=`),
+    );
     expect((await login(url)).status).toBe(401);
   });
 

@@ -20,20 +20,27 @@ import { Transport } from './core/transport.ts';
 import { readEnv } from './internal/env.ts';
 import type { HeadersLike } from './internal/headers.ts';
 import { checkMaxRetries, checkTimeout, show } from './internal/options.ts';
+import { Attachments } from './resources/attachments.ts';
 import { Auth } from './resources/auth.ts';
 import { Bash } from './resources/bash.ts';
+import { Canvas } from './resources/canvas.ts';
 import { Crons } from './resources/crons.ts';
+import { CustomObjects } from './resources/custom-objects.ts';
 import { Events } from './resources/events.ts';
 import { Files } from './resources/files.ts';
 import { Grant } from './resources/grant.ts';
 import { Health } from './resources/health.ts';
 import { Human } from './resources/human.ts';
+import { Memory } from './resources/memory.ts';
 import { Models } from './resources/models.ts';
 import { Nodes } from './resources/nodes.ts';
 import { Profiles } from './resources/profiles.ts';
 import { Providers } from './resources/providers.ts';
+import { Questions } from './resources/questions.ts';
 import { Runs } from './resources/runs.ts';
+import { Shares } from './resources/shares.ts';
 import { System } from './resources/system.ts';
+import { Uploads } from './resources/uploads.ts';
 
 export interface ClientOptions {
   /** The daemon's URL, e.g. the `base_url` of `svc sys connect`. Default: `SVC_BASE_URL`. */
@@ -86,10 +93,17 @@ export class Svc {
   readonly models: Models;
   readonly profiles: Profiles;
   readonly nodes: Nodes;
+  readonly canvas: Canvas;
   readonly runs: Runs;
   readonly crons: Crons;
+  readonly customObjects: CustomObjects;
   readonly human: Human;
+  readonly memory: Memory;
   readonly providers: Providers;
+  readonly uploads: Uploads;
+  readonly attachments: Attachments;
+  readonly shares: Shares;
+  readonly questions: Questions;
 
   readonly #transport: Transport;
 
@@ -123,10 +137,17 @@ export class Svc {
     this.models = new Models(this.#transport);
     this.profiles = new Profiles(this.#transport);
     this.nodes = new Nodes(this.#transport);
+    this.canvas = new Canvas(this.#transport, { nodes: this.nodes, system: this.system });
     this.runs = new Runs(this.#transport);
     this.crons = new Crons(this.#transport);
+    this.customObjects = new CustomObjects(this.#transport);
     this.human = new Human(this.#transport);
+    this.memory = new Memory(this.#transport);
     this.providers = new Providers(this.#transport);
+    this.uploads = new Uploads(this.#transport);
+    this.attachments = new Attachments(this.#transport);
+    this.shares = new Shares(this.#transport);
+    this.questions = new Questions(this.#transport);
   }
 
   /**

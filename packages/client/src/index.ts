@@ -24,8 +24,35 @@ export type { Fetch, RequestOptions, StreamOptions } from './core/request-option
 export type { ServerSentEvent } from './core/sse.ts';
 export { Stream } from './core/stream.ts';
 export type { HeadersLike } from './internal/headers.ts';
+export type { AttachmentLink, AttachmentLinkParams } from './resources/attachments.ts';
 export type { AuthStatus, ModelAuthReadiness } from './resources/auth.ts';
 export type { BashResult, BashRunParams } from './resources/bash.ts';
+export type {
+  AttentionCounts,
+  AttentionItem,
+  AttentionList,
+  AttentionListParams,
+  CanvasNode,
+  CanvasPruneParams,
+  CanvasPruneResult,
+  CanvasSnapshot,
+  CanvasSnapshotParams,
+  Dashboard,
+  GrepHit,
+  HistoryGrepParams,
+  HistoryGrepResult,
+  HistoryReadParams,
+  HistoryReadResult,
+  HistorySearchParams,
+  HistorySearchResult,
+  HistoryStats,
+  HistoryStatsParams,
+  RosterEntry,
+  RosterList,
+  RosterListParams,
+  SearchHit,
+  TranscriptTurn,
+} from './resources/canvas.ts';
 export type {
   Cron,
   CronCreateParams,
@@ -34,6 +61,16 @@ export type {
   CronListParams,
   CronRunResult,
 } from './resources/crons.ts';
+export type {
+  CustomObject,
+  CustomObjectAckResult,
+  CustomObjectDeleteResult,
+  CustomObjectPublishParams,
+  CustomObjectPublishResult,
+  CustomObjectRegistered,
+  CustomObjectRegisterParams,
+  ObjectDelivery,
+} from './resources/custom-objects.ts';
 export type { EventStreamParams, SvcEvent } from './resources/events.ts';
 export type {
   FileList,
@@ -57,6 +94,13 @@ export type {
   TicketList,
   TicketProgressParams,
 } from './resources/human.ts';
+export type {
+  MemoryDocument,
+  MemoryDocumentSummary,
+  MemoryGetParams,
+  MemoryList,
+  MemoryListParams,
+} from './resources/memory.ts';
 export type {
   CredentialInstallParams,
   CredentialProvider,
@@ -97,6 +141,7 @@ export type {
   ProviderToolList,
   ProviderToolsParams,
 } from './resources/providers.ts';
+export type { Question, QuestionAnswerParams } from './resources/questions.ts';
 export type {
   Run,
   RunList,
@@ -107,5 +152,13 @@ export type {
   Turn,
   TurnList,
 } from './resources/runs.ts';
+export type {
+  Share,
+  ShareCreateParams,
+  ShareDeleteResult,
+  ShareList,
+  ShareListParams,
+} from './resources/shares.ts';
 export type { Liveness, SystemStatus } from './resources/system.ts';
+export type { Upload, UploadCreateParams } from './resources/uploads.ts';
 export type { WaitParams } from './resources/wait.ts';

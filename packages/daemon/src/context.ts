@@ -1,19 +1,27 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
 import type { SseRegistry } from './http/sse.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
+import type { AttachmentService } from './services/attachments.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
+import type { CanvasService } from './services/canvas.ts';
+import type { CanvasHistoryService } from './services/canvas-history.ts';
 import type { CronService } from './services/crons.ts';
+import type { CustomObjectService } from './services/custom-objects.ts';
 import type { DirectoryService } from './services/directory.ts';
 import type { EventLog } from './services/events.ts';
 import type { HumanService } from './services/human.ts';
 import type { LlmService } from './services/llm.ts';
+import type { MemoryService } from './services/memory.ts';
 import type { ModelService } from './services/models.ts';
 import type { NodeService } from './services/nodes.ts';
 import type { PluginService } from './services/plugins.ts';
 import type { ProfileService } from './services/profiles.ts';
 import type { ProviderService } from './services/providers.ts';
+import type { QuestionService } from './services/questions.ts';
 import type { RunService } from './services/runs.ts';
+import type { ShareService } from './services/shares.ts';
 import type { TokenService } from './services/tokens.ts';
+import type { UploadService } from './services/uploads.ts';
 import type { ViewerService } from './services/viewer.ts';
 import type { Store } from './store/index.ts';
 import type { Supervisor } from './supervisor/supervisor.ts';
@@ -42,10 +50,19 @@ export interface DaemonContext {
   nodes: NodeService;
   runs: RunService;
   crons: CronService;
+  customObjects: CustomObjectService;
+  canvas: CanvasService;
+  canvasHistory: CanvasHistoryService;
   human: HumanService;
+  memory: MemoryService;
   brokers: BrokerPlane;
   directory: DirectoryService;
   providers: ProviderService;
+  /** The application-facing API: uploads, their attachment links, shares, questions. */
+  uploads: UploadService;
+  attachments: AttachmentService;
+  shares: ShareService;
+  questions: QuestionService;
   /** The web viewer's login links and sessions. */
   viewer: ViewerService;
   /** The viewer's build (`index.html`, `assets/`), served on the TCP listener. */

@@ -11,21 +11,30 @@ import { createLogger } from './lifecycle/logger.ts';
 import type { ListenerServer } from './listeners/server.ts';
 import { listenTcp, type TcpListener } from './listeners/tcp.ts';
 import { listenUnix } from './listeners/unix.ts';
+import { attachmentService } from './services/attachments.ts';
 import { brokerPlane } from './services/broker-plane.ts';
+import { canvasService } from './services/canvas.ts';
+import { canvasHistoryService } from './services/canvas-history.ts';
 import { cronScheduler } from './services/cron-scheduler.ts';
 import { cronService } from './services/crons.ts';
+import { customObjectService, type DeliveryPolicy } from './services/custom-objects.ts';
 import { directoryService } from './services/directory.ts';
 import { eventLog } from './services/events.ts';
 import { humanService } from './services/human.ts';
 import { humanExpiry } from './services/human-expiry.ts';
 import { llmService } from './services/llm.ts';
+import { memoryService } from './services/memory.ts';
 import { modelService } from './services/models.ts';
 import { nodeService } from './services/nodes.ts';
+import { objectDispatcher } from './services/object-dispatcher.ts';
 import { pluginService } from './services/plugins.ts';
 import { profileService } from './services/profiles.ts';
 import { providerService } from './services/providers.ts';
+import { questionService } from './services/questions.ts';
 import { runService } from './services/runs.ts';
+import { shareService } from './services/shares.ts';
 import { tokenService } from './services/tokens.ts';
+import { uploadService } from './services/uploads.ts';
 import { viewerService } from './services/viewer.ts';
 import { openStore } from './store/index.ts';
 import { createSupervisor, parseConcurrency } from './supervisor/supervisor.ts';
@@ -50,6 +59,11 @@ export interface StartDaemonOptions {
    * substitute their own).
    */
   brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string };
+  /**
+   * Custom objects' url and argv receivers: attempts, backoff and the time one attempt may take
+   * (defaults in `DEFAULT_DELIVERY_POLICY`). For tests.
+   */
+  objects?: Partial<DeliveryPolicy>;
   /**
    * The web viewer: where its build is (default `packages/viewer/dist` of this checkout), and,
    * for tests, how long a login link lives (default 60 s) and the clock its links and sessions
@@ -109,6 +123,11 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const human = humanService({ store, events, nodes });
     const expiry = humanExpiry(human, logger);
     cleanups.unshift(() => expiry.close());
+    const customObjects = customObjectService({ store, events, policy: opts.objects });
+    const dispatcher = objectDispatcher(customObjects, logger, `svc/${DAEMON_VERSION}`);
+    cleanups.unshift(() => dispatcher.close());
+    const questions = questionService({ store, events, human, nodes });
+    const uploads = uploadService({ store, events, home: paths.home });
     const brokers = brokerPlane({
       store,
       events,
@@ -181,6 +200,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
         // No fire once stopping began: its node would queue for a supervisor going away.
         scheduler.close();
         expiry.close();
+        dispatcher.close();
         // Brokers are killed, not drained: their nodes stay running and the next start
         // relaunches them from what is recorded.
         await supervisor.close();
@@ -219,10 +239,18 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       nodes,
       runs,
       crons,
+      customObjects,
+      canvas: canvasService({ store, events, nodes, crons, home: paths.home, logger }),
+      canvasHistory: canvasHistoryService({ store, nodes }),
       human,
+      memory: memoryService({ store, events }),
       brokers,
       directory,
       providers: providerService({ store, profiles, directory }),
+      uploads,
+      attachments: attachmentService({ store, uploads, tcp: () => tcp?.info ?? null }),
+      shares: shareService(store, events),
+      questions,
       supervisor,
       viewer: viewerService(store, events, {
         linkTtlMs: opts.viewer?.linkTtlMs,
@@ -246,6 +274,8 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     scheduler.start();
     // Likewise: requests that expired while the daemon was down wake their nodes.
     expiry.start();
+    // Deliveries due (or left in flight) while the daemon was down go out now.
+    dispatcher.start();
     if (opts.tcp) await enableTcp(opts.tcp);
     events.record('daemon.started', null, { pid: process.pid, version: DAEMON_VERSION });
     logger.info(

@@ -129,6 +129,9 @@ describe('who may call the control plane', () => {
       'yield',
       'report',
       'submit',
+      'memory_read',
+      'memory_list',
+      'memory_write',
     ]);
     expect(session.turns).toEqual([]);
     expect(session.directive).toEqual({ action: 'continue', reason: null, cancel_jobs: [] });

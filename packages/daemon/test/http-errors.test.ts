@@ -21,9 +21,20 @@ afterAll(() => t.stop());
 // routes are refused (403) before their input is read; their own tests cover their input.
 const routes: readonly RouteDef[] = table.filter((r: RouteDef) => r.auth.kind !== 'node');
 /** Well-formed ids; each path parameter takes the first its schema accepts. */
-const SAMPLE_IDS = ['tok_', 'nd_', 'run_', 'job_', 'hr_', 'tk_'].map(
-  (p) => `${p}01ARZ3NDEKTSV4RRFFQ69G5FAV`,
-);
+const SAMPLE_IDS = [
+  'tok_',
+  'nd_',
+  'run_',
+  'job_',
+  'hr_',
+  'tk_',
+  'cron_',
+  'obj_',
+  'dlv_',
+  'shr_',
+  'upl_',
+  'q_',
+].map((p) => `${p}01ARZ3NDEKTSV4RRFFQ69G5FAV`);
 /** A well-formed value of each path parameter that is not an id. */
 const SAMPLES: Readonly<Record<string, string>> = {
   name: 'sample',
@@ -41,7 +52,18 @@ describe('bad input on every route answers an envelope, never a 5xx', () => {
   const withBody = routes.filter((r) => r.body !== undefined);
   const withQuery = routes.filter((r) => r.query !== undefined);
   /** A valid value for each required query field (`files.read`'s and `files.list`'s path). */
-  const VALID_QUERY: Record<string, string> = { path: '/' };
+  const VALID_QUERY: Record<string, string> = {
+    path: '/',
+    q: 'word',
+    pattern: 'word',
+    node_id: SAMPLE_IDS[1]!,
+    upload_id: SAMPLE_IDS[10]!,
+    filename: 'notes.txt',
+  };
+  /** Where a route's required field takes other values than `VALID_QUERY`'s. */
+  const VALID_QUERY_OF: Record<string, Record<string, string>> = {
+    'memory.delete': { path: 'notes.md' },
+  };
   const withParams = routes.filter((r) => r.params !== undefined);
 
   it.each(withBody.map((r) => [r.id, r] as const))(
@@ -125,9 +147,14 @@ describe('bad input on every route answers an envelope, never a 5xx', () => {
     for (const key of keys) {
       const rest = required
         .filter((k) => k !== key)
-        .map((k) => `&${k}=${encodeURIComponent(VALID_QUERY[k] ?? '')}`)
+        .map((k) => {
+          const valid = VALID_QUERY_OF[route.id]?.[k] ?? VALID_QUERY[k] ?? '';
+          return `&${k}=${encodeURIComponent(valid)}`;
+        })
         .join('');
-      const res = await t.call(`${pathOf(route)}?${key}=${'x'.repeat(5000)}${rest}`);
+      const res = await t.call(`${pathOf(route)}?${key}=${'x'.repeat(5000)}${rest}`, {
+        method: route.method,
+      });
       expect(res.status, key).toBe(422);
       expect(await envelope(res)).toMatchObject({ code: 'validation_failed', field: key });
     }

@@ -83,7 +83,7 @@ function operation(route: RouteDef): JsonObject {
   const success = {
     description: route.stream === 'sse' ? 'an SSE stream; each data: is this schema' : 'success',
     content: {
-      [route.stream === 'sse' ? 'text/event-stream' : 'application/json']: {
+      [route.stream === 'sse' ? 'text/event-stream' : (route.produces ?? 'application/json')]: {
         schema: jsonSchema(route.response, 'output'),
       },
     },
@@ -100,6 +100,14 @@ function operation(route: RouteDef): JsonObject {
   };
   if (route.auth.kind === 'scope') op['x-svc-scope'] = route.auth.scope;
   if (route.auth.kind !== 'public') op['x-svc-auth'] = route.auth.kind;
+  if (route.consumes !== undefined) {
+    op.requestBody = {
+      required: true,
+      content: {
+        [route.consumes]: { schema: { type: 'string', contentMediaType: route.consumes } },
+      },
+    };
+  }
   if (route.body !== undefined) {
     op.requestBody = {
       required: !route.body.safeParse(undefined).success,

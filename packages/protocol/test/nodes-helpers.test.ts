@@ -136,6 +136,9 @@ describe('availableTools', () => {
       'yield',
       'report',
       'submit',
+      'memory_read',
+      'memory_list',
+      'memory_write',
       'github:issues',
     ]);
     expect(availableTools(['svc:llm', 'svc:act'], null, plugins)).toEqual([
@@ -150,6 +153,9 @@ describe('availableTools', () => {
       'yield',
       'report',
       'submit',
+      'memory_read',
+      'memory_list',
+      'memory_write',
     ]);
     // A files scope alone offers no file tool: they act through routes svc:act gates.
     expect(availableTools(['svc:llm', 'svc:files:rw:user:/tmp'], null, plugins)).not.toContain(

@@ -16,6 +16,8 @@ import {
   mailAcknowledgeResultSchema,
   mailClaimResultSchema,
   mailSchema,
+  memoryDocumentSchema,
+  memoryDocumentSummarySchema,
   nodeSchema,
   pluginTokenSchema,
   type RouteId,
@@ -50,6 +52,7 @@ const CHILDREN_PAGE = 100;
 /** Bounds the walk over a node's children: 100 pages of 100. */
 const MAX_CHILD_PAGES = 100;
 const nodeListSchema = listOf(nodeSchema);
+const memoryPageSchema = listOf(memoryDocumentSummarySchema);
 
 interface CallOptions {
   /** `{id}` of the path; default the broker's own node. */
@@ -189,6 +192,10 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
     async report(report) {
       await call('broker.reports.create', reportSchema, { body: report });
     },
+    memoryRead: (ref) => call('memory.get', memoryDocumentSchema, { query: defined(ref) }),
+    memoryList: (query) => call('memory.list', memoryPageSchema, { query: defined(query) }),
+    memoryWrite: (body, idempotencyKey) =>
+      call('memory.write', memoryDocumentSchema, { body, idempotencyKey }),
     async park(reason) {
       await call('nodes.yield', nodeSchema, { body: { reason } });
     },
@@ -199,6 +206,13 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
       agent.destroy();
     },
   };
+}
+
+/** A query's fields that are set (an absent one is no parameter, not `undefined`). */
+function defined(query: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined),
+  );
 }
 
 function parseJson(text: string): unknown {

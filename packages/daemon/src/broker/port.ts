@@ -19,7 +19,13 @@ import type {
   faultBodySchema,
   humanRequestCreateBodySchema,
   humanRequestSchema,
+  listOf,
   mailSchema,
+  memoryDocumentSchema,
+  memoryDocumentSummarySchema,
+  memoryGetQuerySchema,
+  memoryListQuerySchema,
+  memoryWriteBodySchema,
   nodeCreateBodySchema,
   nodeSchema,
   outcomeSchema,
@@ -48,6 +54,12 @@ export type ReportInput = z.input<typeof reportBodySchema>;
 export type Outcome = z.output<typeof outcomeSchema>;
 export type HumanAsk = z.input<typeof humanRequestCreateBodySchema>;
 export type HumanRequest = z.output<typeof humanRequestSchema>;
+export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
+export type MemoryPage = z.output<ReturnType<typeof listOf<typeof memoryDocumentSummarySchema>>>;
+/** Query fields as the wire carries them (strings), as the route reads them. */
+export type MemoryRef = z.input<typeof memoryGetQuerySchema>;
+export type MemoryListQuery = z.input<typeof memoryListQuerySchema>;
+export type MemoryWrite = z.input<typeof memoryWriteBodySchema>;
 
 /** What `load()` answers: the broker session (node, tools, recorded turns, directive). */
 export interface BrokerLoad extends z.output<typeof brokerSessionSchema> {
@@ -100,6 +112,12 @@ export interface BrokerPort {
    */
   waitHuman(requestId: string): Promise<void>;
   report(report: ReportInput): Promise<void>;
+  /** A memory document, as `memory.get` answers this node's token (a hidden one is 404). */
+  memoryRead(ref: MemoryRef): Promise<MemoryDocument>;
+  /** A page of a space's documents, as `memory.list` answers this node's token. */
+  memoryList(query: MemoryListQuery): Promise<MemoryPage>;
+  /** Creates or replaces a document as this node. Idempotent by key, like `spawnChild`. */
+  memoryWrite(body: MemoryWrite, idempotencyKey: string): Promise<MemoryDocument>;
   /**
    * Parks the node `waiting` for mail with a human-readable reason (`nodes.yield`). Budgets need
    * no call: the daemon parks the node itself and answers `park` to the record that did it.

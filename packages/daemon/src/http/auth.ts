@@ -22,6 +22,10 @@ export function authenticate(
       `a node token may call ${match.route.path} only for its own node`,
     );
   }
+  // A publish token is its object's alone (its `tokenId` is the object's id).
+  if (principal?.kind === 'publish' && principal.tokenId !== match.params.id) {
+    throw new ApiError('forbidden', 'this publish token is for another custom object');
+  }
   return principal;
 }
 
@@ -61,6 +65,12 @@ function authorize(
   const principal = viewer ?? tokens.authenticate(secret!);
   if (principal === null)
     throw new ApiError('unauthorized', 'the bearer token is unknown, revoked or expired');
+  if (principal.kind === 'publish' && auth.kind !== 'publish') {
+    throw new ApiError(
+      'unauthorized',
+      'a publish token is accepted only by POST /v1/custom-objects/{id}/publish',
+    );
+  }
   switch (auth.kind) {
     case 'token':
       return principal;
@@ -76,6 +86,8 @@ function authorize(
     case 'node':
       if (principal.kind === 'node') return principal;
       throw new ApiError('forbidden', `${route.method} ${route.path} needs a node token`);
+    case 'publish':
+      return principal;
   }
 }
 

@@ -1,11 +1,16 @@
+import type { DaemonContext } from '../context.ts';
 import { listDirectory, readFileSlice, writeFileAtomic } from '../services/files.ts';
 import type { Call } from './call.ts';
 import { mount, type Routes } from './route.ts';
 
-/** The caller's files scopes; the owner's `null` reaches every path. */
-const access = (c: Call) => ({ scopes: c.principal!.scopes });
+export function registerFiles(app: Routes, ctx: DaemonContext): void {
+  /**
+   * The caller's files scopes: the owner's `null` reaches every path; an app's token also holds
+   * what the live shares made to its app grant (docs/api-v1.md "Shares"). Every path is still
+   * checked by its realpath against these.
+   */
+  const access = (c: Call) => ({ scopes: ctx.shares.filesScopes(c.principal!) });
 
-export function registerFiles(app: Routes): void {
   mount(app, 'files.read', async (c, { query }) => c.json(await readFileSlice(query, access(c))));
   mount(app, 'files.write', async (c, { body }) => c.json(await writeFileAtomic(body, access(c))));
   mount(app, 'files.list', async (c, { query }) => c.json(await listDirectory(query, access(c))));

@@ -12,10 +12,12 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * whole answer is kept in memory only, so a retry within this daemon's life gets it back exactly
  * and no secret is ever written to the database.
  */
-const SECRET_FIELDS: Readonly<Record<string, string>> = {
+const SECRET_FIELDS: Readonly<Record<string, string | readonly string[]>> = {
   'connect.create': 'token',
   // The login link's code is a secret until used.
   'viewer.links.create': 'url',
+  // A custom object's publish token and, for a url receiver, its signing secret.
+  'customObjects.register': ['publish_token', 'signing_secret'],
 };
 
 /**
@@ -119,7 +121,7 @@ export function idempotency(store: IdempotencyStore): Idempotent {
       let stored = body;
       if (secretField !== undefined && res.status < 300) {
         secrets.set(memoKey, { body, expires: now + IDEMPOTENCY_TTL_MS });
-        stored = JSON.stringify({ ...(JSON.parse(body) as object), [secretField]: null });
+        stored = JSON.stringify({ ...(JSON.parse(body) as object), ...blanked(secretField) });
       }
       store.complete(holder, key, res.status, res.headers['Content-Type'] ?? null, stored);
       return res;
@@ -142,6 +144,11 @@ export function idempotency(store: IdempotencyStore): Idempotent {
       settle();
     };
   }
+}
+
+/** `{field: null}` for each secret field of an answer: what its stored copy holds instead. */
+function blanked(fields: string | readonly string[]): Record<string, null> {
+  return Object.fromEntries([fields].flat().map((field) => [field, null]));
 }
 
 /** Runs a request under its `Idempotency-Key` (the header's value, if any). */

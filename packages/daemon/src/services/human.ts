@@ -61,6 +61,7 @@ export interface HumanServiceDeps {
 
 export function humanService({ store, events, nodes }: HumanServiceDeps) {
   const listeners = new Set<() => void>();
+  const createdHooks: ((row: HumanRequestRow, ticket: TicketRow) => void)[] = [];
   const iso = (ms = Date.now()) => new Date(ms).toISOString();
   const isOpen = (state: string) => (OPEN_TICKET_STATES as readonly string[]).includes(state);
 
@@ -287,11 +288,11 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
     }
   });
 
-  function respond(request: HumanRequestRow, body: HumanRespondBody): void {
+  function respond(request: HumanRequestRow, body: HumanRespondBody, from = OWNER): void {
     const what = `human request ${request.id}`;
     requireOpen(what, request.state, 'answered');
     const response = checkResponse(ticketOf(request), body);
-    close(request, 'answered', 'answered', { response, from: OWNER });
+    close(request, 'answered', 'answered', { response, from });
   }
 
   function cancelledBy(principal: Principal): MailFrom | null {
@@ -375,6 +376,7 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
         store.human.insertRequest(row);
         const ticket = newTicket(row.ticket_id, id, checked, at);
         record(row, 'created');
+        for (const hook of createdHooks) hook(row, ticket);
         changed(afterCommit);
         return toHumanRequest(row, ticket);
       });
@@ -407,6 +409,30 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
 
     respond(id: string, body: HumanRespondBody, principal: Principal): HumanRequest {
       return onOpenRequest(id, principal, 'answered', (request) => respond(request, body));
+    },
+
+    /**
+     * Called in the transaction that creates a request, after its row, ticket and event: the
+     * questions of an app's runs are bound to their requests there (`questions.ts`).
+     */
+    onCreated(hook: (row: HumanRequestRow, ticket: TicketRow) => void): void {
+      createdHooks.push(hook);
+    },
+
+    /**
+     * `questions.answer`: answers request `id` with the checks and states of `respond`, for a
+     * caller the questions service already let through; the node's mail is `from` that caller.
+     */
+    answerFor(id: string, body: HumanRespondBody, from: MailFrom): HumanRequest {
+      expireDue();
+      return store.db.transaction((afterCommit) => {
+        const request = store.human.request(id);
+        if (request === undefined)
+          throw new ApiError('not_found', `no human request ${id}`, { field: 'id' });
+        respond(request, body, from);
+        changed(afterCommit);
+        return dto(request);
+      });
     },
 
     dismiss(id: string, reason: string | undefined, principal: Principal): HumanRequest {

@@ -5,11 +5,13 @@ import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
 import type { TokenKind, TokenRow } from '../store/tokens.ts';
 import type { EventLog } from './events.ts';
+import { isPublishSecret, publishPrincipal } from './object-secrets.ts';
 
 /** Who a request acts for, once its bearer is verified. */
 export interface Principal {
   tokenId: string;
-  kind: TokenKind;
+  /** `publish`: a custom object's publish token; `tokenId` is then the object's id. */
+  kind: TokenKind | 'publish';
   appId: string | null;
   /** A node token's node: the only node whose broker routes it may call. */
   nodeId: string | null;
@@ -149,6 +151,7 @@ export function tokenService(store: Store, events: EventLog) {
 
     /** The principal of a bearer secret, or `null` when it is unknown, revoked or expired. */
     authenticate(secret: string): Principal | null {
+      if (isPublishSecret(secret)) return publishPrincipal(store, secret) ?? null;
       const now = Date.now();
       const principal = lookup(secret, now);
       if (principal === undefined) return null;

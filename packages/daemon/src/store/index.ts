@@ -1,20 +1,27 @@
 import { brokerStore } from './brokers.ts';
+import { canvasStore } from './canvas.ts';
 import { cronStore } from './crons.ts';
+import { customObjectStore } from './custom-objects.ts';
 import { openDb } from './db.ts';
 import { eventStore } from './events.ts';
 import { humanStore } from './human.ts';
 import { idempotencyStore } from './idempotency.ts';
 import { jobStore } from './jobs.ts';
 import { mailStore } from './mail.ts';
+import { memoryStore } from './memory.ts';
 import { modelStore } from './models.ts';
 import { nodeEventStore } from './node-events.ts';
 import { nodeStore } from './nodes.ts';
 import { pluginStore } from './plugins.ts';
 import { profileStore } from './profiles.ts';
+import { questionStore } from './questions.ts';
 import { reportStore } from './reports.ts';
 import { runStore } from './runs.ts';
+import { secretStore } from './secrets.ts';
+import { shareStore } from './shares.ts';
 import { tokenStore } from './tokens.ts';
 import { turnStore } from './turns.ts';
+import { uploadStore } from './uploads.ts';
 import { viewerSessionStore } from './viewer-sessions.ts';
 
 export type { Db } from './db.ts';
@@ -39,8 +46,15 @@ export function openStore(path: string) {
     brokers: brokerStore(db),
     plugins: pluginStore(db),
     crons: cronStore(db),
+    customObjects: customObjectStore(db),
     human: humanStore(db),
+    memory: memoryStore(db),
     viewerSessions: viewerSessionStore(db),
+    canvas: canvasStore(db),
+    uploads: uploadStore(db),
+    shares: shareStore(db),
+    questions: questionStore(db),
+    secrets: secretStore(db),
   };
 }
 

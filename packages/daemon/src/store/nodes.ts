@@ -67,10 +67,22 @@ export interface NodeFilter {
   limit: number;
 }
 
-const VISIBLE = `(:vis = 'all'
+/**
+ * The visibility rule as SQL over a `nodes` row aliased `n`, bound with `visibilityParams`;
+ * exported so reads that join nodes (the canvas) filter by the same rule.
+ */
+export const VISIBLE = `(:vis = 'all'
   OR (:vis = 'app' AND (n.app_id = :vis_id
     OR EXISTS (SELECT 1 FROM nodes r WHERE r.id = n.root_id AND r.app_id = :vis_id)))
   OR (:vis = 'tree' AND n.root_id = :vis_id))`;
+
+/** The parameters `VISIBLE` reads. */
+export function visibilityParams(vis: Visibility): { vis: string; vis_id: string | null } {
+  return {
+    vis: vis.kind,
+    vis_id: vis.kind === 'app' ? vis.appId : vis.kind === 'tree' ? vis.rootId : null,
+  };
+}
 
 export function nodeStore(db: Db) {
   const q = {
@@ -130,10 +142,7 @@ export function nodeStore(db: Db) {
     ),
   };
 
-  const visParams = (vis: Visibility) => ({
-    vis: vis.kind,
-    vis_id: vis.kind === 'app' ? vis.appId : vis.kind === 'tree' ? vis.rootId : null,
-  });
+  const visParams = visibilityParams;
 
   // Counts per state, dropped on every write to `nodes` and kept only when read outside a
   // transaction (one that rolls back would leave a count of rows that never were): `GET

@@ -92,6 +92,9 @@ describe.each(CASES)('runAgentLoop over $provider', ({ provider, start, model, t
       'yield',
       'report',
       'submit',
+      'memory_read',
+      'memory_list',
+      'memory_write',
     ]);
     // The second request carries the call and its recorded result, under the provider's id.
     const second = JSON.stringify(fake.requests[1]!.body);

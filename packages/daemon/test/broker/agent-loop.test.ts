@@ -229,7 +229,15 @@ describe('tools and scopes', () => {
   it('toolsFor offers bash, the file tools, spawn, message and ask_human only under svc:act, and honours the session list', () => {
     const names = (scopes: string[] | null, allowed: string[] | null = null) =>
       toolsFor(scopes, allowed).map((t) => t.name);
-    const always = ['wait', 'yield', 'report', 'submit'];
+    const always = [
+      'wait',
+      'yield',
+      'report',
+      'submit',
+      'memory_read',
+      'memory_list',
+      'memory_write',
+    ];
     expect(names(['svc:llm'])).toEqual(always);
     expect(names(['svc:llm', 'svc:act'])).toEqual([
       'bash',
@@ -241,7 +249,7 @@ describe('tools and scopes', () => {
       'ask_human',
       ...always,
     ]);
-    expect(names(null)).toHaveLength(11);
+    expect(names(null)).toHaveLength(14);
     expect(names(null, ['bash', 'submit', 'acme:tickets'])).toEqual(['bash', 'submit']);
   });
 
@@ -253,7 +261,15 @@ describe('tools and scopes', () => {
       { tool_calls: [{ name: 'submit', input: { result: 'could not' } }] },
     ]);
     expect(exit.kind).toBe('submitted');
-    expect(offeredTools(calls[0]!)).toEqual(['wait', 'yield', 'report', 'submit']);
+    expect(offeredTools(calls[0]!)).toEqual([
+      'wait',
+      'yield',
+      'report',
+      'submit',
+      'memory_read',
+      'memory_list',
+      'memory_write',
+    ]);
     expect(daemon.get(id).turns[0]!.tool_calls[0]).toMatchObject({
       name: 'bash',
       status: 'error',

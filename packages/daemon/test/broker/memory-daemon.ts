@@ -369,6 +369,14 @@ export class MemoryDaemon {
           request_id: requestId,
         });
       },
+      // Memory is the real daemon's (test/memory-node.test.ts): here every document is missing.
+      memoryRead: async ({ path }) => {
+        throw new ApiError('not_found', `no document ${JSON.stringify(path)}`);
+      },
+      memoryList: async () => ({ data: [], has_more: false, next_cursor: null }),
+      memoryWrite: async () => {
+        throw new ApiError('forbidden', 'this test daemon keeps no memory');
+      },
       park: async (reason) => {
         running();
         park(reason, { for: 'mail' });

@@ -29,6 +29,11 @@ export const BUILTIN_TOOLS = Object.freeze({
   yield: { scope: null, description: 'end the turn and wait for mail' },
   report: { scope: null, description: 'post a progress report to the parent and the canvas' },
   submit: { scope: null, description: 'submit the result; the node is done' },
+  // Every node: its own space and its app's need no scope (SPEC "Scope vocabulary", rule 2);
+  // the daemon checks each call against the node's memory scopes as it checks any token's.
+  memory_read: { scope: null, description: 'read a memory document' },
+  memory_list: { scope: null, description: "list a memory space's documents" },
+  memory_write: { scope: null, description: 'create or replace a memory document' },
 } as const satisfies Record<string, BuiltinTool>);
 
 export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;

@@ -1,4 +1,6 @@
+export { canvasRoutes } from './canvas-table.ts';
 export { cronsRoutes } from './crons-table.ts';
+export { customObjectRoutes } from './custom-objects-table.ts';
 export { humanRoutes } from './human-table.ts';
 export { findRoute, type RouteMatch } from './match.ts';
 export type { HttpMethod, RouteAuth, RouteDef } from './route-def.ts';

@@ -31,14 +31,20 @@ import {
   tokenSchema,
 } from '../schemas/tokens.ts';
 import { brokerRoutes } from './broker-table.ts';
+import { canvasRoutes } from './canvas-table.ts';
 import { cronsRoutes } from './crons-table.ts';
+import { customObjectRoutes } from './custom-objects-table.ts';
 import { humanRoutes } from './human-table.ts';
+import { memoryRoutes } from './memory-table.ts';
 import { modelRoutes } from './models-table.ts';
 import { nodesRoutes } from './nodes-table.ts';
 import { pluginRoutes } from './plugins-table.ts';
 import { providerRoutes } from './providers-table.ts';
+import { questionsRoutes } from './questions-table.ts';
 import type { RouteDef } from './route-def.ts';
 import { runsRoutes } from './runs-table.ts';
+import { sharesRoutes } from './shares-table.ts';
+import { uploadsRoutes } from './uploads-table.ts';
 import { viewerRoutes } from './viewer-table.ts';
 
 export const routes = [
@@ -208,8 +214,14 @@ export const routes = [
   ...providerRoutes,
   ...brokerRoutes,
   ...cronsRoutes,
+  ...customObjectRoutes,
   ...humanRoutes,
+  ...memoryRoutes,
+  ...canvasRoutes,
   ...viewerRoutes,
+  ...uploadsRoutes,
+  ...sharesRoutes,
+  ...questionsRoutes,
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -7,6 +7,7 @@ import { availableTools, type Scope } from '@svc/protocol';
 import { askHumanTool } from './ask-human.ts';
 import { bashTool } from './bash.ts';
 import { listFilesTool, readFileTool, writeFileTool } from './files.ts';
+import { memoryListTool, memoryReadTool, memoryWriteTool } from './memory.ts';
 import { messageTool } from './message.ts';
 import { reportTool } from './report.ts';
 import { spawnTool } from './spawn.ts';
@@ -37,6 +38,9 @@ export const BROKER_TOOLS: readonly BrokerTool[] = [
   yieldTool,
   reportTool,
   submitTool,
+  memoryReadTool,
+  memoryListTool,
+  memoryWriteTool,
 ];
 
 const BY_NAME = new Map(BROKER_TOOLS.map((t) => [t.name as string, t]));

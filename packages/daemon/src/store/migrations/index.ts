@@ -7,6 +7,10 @@ import { sql as crons } from './006-crons.ts';
 import { sql as human } from './007-human.ts';
 import { sql as viewerSessions } from './008-viewer-sessions.ts';
 import { sql as cronOverlap } from './009-cron-overlap.ts';
+import { sql as customObjects } from './010-custom-objects.ts';
+import { sql as memory } from './011-memory.ts';
+import { sql as appApi } from './012-app-api.ts';
+import { sql as transcriptSearch } from './013-transcript-search.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -22,4 +26,8 @@ export const migrations: readonly string[] = [
   human,
   viewerSessions,
   cronOverlap,
+  customObjects,
+  memory,
+  appApi,
+  transcriptSearch,
 ];

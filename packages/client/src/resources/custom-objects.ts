@@ -1,0 +1,88 @@
+import type {
+  customObjectAckResultSchema,
+  customObjectDeleteResultSchema,
+  customObjectPublishBodySchema,
+  customObjectPublishResultSchema,
+  customObjectRegisterBodySchema,
+  customObjectRegisterResultSchema,
+  customObjectSchema,
+  objectDeliverySchema,
+} from '@svc/protocol';
+import type { APIPromise } from '../core/api-promise.ts';
+import { id, path } from '../core/path.ts';
+import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Stream } from '../core/stream.ts';
+import type { Output } from '../internal/types.ts';
+
+export type CustomObject = Output<typeof customObjectSchema>;
+export type CustomObjectRegisterParams = Output<typeof customObjectRegisterBodySchema>;
+/** The object and, this once, its `publish_token` (and a url receiver's `signing_secret`). */
+export type CustomObjectRegistered = Output<typeof customObjectRegisterResultSchema>;
+export type CustomObjectPublishParams = Output<typeof customObjectPublishBodySchema>;
+export type CustomObjectPublishResult = Output<typeof customObjectPublishResultSchema>;
+export type CustomObjectAckResult = Output<typeof customObjectAckResultSchema>;
+export type CustomObjectDeleteResult = Output<typeof customObjectDeleteResultSchema>;
+/**
+ * One delivery: the `object.event` of the event log. Acknowledge it with
+ * `ack(ref, [delivery.payload.delivery_id])`.
+ */
+export type ObjectDelivery = Output<typeof objectDeliverySchema>;
+
+const object = (value: unknown) => id('object', value, 'ref');
+
+/**
+ * `client.customObjects`: objects with a declared event catalog and a receiver (a queue, a URL,
+ * or a program). A client made with only an object's publish token can `publish` to it.
+ */
+export class CustomObjects extends APIResource {
+  /** Registers an object; the answer carries its publish token, shown this once. */
+  register(
+    params: CustomObjectRegisterParams,
+    options?: RequestOptions,
+  ): APIPromise<CustomObjectRegistered> {
+    return this._transport.request('POST', '/v1/custom-objects', { body: params }, options);
+  }
+
+  /** Publishes one declared event; `data` must match the event's schema, if it has one. */
+  publish(
+    ref: string,
+    params: CustomObjectPublishParams,
+    options?: RequestOptions,
+  ): APIPromise<CustomObjectPublishResult> {
+    const url = path`/v1/custom-objects/${object(ref)}/publish`;
+    return this._transport.request('POST', url, { body: params }, options);
+  }
+
+  /** Deletes the object: its pending deliveries stop, its receive streams end. */
+  unregister(ref: string, options?: RequestOptions): APIPromise<CustomObjectDeleteResult> {
+    return this._transport.request('DELETE', path`/v1/custom-objects/${object(ref)}`, {}, options);
+  }
+
+  /**
+   * Acknowledges a queue's deliveries by id (`dlv_…`); acknowledging twice changes nothing, and
+   * ids of no delivery of this object come back in `not_found`.
+   */
+  ack(
+    ref: string,
+    deliveryIds: readonly string[],
+    options?: RequestOptions,
+  ): APIPromise<CustomObjectAckResult> {
+    const url = path`/v1/custom-objects/${object(ref)}/ack`;
+    if (!Array.isArray(deliveryIds))
+      throw new TypeError('deliveryIds must be an array of dlv_ ids');
+    for (const [i, deliveryId] of deliveryIds.entries())
+      id('delivery', deliveryId, `deliveryIds[${i}]`);
+    return this._transport.request('POST', url, { body: { delivery_ids: deliveryIds } }, options);
+  }
+
+  /**
+   * A queue's deliveries, as an async iterator: on each connect, every unacknowledged delivery
+   * first (so one seen but not acknowledged before a disconnect comes again), then live ones.
+   * Reconnects by itself; `after` also asks for acknowledged deliveries after that seq.
+   */
+  receive(ref: string, options: StreamOptions = {}): Stream<ObjectDelivery> {
+    const url = path`/v1/custom-objects/${object(ref)}/deliveries`;
+    return this._transport.stream(url, undefined, options);
+  }
+}

@@ -1,0 +1,40 @@
+import type {
+  listOf,
+  shareCreateBodySchema,
+  shareDeleteResultSchema,
+  shareListQuerySchema,
+  shareSchema,
+} from '@svc/protocol';
+import type { APIPromise } from '../core/api-promise.ts';
+import { id, path } from '../core/path.ts';
+import type { RequestOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Output } from '../internal/types.ts';
+
+/** `{ id, app_id, path, mode, scope, created_by, created_at, expires_at }`. */
+export type Share = Output<typeof shareSchema>;
+/** `{ app_id, path, mode: 'read' | 'rw', expires_in_s? }`. */
+export type ShareCreateParams = Output<typeof shareCreateBodySchema>;
+export type ShareListParams = Output<typeof shareListQuerySchema>;
+export type ShareList = Output<ReturnType<typeof listOf<typeof shareSchema>>>;
+export type ShareDeleteResult = Output<typeof shareDeleteResultSchema>;
+
+const share = (value: unknown) => id('share', value, 'shareId');
+
+/** `client.shares`: host paths shared with an app, reached through its files routes. */
+export class Shares extends APIResource {
+  /** Shares a path with an app (POST /v1/shares; `svc:files:share`, within your files scopes). */
+  create(params: ShareCreateParams, options?: RequestOptions): APIPromise<Share> {
+    return this._transport.request('POST', '/v1/shares', { body: params }, options);
+  }
+
+  /** Live shares, newest first; an app sees those made to it or by it. */
+  list(params: ShareListParams = {}, options?: RequestOptions): APIPromise<ShareList> {
+    return this._transport.request('GET', '/v1/shares', { query: { ...params } }, options);
+  }
+
+  /** Ends a share (DELETE /v1/shares/{id}): the owner, or the app that made it. */
+  delete(shareId: string, options?: RequestOptions): APIPromise<ShareDeleteResult> {
+    return this._transport.request('DELETE', path`/v1/shares/${share(shareId)}`, {}, options);
+  }
+}

@@ -1,0 +1,22 @@
+import type { uploadCreateBodySchema, uploadSchema } from '@svc/protocol';
+import type { APIPromise } from '../core/api-promise.ts';
+import type { RequestOptions } from '../core/request-options.ts';
+import { APIResource } from '../core/resource.ts';
+import type { Output } from '../internal/types.ts';
+
+/** `{ id, filename, media_type, size, sha256, app_id, created_at }`. */
+export type Upload = Output<typeof uploadSchema>;
+/** `{ filename, media_type?, content_base64 }`; at most 1 MiB once decoded. */
+export type UploadCreateParams = Output<typeof uploadCreateBodySchema>;
+
+/**
+ * `client.uploads`: files an app hands the daemon for its runs. Reading or deleting one
+ * (`GET`/`DELETE /v1/uploads/{id}`) and the raw-body form (`POST /v1/uploads/raw`) are reached
+ * with `client.request`; `client.attachments.link` serves the bytes.
+ */
+export class Uploads extends APIResource {
+  /** Stores a file (POST /v1/uploads); over 1 MiB decoded is refused (413). */
+  create(params: UploadCreateParams, options?: RequestOptions): APIPromise<Upload> {
+    return this._transport.request('POST', '/v1/uploads', { body: params }, options);
+  }
+}

@@ -1,0 +1,50 @@
+import type { DaemonContext } from '../context.ts';
+import type { Principal } from '../services/tokens.ts';
+import type { Call } from './call.ts';
+import { lastEventId } from './events.ts';
+import { DEFAULT_LIMIT, page } from './node-streams.ts';
+import { mount, type Routes } from './route.ts';
+import { eventStream, sseHeaders } from './sse.ts';
+import { sessionAlive } from './viewer-auth.ts';
+
+/** Every route of protocol's `customObjectRoutes` (docs/api-v1.md "Custom objects"). */
+export function registerCustomObjects(app: Routes, ctx: DaemonContext): void {
+  const who = (c: Call): Principal => c.principal!;
+
+  mount(app, 'customObjects.register', async (c, { body }) =>
+    c.json(await ctx.customObjects.register(body, who(c))),
+  );
+  mount(app, 'customObjects.list', (c, { query }) => {
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const rows = ctx.customObjects.list(who(c), { before: query.after, limit: limit + 1 });
+    return c.json(page(rows, limit, (o) => o.id));
+  });
+  mount(app, 'customObjects.retrieve', (c, { params }) =>
+    c.json(ctx.customObjects.get(params.id, who(c))),
+  );
+  mount(app, 'customObjects.unregister', (c, { params }) =>
+    c.json(ctx.customObjects.unregister(params.id, who(c))),
+  );
+  mount(app, 'customObjects.publish', (c, { params, body }) =>
+    c.json(ctx.customObjects.publish(params.id, who(c), body)),
+  );
+  mount(app, 'customObjects.ack', (c, { params, body }) =>
+    c.json(ctx.customObjects.ack(params.id, who(c), body.delivery_ids)),
+  );
+  // Every unacknowledged delivery first, whatever the cursor says, then live ones: the stream
+  // starts at seq 0 and the reader skips acknowledged deliveries up to the cursor.
+  mount(app, 'customObjects.receive', (c, { params, query }) => {
+    const after = lastEventId(c.header('last-event-id')) ?? query.after;
+    const queue = ctx.customObjects.queueReader(params.id, who(c), after);
+    const session = sessionAlive(c, ctx.viewer);
+    const stream = eventStream(ctx.events, ctx.sse, {
+      after: 0,
+      kinds: undefined,
+      keepaliveMs: ctx.sseKeepaliveMs,
+      signal: c.signal,
+      read: queue.read,
+      alive: () => queue.alive() && (session === undefined || session()),
+    });
+    return c.body(stream, 200, sseHeaders(ctx.sseKeepaliveMs));
+  });
+}

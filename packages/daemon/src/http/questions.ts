@@ -1,0 +1,14 @@
+import type { DaemonContext } from '../context.ts';
+import type { Principal } from '../services/tokens.ts';
+import type { Call } from './call.ts';
+import { mount, type Routes } from './route.ts';
+
+/** The `questions` routes (docs/api-v1.md "Questions"). */
+export function registerQuestions(app: Routes, ctx: DaemonContext): void {
+  const who = (c: Call): Principal => c.principal!;
+
+  mount(app, 'questions.get', (c, { params }) => c.json(ctx.questions.get(params.id, who(c))));
+  mount(app, 'questions.answer', (c, { params, body }) =>
+    c.json(ctx.questions.answer(params.id, body, who(c))),
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * Uploads and attachment links (docs/api-v1.md "Uploads and attachments"): an app hands the
+ * daemon a file (`upl_…`, stored under `SVC_HOME/uploads/`), and asks for a short-lived
+ * capability URL on the TCP listener that serves its bytes without a bearer.
+ */
+import { z } from 'zod';
+import { idSchema, queryInt, timestampSchema } from './common.ts';
+
+/** The largest upload taken, decoded: the same 1 MiB as a `files.write` (SPEC Limits). */
+export const UPLOAD_MAX_BYTES = 1_048_576;
+/** An attachment link lives this long unless asked otherwise. */
+export const ATTACHMENT_TTL_DEFAULT_S = 300;
+/** The longest an attachment link may live: an hour. */
+export const ATTACHMENT_TTL_MAX_S = 3600;
+/** The media type of an upload that names none. */
+export const DEFAULT_MEDIA_TYPE = 'application/octet-stream';
+
+/**
+ * A file's name, not a path: no `/`, no control character, not `.` or `..`. It travels back in a
+ * `Content-Disposition` header, so nothing in it may break a header line.
+ */
+export const uploadFilenameSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^/\\\p{Cc}]+$/u, 'must be a file name: no /, \\ or control character')
+  .refine((name) => name !== '.' && name !== '..', 'must be a file name, not . or ..')
+  .describe('the file name (no directory)');
+
+const TOKEN = '[A-Za-z0-9!#$&^_.+-]{1,127}';
+/** `type/subtype` with optional `; name=value` parameters (RFC 9110 §8.3.1). */
+const MEDIA_TYPE = new RegExp(
+  `^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"\\\\\\p{Cc}]*"))*$`,
+  'u',
+);
+
+export const mediaTypeSchema = z
+  .string()
+  .max(255)
+  .regex(MEDIA_TYPE, 'must be a media type such as text/plain or image/png')
+  .describe(`a media type (default ${DEFAULT_MEDIA_TYPE})`);
+
+export const uploadSchema = z.object({
+  id: idSchema('upload'),
+  filename: z.string(),
+  media_type: z.string(),
+  size: z.number().int().nonnegative().describe('bytes'),
+  sha256: z.string().describe('hex SHA-256 of the bytes'),
+  app_id: z.string().nullable().describe('the app that uploaded it; null = the owner'),
+  created_at: timestampSchema,
+});
+
+export const uploadCreateBodySchema = z.strictObject({
+  filename: uploadFilenameSchema,
+  media_type: mediaTypeSchema.optional(),
+  content_base64: z
+    .string()
+    .describe(
+      `the bytes, base64 (standard alphabet); at most ${UPLOAD_MAX_BYTES} decoded (else 413)`,
+    ),
+});
+
+/** `POST /v1/uploads/raw`: the body is the bytes themselves; name and type come in the query. */
+export const uploadRawQuerySchema = z.object({
+  filename: uploadFilenameSchema,
+  media_type: mediaTypeSchema.optional(),
+});
+
+export const uploadParamsSchema = z.object({ id: idSchema('upload') });
+
+export const uploadDeleteResultSchema = z.object({
+  id: idSchema('upload'),
+  deleted: z.literal(true),
+});
+
+export const attachmentLinkQuerySchema = z.object({
+  upload_id: idSchema('upload'),
+  ttl_s: queryInt(1, ATTACHMENT_TTL_MAX_S)
+    .optional()
+    .describe(`seconds the link works (default ${ATTACHMENT_TTL_DEFAULT_S})`),
+});
+
+export const attachmentLinkSchema = z.object({
+  url: z
+    .url()
+    .describe(
+      "the TCP listener's capability URL: serves the bytes, without a bearer, until expires_at",
+    ),
+  expires_at: timestampSchema,
+});
+
+export const attachmentContentParamsSchema = z.object({ id: idSchema('upload') });
+
+/**
+ * The signed part of an attachment URL. Loose on purpose: whatever is wrong with a link (forged,
+ * expired, of a deleted upload) is answered with the same 404, never a hint which.
+ */
+export const attachmentContentQuerySchema = z.object({
+  expires: z.string().max(32).optional().describe('when the link ends, in seconds since the epoch'),
+  sig: z.string().max(128).optional().describe("the daemon's signature of the upload and expires"),
+});
+
+/** The bytes of an attachment, as the content route answers them. */
+export const attachmentContentSchema = z.string().describe("the upload's bytes, as its media type");
