@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { api } from './api.ts';
 import type { SvcEvent } from './types.ts';
 
 /** What a view refreshes when it changes. */
@@ -36,6 +37,11 @@ const SETTLE_MS = 150;
  * Follows `GET /v1/events` (the kinds the views show) with an `EventSource`, which resumes after
  * the last seq it saw (`Last-Event-ID`) on its own whenever the connection drops. Each event
  * bumps the version of its topic; views refetch when their version moves.
+ *
+ * It starts at the event log's present (`canvas.snapshot`'s seq), not its beginning: the views
+ * load the current state themselves, so replaying the whole history on each page load would only
+ * cost time. Once the stream is open every view refetches once, so nothing between its first load
+ * and that seq is missed.
  */
 export function useLiveEvents(): Versions {
   const [versions, setVersions] = useState<Versions>({
@@ -47,8 +53,8 @@ export function useLiveEvents(): Versions {
     lastSeq: 0,
   });
   useEffect(() => {
-    // Same origin: the session cookie goes along without `withCredentials`.
-    const source = new EventSource(`/v1/events?kinds=${Object.keys(KINDS).join(',')}`);
+    let source: EventSource | undefined;
+    let closed = false;
     const dirty = new Set<Topic>();
     let lastSeq = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -69,11 +75,40 @@ export function useLiveEvents(): Versions {
       if (topic !== undefined) dirty.add(topic);
       timer ??= setTimeout(flush, SETTLE_MS);
     };
-    for (const kind of Object.keys(KINDS)) source.addEventListener(kind, onEvent);
-    source.onopen = () => setVersions((v) => ({ ...v, connected: true }));
-    source.onerror = () => setVersions((v) => ({ ...v, connected: false }));
+    const follow = (after: number) => {
+      if (closed) return;
+      lastSeq = after;
+      // Same origin: the session cookie goes along without `withCredentials`.
+      const kinds = Object.keys(KINDS).join(',');
+      source = new EventSource(`/v1/events?kinds=${kinds}&after=${after}`);
+      for (const kind of Object.keys(KINDS)) source.addEventListener(kind, onEvent);
+      let first = true;
+      source.onopen = () => {
+        setVersions((v) =>
+          first
+            ? {
+                ...v,
+                connected: true,
+                lastSeq,
+                nodes: v.nodes + 1,
+                inbox: v.inbox + 1,
+                crons: v.crons + 1,
+                plugins: v.plugins + 1,
+              }
+            : { ...v, connected: true },
+        );
+        first = false;
+      };
+      source.onerror = () => setVersions((v) => ({ ...v, connected: false }));
+    };
+    api<{ seq: number }>('GET', '/v1/canvas/snapshot?limit=1').then(
+      (snapshot) => follow(snapshot.seq),
+      // An older daemon without the route: the whole backlog, as before.
+      () => follow(0),
+    );
     return () => {
-      source.close();
+      closed = true;
+      source?.close();
       if (timer !== undefined) clearTimeout(timer);
     };
   }, []);

@@ -58,6 +58,7 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
   let page: Page;
   let base = '';
   const problems: string[] = [];
+  const requested: string[] = [];
   const nodes: Record<'done' | 'waiting', Node> = {} as never;
   let request: { id: string; ticket_id: string };
 
@@ -125,6 +126,7 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
       if (m.type() === 'error') problems.push(m.text());
     });
     page.on('pageerror', (e) => problems.push(e.message));
+    page.on('request', (r) => requested.push(r.url()));
   }, 60_000);
 
   afterAll(async () => {
@@ -157,6 +159,9 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
       await expect.poll(() => item.locator('.badge').first().textContent()).toBe(state);
     }
     await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    // The stream starts at the log's present (the snapshot's seq), not replaying its history.
+    const stream = requested.map((u) => new URL(u)).find((u) => u.pathname === '/v1/events');
+    expect(Number(stream?.searchParams.get('after'))).toBeGreaterThan(0);
   });
 
   it('adds a node created after load, from the event stream', async () => {
