@@ -109,12 +109,18 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     const settled = new Map(calls.filter((c) => c.status !== 'pending').map((c) => [c.id, c]));
     /** The directive of the last record: after a stopping call, it may park at a budget. */
     let directive: Directive | undefined;
-    const record = async (call: RecordedToolCall, output: unknown, isError: boolean) => {
+    const record = async (
+      call: RecordedToolCall,
+      output: unknown,
+      isError: boolean,
+      jobId?: string,
+    ) => {
       const answer = await port.recordToolResult({
         turn_index: index,
         tool_call_id: call.id,
         status: isError ? 'error' : 'ok',
         output,
+        ...(jobId !== undefined && { job_id: jobId }),
       });
       settled.set(call.id, answer.tool_call);
       emit({ type: 'tool.recorded', index, call: answer.tool_call });
@@ -161,7 +167,7 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
           .catch(() => {});
         return stop.exit;
       }
-      const answer = await record(call, outcome.output, outcome.is_error ?? false);
+      const answer = await record(call, outcome.output, outcome.is_error ?? false, outcome.job_id);
       if (answer.action !== 'continue' && stop === undefined) {
         // A park leaves what is pending to run once the budget is raised.
         if (answer.action !== 'park') await recordUnsettled(`interrupted: ${reasonOf(answer)}`);

@@ -9,9 +9,11 @@
 import { Agent, request } from 'node:http';
 import {
   brokerSessionSchema,
+  directiveSchema,
   faultRecordResultSchema,
   humanRequestSchema,
   isErrorCode,
+  jobSchema,
   listOf,
   mailAcknowledgeResultSchema,
   mailClaimResultSchema,
@@ -60,6 +62,8 @@ interface CallOptions {
   body?: unknown;
   query?: Record<string, string>;
   idempotencyKey?: string;
+  /** Gives up the request (a long poll no longer needed). */
+  signal?: AbortSignal;
 }
 
 export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBrokerPort {
@@ -79,19 +83,19 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
     path: string,
     headers: Record<string, string>,
     body: string | undefined,
+    stop?: AbortSignal,
   ): Promise<{ status: number; text: string }> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = stop === undefined ? timeout : AbortSignal.any([timeout, stop]);
     return new Promise((resolve, reject) => {
-      const req = request(
-        { socketPath, path, method, headers, agent, signal: AbortSignal.timeout(timeoutMs) },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.once('error', reject);
-          res.once('end', () =>
-            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-          );
-        },
-      );
+      const req = request({ socketPath, path, method, headers, agent, signal }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('error', reject);
+        res.once('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      });
       req.once('error', reject);
       req.end(body);
     });
@@ -110,7 +114,13 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
     if (opts.idempotencyKey !== undefined) headers['idempotency-key'] = opts.idempotencyKey;
     // The daemon accepts Host `localhost` on its socket, node:http's default.
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const { status, text } = await send(route.method, `${path}${query}`, headers, body);
+    const { status, text } = await send(
+      route.method,
+      `${path}${query}`,
+      headers,
+      body,
+      opts.signal,
+    );
     const json = parseJson(text);
     if (status < 200 || status > 299) throw answerError(routeId, status, json);
     const parsed = schema.safeParse(json);
@@ -202,6 +212,12 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
     async fault(report) {
       await call('broker.faults.record', faultRecordResultSchema, { body: report });
     },
+    recordJob: (job) => call('broker.jobs.record', jobSchema, { body: job }),
+    directive: (waitS, signal) =>
+      call('broker.directive.get', directiveSchema, {
+        query: { wait_s: String(waitS) },
+        signal,
+      }),
     async close() {
       agent.destroy();
     },

@@ -19,6 +19,8 @@ import type {
   faultBodySchema,
   humanRequestCreateBodySchema,
   humanRequestSchema,
+  jobRecordBodySchema,
+  jobSchema,
   listOf,
   mailSchema,
   memoryDocumentSchema,
@@ -60,6 +62,8 @@ export type MemoryPage = z.output<ReturnType<typeof listOf<typeof memoryDocument
 export type MemoryRef = z.input<typeof memoryGetQuerySchema>;
 export type MemoryListQuery = z.input<typeof memoryListQuerySchema>;
 export type MemoryWrite = z.input<typeof memoryWriteBodySchema>;
+export type JobRecord = z.input<typeof jobRecordBodySchema>;
+export type Job = z.output<typeof jobSchema>;
 
 /** What `load()` answers: the broker session (node, tools, recorded turns, directive). */
 export interface BrokerLoad extends z.output<typeof brokerSessionSchema> {
@@ -125,4 +129,11 @@ export interface BrokerPort {
   park(reason: string): Promise<void>;
   /** Records a fault; a `fatal` one fails the node, others count against its relaunch budget. */
   fault(report: FaultReport): Promise<void>;
+  /** Records a job of this node: `running` as it starts (the answer names it), then its end. */
+  recordJob(job: JobRecord): Promise<Job>;
+  /**
+   * The node's directive, held up to `waitS` seconds while it is a bare `continue` with no job
+   * to cancel (`broker.directive.get`); `signal` gives up the wait.
+   */
+  directive(waitS: number, signal: AbortSignal): Promise<Directive>;
 }

@@ -192,6 +192,15 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         }
       });
     },
+    ended(nodeId) {
+      store.db.transaction(() => {
+        for (const jobId of store.jobs.running(nodeId)) {
+          const end = { state: 'cancelled', exit_code: null, finished_at: now() } as const;
+          const job = store.jobs.settle(nodeId, jobId, end);
+          if (job !== undefined) events.record('node.job', nodeId, { node_id: nodeId, job });
+        }
+      });
+    },
     lost(nodeId) {
       const message =
         'the daemon stopped while the node ran; relaunched from its last recorded turn';

@@ -26,6 +26,7 @@ export function jobStore(db: Db) {
       `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?)
        WHERE id = ? AND node_id = ? AND state = 'running'`,
     ),
+    running: db.sqlite.prepare(`SELECT id FROM jobs WHERE node_id = ? AND state = 'running'`),
     toCancel: db.sqlite.prepare(
       `SELECT id FROM jobs WHERE node_id = ? AND state = 'running'
        AND cancel_requested_at IS NOT NULL ORDER BY id`,
@@ -60,6 +61,10 @@ export function jobStore(db: Db) {
     /** Asks the node's broker to stop a running job (`nodes.jobs.cancel`); repeats are no-ops. */
     requestCancel(nodeId: string, id: string, at: string): void {
       q.requestCancel.run(at, id, nodeId);
+    },
+    /** The node's running jobs. */
+    running(nodeId: string): string[] {
+      return (q.running.all(nodeId) as { id: string }[]).map((r) => r.id);
     },
     /** Running jobs somebody asked to stop: a directive's `cancel_jobs`. */
     toCancel(nodeId: string): string[] {

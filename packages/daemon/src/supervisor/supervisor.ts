@@ -79,6 +79,8 @@ export interface SupervisorHooks {
    * pending were cut short, and are settled as such so that no later broker runs them again.
    */
   stopped(nodeId: string): void;
+  /** Its broker is gone, however it went: the jobs it ran went with it (and its processes). */
+  ended(nodeId: string): void;
 }
 
 export interface SupervisorOptions {
@@ -262,6 +264,7 @@ export function createSupervisor(
       const claimed = store.brokers.get(broker.tokenId)?.claimed_at != null;
       tokens.revoke(broker.tokenId);
       store.brokers.end(broker.tokenId, how, new Date().toISOString());
+      hooks.ended(nodeId);
       const state = store.nodes.get(nodeId)?.state;
       if (!broker.stopped && (state === 'running' || (state === 'queued' && !claimed))) {
         hooks.crashed(nodeId, `the broker exited (${how}) while the node ran`);
@@ -283,6 +286,7 @@ export function createSupervisor(
       if (row.pid !== null) signalAll(marked(row.node_id, row.pid), 'SIGKILL');
       tokens.revoke(row.token_id);
       store.brokers.end(row.token_id, 'lost', at);
+      hooks.ended(row.node_id);
     }
     for (const row of store.nodes.inStates(['running'])) hooks.lost(row.id);
   }

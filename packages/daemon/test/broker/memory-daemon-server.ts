@@ -81,6 +81,8 @@ export async function serveMemoryDaemon(
           return send(200, { node: self(), directive: daemon.get(caller).directive });
         case 'broker.directive.get':
           return send(200, daemon.get(caller).directive);
+        case 'broker.jobs.record':
+          return send(200, await port.recordJob(body));
         case 'nodes.mail.claim':
           return send(200, { data: await port.claimMail() });
         case 'nodes.mail.acknowledge': {

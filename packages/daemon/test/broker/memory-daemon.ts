@@ -386,6 +386,31 @@ export class MemoryDaemon {
         node.state = report.fatal ? 'failed' : 'queued';
         node.state_reason = report.message;
       },
+      // Jobs are the real daemon's (test/jobs-node.test.ts): here each is made and ended alike.
+      recordJob: async (job) => {
+        const at = now();
+        const id = 'id' in job ? job.id : newId('job');
+        const ended = job.state !== 'running';
+        return {
+          id,
+          node_id: nodeId,
+          kind: 'kind' in job ? job.kind : 'bash',
+          title: 'title' in job ? job.title : '',
+          state: job.state,
+          exit_code: ended ? (job.exit_code ?? null) : null,
+          started_at: at,
+          finished_at: ended ? at : null,
+        };
+      },
+      // Held like the daemon's long poll, so a caller's loop does not spin.
+      directive: (waitS, signal) =>
+        new Promise((resolve) => {
+          const timer = setTimeout(() => resolve(self.directive), waitS * 1000);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve(self.directive);
+          });
+        }),
     };
   }
 }

@@ -2,10 +2,24 @@
  * `bash`: one shell command, through the daemon's own `runBash` (its own process group, so an
  * abort kills everything the command started). A non-zero exit is a result the model reads, not
  * a tool error.
+ *
+ * Each call runs as a job of the node (`nodes.jobs`): recorded `running` before the command
+ * starts and with its end after, so a person sees what the node is running and can stop just
+ * that command (`nodes.jobs.cancel`) without stopping the node.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { BASH_MAX_TIMEOUT_MS, runBash } from '../../services/bash.ts';
+import { BASH_MAX_TIMEOUT_MS, type BashResult, runBash } from '../../services/bash.ts';
+import type { BrokerPort } from '../port.ts';
 import { defineTool } from './tool.ts';
+
+/** A command that ends within this never asks the daemon about cancels. */
+const WATCH_AFTER_MS = 1_000;
+/** How long each look at the directive is held by the daemon. */
+const WATCH_HOLD_S = 20;
+/** Looks at least this far apart: a directive answered at once must not spin the loop. */
+const WATCH_MIN_GAP_MS = 1_000;
+const TITLE_MAX = 500;
 
 export const bashTool = defineTool({
   name: 'bash',
@@ -27,7 +41,76 @@ export const bashTool = defineTool({
       .optional()
       .describe('kill the command after this long (default 60000)'),
   }),
-  async run({ command, cwd, timeout_ms }, { cwd: home, signal }) {
-    return { output: await runBash({ command, cwd: cwd ?? home, timeout_ms }, signal) };
+  async run({ command, cwd, timeout_ms }, { cwd: home, signal, port }) {
+    const job = await port.recordJob({
+      state: 'running',
+      kind: 'bash',
+      title: command.length > TITLE_MAX ? `${command.slice(0, TITLE_MAX - 1)}…` : command,
+    });
+    const cancel = new AbortController();
+    const done = new AbortController();
+    const watching = watchCancel(port, job.id, cancel, done.signal);
+    let result: BashResult;
+    try {
+      result = await runBash(
+        { command, cwd: cwd ?? home, timeout_ms },
+        AbortSignal.any([signal, cancel.signal]),
+      );
+    } catch (error) {
+      await settle(port, { state: 'failed', id: job.id, exit_code: null });
+      throw error;
+    } finally {
+      done.abort();
+      await watching;
+    }
+    const cancelled = cancel.signal.aborted;
+    const state =
+      cancelled || signal.aborted ? 'cancelled' : result.exit_code === 0 ? 'done' : 'failed';
+    await settle(port, { state, id: job.id, exit_code: result.exit_code });
+    const output = cancelled
+      ? { ...result, cancelled: `job ${job.id} was cancelled (nodes.jobs.cancel)` }
+      : result;
+    return { output, job_id: job.id };
   },
 });
+
+/**
+ * Aborts `cancel` once the daemon's directive lists job `jobId` in `cancel_jobs`; ends with
+ * `done`. A stop of the whole node (cancel, interrupt) reaches the broker as a signal instead.
+ */
+async function watchCancel(
+  port: BrokerPort,
+  jobId: string,
+  cancel: AbortController,
+  done: AbortSignal,
+): Promise<void> {
+  try {
+    await sleep(WATCH_AFTER_MS, undefined, { signal: done });
+    while (!done.aborted) {
+      const asked = Date.now();
+      const directive = await port.directive(WATCH_HOLD_S, done);
+      if (directive.cancel_jobs.includes(jobId)) {
+        cancel.abort();
+        return;
+      }
+      // The node is being stopped or parked: its signal, not this loop, ends the command.
+      if (directive.action !== 'continue') return;
+      const gap = WATCH_MIN_GAP_MS - (Date.now() - asked);
+      if (gap > 0) await sleep(gap, undefined, { signal: done });
+    }
+  } catch {
+    // `done` (the command ended), or the daemon unreachable: the command runs on regardless.
+  }
+}
+
+/** Records how the job ended; a node being stopped may no longer be heard, which changes nothing. */
+async function settle(
+  port: BrokerPort,
+  end: { state: 'done' | 'failed' | 'cancelled'; id: string; exit_code: number | null },
+): Promise<void> {
+  try {
+    await port.recordJob(end);
+  } catch {
+    // The daemon settles a stopped node's running jobs itself.
+  }
+}

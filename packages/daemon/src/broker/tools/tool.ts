@@ -32,7 +32,8 @@ export interface LoopStop {
 }
 
 export type ToolOutcome =
-  | { output: unknown; is_error?: boolean; stop?: LoopStop }
+  /** `job_id`: the job the call ran as (`nodes.jobs`), recorded with its result. */
+  | { output: unknown; is_error?: boolean; stop?: LoopStop; job_id?: string }
   /**
    * Nothing is recorded and the loop stops: the call runs again when the broker is relaunched
    * (the daemon has already parked the node until that makes sense).
