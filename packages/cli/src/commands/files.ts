@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FileList, FileSlice, FileWriteParams } from '@svc/client';
 import { FILES_LIST_MAX_LIMIT, FILES_READ_MAX_BYTES, FILES_WRITE_MAX_BYTES } from '@svc/protocol';
@@ -6,6 +5,7 @@ import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { renderTable } from '../output/table.ts';
+import { readLocal, readStdinBounded } from '../parse/local-content.ts';
 import { positive } from '../parse/number.ts';
 
 export function registerFiles(program: Command, runtime: Runtime): void {
@@ -81,7 +81,7 @@ async function write(
       ? Buffer.from(opts.data, 'utf8')
       : opts.from !== undefined
         ? await readLocal(opts.from)
-        : await readStdin();
+        : await readStdinBounded(FILES_WRITE_MAX_BYTES);
   if (bytes.length > FILES_WRITE_MAX_BYTES) {
     throw new UsageError(
       `the content is ${bytes.length} bytes; the daemon takes at most ${FILES_WRITE_MAX_BYTES} (1 MiB)`,
@@ -139,28 +139,6 @@ function bounded(value: string, flag: string, max: number): number {
   const n = positive(value, flag, true);
   if (n > max) throw new UsageError(`${flag} must be at most ${max}; received '${value}'`);
   return n;
-}
-
-async function readLocal(file: string): Promise<Buffer> {
-  try {
-    return await readFile(file);
-  } catch (err) {
-    throw new UsageError(
-      `--from: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? err})`,
-    );
-  }
-}
-
-/** Stdin up to one byte past the limit: a larger stream is refused without reading it all. */
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    chunks.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
-    if (size > FILES_WRITE_MAX_BYTES) break;
-  }
-  return Buffer.concat(chunks);
 }
 
 /** The bytes as text when they are UTF-8, so the daemon gets them readable; else `null`. */

@@ -3,12 +3,7 @@
  * a request's (`hr_…`) or its inbox ticket's (`tk_…`) where both make sense. Every argument is
  * checked before anything is sent (exit 2).
  */
-import type {
-  HumanRequest,
-  HumanRequestCreateParams,
-  HumanRespondParams,
-  Ticket,
-} from '@svc/client';
+import type { HumanRequest, HumanRequestCreateParams, Ticket } from '@svc/client';
 import { HUMAN_KINDS, humanRequestCreateBodySchema, isId, OPEN_TICKET_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
@@ -19,7 +14,7 @@ import {
   renderTicketTable,
   responseLine,
 } from '../output/human-view.ts';
-import { readBody } from '../parse/body.ts';
+import { type AnswerOptions, parseAnswer } from '../parse/answer.ts';
 import { parseChoice } from '../parse/choice.ts';
 import { parseId } from '../parse/id.ts';
 import { collect } from '../parse/node-create.ts';
@@ -29,12 +24,6 @@ interface AskOptions {
   kind?: string;
   option: string[];
   body?: string;
-}
-
-interface RespondOptions {
-  choice?: string;
-  text?: string;
-  data?: string;
 }
 
 export function registerHuman(program: Command, runtime: Runtime): void {
@@ -162,18 +151,9 @@ async function history(ctx: Context, opts: { limit: string }) {
   return EXIT.ok;
 }
 
-async function respond(ctx: Context, value: string, opts: RespondOptions) {
+async function respond(ctx: Context, value: string, opts: AnswerOptions) {
   const which = eitherId(value);
-  const body: HumanRespondParams = {};
-  if (opts.choice !== undefined) body.choice = opts.choice;
-  if (opts.text !== undefined) {
-    if (opts.text === '') throw new UsageError('--text must not be empty');
-    body.text = opts.text;
-  }
-  if (opts.data !== undefined) body.data = await readBody(opts.data);
-  if (Object.keys(body).length === 0) {
-    throw new UsageError('an answer needs --choice, --text or --data');
-  }
+  const body = await parseAnswer(opts);
   const client = await ctx.client();
   if (which.kind === 'request') {
     const answered = await client.human.requests.respond(which.id, body);

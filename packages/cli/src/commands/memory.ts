@@ -4,7 +4,6 @@
  * `client.request`, which the spec gives them. Every argument is checked before anything is sent
  * (exit 2).
  */
-import { readFile } from 'node:fs/promises';
 import type { MemoryDocument, MemoryListParams } from '@svc/client';
 import {
   LIST_LIMIT_MAX,
@@ -20,6 +19,7 @@ import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { documentName, renderMemoryTable } from '../output/memory-view.ts';
 import { parseChoice } from '../parse/choice.ts';
+import { readLocal, readStdinBounded } from '../parse/local-content.ts';
 import { parseLimit } from './shared/list-options.ts';
 
 const SPACE_HELP = 'user (default), app:<id>, app:<id>:profile:<p> or node:<node id>';
@@ -166,7 +166,7 @@ async function put(ctx: Context, path: string, opts: PutOptions) {
       ? Buffer.from(opts.data, 'utf8')
       : opts.from !== undefined
         ? await readLocal(opts.from)
-        : await readStdin(),
+        : await readStdinBounded(MEMORY_CONTENT_MAX_BYTES),
   );
   const client = await ctx.client();
   const doc = await client.request<MemoryDocument>('PUT', '/v1/memory/document', body);
@@ -204,26 +204,4 @@ function text(bytes: Buffer): string {
   } catch {
     throw new UsageError('the content is not UTF-8 text; a memory document holds text');
   }
-}
-
-async function readLocal(file: string): Promise<Buffer> {
-  try {
-    return await readFile(file);
-  } catch (err) {
-    throw new UsageError(
-      `--from: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? err})`,
-    );
-  }
-}
-
-/** Stdin up to one byte past the limit: a larger stream is refused without reading it all. */
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    chunks.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
-    if (size > MEMORY_CONTENT_MAX_BYTES) break;
-  }
-  return Buffer.concat(chunks);
 }

@@ -2,20 +2,14 @@
  * `svc question show|answer` (docs/cli.md "svc question"): what a node of one of your runs asked
  * the person, and the answer to it. Every argument is checked before anything is sent (exit 2).
  */
-import type { Question, QuestionAnswerParams } from '@svc/client';
+import type { Question } from '@svc/client';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
-import { EXIT, UsageError } from '../errors.ts';
+import { EXIT } from '../errors.ts';
 import { renderQuestion } from '../output/app-api-view.ts';
 import { responseLine } from '../output/human-view.ts';
-import { readBody } from '../parse/body.ts';
+import { type AnswerOptions, parseAnswer } from '../parse/answer.ts';
 import { parseId } from '../parse/id.ts';
-
-interface AnswerOptions {
-  choice?: string;
-  text?: string;
-  data?: string;
-}
 
 export function registerQuestion(program: Command, runtime: Runtime): void {
   const question = program
@@ -54,19 +48,7 @@ async function show(ctx: Context, id: string) {
 
 async function answer(ctx: Context, id: string, opts: AnswerOptions) {
   const checked = questionId(id);
-  const body: QuestionAnswerParams = {};
-  if (opts.choice !== undefined) {
-    if (opts.choice === '') throw new UsageError('--choice must not be empty');
-    body.choice = opts.choice;
-  }
-  if (opts.text !== undefined) {
-    if (opts.text === '') throw new UsageError('--text must not be empty');
-    body.text = opts.text;
-  }
-  if (opts.data !== undefined) body.data = await readBody(opts.data);
-  if (Object.keys(body).length === 0) {
-    throw new UsageError('an answer needs --choice, --text or --data');
-  }
+  const body = await parseAnswer(opts);
   const client = await ctx.client();
   const answered = await client.questions.answer(checked, body);
   ctx.out.result(answered, () => `answered ${answered.id}: ${responseLine(answered.answer!)}`);
