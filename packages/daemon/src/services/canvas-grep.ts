@@ -56,17 +56,16 @@ export function checkPattern(pattern: string, ignoreCase: boolean): string {
   return flags;
 }
 
-export async function grepTurns(
-  store: Store,
-  vis: Visibility,
-  q: {
-    pattern: string;
-    ignoreCase: boolean;
-    nodeId?: string | undefined;
-    limit: number;
-    signal: AbortSignal;
-  },
-): Promise<GrepResult> {
+/** What `canvas.history.grep` asks for; `signal` gives the scan up (the caller went away). */
+export interface GrepQuery {
+  pattern: string;
+  ignoreCase: boolean;
+  nodeId?: string | undefined;
+  limit: number;
+  signal: AbortSignal;
+}
+
+export async function grepTurns(store: Store, vis: Visibility, q: GrepQuery): Promise<GrepResult> {
   const flags = checkPattern(q.pattern, q.ignoreCase);
   if (running >= GREPS_AT_ONCE) {
     throw new ApiError(

@@ -19,7 +19,7 @@ import { ApiError } from '../errors.ts';
 import type { StatsGroup } from '../store/canvas.ts';
 import type { Store } from '../store/index.ts';
 import type { Turn } from '../store/turns.ts';
-import { grepTurns } from './canvas-grep.ts';
+import { type GrepQuery, grepTurns } from './canvas-grep.ts';
 import type { NodeService } from './nodes.ts';
 import type { Principal } from './tokens.ts';
 
@@ -72,16 +72,7 @@ export function canvasHistoryService({ store, nodes }: CanvasHistoryDeps) {
       };
     },
 
-    grep(
-      principal: Principal,
-      q: {
-        pattern: string;
-        ignoreCase: boolean;
-        nodeId?: string | undefined;
-        limit: number;
-        signal: AbortSignal;
-      },
-    ): Promise<GrepResult> {
+    grep(principal: Principal, q: GrepQuery): Promise<GrepResult> {
       checkNode(q.nodeId, principal);
       return grepTurns(store, nodes.visibility(principal), q);
     },
