@@ -2,13 +2,61 @@
 import { z } from 'zod';
 import { queryBool, queryInt, timestampSchema } from './common.ts';
 
-/** Event kinds of this stage; later stages add more, so clients must accept unknown kinds. */
+/**
+ * Every kind of event the daemon records (docs/api-v1.md and docs/nodes.md give the payloads).
+ * `/v1` only grows: clients must accept kinds they do not know.
+ */
 export const EVENT_KINDS = [
+  'canvas.pruned',
+  'cron.created',
+  'cron.deleted',
+  'cron.fired',
+  'cron.paused',
+  'cron.rescheduled',
+  'cron.resumed',
+  'cron.skipped',
   'daemon.started',
   'daemon.stopping',
+  'human.request',
+  'listener.tcp',
+  'memory.document',
+  'model_auth.installed',
+  'model_auth.removed',
+  'model_config.updated',
+  'node.fault',
+  'node.job',
+  'node.mail',
+  'node.outcome',
+  'node.report',
+  'node.state',
+  'node.tool',
+  'node.turn',
+  'node.updated',
+  'object.delivery',
+  'object.event',
+  'object.registered',
+  'object.unregistered',
+  'plugin.installed',
+  'plugin.removed',
+  'plugin.updated',
+  'profile.created',
+  'profile.env.deleted',
+  'profile.env.set',
+  'profile.updated',
+  'run.deleted',
+  'run.outcome',
+  'run.question',
+  'run.renamed',
+  'run.started',
+  'run.state',
+  'share.created',
+  'share.deleted',
   'token.created',
   'token.revoked',
-  'listener.tcp',
+  'upload.created',
+  'upload.deleted',
+  'viewer.session.created',
+  'viewer.session.revoked',
 ] as const;
 
 /** One event; also the `data:` of its SSE message (`id:` = seq, `event:` = kind). */
