@@ -19,6 +19,7 @@ import {
   toolCallSchema,
   turnSchema,
 } from './nodes.ts';
+import { runQuestionEventSchema } from './questions.ts';
 import { runSchema } from './runs.ts';
 
 const nodeId = idSchema('node');
@@ -79,6 +80,8 @@ export const runEventPayloads = {
   'run.renamed': z.object({ run_id: runId, title: z.string() }),
   'run.outcome': z.object({ run_id: runId, outcome: outcomeSchema }),
   'run.deleted': z.object({ run_id: runId }),
+  /** A node of the run asked a human request: the app's handle on it (`client.questions`). */
+  'run.question': runQuestionEventSchema,
 } as const;
 
 export const NODE_EVENT_KINDS = Object.keys(
