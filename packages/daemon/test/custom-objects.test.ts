@@ -184,6 +184,8 @@ describe('register', () => {
       [{ events: { 'Bad Name': {} } }, 422, 'events.Bad Name'],
       [{ events: { ok: { schema: { type: 'nope' } } } }, 400, 'events.ok.schema'],
       [{ events: { ok: { schema: { $ref: '#/nowhere' } } } }, 400, 'events.ok.schema'],
+      // Any token registers: a backtracking pattern would let it stall the daemon on a publish.
+      [{ events: { ok: { schema: { pattern: '^(a+)+$' } } } }, 400, 'events.ok.schema'],
       [{ receiver: { kind: 'url', url: 'ftp://example.test/x' } }, 422, 'receiver.url'],
       [{ receiver: { kind: 'url', url: 'not a url' } }, 422, 'receiver.url'],
       [{ receiver: { kind: 'url', url: 'https://me:pw@example.test/' } }, 422, 'receiver.url'],

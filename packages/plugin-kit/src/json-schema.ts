@@ -16,8 +16,11 @@ import {
 } from '@cfworker/json-schema';
 import { isObject } from './is-object.ts';
 import { jsonCopy } from './json-copy.ts';
+import { nestedRepetition } from './regex-safety.ts';
 import { JSON_TYPES } from './schema-accept.ts';
 import type { JsonSchema } from './types.ts';
+
+export { nestedRepetition } from './regex-safety.ts';
 
 /** Why a value failed its schema. */
 export interface SchemaFailure {
@@ -35,7 +38,8 @@ export type SchemaCheck = (value: unknown) => SchemaFailure | null;
 /**
  * Compiles `schema` once. Throws a `TypeError` naming `at` (and the path inside) for a schema the
  * validator could only fail on when applied: one that is not plain JSON data, a `$ref` resolving
- * to nothing, a pattern that is no regular expression, an unknown `type`. The schema is copied:
+ * to nothing, a pattern that is no regular expression or that nests unbounded repetition (it
+ * could stall the server matching one short string), an unknown `type`. The schema is copied:
  * the validator marks the objects it is given, which the caller's own should not carry.
  * @param at how the caller names the schema in its errors, e.g. `output_schema`
  */
@@ -122,6 +126,14 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
         throw new TypeError(`${where}: ${JSON.stringify(pattern)} is not a regular expression`, {
           cause,
         });
+      }
+      // Matched on the thread that answers requests: a pattern that backtracks exponentially
+      // would let one short string stall the server (ReDoS).
+      const nested = nestedRepetition(pattern as string);
+      if (nested !== null) {
+        throw new TypeError(
+          `${where}: ${JSON.stringify(pattern)} repeats ${nested}, a repetition inside a repetition, which can take exponential time to match; write it without the nesting`,
+        );
       }
     }
     for (const [keyword, value] of Object.entries(node)) {

@@ -53,6 +53,14 @@ describe('compileSchema (@svc/plugin-kit/json-schema)', () => {
         /^output_schema(\.[\w.[\]]+)? is not a usable JSON Schema: /,
       );
     }
+    // A pattern that nests unbounded repetition could stall the server on one short string.
+    expect(() =>
+      compileSchema({ properties: { a: { pattern: '^(a+)+$' } } }, 'output_schema'),
+    ).toThrow(/^output_schema\.properties\.a: "\^\(a\+\)\+\$" repeats \(a\+\)\+, /);
+    expect(() => compileSchema({ patternProperties: { '^(\\w*\\s?)*$': {} } }, 'input')).toThrow(
+      /^input: .* repeats .*exponential time/,
+    );
+    expect(compileSchema({ pattern: '^(foo|bar)+-[a-z0-9]{1,8}$' }, 'input')('foo-a1')).toBeNull();
     // A recursive schema that does describe something is kept.
     const tree = {
       type: 'object',

@@ -5,6 +5,7 @@
  * daemon. Output is bounded by `limit`, the scan by a number of turns and of characters.
  */
 import { Worker } from 'node:worker_threads';
+import { nestedRepetition } from '@svc/plugin-kit/json-schema';
 import type { historyGrepResultSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
@@ -12,7 +13,6 @@ import type { GrepRow } from '../store/canvas.ts';
 import type { Store } from '../store/index.ts';
 import type { Visibility } from '../store/nodes.ts';
 import type { GrepDoc, GrepHit, GrepRequest, GrepWorkerData } from './grep-worker.ts';
-import { nestedRepetition } from './regex-safety.ts';
 
 type GrepResult = z.output<typeof historyGrepResultSchema>;
 

@@ -1,9 +1,10 @@
 /**
  * A static check for the regular expressions a backtracking engine (V8's) can take exponential
  * or high-polynomial time on: a repeated group that itself holds an unbounded repetition, as in
- * `(a+)+`, `(\w*\s?)*` or `(.*x){20}` (star height two). Grep refuses these up front with a clear
- * answer; what this misses (overlapping alternatives such as `(a|a)*`) is still bounded by the
- * time limit of the worker that runs the pattern.
+ * `(a+)+`, `(\w*\s?)*` or `(.*x){20}` (star height two). A JSON Schema `pattern` is refused with
+ * it when compiled (a match runs on the request's thread: one such pattern and a 30-character
+ * string stall a server for a minute), and the daemon's transcript grep refuses these up front;
+ * what this misses (overlapping alternatives such as `(a|a)*`) is not caught here.
  */
 
 interface Frame {

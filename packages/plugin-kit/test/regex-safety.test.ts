@@ -1,6 +1,6 @@
-/** The static refusal of patterns that nest unbounded repetition (`canvas.history.grep`). */
+/** The static refusal of patterns that nest unbounded repetition (JSON Schema patterns, grep). */
 import { describe, expect, it } from 'vitest';
-import { nestedRepetition } from '../src/services/regex-safety.ts';
+import { nestedRepetition } from '../src/regex-safety.ts';
 
 describe('nestedRepetition', () => {
   it('names a repeated group that itself repeats without bound', () => {
