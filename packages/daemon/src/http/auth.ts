@@ -1,4 +1,12 @@
-import { findRoute, listCovers, type RouteDef, type RouteMatch, routes } from '@svc/protocol';
+import {
+  findRoute,
+  isFinal,
+  listCovers,
+  type NodeState,
+  type RouteDef,
+  type RouteMatch,
+  routes,
+} from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal, TokenService } from '../services/tokens.ts';
 
@@ -21,6 +29,21 @@ export function authenticate(
       'forbidden',
       `a node token may call ${match.route.path} only for its own node`,
     );
+  }
+  // A node token speaks for a node that still works. Once the node ended, only its broker's own
+  // routes take it (the last records of a stopping broker); once the node is gone, nothing does.
+  // Otherwise a cancelled or pruned node's token would go on creating nodes and reading memory.
+  if (principal?.kind === 'node' && match.route.auth.kind !== 'node') {
+    const state = tokens.nodeState(principal.nodeId!);
+    if (state === undefined) {
+      throw new ApiError('unauthorized', 'the node of this token no longer exists');
+    }
+    if (isFinal(state as NodeState)) {
+      throw new ApiError(
+        'forbidden',
+        `node ${principal.nodeId} is ${state}: its token acts on nothing but its broker's own routes`,
+      );
+    }
   }
   // A publish token is its object's alone (its `tokenId` is the object's id).
   if (principal?.kind === 'publish' && principal.tokenId !== match.params.id) {

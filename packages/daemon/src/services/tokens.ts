@@ -162,6 +162,11 @@ export function tokenService(store: Store, events: EventLog) {
       return principal;
     },
 
+    /** The state of a node token's node; `undefined` once the node is gone (pruned, deleted). */
+    nodeState(nodeId: string): string | undefined {
+      return store.nodes.get(nodeId)?.state;
+    },
+
     /**
      * The owner's principal without its secret: what a live viewer session acts as (the person,
      * in their browser). `null` only while no owner token exists, which `ensureOwner` prevents.
