@@ -42,6 +42,25 @@ describe('Idempotency-Key', () => {
     expect(otherPath.status).toBe(409);
   });
 
+  it('the same key with another query → 409; the same query in another order replays', async () => {
+    const put = (path: string) =>
+      t.call('/v1/memory/document', json({ path, content: 'x' }, 'PUT'));
+    for (const path of ['idem/a', 'idem/b']) expect((await put(path)).status).toBe(200);
+    const del = (query: string) =>
+      t.call(`/v1/memory/document?${query}`, {
+        method: 'DELETE',
+        headers: { 'idempotency-key': 'key-query' },
+      });
+    expect((await del('space=user&path=idem%2Fa')).status).toBe(200);
+    const other = await del('space=user&path=idem%2Fb');
+    expect(other.status).toBe(409);
+    expect(await envelope(other)).toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
+    expect((await t.call('/v1/memory/document?path=idem%2Fb')).status).toBe(200);
+    const reordered = await del('path=idem%2Fa&space=user');
+    expect(reordered.status).toBe(200);
+    expect(reordered.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('keys are per token', async () => {
     const { token } = await t.appToken(['svc:llm', 'svc:act']);
     expect((await run('true', 'key-shared')).status).toBe(200);

@@ -60,7 +60,12 @@ export function idempotency(store: IdempotencyStore): Idempotent {
     }
     // The field of the route's answer shown only once, which the stored copy leaves out.
     const secretField = SECRET_FIELDS[c.route!.id];
-    const fingerprint = `${c.method} ${c.path} ${hash('sha256', c.input.raw, 'hex')}`;
+    // The query is part of the request: a DELETE that names its target there (memory.delete)
+    // repeated with another target must not replay the first. Sorted, so order does not count.
+    const params = new URLSearchParams(c.query);
+    params.sort();
+    const target = params.size === 0 ? c.path : `${c.path}?${params}`;
+    const fingerprint = `${c.method} ${target} ${hash('sha256', c.input.raw, 'hex')}`;
     const memoKey = `${holder}\n${key}`;
     let now = Date.now();
     for (const [k, v] of secrets) if (v.expires <= now) secrets.delete(k);
@@ -72,7 +77,7 @@ export function idempotency(store: IdempotencyStore): Idempotent {
       if (row.fingerprint !== fingerprint) {
         throw new ApiError(
           'conflict',
-          'this Idempotency-Key was already used with a different request (method, path or body)',
+          'this Idempotency-Key was already used with a different request (method, path, query or body)',
           { field: 'Idempotency-Key' },
         );
       }
