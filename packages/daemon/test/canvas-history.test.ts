@@ -317,5 +317,10 @@ describe('canvas.history.stats', () => {
   it('refuses an unknown grouping or a bad time', async () => {
     expect((await t.get('/v1/canvas/history/stats?group_by=week')).status).toBe(422);
     expect((await t.get('/v1/canvas/history/stats?since=yesterday')).status).toBe(422);
+    // Past 9999 in UTC: no stored timestamp compares with it (it counted every turn).
+    const far = encodeURIComponent('9999-12-31T23:59:59-23:59');
+    const beyond = await t.get(`/v1/canvas/history/stats?since=${far}`);
+    expect(beyond.status).toBe(422);
+    expect(beyond.body.error).toMatchObject({ code: 'validation_failed', field: 'since' });
   });
 });

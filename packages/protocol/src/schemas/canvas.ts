@@ -296,10 +296,14 @@ export const transcriptTurnSchema = z.object({
 export const historyReadResultSchema = listOf(transcriptTurnSchema);
 
 export const STATS_GROUPS = ['profile', 'model', 'day'] as const;
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
 export const historyStatsQuerySchema = z.object({
   since: z.iso
     .datetime({ offset: true })
+    // An offset can carry the instant past 9999 (UTC), which has no four-digit-year timestamp to
+    // compare the stored ones with: it would count every turn instead of none.
+    .refine((v) => Date.parse(v) <= LAST_INSTANT, 'must be at most 9999-12-31T23:59:59.999Z')
     .optional()
     .describe('only turns started (and nodes created) at or after this time; default all'),
   group_by: z.enum(STATS_GROUPS).optional().describe("default 'day' (UTC)"),
