@@ -50,7 +50,9 @@ const pathOf = (route: RouteDef) =>
 
 describe('bad input on every route answers an envelope, never a 5xx', () => {
   const withBody = routes.filter((r) => r.body !== undefined);
-  const withQuery = routes.filter((r) => r.query !== undefined);
+  // Not the attachment link's content route: a link's parts are a credential, so any fault in
+  // them is the same 404 as a forged signature, never a 422 naming the part (uploads.test.ts).
+  const withQuery = routes.filter((r) => r.query !== undefined && r.id !== 'attachments.content');
   /** A valid value for each required query field (`files.read`'s and `files.list`'s path). */
   const VALID_QUERY: Record<string, string> = {
     path: '/',
@@ -133,6 +135,21 @@ describe('bad input on every route answers an envelope, never a 5xx', () => {
       const error = await envelope(res);
       expect(error.code).toBe('invalid_request');
       expect(error.message).toContain('nests deeper than 990');
+    },
+  );
+
+  it.each(withBody.map((r) => [r.id, r] as const))(
+    '%s: a lone surrogate → 400, before the schema (SQLite would store U+FFFD instead)',
+    async (_id, route) => {
+      for (const body of ['{"a":"x\\ud800"}', '{"\\udc00":1}']) {
+        const res = await t.call(pathOf(route), {
+          method: route.method,
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(res.status, body).toBe(400);
+        expect((await envelope(res)).message).toContain('lone surrogate');
+      }
     },
   );
 

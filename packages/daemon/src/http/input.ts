@@ -2,9 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import type { RouteDef } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import { MAX_JSON_DEPTH, nestsTooDeep } from '../store/json.ts';
+import { holdsLoneSurrogate, MAX_JSON_DEPTH, nestsTooDeep } from '../store/json.ts';
 import type { Call, RouteInput } from './call.ts';
 import { validationError } from './errors.ts';
+
+/** A `\uD800`–`\uDFFF` escape in JSON text: the only way a lone surrogate gets into a body. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
  * Largest request body accepted (docs/api-v1.md). Sized for `files.write`: its largest file
@@ -123,6 +126,13 @@ function decodeJson(raw: Uint8Array): unknown {
     throw new ApiError(
       'invalid_request',
       `request body nests deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  }
+  // Only an escape can make a surrogate; most bodies have none and skip the walk.
+  if (SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(value)) {
+    throw new ApiError(
+      'invalid_request',
+      'request body holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair): JSON text must be valid Unicode',
     );
   }
   return value;

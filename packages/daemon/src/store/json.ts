@@ -27,3 +27,27 @@ export function nestsTooDeep(value: unknown): boolean {
   }
   return false;
 }
+
+/** A high surrogate not followed by a low one, or a low one not after a high one (code units). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Whether a string of `value` (a key or a value) holds a lone surrogate, which only a `\uD800`
+ * escape can put in JSON text: SQLite stores text as UTF-8, where it becomes U+FFFD, so what was
+ * acknowledged would not be what is stored (a document saved under one path, read under another).
+ */
+export function holdsLoneSurrogate(value: unknown): boolean {
+  // (`String.prototype.isWellFormed` says the same, from ES2024 on.)
+  const stack: unknown[] = [value];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return true;
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, child] of Object.entries(item)) {
+        if (LONE_SURROGATE.test(key)) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
+}
