@@ -66,6 +66,12 @@ describe('memory paths', () => {
     expect(memoryPathProblem('a/../b')).toMatch(/'\.\.'/);
     expect(memoryPathProblem('./a')).toMatch(/'\.'/);
     expect(memoryPathProblem('a\nb')).toMatch(/control/);
+    // A right-to-left override makes `notes/\u202Etxt.exe` show as `notes/exe.txt`.
+    for (const bidi of ['\u202E', '\u202A', '\u2066', '\u2069']) {
+      expect(memoryPathProblem(`notes/${bidi}txt.exe`), bidi.codePointAt(0)?.toString(16)).toMatch(
+        /control/,
+      );
+    }
     expect(memoryPathProblem('x'.repeat(MEMORY_PATH_MAX + 1))).toMatch(/at most/);
     expect(memoryPathProblem(3)).toMatch(/string/);
   });

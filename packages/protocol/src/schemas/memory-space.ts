@@ -45,12 +45,14 @@ export function formatMemorySpace(space: MemorySpace): string {
   }
 }
 
-// C0 and C1 controls and DEL: a path is shown in tables, logs and model prompts.
-const CONTROL = /\p{Cc}/u;
+// C0 and C1 controls and DEL, and the bidirectional overrides and isolates (a path that shows
+// as another, Trojan Source style): a path is shown in tables, logs and model prompts.
+const CONTROL = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
 
 /**
  * Why `path` is not a document path (a phrase to follow "path "), or `null` when it is one:
- * relative, segments separated by single `/`, none empty, `.` or `..`, no control character,
+ * relative, segments separated by single `/`, none empty, `.` or `..`, no control character
+ * (bidirectional controls included),
  * at most `MEMORY_PATH_MAX` characters.
  */
 export function memoryPathProblem(path: unknown): string | null {
