@@ -155,6 +155,11 @@ describe('client.canvas.history', () => {
       );
       expect(() => offline.canvas.snapshot({ root_id: id as string })).toThrow(TypeError);
     }
+    const missing = undefined as unknown as { q: string; pattern: string };
+    expect(() => offline.canvas.history.search(missing)).toThrow(
+      /params must be an object with `q`/,
+    );
+    expect(() => offline.canvas.history.grep(missing)).toThrow(/with `pattern`/);
     expect(fetch).not.toHaveBeenCalled();
   });
 });

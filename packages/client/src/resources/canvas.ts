@@ -67,6 +67,13 @@ export interface Dashboard {
 /** A page this large unless the caller says otherwise: the dashboard is an overview. */
 const DASHBOARD_LIMIT = 200;
 
+/** The params of a call that needs some: an object, else a TypeError naming it (no request). */
+function requireParams(value: unknown, argName: string, needs: string): void {
+  if (typeof value !== 'object' || value === null) {
+    throw new TypeError(`${argName} must be an object with ${needs}; received ${String(value)}`);
+  }
+}
+
 /** An optional node id in a query is checked like a path's, before any request. */
 function checkNode(value: unknown, argName: string): void {
   if (value !== undefined) assertId('node', value, argName);
@@ -76,6 +83,7 @@ function checkNode(value: unknown, argName: string): void {
 export class CanvasHistory extends APIResource {
   /** Full-text search over every visible turn, best first (GET /v1/canvas/history/search). */
   search(params: HistorySearchParams, options?: RequestOptions): APIPromise<HistorySearchResult> {
+    requireParams(params, 'params', '`q`');
     checkNode(params.node_id, 'params.node_id');
     const query = { ...params };
     return this._transport.request('GET', '/v1/canvas/history/search', { query }, options);
@@ -83,6 +91,7 @@ export class CanvasHistory extends APIResource {
 
   /** Lines matching a regular expression, newest turns first; bounded in time and output. */
   grep(params: HistoryGrepParams, options?: RequestOptions): APIPromise<HistoryGrepResult> {
+    requireParams(params, 'params', '`pattern`');
     checkNode(params.node_id, 'params.node_id');
     const query = { ...params };
     return this._transport.request('GET', '/v1/canvas/history/grep', { query }, options);
