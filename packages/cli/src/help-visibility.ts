@@ -31,8 +31,27 @@ export async function hiddenCommands(
   }
 }
 
+/**
+ * The subcommand `args` name: the first argument that is not a global option (`--home DIR`,
+ * `--home=DIR`, `--json`), which may come before it (docs/cli.md "Global options"); undefined for
+ * a bare `svc`.
+ */
+export function commandWord(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--home') i++;
+    else if (arg !== '--json' && !arg?.startsWith('--home=')) return arg;
+  }
+  return undefined;
+}
+
+/** A bare `svc` (it prints the help), `svc help …`, or `-h`/`--help` before any `--`. */
 function asksForHelp(args: readonly string[]): boolean {
-  return args.length === 0 || args[0] === 'help' || args.includes('-h') || args.includes('--help');
+  const word = commandWord(args);
+  if (word === undefined || word === 'help') return true;
+  const end = args.indexOf('--');
+  const options = end < 0 ? args : args.slice(0, end);
+  return options.includes('-h') || options.includes('--help');
 }
 
 function homeArgument(args: readonly string[]): string | undefined {

@@ -24,7 +24,7 @@ import { registerSys } from './commands/sys.ts';
 import { registerUpload } from './commands/upload.ts';
 import type { Runtime } from './context.ts';
 import { EXIT } from './errors.ts';
-import { hiddenCommands } from './help-visibility.ts';
+import { commandWord, hiddenCommands } from './help-visibility.ts';
 import { describeFailure } from './output/error-line.ts';
 import { type Io, processIo } from './output/printer.ts';
 
@@ -88,7 +88,9 @@ export async function run(argv: readonly string[], io: Io = processIo()): Promis
     await buildProgram(runtime, hidden).parseAsync([...argv]);
     return runtime.exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) return commanderExit(err, io, argv[2] === 'help');
+    if (err instanceof CommanderError) {
+      return commanderExit(err, io, commandWord(argv.slice(2)) === 'help');
+    }
     const failure = describeFailure(err);
     io.stderr(`${failure.line}\n`);
     if (io.env.SVC_DEBUG && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);

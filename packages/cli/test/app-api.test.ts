@@ -79,6 +79,8 @@ describe('svc upload and svc attachment link', () => {
     writeFileSync(big, Buffer.alloc(1024 * 1024 + 1));
     await usage(['upload', big], /is 1048577 bytes; an upload takes at most 1048576/);
     await usage(['upload', join(work, 'missing.txt')], /cannot read .*missing.txt \(ENOENT\)/);
+    // A device is never read: it would never end.
+    await usage(['upload', '/dev/zero'], /^svc: \/dev\/zero is not a regular file\n$/);
     await usage(['upload', big, '--name', 'a/b'], /--name must be a file name/);
     await usage(['upload', big, '--type', 'text'], /--type must be a media type/);
     await usage(['attachment', 'link', 'upl_nope'], /upload id must be upl_ followed by 26/);

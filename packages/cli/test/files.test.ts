@@ -107,6 +107,7 @@ describe('svc files', () => {
     [['files', 'list', '/x', '--limit', '10001'], /--limit must be at most 10000/],
     [['files', 'write', '/x', '--data', 'a', '--from', '/y'], /--data or --from, not both/],
     [['files', 'write', '/x', '--from', '/no/such/file'], /--from: cannot read \/no\/such\/file/],
+    [['files', 'write', '/x', '--from', '/dev/zero'], /--from: \/dev\/zero is not a regular file/],
     [['files', 'nope'], /unknown command 'nope'/],
   ])('svc %j exits 2 before sending anything', async (args, message) => {
     const res = await offline(...args);
@@ -122,5 +123,15 @@ describe('svc files', () => {
     const res = await offline('files', 'write', '/x', '--from', big);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/at most 1048576/);
+  });
+
+  it('stops reading stdin past 1 MiB and says so (exit 2)', async () => {
+    const res = await spawnSvc(noDaemon, ['files', 'write', '/x'], {
+      input: 'x'.repeat(3 * 1024 * 1024),
+    });
+    expect(res).toMatchObject({ code: 2, stdout: '' });
+    expect(res.stderr).toBe(
+      'svc: the content on stdin is more than 1048576 bytes; the daemon takes at most 1048576 (1 MiB)\n',
+    );
   });
 });

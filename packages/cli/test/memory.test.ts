@@ -118,6 +118,28 @@ describe('svc memory', () => {
     );
   });
 
+  it('refuses content over 256 KiB from a file or stdin without reading it all', async () => {
+    const big = join(noDaemon, 'big.md');
+    writeFileSync(big, 'x'.repeat(262_145));
+    expect(await offline('memory', 'put', 'a.md', '--from', big)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `svc: --from: ${big} is 262145 bytes; a document holds at most 262144 (256 KiB)\n`,
+    });
+    expect(await offline('memory', 'put', 'a.md', '--from', '/dev/zero')).toMatchObject({
+      code: 2,
+      stderr: 'svc: --from: /dev/zero is not a regular file\n',
+    });
+    const piped = await spawnSvc(noDaemon, ['memory', 'put', 'a.md'], {
+      input: 'x'.repeat(300_000),
+    });
+    expect(piped).toMatchObject({
+      code: 2,
+      stderr:
+        'svc: the content on stdin is more than 262144 bytes; a document holds at most 262144 (256 KiB)\n',
+    });
+  });
+
   it('refuses bad arguments before any request (exit 2)', async () => {
     for (const args of [
       ['memory', 'get', '/abs.md'],

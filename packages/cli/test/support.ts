@@ -25,6 +25,8 @@ export function spawnSvc(
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A child may refuse input it finds too large and exit before reading it all (EPIPE).
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }

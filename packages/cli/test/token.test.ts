@@ -44,12 +44,17 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
+/** The top-level command names a help text lists. */
+function commandsIn(help: string): string[] {
+  const commands = help.split('Commands:')[1] ?? '';
+  return [...commands.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1] as string);
+}
+
 /** The top-level command names of `svc --help`. */
 async function listed(...args: string[]): Promise<string[]> {
   const res = await svc(...args);
   expect(res.code, res.stderr).toBe(0);
-  const commands = res.stdout.split('Commands:')[1] ?? '';
-  return [...commands.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1] as string);
+  return commandsIn(res.stdout);
 }
 
 describe('svc as a token', () => {
@@ -84,6 +89,43 @@ describe('svc as a token', () => {
       expect(names).not.toContain('cron');
       expect(names).not.toContain('human');
     }
+  });
+
+  it('global options before help or --help still hide them, and svc help exits 0', async () => {
+    as({ SVC_TOKEN: tokens.bare });
+    for (const help of [
+      ['--home', home, 'help'],
+      [`--home=${home}`, 'help'],
+      ['--json', 'help'],
+      ['--json', '--home', home, '--help'],
+      ['help', '--json'],
+    ]) {
+      const names = await listed(...help);
+      expect(names, help.join(' ')).toContain('node');
+      expect(names, help.join(' ')).not.toContain('cron');
+      expect(names, help.join(' ')).not.toContain('human');
+    }
+  });
+
+  it('a bare svc prints the help on stderr (exit 2), hiding them too', async () => {
+    as({ SVC_TOKEN: tokens.bare });
+    for (const bare of [[], ['--json'], [`--home=${home}`], ['--home', home]]) {
+      const res = await svc(...bare);
+      expect(res.code, bare.join(' ')).toBe(2);
+      expect(res.stdout).toBe('');
+      const names = commandsIn(res.stderr);
+      expect(names, bare.join(' ')).toContain('node');
+      expect(names, bare.join(' ')).not.toContain('cron');
+      expect(names, bare.join(' ')).not.toContain('human');
+    }
+  });
+
+  it('svc help [command] exits 0 with global options first, as the owner too', async () => {
+    as({});
+    expect(await listed('--home', home, 'help')).toEqual(expect.arrayContaining(['cron', 'human']));
+    const memory = await svc('--json', 'help', 'memory');
+    expect(memory.code, memory.stderr).toBe(0);
+    expect(memory.stdout).toMatch(/^Usage: svc memory/);
   });
 
   it('the help shows them with the scopes, and to the owner', async () => {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { renderTable } from '../output/table.ts';
-import { readLocal, readStdinBounded } from '../parse/local-content.ts';
+import { type ContentLimit, readLocal, readStdinBounded } from '../parse/local-content.ts';
 import { positive } from '../parse/number.ts';
 
 export function registerFiles(program: Command, runtime: Runtime): void {
@@ -68,6 +68,11 @@ async function read(ctx: Context, path: string, opts: { offset?: string; maxByte
   return EXIT.ok;
 }
 
+const WRITE_LIMIT: ContentLimit = {
+  bytes: FILES_WRITE_MAX_BYTES,
+  rule: `the daemon takes at most ${FILES_WRITE_MAX_BYTES} (1 MiB)`,
+};
+
 async function write(
   ctx: Context,
   path: string,
@@ -80,12 +85,10 @@ async function write(
     opts.data !== undefined
       ? Buffer.from(opts.data, 'utf8')
       : opts.from !== undefined
-        ? await readLocal(opts.from)
-        : await readStdinBounded(FILES_WRITE_MAX_BYTES);
-  if (bytes.length > FILES_WRITE_MAX_BYTES) {
-    throw new UsageError(
-      `the content is ${bytes.length} bytes; the daemon takes at most ${FILES_WRITE_MAX_BYTES} (1 MiB)`,
-    );
+        ? await readLocal(opts.from, WRITE_LIMIT, '--from')
+        : await readStdinBounded(WRITE_LIMIT);
+  if (bytes.length > WRITE_LIMIT.bytes) {
+    throw new UsageError(`the content is ${bytes.length} bytes; ${WRITE_LIMIT.rule}`);
   }
   const text = utf8(bytes);
   const params: FileWriteParams =

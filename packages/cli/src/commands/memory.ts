@@ -19,7 +19,7 @@ import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { documentName, renderMemoryTable } from '../output/memory-view.ts';
 import { parseChoice } from '../parse/choice.ts';
-import { readLocal, readStdinBounded } from '../parse/local-content.ts';
+import { type ContentLimit, readLocal, readStdinBounded } from '../parse/local-content.ts';
 import { parseLimit } from './shared/list-options.ts';
 
 const SPACE_HELP = 'user (default), app:<id>, app:<id>:profile:<p> or node:<node id>';
@@ -141,6 +141,11 @@ interface PutOptions extends SpaceOption {
   ifVersion?: string;
 }
 
+const CONTENT_LIMIT: ContentLimit = {
+  bytes: MEMORY_CONTENT_MAX_BYTES,
+  rule: `a document holds at most ${MEMORY_CONTENT_MAX_BYTES} (256 KiB)`,
+};
+
 async function put(ctx: Context, path: string, opts: PutOptions) {
   const body: Record<string, unknown> = { path: checkedPath(path) };
   const space = checkedSpace(opts.space);
@@ -165,8 +170,8 @@ async function put(ctx: Context, path: string, opts: PutOptions) {
     opts.data !== undefined
       ? Buffer.from(opts.data, 'utf8')
       : opts.from !== undefined
-        ? await readLocal(opts.from)
-        : await readStdinBounded(MEMORY_CONTENT_MAX_BYTES),
+        ? await readLocal(opts.from, CONTENT_LIMIT, '--from')
+        : await readStdinBounded(CONTENT_LIMIT),
   );
   const client = await ctx.client();
   const doc = await client.request<MemoryDocument>('PUT', '/v1/memory/document', body);
@@ -194,10 +199,8 @@ async function remove(ctx: Context, path: string, opts: SpaceOption & { ifVersio
 
 /** The content as text: a document is UTF-8 of bounded size, refused here before sending. */
 function text(bytes: Buffer): string {
-  if (bytes.length > MEMORY_CONTENT_MAX_BYTES) {
-    throw new UsageError(
-      `the content is ${bytes.length} bytes; a document holds at most ${MEMORY_CONTENT_MAX_BYTES} (256 KiB)`,
-    );
+  if (bytes.length > CONTENT_LIMIT.bytes) {
+    throw new UsageError(`the content is ${bytes.length} bytes; ${CONTENT_LIMIT.rule}`);
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -3,7 +3,6 @@
  * hand the daemon a file for your runs, and get a short-lived link that serves it. Every
  * argument is checked before anything is sent (exit 2).
  */
-import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import {
   ATTACHMENT_TTL_MAX_S,
@@ -17,6 +16,7 @@ import { EXIT, UsageError } from '../errors.ts';
 import { renderUpload } from '../output/app-api-view.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
+import { type ContentLimit, readLocal } from '../parse/local-content.ts';
 
 interface UploadOptions {
   name?: string;
@@ -53,22 +53,17 @@ function checked(
   return value;
 }
 
+const UPLOAD_LIMIT: ContentLimit = {
+  bytes: UPLOAD_MAX_BYTES,
+  rule: `an upload takes at most ${UPLOAD_MAX_BYTES} (1 MiB)`,
+};
+
 async function upload(ctx: Context, file: string, opts: UploadOptions) {
   const path = resolve(file);
   const filename = checked(uploadFilenameSchema, opts.name ?? basename(path), '--name');
   const mediaType =
     opts.type === undefined ? undefined : checked(mediaTypeSchema, opts.type, '--type');
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    throw new UsageError(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? err})`);
-  }
-  if (bytes.length > UPLOAD_MAX_BYTES) {
-    throw new UsageError(
-      `${file} is ${bytes.length} bytes; an upload takes at most ${UPLOAD_MAX_BYTES} (1 MiB)`,
-    );
-  }
+  const bytes = await readLocal(file, UPLOAD_LIMIT);
   const client = await ctx.client();
   const up = await client.uploads.create({
     filename,
