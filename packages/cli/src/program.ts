@@ -104,7 +104,8 @@ export async function run(argv: readonly string[], io: Io = processIo()): Promis
  */
 function commanderExit(err: CommanderError, io: Io, askedForHelp: boolean): number {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
-  if (err.code === 'commander.help' && askedForHelp) return EXIT.ok;
+  // `svc help nope` shows the help as an error (exit code 1): that is a usage error too.
+  if (err.code === 'commander.help' && askedForHelp && err.exitCode === 0) return EXIT.ok;
   // Help shown because a command group was called without a subcommand: the help is the message.
   if (err.code !== 'commander.help') {
     // One line, as every failure: commander puts its "(Did you mean …?)" on a line of its own.

@@ -126,6 +126,8 @@ describe('svc as a token', () => {
     const memory = await svc('--json', 'help', 'memory');
     expect(memory.code, memory.stderr).toBe(0);
     expect(memory.stdout).toMatch(/^Usage: svc memory/);
+    // Help for a command that does not exist is a usage error, not a success.
+    expect((await svc('help', 'nope')).code).toBe(2);
   });
 
   it('the help shows them with the scopes, and to the owner', async () => {
