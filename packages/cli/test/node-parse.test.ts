@@ -113,6 +113,7 @@ describe('parse usage errors (exit 2, nothing sent)', () => {
     for (const [args, message] of [
       [['node', 'parse', 'x'], /parse needs --output-schema <file>/],
       [['run', 'parse', 'x'], /parse needs --output-schema <file>/],
+      [['node', 'parse', 'x', '--output-schema', '/dev/zero'], /\/dev\/zero is not a regular file/],
       [
         ['node', 'parse', 'x', '--output-schema', '/no/such/file.json'],
         /--output-schema: cannot read/,

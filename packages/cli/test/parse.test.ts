@@ -74,6 +74,10 @@ describe('readBody', () => {
   it('refuses bad JSON and a missing file before anything is sent', async () => {
     await expect(readBody('{oops')).rejects.toThrow(/--data: the argument is not valid JSON/);
     await expect(readBody('@/nonexistent/x.json')).rejects.toThrow(/cannot read .*ENOENT/);
+    // A device never ends: refused before any of it is read.
+    await expect(readBody('@/dev/zero')).rejects.toThrow(
+      /--data @\/dev\/zero: \/dev\/zero is not a regular file/,
+    );
     await expect(readBody('-', async () => 'nope')).rejects.toThrow(UsageError);
   });
 });

@@ -1,5 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.ts';
+import { type ContentLimit, readLocal, readStdinBounded } from './local-content.ts';
+
+/** The daemon's request body limit (docs/api-v1.md): a body past it could only be refused. */
+const BODY_LIMIT: ContentLimit = {
+  bytes: 2 * 1024 * 1024,
+  rule: 'a request body is at most 2097152 bytes (2 MiB)',
+};
 
 /**
  * A request body from `--data` (or the option `flag` names): inline JSON, `@file` (JSON in a
@@ -18,13 +24,7 @@ export async function readBody(
     source = 'stdin';
   } else if (spec.startsWith('@')) {
     source = spec.slice(1);
-    try {
-      text = await readFile(source, 'utf8');
-    } catch (err) {
-      throw new UsageError(
-        `${flag} ${spec}: cannot read ${source} (${(err as NodeJS.ErrnoException).code ?? err})`,
-      );
-    }
+    text = (await readLocal(source, BODY_LIMIT, `${flag} ${spec}`)).toString('utf8');
   } else {
     text = spec;
     source = 'the argument';
@@ -37,7 +37,5 @@ export async function readBody(
 }
 
 async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return (await readStdinBounded(BODY_LIMIT)).toString('utf8');
 }

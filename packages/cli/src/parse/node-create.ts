@@ -2,7 +2,7 @@
  * The options of `svc node create` and `svc run start`: the create body of a node (docs/nodes.md
  * "Create body") from flags, checked before anything is sent.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { NodeCreateParams } from '@svc/client';
 import { nodeCreateBodySchema, parseScopeList, ScopeError } from '@svc/protocol';
 import type { Command } from 'commander';
@@ -145,11 +145,23 @@ export function parseBudgets(opts: {
   return Object.keys(budgets).length > 0 ? budgets : undefined;
 }
 
+/** The daemon's request body limit, which the schema travels in. */
+const SCHEMA_FILE_MAX_BYTES = 2 * 1024 * 1024;
+
+/** A schema file's JSON; like every local read, a device or an oversized file is refused unread. */
 function readJson(file: string, flag: string): unknown {
   let text: string;
   try {
+    const info = statSync(file);
+    if (!info.isFile()) throw new UsageError(`${flag}: ${file} is not a regular file`);
+    if (info.size > SCHEMA_FILE_MAX_BYTES) {
+      throw new UsageError(
+        `${flag}: ${file} is ${info.size} bytes; a schema file is at most ${SCHEMA_FILE_MAX_BYTES}`,
+      );
+    }
     text = readFileSync(file, 'utf8');
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(
       `${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
     );
