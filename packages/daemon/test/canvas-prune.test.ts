@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/index.ts';
 import type { Node } from '../src/store/nodes.ts';
+import { json } from './helpers.ts';
 import { type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
 import { readFrames } from './sse.ts';
 
@@ -148,6 +149,43 @@ describe('canvas prune', () => {
     expect(first.body).toMatchObject({ count: 2, nodes: 4, has_more: true });
     const second = await prune({ older_than_s: 0, limit: 2 });
     expect(second.body).toMatchObject({ count: 1, nodes: 2, has_more: false });
+  });
+
+  it("deletes each pruned node's node:<id> memory documents, and no others", async () => {
+    const root = await t.createNode({ task: 'remembers' });
+    const child = await t.createNode({ task: 'remembers too', parent_id: root.id });
+    const kept = await t.createNode({ task: 'not pruned' });
+    // The node writes its own space; the owner writes the others.
+    const byNode = await t.call('/v1/memory/document', {
+      ...json({ space: `node:${child.id}`, path: 'notes', content: 'mine' }, 'PUT'),
+      token: t.nodeToken(child.id),
+    });
+    expect(byNode.status, await byNode.clone().text()).toBe(200);
+    for (const space of [`node:${root.id}`, `node:${kept.id}`, 'user']) {
+      const res = await t.call(
+        '/v1/memory/document',
+        json({ space, path: 'prune-notes', content: 'x' }, 'PUT'),
+      );
+      expect(res.status, space).toBe(200);
+    }
+    expect((await t.post(`/v1/nodes/${root.id}/cancel`, {})).status).toBe(200);
+    expect((await prune({ older_than_s: 0 })).body.pruned).toContain(root.id);
+
+    const doc = (space: string, path: string) =>
+      t.get(`/v1/memory/document?space=${space}&path=${path}`);
+    expect((await doc(`node:${child.id}`, 'notes')).status).toBe(404);
+    expect((await doc(`node:${root.id}`, 'prune-notes')).status).toBe(404);
+    expect((await doc(`node:${kept.id}`, 'prune-notes')).status).toBe(200);
+    expect((await doc('user', 'prune-notes')).status).toBe(200);
+    const side = openStore(join(t.home, 'svc.db'));
+    try {
+      const left = side.db.sqlite
+        .prepare('SELECT count(*) AS n FROM memory_documents WHERE space IN (?, ?)')
+        .get(`node:${root.id}`, `node:${child.id}`) as { n: number };
+      expect(left.n).toBe(0);
+    } finally {
+      side.db.close();
+    }
   });
 
   it("is the owner's alone, and a bad body changes nothing", async () => {

@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/index.ts';
+import { sql as transcriptSearch } from '../src/store/migrations/013-transcript-search.ts';
 import { migrations } from '../src/store/migrations/index.ts';
 import { tempHome } from './helpers.ts';
 
@@ -56,12 +57,14 @@ describe('the turn search index', () => {
     const store = openStore(path);
     addNode(store, A);
     addTurn(store, A, 1, 'an older walrus');
-    // Back to the schema before 013, with the turn already there.
+    // Back to the schema before 013, with the turn already there (and undo what came after it:
+    // 014's column, so that migration runs again too).
     store.db.sqlite.exec(`
       DROP TRIGGER turns_search_insert; DROP TRIGGER turns_search_delete;
       DROP TRIGGER tool_calls_search_insert; DROP TRIGGER tool_calls_search_update;
       DROP TABLE turn_search;
-      PRAGMA user_version = ${migrations.length - 1};`);
+      ALTER TABLE shares DROP COLUMN creator_token_id;
+      PRAGMA user_version = ${migrations.indexOf(transcriptSearch)};`);
     store.db.close();
     const again = openStore(path);
     expect(hits(again, 'walrus')).toEqual([`${A}#1`]);

@@ -356,6 +356,29 @@ describe('rename, trace, delete', () => {
     expect((await t.get(`/v1/runs/${run.id}`, appA)).status).toBe(404);
     expect((await t.get(`/v1/nodes/${run.node_id}`)).status).toBe(404);
   });
+
+  it("delete takes each node's node:<id> memory documents with the tree, and no others", async () => {
+    const run = await start(appB);
+    const other = await start(appB);
+    const child = await t.createNode({ task: 'child' }, t.nodeToken(run.node_id));
+    const put = async (space: string, token: string) => {
+      const res = await t.call('/v1/memory/document', {
+        ...json({ space, path: 'notes', content: 'x' }, 'PUT'),
+        token,
+      });
+      expect(res.status, space).toBe(200);
+    };
+    await put(`node:${child.id}`, t.nodeToken(child.id));
+    await put(`node:${run.node_id}`, appB);
+    await put(`node:${other.node_id}`, appB);
+    await t.post(`/v1/runs/${run.id}/cancel`, {}, appB);
+    const res = await t.call(`/v1/runs/${run.id}`, { method: 'DELETE', token: appB });
+    expect(res.status).toBe(200);
+    const doc = (nodeId: string) => t.get(`/v1/memory/document?space=node:${nodeId}&path=notes`);
+    expect((await doc(child.id)).status).toBe(404);
+    expect((await doc(run.node_id)).status).toBe(404);
+    expect((await doc(other.node_id)).status).toBe(200);
+  });
 });
 
 describe('wait and parse', () => {

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from './broker-fixtures.ts';
 import { envelope, json, scratchDirs, startTestDaemon, type TestDaemon } from './helpers.ts';
@@ -202,6 +203,92 @@ describe('a share never exceeds its creator', () => {
     const res = await create({ app_id: 'stranger', path: sub, mode: 'read' }, resharer);
     expect(res.status).toBe(403);
     await remove(made.id);
+  });
+});
+
+describe('a share made by an app lives no longer than the token that made it', () => {
+  const sub = () => join(root, 'docs', 'sub');
+  const file = () => join(sub(), 'b.txt');
+  const docsScopes = () => ['svc:files:share', `svc:files:read:user:${root}/docs`];
+  const ids = (page: { data: Share[] }) => page.data.map((s) => s.id);
+
+  it('revoking the token ends the share: the reader is refused again, and it leaves the lists', async () => {
+    const maker = await t.appToken(docsScopes(), { app_id: 'sharer' });
+    const made = await share({ app_id: 'reader', path: sub(), mode: 'read' }, maker.token);
+    const byOwner = await share({ app_id: 'reader', path: sub(), mode: 'read' });
+    expect((await read(file(), reader)).status).toBe(200);
+    await remove(byOwner.id);
+    expect((await read(file(), reader)).status).toBe(200);
+
+    const revoked = await t.call(`/v1/tokens/${maker.token_id}`, { method: 'DELETE' });
+    expect(revoked.status).toBe(200);
+    const res = await read(file(), reader);
+    expect(res.status).toBe(403);
+    expect(await envelope(res)).toMatchObject({
+      code: 'scope_missing',
+      field: `svc:files:read:user:${file()}`,
+    });
+    expect(ids(await list())).not.toContain(made.id);
+    expect(ids(await list(reader))).not.toContain(made.id);
+    expect(ids(await list(sharer))).not.toContain(made.id);
+    // Dead like an expired share: nothing left to end.
+    expect((await remove(made.id, sharer)).status).toBe(404);
+  });
+
+  it('the token’s expiry ends the share at once', async () => {
+    // The answer of POST /v1/connect holds the token's expires_at too.
+    const maker = (await t.appToken(docsScopes(), { app_id: 'sharer', expires_in_s: 2 })) as {
+      token: string;
+      token_id: string;
+      expires_at?: string;
+    };
+    const made = await share({ app_id: 'reader', path: sub(), mode: 'read' }, maker.token);
+    expect((await read(file(), reader)).status).toBe(200);
+    await sleep(Math.max(0, Date.parse(maker.expires_at!) - Date.now()) + 50);
+    expect((await read(file(), reader)).status).toBe(403);
+    expect(ids(await list())).not.toContain(made.id);
+  });
+
+  it('an app’s share made before its token was recorded (migration 014) grants nothing, and the next create forgets it', async () => {
+    const made = await share({ app_id: 'reader', path: sub(), mode: 'read' }, sharer);
+    const db = new DatabaseSync(join(t.home, 'svc.db'));
+    try {
+      db.prepare('UPDATE shares SET creator_token_id = NULL WHERE id = ?').run(made.id);
+      expect((await read(file(), reader)).status).toBe(403);
+      expect(ids(await list())).not.toContain(made.id);
+      const next = await share({ app_id: 'stranger', path: sub(), mode: 'read' });
+      const left = db.prepare('SELECT id FROM shares WHERE id = ?').all(made.id);
+      expect(left).toEqual([]);
+      await remove(next.id);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('is tied to the token, not the app: another token of the sharer revoked changes nothing', async () => {
+    const other = await t.appToken(docsScopes(), { app_id: 'sharer' });
+    const made = await share({ app_id: 'reader', path: sub(), mode: 'read' }, sharer);
+    await t.call(`/v1/tokens/${other.token_id}`, { method: 'DELETE' });
+    expect((await read(file(), reader)).status).toBe(200);
+    expect(ids(await list())).toContain(made.id);
+    expect((await remove(made.id, sharer)).status).toBe(200);
+  });
+});
+
+describe('a files refusal of an app holding shares', () => {
+  it('reports the token’s own scope list as received, never its shares', async () => {
+    const docs = join(root, 'docs');
+    const sub = join(docs, 'sub');
+    const first = await share({ app_id: 'reader', path: sub, mode: 'read' });
+    const second = await share({ app_id: 'reader', path: sub, mode: 'read' });
+    expect((await ls(sub, reader)).status).toBe(200);
+    const res = await ls(docs, reader);
+    expect(res.status).toBe(403);
+    const error = await envelope(res);
+    expect(error).toMatchObject({ code: 'scope_missing', field: `svc:files:read:user:${docs}` });
+    expect(error.received).toEqual(['svc:llm', 'svc:act']);
+    await remove(first.id);
+    await remove(second.id);
   });
 });
 

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +135,21 @@ describe('uploads', () => {
       [{ filename: '..', content_base64: '' }, 422, 'filename'],
       [{ filename: 'x', media_type: 'text', content_base64: '' }, 422, 'media_type'],
       [{ filename: 'x', media_type: 'a/b\r\nX: y', content_base64: '' }, 422, 'media_type'],
+      // RFC 9110 §5.6.3/§5.6.4: whitespace is space or tab, a quoted string visible ASCII; a
+      // type stored otherwise would be no header node sends, and every link to it would fail.
+      ...[
+        'text/plain\r\n; a=b',
+        'text/plain\n;a=b',
+        'text/plain\u00a0; a=b',
+        'text/plain; a="中"',
+        'text/plain; a="é"',
+        'text/plain; a="\u0000"',
+        'text/plain ',
+      ].map((media_type): [Record<string, unknown>, number, string] => [
+        { filename: 'x', media_type, content_base64: '' },
+        422,
+        'media_type',
+      ]),
       [{ filename: 'x' }, 422, 'content_base64'],
       [{ filename: 'x', content_base64: '', extra: 1 }, 422, 'extra'],
     ];
@@ -171,6 +187,17 @@ describe('uploads', () => {
     const nameless = await t.call('/v1/uploads/raw', { method: 'POST', body: bytes });
     expect(nameless.status).toBe(422);
     expect(await envelope(nameless)).toMatchObject({ field: 'filename' });
+    for (const type of ['text/plain\r\n; a=b', 'text/plain; a="中"']) {
+      const bad = await t.call(
+        `/v1/uploads/raw?filename=t.txt&media_type=${encodeURIComponent(type)}`,
+        { method: 'POST', body: bytes },
+      );
+      expect(bad.status, type).toBe(422);
+      expect(await envelope(bad), type).toMatchObject({
+        code: 'validation_failed',
+        field: 'media_type',
+      });
+    }
   });
 
   it('deletes the record and the file; a second delete is 404', async () => {
@@ -269,6 +296,43 @@ describe('attachment links', () => {
       expect(res.headers.get('cache-control')).toBe('private, no-store');
     });
 
+    it('takes any media type RFC 9110 allows, and serves it as stored', async () => {
+      const types = [
+        'application/vnd.api+json',
+        'text/plain;charset=utf-8',
+        'text/plain;\tcharset="utf-8"; a="q \\" \\\\ t"',
+        "x-a/y~`|'*%; k=v",
+      ];
+      for (const type of types) {
+        const up = await made({ filename: 't.txt', media_type: type, content_base64: b64('t') });
+        expect(up.media_type).toBe(type);
+        const res = await fetch((await link(up.id)).url);
+        expect(res.status, type).toBe(200);
+        expect(res.headers.get('content-type'), type).toBe(type);
+      }
+    });
+
+    it('serves a stored type that is no valid header (an older row) as application/octet-stream', async () => {
+      const up = await made({
+        filename: 'old.txt',
+        media_type: 'text/plain',
+        content_base64: b64('o'),
+      });
+      const db = new DatabaseSync(join(t.home, 'svc.db'));
+      try {
+        db.prepare('UPDATE uploads SET media_type = ? WHERE id = ?').run(
+          'text/plain\r\n; a=b; n="中"',
+          up.id,
+        );
+      } finally {
+        db.close();
+      }
+      const res = await fetch((await link(up.id)).url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/octet-stream');
+      expect(await res.text()).toBe('o');
+    });
+
     it('takes ttl_s from 1 to 3600', async () => {
       const up = await made({ filename: 'b.txt', content_base64: b64('b') });
       const long = await link(up.id, undefined, 3600);
@@ -309,6 +373,35 @@ describe('attachment links', () => {
       }
       expect([...messages]).toEqual(['this attachment link is invalid or has expired']);
       expect((await fetch(url)).status).toBe(200);
+    });
+
+    it('a malformed link is the same 404, whichever part is wrong', async () => {
+      const up = await made({ filename: 'm.txt', content_base64: b64('m') });
+      const u = new URL((await link(up.id)).url);
+      const sig = u.searchParams.get('sig')!;
+      const expires = u.searchParams.get('expires')!;
+      const variants = [
+        `${u.pathname}?expires=${expires}&sig=${'a'.repeat(500)}`,
+        `${u.pathname}?expires=${'9'.repeat(33)}&sig=${sig}`,
+        `${u.pathname}?expires=${'1'.repeat(5000)}&sig=${sig}`,
+        `${u.pathname}?expires=-1&sig=${sig}`,
+        `${u.pathname}?expires=${expires}&sig=`,
+        `/v1/attachments/upl_x/content?expires=${expires}&sig=${sig}`,
+        `/v1/attachments/nd_01ARZ3NDEKTSV4RRFFQ69G5FAV/content?expires=${expires}&sig=${sig}`,
+        `/v1/attachments/${'u'.repeat(300)}/content?expires=${expires}&sig=${sig}`,
+        `/v1/attachments/..%2F..%2Fsvc.db/content?expires=${expires}&sig=${sig}`,
+      ];
+      for (const path of variants) {
+        const res = await fetch(`${base}${path}`);
+        expect(res.status, path.slice(0, 120)).toBe(404);
+        const error = await envelope(res);
+        expect(error, path.slice(0, 120)).toMatchObject({
+          code: 'not_found',
+          message: 'this attachment link is invalid or has expired',
+        });
+        expect(error.field, path.slice(0, 120)).toBeUndefined();
+      }
+      expect((await fetch(u)).status).toBe(200);
     });
 
     it('an expired link is the same 404', async () => {

@@ -1,5 +1,10 @@
 import type { DaemonContext } from '../context.ts';
-import { listDirectory, readFileSlice, writeFileAtomic } from '../services/files.ts';
+import {
+  type FilesAccess,
+  listDirectory,
+  readFileSlice,
+  writeFileAtomic,
+} from '../services/files.ts';
 import type { Call } from './call.ts';
 import { mount, type Routes } from './route.ts';
 
@@ -7,9 +12,14 @@ export function registerFiles(app: Routes, ctx: DaemonContext): void {
   /**
    * The caller's files scopes: the owner's `null` reaches every path; an app's token also holds
    * what the live shares made to its app grant (docs/api-v1.md "Shares"). Every path is still
-   * checked by its realpath against these.
+   * checked by its realpath against these. A refusal's `received` is the token's own list, as
+   * every `scope_missing`'s: a share is no scope of the token.
    */
-  const access = (c: Call) => ({ scopes: ctx.shares.filesScopes(c.principal!) });
+  const access = (c: Call): FilesAccess => {
+    const principal = c.principal!;
+    const scopes = ctx.shares.filesScopes(principal);
+    return principal.scopes === null ? { scopes } : { scopes, received: principal.scopes };
+  };
 
   mount(app, 'files.read', async (c, { query }) => c.json(await readFileSlice(query, access(c))));
   mount(app, 'files.write', async (c, { body }) => c.json(await writeFileAtomic(body, access(c))));

@@ -1,3 +1,4 @@
+import { DEFAULT_MEDIA_TYPE, mediaTypeSchema } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import type { Principal } from '../services/tokens.ts';
 import type { Call } from './call.ts';
@@ -10,13 +11,22 @@ import { mount, type Routes } from './route.ts';
  */
 function contentHeaders(upload: { filename: string; media_type: string }): Record<string, string> {
   return {
-    'Content-Type': upload.media_type,
+    'Content-Type': servedType(upload.media_type),
     'Content-Disposition': contentDisposition(upload.filename),
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': 'sandbox',
     'Cache-Control': 'private, no-store',
     'Referrer-Policy': 'no-referrer',
   };
+}
+
+/**
+ * The stored media type when it is one `uploads.create` takes today; a row stored before that
+ * check was strict (a CR, LF or non-Latin-1 character in it) would not be a header node sends,
+ * and every link to it would fail, so it is served as plain bytes instead.
+ */
+function servedType(stored: string): string {
+  return mediaTypeSchema.safeParse(stored).success ? stored : DEFAULT_MEDIA_TYPE;
 }
 
 /**

@@ -6,7 +6,7 @@
  * alone; deleting the upload ends all of its links.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ATTACHMENT_TTL_DEFAULT_S } from '@svc/protocol';
+import { ATTACHMENT_TTL_DEFAULT_S, isId } from '@svc/protocol';
 import type { TcpInfo } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
@@ -59,12 +59,17 @@ export function attachmentService({ store, uploads, tcp, now = Date.now }: Attac
       };
     },
 
-    /** The upload a link names, once its signature and expiry hold; else 404. */
+    /**
+     * The upload a link names, once its signature and expiry hold; else 404. The route hands on
+     * whatever the link held (a part too long or missing is `undefined`), so every fault of a
+     * link, malformed or forged, is this one answer.
+     */
     async open(
-      uploadId: string,
+      uploadId: string | undefined,
       expires: string | undefined,
       sig: string | undefined,
     ): Promise<{ upload: Upload; bytes: Buffer }> {
+      if (uploadId === undefined || !isId('upload', uploadId)) throw dead();
       if (expires === undefined || sig === undefined || !EXPIRES.test(expires)) throw dead();
       // Compared as the text sent, so only the one spelling the daemon made is taken.
       const given = Buffer.from(sig);

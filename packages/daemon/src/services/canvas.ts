@@ -283,7 +283,8 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
 
     /**
      * Removes root trees whose every node is final and ended over `olderThanS` ago: rows (turns,
-     * mail, reports, jobs go with them, and a run's row with its root), then worktrees. The event
+     * mail, reports, jobs go with them, and a run's row with its root; each node's `node:<id>`
+     * memory documents too), then worktrees. The event
      * log loses their events too (as with `runs.delete`); one `canvas.pruned` event records the prune.
      */
     prune(opts: {
@@ -307,7 +308,10 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
         const count = trees.reduce((sum, tree) => sum + tree.nodes, 0);
         if (!dryRun && trees.length > 0) {
           for (const tree of trees) {
-            removed.push(...store.nodes.treeIds(tree.id));
+            const ids = store.nodes.treeIds(tree.id);
+            removed.push(...ids);
+            // Their memory spaces go with them: no token can reach `node:<id>` once it is gone.
+            store.memory.deleteNodeSpaces(ids);
             // Their events go too, as `runs.delete` takes a run's: `node.turn` events carry the
             // transcripts a prune is asked to remove (a tree without a run names its root).
             store.nodeEvents.deleteRun(tree.run_id ?? tree.id, tree.id);

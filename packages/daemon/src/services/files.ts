@@ -27,6 +27,11 @@ export interface FilesAccess {
   scopes: readonly Scope[] | null;
   /** Real directories reached without a files scope, read and write: a node's own worktree. */
   roots?: readonly string[];
+  /**
+   * The token's own scope list, which a refusal reports as `received` when `scopes` holds more
+   * (an app's live shares); default `scopes`.
+   */
+  received?: readonly Scope[];
 }
 
 export interface FileReadInput {
@@ -297,7 +302,7 @@ function permit(given: string, real: string, access: Access, who: FilesAccess): 
     : `no files scope of this token covers ${show(given)}`;
   throw new ApiError('scope_missing', `${why} (needs '${field}' or wider)`, {
     field,
-    received: who.scopes,
+    received: who.received ?? who.scopes,
   });
 }
 

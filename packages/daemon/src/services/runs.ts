@@ -136,7 +136,10 @@ export function runService(store: Store, events: EventLog, nodes: NodeService) {
       });
     },
 
-    /** Deletes a final run with its tree (turns, mail, reports, jobs) and the tree's events. */
+    /**
+     * Deletes a final run with its tree (turns, mail, reports, jobs, each node's `node:<id>`
+     * memory documents) and the tree's events.
+     */
     delete(id: string, principal: Principal): { id: string; deleted: true } {
       return store.db.transaction(() => {
         const { run, root } = visibleRun(id, principal);
@@ -146,8 +149,8 @@ export function runService(store: Store, events: EventLog, nodes: NodeService) {
             `run is '${root.state}'; only a done, failed or cancelled run can be deleted (cancel it first)`,
           );
         }
-        const live = store.nodes
-          .treeIds(root.id)
+        const ids = store.nodes.treeIds(root.id);
+        const live = ids
           .map((nid) => store.nodes.get(nid)!)
           .filter((n) => n.state === 'queued' || n.state === 'running' || n.state === 'waiting');
         if (live.length > 0) {
@@ -157,6 +160,7 @@ export function runService(store: Store, events: EventLog, nodes: NodeService) {
           );
         }
         store.nodeEvents.deleteRun(run.id, root.id);
+        store.memory.deleteNodeSpaces(ids);
         store.nodes.deleteTree(root.id);
         events.record('run.deleted', run.id, { run_id: run.id });
         return { id: run.id, deleted: true as const };

@@ -4,8 +4,9 @@
  * they held `svc:files:<mode>:user:<path>` (`filesScopes`), and every other rule of the files
  * check stays as it is: the realpath of the target must lie under the path, so no link leads
  * out. A share never exceeds its creator: an app must itself hold a files scope covering the
- * path at that mode. Expiry needs no timer: an expired share is never read back, so it stops
- * granting at once (and the next create forgets it).
+ * path at that mode, and its share grants only while the token that made it lives (revoked or
+ * expired, the share is dead). Neither needs a timer: a dead share is never read back, so it
+ * stops granting at once (and the next create forgets it).
  */
 import {
   ceilingViolation,
@@ -70,7 +71,7 @@ export function shareService(store: Store, events: EventLog, now = () => Date.no
       }
       return store.db.transaction(() => {
         const at = now();
-        store.shares.deleteExpired(new Date(at).toISOString());
+        store.shares.deleteDead(new Date(at).toISOString());
         const row: ShareRow = {
           id: newId('share'),
           app_id: body.app_id,
@@ -83,7 +84,8 @@ export function shareService(store: Store, events: EventLog, now = () => Date.no
               ? null
               : new Date(at + body.expires_in_s * 1000).toISOString(),
         };
-        store.shares.insert(row);
+        // An app's share lives as long as the token that made it; the owner's needs none.
+        store.shares.insert(row, creator === null ? null : principal.tokenId);
         const share = toShare(row);
         events.record('share.created', row.id, { share });
         return share;
@@ -119,13 +121,14 @@ export function shareService(store: Store, events: EventLog, now = () => Date.no
 
     /**
      * The files scopes a caller holds for the files routes: its token's list, plus, for an app
-     * token, the scope of every live share made to its app. The owner's `null` stays everything.
+     * token, the scope of every live share made to its app, each once. The owner's `null` stays
+     * everything.
      */
     filesScopes(principal: Principal): readonly Scope[] | null {
       const own = principal.scopes;
       if (own === null || principal.kind !== 'app' || principal.appId === null) return own;
       const granted = store.shares.grantedTo(principal.appId, iso());
-      return granted.length === 0 ? own : [...own, ...granted.map(shareScope)];
+      return granted.length === 0 ? own : [...new Set([...own, ...granted.map(shareScope)])];
     },
   };
 }

@@ -63,6 +63,10 @@ export function memoryStore(db: Db) {
          size = excluded.size, version = excluded.version, updated_at = excluded.updated_at`,
     ),
     delete: db.sqlite.prepare('DELETE FROM memory_documents WHERE space = ? AND path = ?'),
+    deleteNodeSpaces: db.sqlite.prepare(
+      `DELETE FROM memory_documents
+       WHERE space IN (SELECT 'node:' || value FROM json_each(?))`,
+    ),
   };
   return {
     get(space: string, path: string): MemoryRow | undefined {
@@ -85,6 +89,13 @@ export function memoryStore(db: Db) {
     },
     delete(space: string, path: string): void {
       q.delete.run(space, path);
+    },
+    /**
+     * Deletes every document of these nodes' own spaces (`node:<id>`), as their rows go: nobody
+     * but the owner could reach them after. Call inside the transaction that deletes the nodes.
+     */
+    deleteNodeSpaces(nodeIds: readonly string[]): number {
+      return Number(q.deleteNodeSpaces.run(JSON.stringify(nodeIds)).changes);
     },
   };
 }

@@ -1,6 +1,8 @@
 /**
- * Shares (migration 012): a host path an app may reach through the files routes, until
- * `expires_at`. Only live shares (not expired at `now`) are read back.
+ * Shares (migrations 012, 014): a host path an app may reach through the files routes, until
+ * `expires_at`. Only live shares are read back: not expired at `now`, and, when an app made one,
+ * while the token that made it lives (not revoked, not expired), so a share never outlasts its
+ * creator's own access. The owner's shares (`created_by` null) need no token.
  */
 import type { shareSchema } from '@svc/protocol';
 import type { z } from 'zod';
@@ -19,34 +21,43 @@ export interface ShareFilter {
   limit: number;
 }
 
-const LIVE = '(expires_at IS NULL OR expires_at > :now)';
+/** The columns of a `ShareRow`; the creating token's id stays inside the store. */
+const COLUMNS = 's.id, s.app_id, s.path, s.mode, s.created_by, s.created_at, s.expires_at';
+
+/** The share `s` is live at `:now` (an app's made before migration 014 has no token: never). */
+const LIVE = `(s.expires_at IS NULL OR s.expires_at > :now)
+  AND (s.created_by IS NULL OR EXISTS (
+    SELECT 1 FROM tokens t
+    WHERE t.id = s.creator_token_id AND t.revoked_at IS NULL
+      AND (t.expires_at IS NULL OR t.expires_at > :now)))`;
 
 export function shareStore(db: Db) {
   const q = {
     insert: db.sqlite.prepare(
-      `INSERT INTO shares (id, app_id, path, mode, created_by, created_at, expires_at)
-       VALUES (:id, :app_id, :path, :mode, :created_by, :created_at, :expires_at)`,
+      `INSERT INTO shares (id, app_id, path, mode, created_by, creator_token_id, created_at,
+         expires_at)
+       VALUES (:id, :app_id, :path, :mode, :created_by, :creator_token_id, :created_at,
+         :expires_at)`,
     ),
-    get: db.sqlite.prepare(`SELECT * FROM shares WHERE id = :id AND ${LIVE}`),
+    get: db.sqlite.prepare(`SELECT ${COLUMNS} FROM shares s WHERE s.id = :id AND ${LIVE}`),
     list: db.sqlite.prepare(
-      `SELECT * FROM shares
+      `SELECT ${COLUMNS} FROM shares s
        WHERE ${LIVE}
-         AND (:party IS NULL OR app_id = :party OR created_by = :party)
-         AND (:app_id IS NULL OR app_id = :app_id)
-         AND (:before IS NULL OR id < :before)
-       ORDER BY id DESC LIMIT :limit`,
+         AND (:party IS NULL OR s.app_id = :party OR s.created_by = :party)
+         AND (:app_id IS NULL OR s.app_id = :app_id)
+         AND (:before IS NULL OR s.id < :before)
+       ORDER BY s.id DESC LIMIT :limit`,
     ),
     grantedTo: db.sqlite.prepare(
-      `SELECT * FROM shares WHERE app_id = :app_id AND ${LIVE} ORDER BY id`,
+      `SELECT ${COLUMNS} FROM shares s WHERE s.app_id = :app_id AND ${LIVE} ORDER BY s.id`,
     ),
     delete: db.sqlite.prepare('DELETE FROM shares WHERE id = ?'),
-    deleteExpired: db.sqlite.prepare(
-      'DELETE FROM shares WHERE expires_at IS NOT NULL AND expires_at <= ?',
-    ),
+    deleteDead: db.sqlite.prepare(`DELETE FROM shares AS s WHERE NOT (${LIVE})`),
   };
   return {
-    insert(row: ShareRow): void {
-      q.insert.run({ ...row });
+    /** `creatorTokenId`: the app token that made it; `null` for the owner's. */
+    insert(row: ShareRow, creatorTokenId: string | null): void {
+      q.insert.run({ ...row, creator_token_id: creatorTokenId });
     },
     /** A live share; `undefined` when there is none or it expired. */
     get(id: string, now: string): ShareRow | undefined {
@@ -69,9 +80,12 @@ export function shareStore(db: Db) {
     delete(id: string): void {
       q.delete.run(id);
     },
-    /** Forgets shares that expired by `now`; they grant nothing already. */
-    deleteExpired(now: string): number {
-      return Number(q.deleteExpired.run(now).changes);
+    /**
+     * Forgets the shares dead at `now` (expired, or their creating token revoked or expired);
+     * they grant nothing already, and neither a revoked nor an expired token comes back.
+     */
+    deleteDead(now: string): number {
+      return Number(q.deleteDead.run({ now }).changes);
     },
   };
 }

@@ -27,11 +27,23 @@ export const uploadFilenameSchema = z
   .refine((name) => name !== '.' && name !== '..', 'must be a file name, not . or ..')
   .describe('the file name (no directory)');
 
-const TOKEN = '[A-Za-z0-9!#$&^_.+-]{1,127}';
-/** `type/subtype` with optional `; name=value` parameters (RFC 9110 §8.3.1). */
+/** RFC 9110 §5.6.2: a token is one or more `tchar`. */
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]{1,127}";
+/** §5.6.3: optional whitespace is spaces and tabs only, never CR, LF or a Unicode space. */
+const OWS = '[ \\t]*';
+/**
+ * §5.6.4: a quoted string holds tab, space and visible ASCII but `"` and `\`, or a quoted pair
+ * (`\` before tab, space or visible ASCII). The `obs-text` bytes (0x80–0xFF) are left out, so a
+ * stored type is always a header value any HTTP stack sends unchanged.
+ */
+const QUOTED = '"(?:[\\t\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\t\\x20-\\x7e])*"';
+/**
+ * `type/subtype` with optional `; name=value` parameters (RFC 9110 §8.3.1, §5.6.6). A stored type
+ * becomes the `Content-Type` of the attachment link's answer, so nothing in it may break a
+ * header line.
+ */
 const MEDIA_TYPE = new RegExp(
-  `^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"\\\\\\p{Cc}]*"))*$`,
-  'u',
+  `^${TOKEN}/${TOKEN}(?:${OWS};${OWS}(?:${TOKEN}=(?:${TOKEN}|${QUOTED}))?)*$`,
 );
 
 export const mediaTypeSchema = z
@@ -89,15 +101,21 @@ export const attachmentLinkSchema = z.object({
   expires_at: timestampSchema,
 });
 
-export const attachmentContentParamsSchema = z.object({ id: idSchema('upload') });
-
 /**
- * The signed part of an attachment URL. Loose on purpose: whatever is wrong with a link (forged,
- * expired, of a deleted upload) is answered with the same 404, never a hint which.
+ * A part of an attachment link, as the content route reads it: a bounded plain string whose every
+ * fault (too long, absent) reads as absent, never a 422. A link's parts are a credential: whatever
+ * is wrong with one (malformed, forged, expired, of a deleted upload) is answered with the same
+ * 404 by the service, never a hint which part or check failed.
  */
+const linkPart = (max: number) => z.string().max(max).optional().catch(undefined);
+
+export const attachmentContentParamsSchema = z.object({
+  id: linkPart(64).describe('the upload id the link was made for'),
+});
+
 export const attachmentContentQuerySchema = z.object({
-  expires: z.string().max(32).optional().describe('when the link ends, in seconds since the epoch'),
-  sig: z.string().max(128).optional().describe("the daemon's signature of the upload and expires"),
+  expires: linkPart(32).describe('when the link ends, in seconds since the epoch'),
+  sig: linkPart(128).describe("the daemon's signature of the upload and expires"),
 });
 
 /** The bytes of an attachment, as the content route answers them. */

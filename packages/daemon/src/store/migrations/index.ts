@@ -11,6 +11,7 @@ import { sql as customObjects } from './010-custom-objects.ts';
 import { sql as memory } from './011-memory.ts';
 import { sql as appApi } from './012-app-api.ts';
 import { sql as transcriptSearch } from './013-transcript-search.ts';
+import { sql as shareCreatorToken } from './014-share-creator-token.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -30,4 +31,5 @@ export const migrations: readonly string[] = [
   memory,
   appApi,
   transcriptSearch,
+  shareCreatorToken,
 ];
