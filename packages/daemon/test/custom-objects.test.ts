@@ -232,6 +232,20 @@ describe('register', () => {
 });
 
 describe('publish', () => {
+  it('an event schema stored before the kit refused it answers 409, never a 500', async () => {
+    const obj = await register();
+    // As registered before compileSchema refused patterns that repeat a repetition.
+    const evil = { 'build.done': { description: null, schema: { pattern: '^(a+)+$' } } };
+    const raw = new DatabaseSync(join(t.home, 'svc.db'));
+    raw
+      .prepare('UPDATE custom_objects SET events = ? WHERE id = ?')
+      .run(JSON.stringify(evil), obj.id);
+    raw.close();
+    const res = await publish(obj.id, { event: 'build.done', data: 'aaa' });
+    expect(res.status).toBe(409);
+    expect(await envelope(res)).toMatchObject({ code: 'invalid_state', field: 'event' });
+  });
+
   it('records one object.event and one delivery; the publish token alone suffices', async () => {
     const obj = await register();
     const answer = await published(

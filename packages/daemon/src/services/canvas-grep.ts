@@ -154,19 +154,23 @@ function startRunner(data: GrepWorkerData, timeMs: number, signal: AbortSignal) 
   });
   return {
     scan(request: GrepRequest): Promise<GrepHit[] | null> {
-      if (failed !== null) return Promise.reject(failed);
+      // A worker that failed (out of its heap on a huge batch) ends the scan as the deadline
+      // does: what was found is answered, marked as stopped early, never a 500.
+      if (failed !== null) return Promise.resolve(null);
       if (signal.aborted) return Promise.resolve(null);
-      return new Promise((resolve, reject) => {
-        const done = (value: GrepHit[] | null, error?: Error) => {
+      return new Promise((resolve) => {
+        const done = (value: GrepHit[] | null) => {
           clearTimeout(timer);
           signal.removeEventListener('abort', onAbort);
           worker.off('message', onMessage);
           worker.off('error', onError);
-          if (error !== undefined) reject(error);
-          else resolve(value);
+          resolve(value);
         };
         const onMessage = (hits: GrepHit[]) => done(hits);
-        const onError = (error: Error) => done(null, error);
+        const onError = (error: Error) => {
+          failed = error;
+          done(null);
+        };
         const onAbort = () => done(null);
         const timer = setTimeout(() => done(null), Math.max(0, deadline - Date.now()));
         worker.on('message', onMessage);

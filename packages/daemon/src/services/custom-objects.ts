@@ -156,9 +156,26 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     if (!byEvent.has(event)) {
       const decl = (JSON.parse(row.events) as Record<string, EventDecl>)[event];
       const schema = decl?.schema ?? null;
-      byEvent.set(event, schema === null ? null : compileSchema(schema, `events.${event}.schema`));
+      byEvent.set(event, schema === null ? null : storedSchema(schema, event));
     }
     return byEvent.get(event) ?? null;
+  }
+
+  /**
+   * A schema taken at registration that the kit no longer compiles (its rules grew: a pattern
+   * that repeats a repetition is refused since): the object must be registered again, not 500.
+   */
+  function storedSchema(schema: Record<string, unknown>, event: string): SchemaCheck {
+    try {
+      return compileSchema(schema, `events.${event}.schema`);
+    } catch (error) {
+      const why = error instanceof TypeError ? error.message : String(error);
+      throw new ApiError(
+        'invalid_state',
+        `the schema of event ${event} can no longer be applied (${why}); register the object again`,
+        { field: 'event' },
+      );
+    }
   }
 
   async function checkReceiver(receiver: ObjectReceiver, principal: Principal): Promise<void> {
