@@ -34,6 +34,7 @@ import { questionService } from './services/questions.ts';
 import { runService } from './services/runs.ts';
 import { shareService } from './services/shares.ts';
 import { tokenService } from './services/tokens.ts';
+import { removeWorktrees } from './services/tree-removal.ts';
 import { uploadService } from './services/uploads.ts';
 import { viewerService } from './services/viewer.ts';
 import { openStore } from './store/index.ts';
@@ -116,7 +117,9 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const nodes = nodeService({ store, events, profiles, models });
     nodes.start();
     cleanups.unshift(() => nodes.close());
-    const runs = runService(store, events, nodes);
+    const runs = runService(store, events, nodes, (ids) =>
+      removeWorktrees(paths.home, logger, ids),
+    );
     const crons = cronService({ store, events, nodes });
     const scheduler = cronScheduler(crons, logger);
     cleanups.unshift(() => scheduler.close());

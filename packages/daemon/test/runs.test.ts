@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json } from './helpers.ts';
 import { type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
@@ -351,10 +353,14 @@ describe('rename, trace, delete', () => {
     const live = await t.call(`/v1/runs/${run.id}`, { method: 'DELETE', token: appA });
     expect(live.status).toBe(409);
     await t.post(`/v1/runs/${run.id}/cancel`, {}, appA);
+    // Its worktree (made here, whether or not a broker ran it) goes after the commit.
+    const worktree = join(t.home, 'worktrees', run.node_id);
+    mkdirSync(worktree, { recursive: true });
     const res = await t.call(`/v1/runs/${run.id}`, { method: 'DELETE', token: appA });
     expect(await res.json()).toEqual({ id: run.id, deleted: true });
     expect((await t.get(`/v1/runs/${run.id}`, appA)).status).toBe(404);
     expect((await t.get(`/v1/nodes/${run.node_id}`)).status).toBe(404);
+    expect(existsSync(worktree)).toBe(false);
   });
 
   it("delete takes each node's node:<id> memory documents with the tree, and no others", async () => {

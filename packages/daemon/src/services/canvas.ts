@@ -25,7 +25,7 @@ import type { CronService } from './crons.ts';
 import type { EventLog } from './events.ts';
 import type { NodeService } from './nodes.ts';
 import type { Principal } from './tokens.ts';
-import { abandonWorktree } from './worktrees.ts';
+import { removeTree, removeWorktrees } from './tree-removal.ts';
 
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 export type AttentionItem = z.output<typeof attentionItemSchema>;
@@ -202,18 +202,6 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
 
   // ── prune ─────────────────────────────────────────────────────────────────────────────────
 
-  /** Removes worktrees once the rows are gone; a failure is logged, the prune stands. */
-  function removeWorktrees(ids: readonly string[]): void {
-    for (const id of ids) {
-      try {
-        // Every node pruned was final (the rows are gone now, their states with them).
-        abandonWorktree(home, { id, state: 'done' });
-      } catch (error) {
-        logger.warn({ err: error, node_id: id }, 'could not remove the worktree of a pruned node');
-      }
-    }
-  }
-
   return {
     attention(
       principal: Principal,
@@ -307,23 +295,14 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
         const trees = found.slice(0, limit);
         const count = trees.reduce((sum, tree) => sum + tree.nodes, 0);
         if (!dryRun && trees.length > 0) {
-          for (const tree of trees) {
-            const ids = store.nodes.treeIds(tree.id);
-            removed.push(...ids);
-            // Their memory spaces go with them: no token can reach `node:<id>` once it is gone.
-            store.memory.deleteNodeSpaces(ids);
-            // Their events go too, as `runs.delete` takes a run's: `node.turn` events carry the
-            // transcripts a prune is asked to remove (a tree without a run names its root).
-            store.nodeEvents.deleteRun(tree.run_id ?? tree.id, tree.id);
-            deleteTree(tree.id);
-          }
+          for (const tree of trees) removed.push(...removeTree(store, tree.id, tree.run_id));
           events.record('canvas.pruned', null, {
             root_ids: trees.map((t) => t.id),
             nodes: count,
             run_ids: trees.flatMap((t) => (t.run_id === null ? [] : [t.run_id])),
             older_than_s: olderThanS,
           });
-          afterCommit(() => removeWorktrees(removed));
+          afterCommit(() => removeWorktrees(home, logger, removed));
         }
         return {
           pruned: trees.map((t) => t.id),
@@ -336,22 +315,6 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
       return result;
     },
   };
-
-  function deleteTree(rootId: string): void {
-    try {
-      store.nodes.deleteTree(rootId);
-    } catch (error) {
-      // A row of another table still pointing at one of its nodes: nothing is removed.
-      if (error instanceof Error && /FOREIGN KEY/.test(error.message)) {
-        throw new ApiError(
-          'conflict',
-          `tree ${rootId} is still referred to by other records; nothing was pruned`,
-          { field: 'id', received: rootId },
-        );
-      }
-      throw error;
-    }
-  }
 }
 
 export type CanvasService = ReturnType<typeof canvasService>;

@@ -13,10 +13,20 @@ import type { RunRow } from '../store/runs.ts';
 import type { EventLog } from './events.ts';
 import { type CreateBody, type NodeService, scopeCeiling } from './nodes.ts';
 import type { Principal } from './tokens.ts';
+import { removeTree } from './tree-removal.ts';
 
 export type Run = z.output<typeof runSchema>;
 
-export function runService(store: Store, events: EventLog, nodes: NodeService) {
+/**
+ * @param removed called after a `runs.delete` commits with the removed node ids (the daemon
+ * removes their worktrees)
+ */
+export function runService(
+  store: Store,
+  events: EventLog,
+  nodes: NodeService,
+  removed: (ids: readonly string[]) => void = () => {},
+) {
   function toRun(run: RunRow, root: NodeRow): Run {
     const node = toNode(root);
     return {
@@ -137,11 +147,10 @@ export function runService(store: Store, events: EventLog, nodes: NodeService) {
     },
 
     /**
-     * Deletes a final run with its tree (turns, mail, reports, jobs, each node's `node:<id>`
-     * memory documents) and the tree's events.
+     * Deletes a final run with its tree, as `removeTree` does, and then its worktrees.
      */
     delete(id: string, principal: Principal): { id: string; deleted: true } {
-      return store.db.transaction(() => {
+      return store.db.transaction((afterCommit) => {
         const { run, root } = visibleRun(id, principal);
         if (root.state !== 'done' && root.state !== 'failed' && root.state !== 'cancelled') {
           throw new ApiError(
@@ -159,10 +168,9 @@ export function runService(store: Store, events: EventLog, nodes: NodeService) {
             `run ${id} still has ${live.length} live node(s), e.g. ${live[0]!.id}; cancel them first`,
           );
         }
-        store.nodeEvents.deleteRun(run.id, root.id);
-        store.memory.deleteNodeSpaces(ids);
-        store.nodes.deleteTree(root.id);
+        removeTree(store, root.id, run.id);
         events.record('run.deleted', run.id, { run_id: run.id });
+        afterCommit(() => removed(ids));
         return { id: run.id, deleted: true as const };
       });
     },

@@ -1,0 +1,38 @@
+/**
+ * Removing a final tree from the record (`runs.delete`, `canvas.prune`): one way, so both take
+ * the same things with it.
+ */
+import type { Logger } from '../lifecycle/logger.ts';
+import type { Store } from '../store/index.ts';
+import { abandonWorktree } from './worktrees.ts';
+
+/**
+ * In the caller's transaction: the tree's nodes with all that hangs on them (turns, mail,
+ * reports, jobs), their `node:<id>` memory documents (no token reaches those once the node is
+ * gone) and their events with the run's (`node.turn` events carry the very transcripts being
+ * removed). Answers the node ids, whose worktrees go after the commit (`removeWorktrees`).
+ * @param runId the tree's run, or `null` (then only the nodes' events go)
+ */
+export function removeTree(store: Store, rootId: string, runId: string | null): string[] {
+  const ids = store.nodes.treeIds(rootId);
+  store.memory.deleteNodeSpaces(ids);
+  store.nodeEvents.deleteRun(runId ?? rootId, rootId);
+  store.nodes.deleteTree(rootId);
+  return ids;
+}
+
+/** After the commit: the removed nodes' worktrees; a failure is logged, the removal stands. */
+export function removeWorktrees(
+  home: string,
+  logger: Pick<Logger, 'warn'>,
+  ids: readonly string[],
+): void {
+  for (const id of ids) {
+    try {
+      // Every node removed was final (its row is gone now, its state with it).
+      abandonWorktree(home, { id, state: 'done' });
+    } catch (error) {
+      logger.warn({ err: error, node_id: id }, 'could not remove the worktree of a removed node');
+    }
+  }
+}
