@@ -234,6 +234,20 @@ describe('node spaces', () => {
     expect(await envelope(res)).toMatchObject({ code: 'forbidden', field: 'space' });
     const stranger = await app('stranger', ['svc:llm']);
     expect((await put({ space: own, path: 'x.md', content: 'x' }, stranger)).status).toBe(403);
+    // A node the owner made inside the app's tree is the app's to see, so is its space.
+    const inTree = await ok<{ id: string; app_id: string | null }>(
+      await t.call(
+        '/v1/nodes',
+        json({
+          task: 'owner-made child',
+          parent_id: node.id,
+          model: scripted('u', [{ text: 'x' }]),
+        }),
+      ),
+    );
+    expect((await t.call(`/v1/nodes/${inTree.id}`, { token: appToken })).status).toBe(200);
+    const childSpace = { space: `node:${inTree.id}`, path: 'c.md', content: 'c' };
+    expect((await put(childSpace, appToken)).status).toBe(200);
     // Another app's space still needs its scope, from a node as from its app.
     const other = await t.call('/v1/memory?space=app%3Anotes', { token: node.token });
     expect(await envelope(other)).toMatchObject({

@@ -67,8 +67,10 @@ export function memoryService({ store, events }: MemoryServiceDeps) {
   /** Who may read a node's space besides the owner: the node itself and the app it belongs to. */
   function checkNodeSpace(principal: Principal, nodeId: string): void {
     if (principal.kind === 'node' && principal.nodeId === nodeId) return;
+    // The app sees the node as `nodes.retrieve` does (its own, and any node of its trees).
     if (principal.kind === 'app' && principal.appId !== null) {
-      if (store.nodes.get(nodeId)?.app_id === principal.appId) return;
+      if (store.nodes.visible(nodeId, { kind: 'app', appId: principal.appId }) !== undefined)
+        return;
     }
     throw new ApiError(
       'forbidden',
