@@ -336,6 +336,21 @@ describe('publish', () => {
 });
 
 describe('who sees what', () => {
+  it("a reader by scope sees a url receiver's origin only: the rest may hold a secret", async () => {
+    const hooks = await t.appToken(['svc:llm', 'svc:act'], { app_id: 'hook-app' });
+    const reader = await t.appToken(['svc:objects:read:app:hook-app'], { app_id: 'peeker' });
+    const url = 'http://127.0.0.1:9/hooks/s3cr3t-path?token=abc';
+    const res = await registerAs(hooks.token, { receiver: { kind: 'url', url } });
+    const obj = (await res.json()) as Registered;
+    const seen = (token: string) =>
+      getJson<{ receiver: { url: string } }>(`/v1/custom-objects/${obj.id}`, token);
+    expect((await seen(hooks.token)).receiver.url).toBe(url);
+    expect((await seen(t.ownerToken)).receiver.url).toBe(url);
+    expect((await seen(reader.token)).receiver.url).toBe('http://127.0.0.1:9');
+    const listed = await getJson<Page>('/v1/custom-objects?limit=200', reader.token);
+    expect(JSON.stringify(listed)).not.toContain('s3cr3t');
+  });
+
   it('an app sees its own; svc:objects:read:app:<id> reads another app’s; anyone else gets 404', async () => {
     const owner = await t.appToken([], { app_id: 'owner-app' });
     const stranger = await t.appToken([], { app_id: 'stranger' });

@@ -129,12 +129,16 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     return row!;
   }
 
+  function manages(principal: Principal, row: CustomObjectRow): boolean {
+    return (
+      principal.kind === 'owner' || (principal.appId !== null && principal.appId === row.app_id)
+    );
+  }
+
   /** The owner, or a token of the owning app; a reader by scope gets 403, anyone else 404. */
   function managedRow(id: string, principal: Principal): CustomObjectRow {
     const row = visibleRow(id, principal);
-    const manages =
-      principal.kind === 'owner' || (principal.appId !== null && principal.appId === row.app_id);
-    if (!manages) {
+    if (!manages(principal, row)) {
       throw new ApiError(
         'forbidden',
         `custom object ${id} belongs to app '${row.app_id}'; svc:objects:read:app:${row.app_id} lets you read it, not change it`,
@@ -143,8 +147,17 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     return row;
   }
 
-  function dto(row: CustomObjectRow): CustomObject {
-    return toCustomObject(row, objects.pendingCount(row.id));
+  /**
+   * The object as `principal` may read it. A webhook URL often carries a secret in its path or
+   * query, so a reader by scope (`svc:objects:read:app:<id>`) sees only its origin.
+   */
+  function dto(row: CustomObjectRow, principal: Principal): CustomObject {
+    const object = toCustomObject(row, objects.pendingCount(row.id));
+    if (object.receiver.kind !== 'url' || manages(principal, row)) return object;
+    return {
+      ...object,
+      receiver: { ...object.receiver, url: new URL(object.receiver.url).origin },
+    };
   }
 
   function schemaCheck(row: CustomObjectRow, event: string): SchemaCheck | null {
@@ -290,11 +303,11 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     list(principal: Principal, q: { before?: string | undefined; limit: number }): CustomObject[] {
       const appIds = readableApps(principal);
       if (appIds !== undefined && appIds.length === 0) return [];
-      return objects.list({ appIds, ...q }).map(dto);
+      return objects.list({ appIds, ...q }).map((row) => dto(row, principal));
     },
 
     get(id: string, principal: Principal): CustomObject {
-      return dto(visibleRow(id, principal));
+      return dto(visibleRow(id, principal), principal);
     },
 
     unregister(id: string, principal: Principal): { id: string; deleted: true } {
