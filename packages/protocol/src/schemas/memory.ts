@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { listQuerySchema, queryInt, timestampSchema } from './common.ts';
 import { MEMORY_PATH_MAX, MEMORY_SPACE_PATTERN, memoryPathProblem } from './memory-space.ts';
+// One grammar of media types (RFC 9110) wherever svc takes one.
+import { mediaTypeSchema } from './uploads.ts';
 
 export const MEMORY_KINDS = ['knowledge', 'preference'] as const;
 export const MEMORY_PRIVACY = ['public', 'friends', 'private'] as const;
@@ -38,12 +40,6 @@ export const memoryPathSchema = z
   .describe(
     `a relative path of '/'-separated segments, e.g. prefs/food.md: no empty, '.' or '..' segment, no control character, at most ${MEMORY_PATH_MAX} characters`,
   );
-
-const mediaTypeSchema = z
-  .string()
-  .max(127)
-  .regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/, 'must be a media type such as text/markdown')
-  .describe('e.g. text/markdown');
 
 /** A document without its content: what lists answer. */
 export const memoryDocumentSummarySchema = z.object({
