@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, ok, scripted } from './broker-fixtures.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { readFrames } from './sse.ts';
 
 const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', import.meta.url));
 
@@ -78,5 +79,26 @@ describe('a node token', () => {
       message: 'the node of this token no longer exists',
     });
     expect((await child(token)).status).toBe(401);
+  });
+});
+
+describe('an open stream', () => {
+  it('ends once the token that opened it is revoked, before any later event', async () => {
+    const app = await t.appToken(['svc:llm', 'svc:act']);
+    const node = await ok<{ id: string }>(
+      await t.call('/v1/nodes', {
+        ...json({ task: 'watched', model: scripted('idle', [{ text: 'x' }]) }),
+        token: app.token,
+      }),
+    );
+    const stream = await t.call(`/v1/nodes/${node.id}/stream`, { token: app.token });
+    expect(stream.status).toBe(200);
+    const revoked = await t.call(`/v1/tokens/${app.token_id}`, { method: 'DELETE' });
+    expect(revoked.status).toBe(200);
+    const renamed = await t.call(`/v1/nodes/${node.id}`, json({ title: 'AFTER REVOKE' }, 'PATCH'));
+    expect(renamed.status).toBe(200);
+    const { frames, ended } = await readFrames(stream, () => false, 3_000);
+    expect(ended).toBe(true);
+    expect(JSON.stringify(frames)).not.toContain('AFTER REVOKE');
   });
 });

@@ -2,7 +2,6 @@ import {
   findRoute,
   isFinal,
   listCovers,
-  type NodeState,
   type RouteDef,
   type RouteMatch,
   routes,
@@ -38,7 +37,7 @@ export function authenticate(
     if (state === undefined) {
       throw new ApiError('unauthorized', 'the node of this token no longer exists');
     }
-    if (isFinal(state as NodeState)) {
+    if (isFinal(state)) {
       throw new ApiError(
         'forbidden',
         `node ${principal.nodeId} is ${state}: its token acts on nothing but its broker's own routes`,

@@ -5,7 +5,7 @@ import { lastEventId } from './events.ts';
 import { DEFAULT_LIMIT, page } from './node-streams.ts';
 import { mount, type Routes } from './route.ts';
 import { eventStream, sseHeaders } from './sse.ts';
-import { sessionAlive } from './viewer-auth.ts';
+import { streamAlive } from './viewer-auth.ts';
 
 /** Every route of protocol's `customObjectRoutes` (docs/api-v1.md "Custom objects"). */
 export function registerCustomObjects(app: Routes, ctx: DaemonContext): void {
@@ -36,14 +36,14 @@ export function registerCustomObjects(app: Routes, ctx: DaemonContext): void {
   mount(app, 'customObjects.receive', (c, { params, query }) => {
     const after = lastEventId(c.header('last-event-id')) ?? query.after;
     const queue = ctx.customObjects.queueReader(params.id, who(c), after);
-    const session = sessionAlive(c, ctx.viewer);
+    const holds = streamAlive(c, ctx.viewer, ctx.tokens);
     const stream = eventStream(ctx.events, ctx.sse, {
       after: 0,
       kinds: undefined,
       keepaliveMs: ctx.sseKeepaliveMs,
       signal: c.signal,
       read: queue.read,
-      alive: () => queue.alive() && (session === undefined || session()),
+      alive: () => queue.alive() && holds(),
     });
     return c.body(stream, 200, sseHeaders(ctx.sseKeepaliveMs));
   });

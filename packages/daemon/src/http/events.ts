@@ -2,7 +2,7 @@ import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { mount, type Routes } from './route.ts';
 import { eventStream, sseHeaders } from './sse.ts';
-import { sessionAlive } from './viewer-auth.ts';
+import { streamAlive } from './viewer-auth.ts';
 
 /**
  * `GET /v1/events`: the event log as SSE. `Last-Event-ID` (what an EventSource sends when it
@@ -17,7 +17,7 @@ export function registerEvents(app: Routes, ctx: DaemonContext): void {
       keepaliveMs: ctx.sseKeepaliveMs,
       signal: c.signal,
       follow: query.follow !== false,
-      alive: sessionAlive(c, ctx.viewer),
+      alive: streamAlive(c, ctx.viewer, ctx.tokens),
     });
     return c.body(stream, 200, sseHeaders(ctx.sseKeepaliveMs));
   });

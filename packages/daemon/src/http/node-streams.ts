@@ -13,7 +13,7 @@ import type { EventSubjects } from '../store/node-events.ts';
 import type { Call, Reply } from './call.ts';
 import { lastEventId } from './events.ts';
 import { eventStream, sseHeaders } from './sse.ts';
-import { sessionAlive } from './viewer-auth.ts';
+import { streamAlive } from './viewer-auth.ts';
 
 export const DEFAULT_LIMIT = 50;
 const DEFAULT_WAIT_S = 30;
@@ -60,7 +60,7 @@ export function eventsResponse(
     signal: c.signal,
     read: reader(ctx, subjects, query.kinds),
     follow: query.follow !== false,
-    alive: sessionAlive(c, ctx.viewer),
+    alive: streamAlive(c, ctx.viewer, ctx.tokens),
   });
   return c.body(stream, 200, sseHeaders(ctx.sseKeepaliveMs));
 }

@@ -35,7 +35,7 @@ export interface EventStreamOptions {
   follow?: boolean | undefined;
   /**
    * Whether the caller may still read: checked before every page and keepalive, so a stream a
-   * viewer session opened ends once the session is revoked or expires (`sessionAlive`).
+   * viewer session or a bearer token opened ends once it is revoked or expires (`streamAlive`).
    */
   alive?: (() => boolean) | undefined;
 }

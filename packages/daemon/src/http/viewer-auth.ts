@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.ts';
-import type { Principal } from '../services/tokens.ts';
+import type { Principal, TokenService } from '../services/tokens.ts';
 import type { ViewerService } from '../services/viewer.ts';
 import type { Call } from './call.ts';
 import { isAllowedHost } from './host-guard.ts';
@@ -81,10 +81,13 @@ export function viewerPrincipal(
 }
 
 /**
- * For a stream a viewer session opened, whether that session still lives (a stream outlasts the
- * request that checked it: logout or expiry must end it too); `undefined` for any other caller.
+ * Whether what opened a stream still holds: its viewer session (logout, expiry), or its bearer
+ * token (revocation, expiry, a node token's node ending). A stream outlasts the request that
+ * checked it, so it asks before every page and keepalive.
  */
-export function sessionAlive(c: Call, viewer: ViewerService): (() => boolean) | undefined {
+export function streamAlive(c: Call, viewer: ViewerService, tokens: TokenService): () => boolean {
   const session = c.viewerSession;
-  return session === null ? undefined : () => viewer.isLive(session);
+  if (session !== null) return () => viewer.isLive(session);
+  const principal = c.principal;
+  return principal === null ? () => true : () => tokens.stillLive(principal);
 }

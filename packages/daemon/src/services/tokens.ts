@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { newId, type Token } from '@svc/protocol';
+import { isFinal, type NodeState, newId, type Token } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
 import type { TokenKind, TokenRow } from '../store/tokens.ts';
@@ -162,8 +162,30 @@ export function tokenService(store: Store, events: EventLog) {
       return principal;
     },
 
+    /**
+     * Whether `principal`'s token still holds: not revoked, not expired, and for a node token
+     * its node still works. A stream outlives the request that checked its token, so it asks
+     * this before each page and keepalive.
+     */
+    stillLive(principal: Readonly<Principal>): boolean {
+      // A publish token lives as long as its object; unregistering ends the object's streams.
+      if (principal.kind === 'publish') return true;
+      const key = keys.get(principal.tokenId);
+      let entry = key === undefined ? undefined : live.get(key);
+      if (entry === undefined) {
+        // Written by another connection (tests): read, as `unknown` does.
+        const row = store.tokens.byId(principal.tokenId);
+        entry = row === undefined || row.revoked_at !== null ? undefined : cached(row);
+      }
+      if (entry === undefined || entry.expires <= Date.now()) return false;
+      if (principal.kind !== 'node') return true;
+      const state =
+        principal.nodeId === null ? undefined : store.nodes.get(principal.nodeId)?.state;
+      return state !== undefined && !isFinal(state);
+    },
+
     /** The state of a node token's node; `undefined` once the node is gone (pruned, deleted). */
-    nodeState(nodeId: string): string | undefined {
+    nodeState(nodeId: string): NodeState | undefined {
       return store.nodes.get(nodeId)?.state;
     },
 
