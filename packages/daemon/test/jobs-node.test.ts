@@ -5,7 +5,9 @@
  */
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { createLocalClient } from '@svc/client/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon } from '../src/daemon.ts';
 import {
   bash,
   createNode,
@@ -17,7 +19,7 @@ import {
   toolResults,
   waitForNode,
 } from './broker-fixtures.ts';
-import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { json, startTestDaemon, type TestDaemon, tempHome } from './helpers.ts';
 
 interface Job {
   id: string;
@@ -56,6 +58,19 @@ describe('bash jobs', () => {
       .filter((r) => r.name === 'bash')
       .map((r) => (r as { job_id?: string }).job_id);
     expect(ids).toEqual([jobs[1]!.id, jobs[0]!.id]);
+  });
+
+  it('a long command is titled without splitting a surrogate pair, and runs', async () => {
+    // 498 characters before an emoji: a cut at 499 would keep half of it.
+    const command = `echo ${'a'.repeat(493)}😀${'b'.repeat(20)}`;
+    const node = await createNode(t.call, {
+      task: 'a long command',
+      model: scripted('jobs-long', [bash(command), submit({})]),
+    });
+    await waitForNode(t.call, node.id, isFinal);
+    const [job] = await jobsOf(node.id);
+    expect(job).toMatchObject({ state: 'done', exit_code: 0 });
+    expect(job!.title).toBe(`${command.slice(0, 498)}…`);
   });
 
   it('cancelling a running job stops that command only; the node goes on', async () => {
@@ -120,5 +135,41 @@ describe('bash jobs', () => {
       "the dead broker's job cancelled and the relaunch running the call again",
     );
     expect((await t.call(`/v1/nodes/${node.id}/cancel`, json({}))).status).toBe(200);
+  }, 40_000);
+});
+
+describe('bash jobs across a daemon restart', () => {
+  it('a job running when the daemon stopped is settled cancelled when the next one starts', async () => {
+    const home = tempHome();
+    const first = await startDaemon({ home, logLevel: 'warn', brokers: { concurrency: 1 } });
+    const client = createLocalClient({ home });
+    const node = await client.nodes.create({
+      task: 'sleeps through a restart',
+      model: {
+        provider: 'scripted',
+        model: 'jobs-restart',
+        script: [bash('sleep 30'), submit({})],
+      },
+    } as never);
+    let stale: string | undefined;
+    await eventually(
+      async () => {
+        const page = await client.nodes.jobs.list(node.id);
+        stale = page.data.find((j) => j.state === 'running')?.id;
+        return stale !== undefined;
+      },
+      10_000,
+      'a running job',
+    );
+    await first.close();
+    const second = await startDaemon({ home, logLevel: 'warn', brokers: { concurrency: 1 } });
+    try {
+      const again = createLocalClient({ home });
+      const jobs = (await again.nodes.jobs.list(node.id)).data;
+      expect(jobs.find((j) => j.id === stale)).toMatchObject({ state: 'cancelled' });
+      await again.nodes.cancel(node.id);
+    } finally {
+      await second.close();
+    }
   }, 40_000);
 });

@@ -67,6 +67,17 @@ describe('a node token', () => {
     // Its broker's own routes still take it (a stopping broker's last records).
     const directive = await t.call(`/v1/nodes/${id}/broker/directive`, { token });
     expect(directive.status).toBe(200);
+    // But no new work: neither a job started nor a plugin token minted for the ended node.
+    const job = await t.call(`/v1/nodes/${id}/broker/jobs`, {
+      ...json({ state: 'running', kind: 'bash', title: 'late' }),
+      token,
+    });
+    expect(job.status).toBe(409);
+    const minted = await t.call(`/v1/nodes/${id}/broker/plugin-token`, {
+      ...json({ plugin: 'nope', group: 'g' }),
+      token,
+    });
+    expect(minted.status).toBe(409);
   });
 
   it('is refused everywhere but broker routes once its node is gone', async () => {

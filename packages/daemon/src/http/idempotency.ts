@@ -18,6 +18,8 @@ const SECRET_FIELDS: Readonly<Record<string, string | readonly string[]>> = {
   'viewer.links.create': 'url',
   // A custom object's publish token and, for a url receiver, its signing secret.
   'customObjects.register': ['publish_token', 'signing_secret'],
+  // A bearer JWT a plugin accepts for five minutes.
+  'broker.pluginToken.mint': 'token',
 };
 
 /**

@@ -25,6 +25,7 @@ import {
   exhaustedBudget,
   type faultBodySchema,
   isBuiltinTool,
+  isFinal,
   type jobRecordBodySchema,
   newId,
   pluginToolName,
@@ -386,7 +387,12 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
     /** `broker.jobs.record`: starts a job, or settles one (a repeat answers it as it is). */
     recordJob(id: string, body: JobBody): Job {
       return store.db.transaction(() => {
-        row(id);
+        const node = row(id);
+        // Ending a job is a stopping broker's last record; starting one is work, which an ended
+        // node does no more.
+        if (body.state === 'running' && isFinal(node.state)) {
+          throw new ApiError('invalid_state', `node ${id} is ${node.state}; it starts no job`);
+        }
         const record = (job: Job) => {
           events.record('node.job', id, { node_id: id, job });
           return job;

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
-import { listCovers } from '@svc/protocol';
+import { isFinal, listCovers } from '@svc/protocol';
 import type { TcpInfo } from '../context.ts';
 import type { DirectoryKeys } from '../directory/keys.ts';
 import { ApiError } from '../errors.ts';
@@ -97,9 +97,13 @@ export function directoryService(deps: {
 
     /** `broker.pluginToken.mint`: a token for one call of `plugin`'s `group` by node `nodeId`. */
     async mint(nodeId: string, plugin: string, group: string) {
-      const { row, scope } = directoryGroup(plugin, group);
       const node = store.nodes.get(nodeId);
       if (node === undefined) throw new ApiError('not_found', `no node ${nodeId}`);
+      // A token acts for the node: one that ended acts for nothing any more.
+      if (isFinal(node.state)) {
+        throw new ApiError('invalid_state', `node ${nodeId} is ${node.state}; it calls no plugin`);
+      }
+      const { row, scope } = directoryGroup(plugin, group);
       const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
       if (!listCovers(scopes, scope)) {
         // As every scope_missing of the daemon: the scope wanted, and the list that lacks it.

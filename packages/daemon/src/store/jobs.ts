@@ -27,6 +27,7 @@ export function jobStore(db: Db) {
        WHERE id = ? AND node_id = ? AND state = 'running'`,
     ),
     running: db.sqlite.prepare(`SELECT id FROM jobs WHERE node_id = ? AND state = 'running'`),
+    runningNodes: db.sqlite.prepare(`SELECT DISTINCT node_id FROM jobs WHERE state = 'running'`),
     toCancel: db.sqlite.prepare(
       `SELECT id FROM jobs WHERE node_id = ? AND state = 'running'
        AND cancel_requested_at IS NOT NULL ORDER BY id`,
@@ -61,6 +62,10 @@ export function jobStore(db: Db) {
     /** Asks the node's broker to stop a running job (`nodes.jobs.cancel`); repeats are no-ops. */
     requestCancel(nodeId: string, id: string, at: string): void {
       q.requestCancel.run(at, id, nodeId);
+    },
+    /** The nodes with a running job. */
+    runningNodes(): string[] {
+      return (q.runningNodes.all() as { node_id: string }[]).map((r) => r.node_id);
     },
     /** The node's running jobs. */
     running(nodeId: string): string[] {

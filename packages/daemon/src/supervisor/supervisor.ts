@@ -288,6 +288,9 @@ export function createSupervisor(
       store.brokers.end(row.token_id, 'lost', at);
       hooks.ended(row.node_id);
     }
+    // No broker lives before this daemon starts one: a job still `running` ran in a broker that
+    // is gone (stopped with the last daemon, whose close records no job ends).
+    for (const nodeId of store.jobs.runningNodes()) hooks.ended(nodeId);
     for (const row of store.nodes.inStates(['running'])) hooks.lost(row.id);
   }
 

@@ -45,7 +45,7 @@ export const bashTool = defineTool({
     const job = await port.recordJob({
       state: 'running',
       kind: 'bash',
-      title: command.length > TITLE_MAX ? `${command.slice(0, TITLE_MAX - 1)}…` : command,
+      title: titleOf(command),
     });
     const cancel = new AbortController();
     const done = new AbortController();
@@ -73,6 +73,18 @@ export const bashTool = defineTool({
     return { output, job_id: job.id };
   },
 });
+
+/**
+ * The command as a job's title, cut at `TITLE_MAX` without splitting a surrogate pair (half a
+ * pair is no text: the daemon refuses it, and the command would never run).
+ */
+function titleOf(command: string): string {
+  if (command.length <= TITLE_MAX) return command;
+  let cut = TITLE_MAX - 1;
+  const last = command.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  return `${command.slice(0, cut)}…`;
+}
 
 /**
  * Aborts `cancel` once the daemon's directive lists job `jobId` in `cancel_jobs`; ends with
