@@ -138,6 +138,14 @@ describe('bad input on every route answers an envelope, never a 5xx', () => {
     },
   );
 
+  it('a query escape that is not UTF-8 → 400, never read as U+FFFD', async () => {
+    for (const query of ['path=victim-%FF.md', 'path=%ED%A0%80', 'path=%E0%A4%A']) {
+      const res = await t.call(`/v1/memory/document?${query}`, { method: 'DELETE' });
+      expect(res.status, query).toBe(400);
+      expect(await envelope(res)).toMatchObject({ code: 'invalid_request' });
+    }
+  });
+
   it.each(withBody.map((r) => [r.id, r] as const))(
     '%s: a lone surrogate → 400, before the schema (SQLite would store U+FFFD instead)',
     async (_id, route) => {

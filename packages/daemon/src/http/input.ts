@@ -50,7 +50,19 @@ const NO_BYTES = new Uint8Array();
 
 /** The query's parameters (the last of a repeated name wins), as `URLSearchParams` reads them. */
 function queryOf(query: string): Record<string, string> {
-  return query === '' ? {} : Object.fromEntries(new URLSearchParams(query));
+  if (query === '') return {};
+  // `URLSearchParams` turns an escape that is not UTF-8 (`%FF`) into U+FFFD without a word: a
+  // DELETE would then act on another name than the one sent.
+  if (query.includes('%')) {
+    for (const part of query.split(/[&=]/)) {
+      try {
+        decodeURIComponent(part);
+      } catch {
+        throw new ApiError('invalid_request', 'the query is not valid percent-encoded UTF-8');
+      }
+    }
+  }
+  return Object.fromEntries(new URLSearchParams(query));
 }
 
 function parse(
