@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Svc } from '@svc/client';
 import { type HomePaths, homePaths, resolveHome } from '@svc/protocol/home';
 import type { Command } from 'commander';
-import { CliError, EXIT } from './errors.ts';
+import { CliError, EXIT, UsageError } from './errors.ts';
 import { type Io, Printer } from './output/printer.ts';
 
 /** One invocation of `svc`: where it writes and the exit code its command chose. */
@@ -71,11 +71,16 @@ export async function connect(
   const baseUrl = nonEmpty(env.SVC_BASE_URL);
   const token = nonEmpty(env.SVC_TOKEN);
   if (baseUrl !== undefined) {
+    // Both caught before anything is sent: usage errors (exit 2).
     if (token === undefined) {
-      throw new CliError('SVC_BASE_URL is set but SVC_TOKEN is not; set both, or neither');
+      throw new UsageError('SVC_BASE_URL is set but SVC_TOKEN is not; set both, or neither');
     }
     const { Svc } = await import('@svc/client');
-    return new Svc({ baseUrl, token });
+    try {
+      return new Svc({ baseUrl, token });
+    } catch (error) {
+      throw new UsageError(`SVC_BASE_URL: ${(error as Error).message}`);
+    }
   }
   // No socket means no daemon: say so at once instead of after the client's connection retries.
   if (!existsSync(paths.socket)) {

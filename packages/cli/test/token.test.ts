@@ -75,10 +75,14 @@ describe('svc as a token', () => {
   it('SVC_BASE_URL without SVC_TOKEN is one clear error', async () => {
     as({ SVC_BASE_URL: baseUrl });
     const res = await svc('grant');
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     expect(res.stderr).toBe(
       'svc: SVC_BASE_URL is set but SVC_TOKEN is not; set both, or neither\n',
     );
+    as({ SVC_BASE_URL: 'notaurl', SVC_TOKEN: tokens.bare });
+    const bad = await svc('grant');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^svc: SVC_BASE_URL: /);
   });
 
   it('the help hides human without svc:act and cron without svc:schedule', async () => {
