@@ -103,7 +103,8 @@ export function useLiveEvents(): Versions {
     };
     api<{ seq: number }>('GET', '/v1/canvas/snapshot?limit=1').then(
       (snapshot) => follow(snapshot.seq),
-      // An older daemon without the route: the whole backlog, as before.
+      // The snapshot failed (the session ended, the daemon went away): follow from the start,
+      // as before the snapshot existed; the stream's own 401 or reconnects take it from there.
       () => follow(0),
     );
     return () => {

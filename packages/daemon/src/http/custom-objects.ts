@@ -31,8 +31,9 @@ export function registerCustomObjects(app: Routes, ctx: DaemonContext): void {
   mount(app, 'customObjects.ack', (c, { params, body }) =>
     c.json(ctx.customObjects.ack(params.id, who(c), body.delivery_ids)),
   );
-  // Every unacknowledged delivery first, whatever the cursor says, then live ones: the stream
-  // starts at seq 0 and the reader skips acknowledged deliveries up to the cursor.
+  // The stream starts at seq 0 and the reader sends, in seq order, every unacknowledged
+  // delivery (whatever the cursor says) and the acknowledged ones after the cursor; then live
+  // ones as they come.
   mount(app, 'customObjects.receive', (c, { params, query }) => {
     const after = lastEventId(c.header('last-event-id')) ?? query.after;
     const queue = ctx.customObjects.queueReader(params.id, who(c), after);

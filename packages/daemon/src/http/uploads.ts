@@ -33,7 +33,7 @@ function servedType(stored: string): string {
  * `attachment` with the name twice (RFC 6266 §4.3): an ASCII fallback with anything a quoted
  * string cannot hold replaced, and the exact name as RFC 8187 `filename*`.
  */
-export function contentDisposition(filename: string): string {
+function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   const exact = encodeURIComponent(filename).replace(
     /['()*]/g,

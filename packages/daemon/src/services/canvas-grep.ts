@@ -17,7 +17,7 @@ import type { GrepDoc, GrepHit, GrepRequest, GrepWorkerData } from './grep-worke
 type GrepResult = z.output<typeof historyGrepResultSchema>;
 
 /** How long a grep may run in all, worker start included. */
-export const GREP_TIME_MS = 3_000;
+const GREP_TIME_MS = 3_000;
 /** Turns read per batch handed to the worker. */
 const BATCH = 200;
 /** The scan stops after this many turns, or this many characters of text, however few hits. */
@@ -30,11 +30,11 @@ const WORKER = new URL('./grep-worker.ts', import.meta.url);
  * Greps running at once: each holds a worker thread that may spin for its whole time bound, and
  * the daemon's host may have few cores; one more is 429 `rate_limited`.
  */
-export const GREPS_AT_ONCE = 2;
+const GREPS_AT_ONCE = 2;
 let running = 0;
 
 /** The flags a grep compiles its pattern with; a pattern they refuse is 422. */
-export function checkPattern(pattern: string, ignoreCase: boolean): string {
+function checkPattern(pattern: string, ignoreCase: boolean): string {
   const flags = ignoreCase ? 'i' : '';
   try {
     new RegExp(pattern, flags);

@@ -124,7 +124,7 @@ export type CanvasHistoryService = ReturnType<typeof canvasHistoryService>;
  * The words of `q` as an FTS5 query: each quoted (so no word is read as FTS5 syntax), all of them
  * required; a word ending in `*` matches as a prefix. No word with a letter or digit: 422.
  */
-export function ftsQuery(q: string): string {
+function ftsQuery(q: string): string {
   const terms = q
     .split(/\s+/)
     .filter((t) => /[\p{L}\p{N}]/u.test(t))
@@ -150,7 +150,7 @@ function entry(role: TranscriptEntry['role'], text: string): TranscriptEntry {
 }
 
 /** A turn as text: what the model was given, what it answered, each tool call and its result. */
-export function toTranscriptTurn(turn: Turn): TranscriptTurn {
+function toTranscriptTurn(turn: Turn): TranscriptTurn {
   const entries = turn.input.map((m) => entry(m.role, m.text));
   if (turn.text !== '') entries.push(entry('assistant', turn.text));
   for (const call of turn.tool_calls) {

@@ -58,7 +58,7 @@ export const DEFAULT_DELIVERY_POLICY: Readonly<DeliveryPolicy> = Object.freeze({
 const BACKOFF_FACTOR = 4;
 
 /** The wait before attempt `attempts + 1`, after `attempts` failed ones. */
-export function retryDelayMs(policy: DeliveryPolicy, attempts: number): number {
+function retryDelayMs(policy: DeliveryPolicy, attempts: number): number {
   const exponent = Math.max(0, attempts - 1);
   return Math.min(policy.retryBaseMs * BACKOFF_FACTOR ** exponent, policy.retryMaxMs);
 }

@@ -12,7 +12,7 @@ import type { Attempt, CustomObjectService } from './custom-objects.ts';
 import { webhookSignature } from './object-secrets.ts';
 import { soonestTimer } from './soonest-timer.ts';
 
-export const MAX_IN_FLIGHT = 8;
+const MAX_IN_FLIGHT = 8;
 /** What an argv program's stderr may add to a failed attempt's error (its tail is kept). */
 const STDERR_TAIL = 500;
 
@@ -165,14 +165,8 @@ export function objectDispatcher(service: CustomObjectService, logger: Logger, u
       unsubscribe();
       for (const job of inFlight.values()) job.stop.abort();
     },
-    /** Attempts running now (for tests and status). */
-    get inFlight(): number {
-      return inFlight.size;
-    },
   };
 }
-
-export type ObjectDispatcher = ReturnType<typeof objectDispatcher>;
 
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
