@@ -91,7 +91,7 @@ export async function run(argv: readonly string[], io: Io = processIo()): Promis
     if (err instanceof CommanderError) {
       return commanderExit(err, io, commandWord(argv.slice(2)) === 'help');
     }
-    const failure = describeFailure(err);
+    const failure = describeFailure(err, io.env);
     io.stderr(`${failure.line}\n`);
     if (io.env.SVC_DEBUG && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
     return failure.exitCode;

@@ -79,6 +79,12 @@ describe('svc as a token', () => {
     expect(res.stderr).toBe(
       'svc: SVC_BASE_URL is set but SVC_TOKEN is not; set both, or neither\n',
     );
+    // A remote daemon that does not answer is not one to start here.
+    as({ SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TOKEN: tokens.bare });
+    const away = await svc('grant');
+    expect(away.code).not.toBe(0);
+    expect(away.stderr).toMatch(/is SVC_BASE_URL \(http:\/\/127\.0\.0\.1:9\) right/);
+    expect(away.stderr).not.toMatch(/svc daemon start/);
     as({ SVC_BASE_URL: 'notaurl', SVC_TOKEN: tokens.bare });
     const bad = await svc('grant');
     expect(bad.code).toBe(2);

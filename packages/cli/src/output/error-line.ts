@@ -10,7 +10,7 @@ export interface Failure {
  * Every failure becomes ONE stderr line, `svc: <message> (<code>, request <id>)` for an answer of
  * the daemon, so a script can grep it and a person can quote the request id from the daemon log.
  */
-export function describeFailure(err: unknown): Failure {
+export function describeFailure(err: unknown, env: NodeJS.ProcessEnv = {}): Failure {
   if (err instanceof CliError)
     return { line: `svc: ${oneLine(err.message)}`, exitCode: err.exitCode };
   if (err instanceof APIError && err.status !== undefined) {
@@ -23,8 +23,14 @@ export function describeFailure(err: unknown): Failure {
   if (err instanceof APIConnectionError) {
     const code = causeCode(err);
     const reason = code ?? oneLine(err.message);
+    // A remote daemon (SVC_BASE_URL) is not started from here: name where svc looked.
+    const remote = env.SVC_BASE_URL || undefined;
+    const hint =
+      remote === undefined
+        ? 'is it running? Start it with: svc daemon start'
+        : `is SVC_BASE_URL (${remote}) right, and its TCP listener on?`;
     return {
-      line: `svc: cannot reach the svc daemon (${reason}); is it running? Start it with: svc daemon start`,
+      line: `svc: cannot reach the svc daemon (${reason}); ${hint}`,
       // Nothing listens on the socket (a daemon killed left it behind) or it is gone: the daemon
       // is not running, as when there was no socket to begin with.
       exitCode: code === 'ECONNREFUSED' || code === 'ENOENT' ? EXIT.notRunning : EXIT.error,
