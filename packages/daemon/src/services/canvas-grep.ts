@@ -31,7 +31,6 @@ const WORKER = new URL('./grep-worker.ts', import.meta.url);
  * the daemon's host may have few cores; one more is 429 `rate_limited`.
  */
 const GREPS_AT_ONCE = 2;
-let running = 0;
 
 /** The flags a grep compiles its pattern with; a pattern they refuse is 422. */
 function checkPattern(pattern: string, ignoreCase: boolean): string {
@@ -65,20 +64,24 @@ export interface GrepQuery {
   signal: AbortSignal;
 }
 
-export async function grepTurns(store: Store, vis: Visibility, q: GrepQuery): Promise<GrepResult> {
-  const flags = checkPattern(q.pattern, q.ignoreCase);
-  if (running >= GREPS_AT_ONCE) {
-    throw new ApiError(
-      'rate_limited',
-      `${running} greps are running, the most at once; try again when one has answered`,
-    );
-  }
-  running++;
-  try {
-    return await scanTurns(store, vis, q, flags);
-  } finally {
-    running--;
-  }
+/** One daemon's grep, with its own count of greps running (several daemons share a process in tests). */
+export function turnGrep(store: Store): (vis: Visibility, q: GrepQuery) => Promise<GrepResult> {
+  let running = 0;
+  return async function grepTurns(vis, q) {
+    const flags = checkPattern(q.pattern, q.ignoreCase);
+    if (running >= GREPS_AT_ONCE) {
+      throw new ApiError(
+        'rate_limited',
+        `${running} greps are running, the most at once; try again when one has answered`,
+      );
+    }
+    running++;
+    try {
+      return await scanTurns(store, vis, q, flags);
+    } finally {
+      running--;
+    }
+  };
 }
 
 async function scanTurns(

@@ -19,7 +19,7 @@ import { ApiError } from '../errors.ts';
 import type { StatsGroup } from '../store/canvas.ts';
 import type { Store } from '../store/index.ts';
 import type { Turn } from '../store/turns.ts';
-import { type GrepQuery, grepTurns } from './canvas-grep.ts';
+import { type GrepQuery, turnGrep } from './canvas-grep.ts';
 import type { NodeService } from './nodes.ts';
 import type { Principal } from './tokens.ts';
 
@@ -38,6 +38,7 @@ export interface CanvasHistoryDeps {
 }
 
 export function canvasHistoryService({ store, nodes }: CanvasHistoryDeps) {
+  const grepTurns = turnGrep(store);
   /** A node filter the caller may use: a node it cannot see is 404, as everywhere. */
   function checkNode(nodeId: string | undefined, principal: Principal): void {
     if (nodeId !== undefined) nodes.visibleRow(nodeId, principal, 'node_id');
@@ -74,7 +75,7 @@ export function canvasHistoryService({ store, nodes }: CanvasHistoryDeps) {
 
     grep(principal: Principal, q: GrepQuery): Promise<GrepResult> {
       checkNode(q.nodeId, principal);
-      return grepTurns(store, nodes.visibility(principal), q);
+      return grepTurns(nodes.visibility(principal), q);
     },
 
     read(principal: Principal, q: { nodeId: string; fromTurn: number; limit: number }) {
