@@ -1,10 +1,11 @@
+import { REQUEST_BODY_MAX_BYTES } from '@svc/protocol';
 import { UsageError } from '../errors.ts';
 import { type ContentLimit, readLocal, readStdinBounded } from './local-content.ts';
 
 /** The daemon's request body limit (docs/api-v1.md): a body past it could only be refused. */
 const BODY_LIMIT: ContentLimit = {
-  bytes: 2 * 1024 * 1024,
-  rule: 'a request body is at most 2097152 bytes (2 MiB)',
+  bytes: REQUEST_BODY_MAX_BYTES,
+  rule: `a request body is at most ${REQUEST_BODY_MAX_BYTES} bytes`,
 };
 
 /**

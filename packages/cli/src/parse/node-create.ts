@@ -4,7 +4,12 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import type { NodeCreateParams } from '@svc/client';
-import { nodeCreateBodySchema, parseScopeList, ScopeError } from '@svc/protocol';
+import {
+  nodeCreateBodySchema,
+  parseScopeList,
+  REQUEST_BODY_MAX_BYTES,
+  ScopeError,
+} from '@svc/protocol';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.ts';
 import { parseModelRef } from './model-ref.ts';
@@ -145,18 +150,15 @@ export function parseBudgets(opts: {
   return Object.keys(budgets).length > 0 ? budgets : undefined;
 }
 
-/** The daemon's request body limit, which the schema travels in. */
-const SCHEMA_FILE_MAX_BYTES = 2 * 1024 * 1024;
-
 /** A schema file's JSON; like every local read, a device or an oversized file is refused unread. */
 function readJson(file: string, flag: string): unknown {
   let text: string;
   try {
     const info = statSync(file);
     if (!info.isFile()) throw new UsageError(`${flag}: ${file} is not a regular file`);
-    if (info.size > SCHEMA_FILE_MAX_BYTES) {
+    if (info.size > REQUEST_BODY_MAX_BYTES) {
       throw new UsageError(
-        `${flag}: ${file} is ${info.size} bytes; a schema file is at most ${SCHEMA_FILE_MAX_BYTES}`,
+        `${flag}: ${file} is ${info.size} bytes; a schema file is at most ${REQUEST_BODY_MAX_BYTES}`,
       );
     }
     text = readFileSync(file, 'utf8');

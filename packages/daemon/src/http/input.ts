@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { RouteDef } from '@svc/protocol';
+import { REQUEST_BODY_MAX_BYTES, type RouteDef } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { holdsLoneSurrogate, MAX_JSON_DEPTH, nestsTooDeep } from '../store/json.ts';
@@ -9,11 +9,8 @@ import { validationError } from './errors.ts';
 /** A `\uD800`–`\uDFFF` escape in JSON text: the only way a lone surrogate gets into a body. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
-/**
- * Largest request body accepted (docs/api-v1.md). Sized for `files.write`: its largest file
- * (1 MiB) sent as base64 in JSON is about 1.34 MiB.
- */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Largest request body accepted: the protocol's, which the CLI checks before sending too. */
+export const MAX_BODY_BYTES = REQUEST_BODY_MAX_BYTES;
 
 /**
  * Reads and validates the matched route's params, query and body. The body is read with a hard
