@@ -225,4 +225,19 @@ describe('canvas attention', () => {
     const res = await t.call('/v1/canvas/attention', { token: null });
     expect(res.status).toBe(401);
   });
+
+  // Last: it adds a thousand open tickets.
+  it("finds an app's ticket behind a thousand newer ones it may not see", async () => {
+    const own = await t.post('/v1/human/requests', { title: 'the app asks' }, appToken);
+    expect(own.status).toBe(200);
+    for (let batch = 0; batch < 20; batch++) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          t.post('/v1/human/requests', { title: `owner ${batch}-${i}` }),
+        ),
+      );
+    }
+    const { data } = await attention('?kinds=ticket', appToken);
+    expect(data.map((i) => i.ticket_id)).toEqual([own.body.ticket_id]);
+  });
 });

@@ -37,6 +37,8 @@ type LiveState = (typeof LIVE_STATES)[number];
 
 /** Each source of attention items is read up to this many rows: the list stays bounded. */
 const SOURCE_MAX = 1000;
+/** Pages of open tickets read for one caller at most (50,000 tickets): a bound, not an expectation. */
+const TICKET_PAGES = 50;
 const CRON_PAGE = 200;
 const PRUNE_LIMIT_DEFAULT = 500;
 
@@ -52,10 +54,25 @@ export interface CanvasServiceDeps {
 export function canvasService({ store, events, nodes, crons, home, logger }: CanvasServiceDeps) {
   // ── attention ─────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * Open tickets, newest first, page after page: the caller filters them by what it may see, so
+   * one page of everyone's could hold none of an app's. Bounded: at most `TICKET_PAGES` pages.
+   */
+  function* openTickets() {
+    let before: string | undefined;
+    for (let page = 0; page < TICKET_PAGES; page++) {
+      const rows = store.human.tickets({ states: OPEN_TICKET_STATES, before, limit: SOURCE_MAX });
+      yield* rows;
+      if (rows.length < SOURCE_MAX) return;
+      before = rows.at(-1)!.id;
+    }
+  }
+
   function ticketItems(principal: Principal): AttentionItem[] {
     const vis = nodes.visibility(principal);
     const items: AttentionItem[] = [];
-    for (const ticket of store.human.tickets({ states: OPEN_TICKET_STATES, limit: SOURCE_MAX })) {
+    for (const ticket of openTickets()) {
+      if (items.length >= SOURCE_MAX) break;
       const request = store.human.request(ticket.request_id);
       if (request === undefined) continue;
       // The asking node's visibility decides; a request no node asked is its app's (or the
