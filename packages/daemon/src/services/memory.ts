@@ -15,7 +15,6 @@ import {
   MEMORY_PRIVACY,
   MEMORY_TITLE_MAX,
   type MemorySpace,
-  memoryPathProblem,
   type memoryWriteBodySchema,
   parseMemorySpace,
   type Scope,
@@ -183,7 +182,7 @@ export function memoryService({ store, events }: MemoryServiceDeps) {
 
     get(principal: Principal, ref: MemoryDocumentRef): MemoryDocument {
       const space = spaceOf(ref.space);
-      const path = checkedPath(ref.path);
+      const path = ref.path;
       const view = readView(principal, space, path);
       const name = formatMemorySpace(space);
       const row = store.memory.get(name, path);
@@ -193,7 +192,7 @@ export function memoryService({ store, events }: MemoryServiceDeps) {
 
     write(principal: Principal, body: MemoryWriteBody): MemoryDocument {
       const space = spaceOf(body.space);
-      const path = checkedPath(body.path);
+      const path = body.path;
       const view = writeView(principal, space, path);
       const size = Buffer.byteLength(body.content, 'utf8');
       if (size > MEMORY_CONTENT_MAX_BYTES) {
@@ -241,7 +240,7 @@ export function memoryService({ store, events }: MemoryServiceDeps) {
 
     delete(principal: Principal, ref: MemoryDocumentRef) {
       const space = spaceOf(ref.space);
-      const path = checkedPath(ref.path);
+      const path = ref.path;
       const view = writeView(principal, space, path);
       const name = formatMemorySpace(space);
       return store.db.transaction(() => {
@@ -258,7 +257,10 @@ export function memoryService({ store, events }: MemoryServiceDeps) {
 
 export type MemoryService = ReturnType<typeof memoryService>;
 
-/** The space named (default the person's); the routes' schemas checked it already. */
+/**
+ * The space named (default the person's). The routes' schemas checked it and the path already;
+ * this only parses the space.
+ */
 function spaceOf(value: string | undefined): MemorySpace {
   const space = parseMemorySpace(value ?? 'user');
   if (space === null) {
@@ -267,14 +269,6 @@ function spaceOf(value: string | undefined): MemorySpace {
     });
   }
   return space;
-}
-
-function checkedPath(path: string): string {
-  const problem = memoryPathProblem(path);
-  if (problem !== null) {
-    throw new ApiError('validation_failed', `path ${problem}`, { field: 'path' });
-  }
-  return path;
 }
 
 function titleOf(path: string): string {
