@@ -93,12 +93,9 @@ const PROBES = [null, {}, []];
  * @param lookup the validator's subschemas by absolute URI, where it resolves each `$ref`
  */
 function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, at: string): void {
-  // The schema is a JSON tree (a copy through JSON), so no node is reached twice.
   const subschemas: [Schema, string][] = [];
-  const visit = (node: unknown, pointer: string): void => {
-    if (!isObject(node)) return;
-    const where = `${at}${pointer}`;
-    subschemas.push([node as Schema, where]);
+  eachSubschema(schema, at, (node, where) => {
+    subschemas.push([node, where]);
     // As the validator resolves them: the absolute URI it noted, else the reference as written.
     for (const [keyword, noted] of [
       ['$ref', '__absolute_ref__'],
@@ -115,13 +112,9 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
         throw new TypeError(`${where}.type ${JSON.stringify(type)} is not a JSON Schema type`);
       }
     }
-    const patterns = [
-      ...(node.pattern === undefined ? [] : [node.pattern]),
-      ...Object.keys(isObject(node.patternProperties) ? node.patternProperties : {}),
-    ];
-    for (const pattern of patterns) {
+    for (const pattern of patternsIn(node)) {
       try {
-        new RegExp(pattern as string, 'u'); // as the validator compiles it
+        new RegExp(pattern, 'u'); // as the validator compiles it
       } catch (cause) {
         throw new TypeError(`${where}: ${JSON.stringify(pattern)} is not a regular expression`, {
           cause,
@@ -129,28 +122,14 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
       }
       // Matched on the thread that answers requests: a pattern that backtracks exponentially
       // would let one short string stall the server (ReDoS).
-      const nested = nestedRepetition(pattern as string);
+      const nested = nestedRepetition(pattern);
       if (nested !== null) {
         throw new TypeError(
           `${where}: ${JSON.stringify(pattern)} repeats ${nested}, a repetition inside a repetition, which can take exponential time to match; write it without the nesting`,
         );
       }
     }
-    for (const [keyword, value] of Object.entries(node)) {
-      if (Array.isArray(value)) {
-        if (Object.hasOwn(schemaArrayKeyword, keyword)) {
-          for (const [i, item] of value.entries()) visit(item, `${pointer}.${keyword}[${i}]`);
-        }
-      } else if (Object.hasOwn(SUBSCHEMA_MAP, keyword)) {
-        if (!isObject(value)) continue;
-        for (const [key, item] of Object.entries(value))
-          visit(item, `${pointer}.${keyword}.${key}`);
-      } else if (Object.hasOwn(schemaKeyword, keyword)) {
-        visit(value, `${pointer}.${keyword}`);
-      }
-    }
-  };
-  visit(schema, '');
+  });
   // Then `null` and empty containers through each subschema (`new Validator(...)` probes the root
   // with `null`): a keyword of the wrong shape (`enum: 5`, `allOf: {}`, `required: 5`) or a
   // reference to its own place with nothing between throws on any value that reaches it, and an
@@ -164,6 +143,70 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
       throw new TypeError(`${where} is not a usable JSON Schema${why}`, { cause });
     }
   }
+}
+
+/** A pattern the validator applies, where it sits, and the `maxLength` that bounds its input. */
+export interface SchemaPattern {
+  pattern: string;
+  /** As `compileSchema` names places: `at`, then the keywords down to the subschema. */
+  where: string;
+  /** The subschema's `maxLength`, for a `pattern`; none for a `patternProperties` name. */
+  maxLength?: number;
+}
+
+/**
+ * Every regular expression the validator would match an instance against: each subschema's
+ * `pattern` and the names of its `patternProperties`. For a check the kit cannot make itself: the
+ * daemon proves each one free of super-linear backtracking before it accepts a schema from a token.
+ */
+export function schemaPatterns(schema: JsonSchema, at: string): SchemaPattern[] {
+  const found: SchemaPattern[] = [];
+  eachSubschema(jsonCopy(schema, at), at, (node, where) => {
+    for (const [i, pattern] of patternsIn(node).entries()) {
+      const bounded = i === 0 && node.pattern !== undefined && typeof node.maxLength === 'number';
+      found.push(
+        bounded ? { pattern, where, maxLength: node.maxLength as number } : { pattern, where },
+      );
+    }
+  });
+  return found;
+}
+
+/** The node's `pattern` first, if it has one, then its `patternProperties` names. */
+function patternsIn(node: Schema): string[] {
+  return [
+    ...(node.pattern === undefined ? [] : [String(node.pattern)]), // as the validator reads it
+    ...Object.keys(isObject(node.patternProperties) ? node.patternProperties : {}),
+  ];
+}
+
+/**
+ * Calls `visit` on each subschema, named from `at`. The walk follows the validator's own tables
+ * of the keywords that hold subschemas, so it looks where the validator looks. The schema is a
+ * JSON tree (a copy through JSON), so no node is reached twice.
+ */
+function eachSubschema(
+  schema: unknown,
+  at: string,
+  visit: (node: Schema, where: string) => void,
+): void {
+  const walk = (node: unknown, pointer: string): void => {
+    if (!isObject(node)) return;
+    visit(node as Schema, `${at}${pointer}`);
+    for (const [keyword, value] of Object.entries(node)) {
+      if (Array.isArray(value)) {
+        if (Object.hasOwn(schemaArrayKeyword, keyword)) {
+          for (const [i, item] of value.entries()) walk(item, `${pointer}.${keyword}[${i}]`);
+        }
+      } else if (Object.hasOwn(SUBSCHEMA_MAP, keyword)) {
+        if (!isObject(value)) continue;
+        for (const [key, item] of Object.entries(value)) walk(item, `${pointer}.${keyword}.${key}`);
+      } else if (Object.hasOwn(schemaKeyword, keyword)) {
+        walk(value, `${pointer}.${keyword}`);
+      }
+    }
+  };
+  walk(schema, '');
 }
 
 // Keywords that apply subschemas to the same instance, and fail saying only that one of those

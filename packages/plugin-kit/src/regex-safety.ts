@@ -4,7 +4,9 @@
  * `(a+)+`, `(\w*\s?)*` or `(.*x){20}` (star height two). A JSON Schema `pattern` is refused with
  * it when compiled (a match runs on the request's thread: one such pattern and a 30-character
  * string stall a server for a minute), and the daemon's transcript grep refuses these up front;
- * what this misses (overlapping alternatives such as `(a|a)*`) is not caught here.
+ * what this misses (overlapping alternatives such as `(a|a)*`, polynomial ones such as `\s+$`)
+ * the daemon, which takes schemas from tokens, catches with a checker made for it (recheck), which
+ * the kit cannot carry on every runtime.
  */
 
 interface Frame {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileSchema } from '../src/json-schema.ts';
+import { compileSchema, schemaPatterns } from '../src/json-schema.ts';
 
 const schema = {
   type: 'object',
@@ -78,5 +78,28 @@ describe('compileSchema (@svc/plugin-kit/json-schema)', () => {
     const check = compileSchema(frozen, 'input');
     expect(check({ name: 1 })?.field).toBe('name');
     expect(Object.getOwnPropertyNames(ref)).toEqual(['$ref']);
+  });
+});
+
+describe('schemaPatterns', () => {
+  it('lists each pattern where the validator applies one, with the maxLength bounding it', () => {
+    const found = schemaPatterns(
+      {
+        type: 'object',
+        properties: { code: { type: 'string', pattern: '^[A-Z]+$', maxLength: 8 } },
+        patternProperties: { '^x-': { type: 'string', pattern: 'b+' } },
+        anyOf: [{ items: { pattern: 5 } }],
+        // not a subschema keyword: the validator never applies what is under it
+        examples: [{ pattern: 'never' }],
+      },
+      'input',
+    );
+    expect(found).toEqual([
+      { pattern: '^x-', where: 'input' },
+      { pattern: '^[A-Z]+$', where: 'input.properties.code', maxLength: 8 },
+      { pattern: 'b+', where: 'input.patternProperties.^x-' },
+      // as the validator reads a pattern that is not a string: `new RegExp(5)`
+      { pattern: '5', where: 'input.anyOf[0].items' },
+    ]);
   });
 });

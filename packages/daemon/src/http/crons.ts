@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { screenPatterns } from '../services/pattern-safety.ts';
 import type { Principal } from '../services/tokens.ts';
 import type { Call } from './call.ts';
 import { DEFAULT_LIMIT, page } from './node-streams.ts';
@@ -8,7 +9,10 @@ import { mount, type Routes } from './route.ts';
 export function registerCrons(app: Routes, ctx: DaemonContext): void {
   const who = (c: Call): Principal => c.principal!;
 
-  mount(app, 'crons.create', (c, { body }) => c.json(ctx.crons.create(body, who(c))));
+  mount(app, 'crons.create', async (c, { body }) => {
+    await screenPatterns(body.task.output_schema, 'output_schema');
+    return c.json(ctx.crons.create(body, who(c)));
+  });
   mount(app, 'crons.list', (c, { query }) => {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const rows = ctx.crons.list(who(c), {

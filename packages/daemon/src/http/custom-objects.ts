@@ -25,8 +25,8 @@ export function registerCustomObjects(app: Routes, ctx: DaemonContext): void {
   mount(app, 'customObjects.unregister', (c, { params }) =>
     c.json(ctx.customObjects.unregister(params.id, who(c))),
   );
-  mount(app, 'customObjects.publish', (c, { params, body }) =>
-    c.json(ctx.customObjects.publish(params.id, who(c), body)),
+  mount(app, 'customObjects.publish', async (c, { params, body }) =>
+    c.json(await ctx.customObjects.publish(params.id, who(c), body)),
   );
   mount(app, 'customObjects.ack', (c, { params, body }) =>
     c.json(ctx.customObjects.ack(params.id, who(c), body.delivery_ids)),

@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { screenPatterns } from '../services/pattern-safety.ts';
 import type { Principal } from '../services/tokens.ts';
 import type { Call } from './call.ts';
 import { DEFAULT_LIMIT, page } from './node-streams.ts';
@@ -9,11 +10,15 @@ export function registerHuman(app: Routes, ctx: DaemonContext): void {
   const who = (c: Call): Principal => c.principal!;
   const human = ctx.human;
 
-  mount(app, 'human.requests.create', (c, { body }) => c.json(human.create(body, who(c))));
+  mount(app, 'human.requests.create', async (c, { body }) => {
+    await screenPatterns(body.response_schema, 'response_schema');
+    return c.json(human.create(body, who(c)));
+  });
   mount(app, 'human.requests.retrieve', (c, { params }) => c.json(human.get(params.id, who(c))));
-  mount(app, 'human.requests.replace', (c, { params, body }) =>
-    c.json(human.replace(params.id, body, who(c))),
-  );
+  mount(app, 'human.requests.replace', async (c, { params, body }) => {
+    await screenPatterns(body.response_schema, 'response_schema');
+    return c.json(human.replace(params.id, body, who(c)));
+  });
   mount(app, 'human.requests.respond', (c, { params, body }) =>
     c.json(human.respond(params.id, body, who(c))),
   );

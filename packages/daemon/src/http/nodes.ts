@@ -1,5 +1,6 @@
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import { screenPatterns } from '../services/pattern-safety.ts';
 import type { Principal } from '../services/tokens.ts';
 import { abandonWorktree, closeWorktree } from '../services/worktrees.ts';
 import { type Node, toNode } from '../store/nodes.ts';
@@ -29,7 +30,10 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
 
   const parsed = (node: Node) => (node.state === 'done' ? (node.outcome?.result ?? null) : null);
 
-  mount(app, 'nodes.create', (c, { body }) => c.json(ctx.nodes.create(body, who(c))));
+  mount(app, 'nodes.create', async (c, { body }) => {
+    await screenPatterns(body.output_schema, 'output_schema');
+    return c.json(ctx.nodes.create(body, who(c)));
+  });
   mount(app, 'nodes.list', (c, { query }) => {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const rows = ctx.nodes.list(who(c), {
@@ -61,10 +65,12 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
     c.json(await awaitOutcome(c, params.id, query.timeout_s)),
   );
   mount(app, 'nodes.createAndWait', async (c, { body: { timeout_s, ...body } }) => {
+    await screenPatterns(body.output_schema, 'output_schema');
     const node = ctx.nodes.create(body, who(c));
     return c.json(await awaitOutcome(c, node.id, timeout_s));
   });
   mount(app, 'nodes.parse', async (c, { body: { timeout_s, ...body } }) => {
+    await screenPatterns(body.output_schema, 'output_schema');
     const node = ctx.nodes.create(body, who(c));
     const answer = await awaitOutcome(c, node.id, timeout_s);
     return c.json({ ...answer, parsed: parsed(answer.node) });

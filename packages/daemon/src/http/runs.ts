@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { screenPatterns } from '../services/pattern-safety.ts';
 import type { Run } from '../services/runs.ts';
 import type { Principal } from '../services/tokens.ts';
 import type { Call } from './call.ts';
@@ -41,7 +42,10 @@ export function registerRuns(app: Routes, ctx: DaemonContext): void {
     return page(rows, limit, (r) => r.id);
   };
 
-  mount(app, 'runs.start', (c, { body }) => c.json(ctx.runs.start(body, who(c))));
+  mount(app, 'runs.start', async (c, { body }) => {
+    await screenPatterns(body.output_schema, 'output_schema');
+    return c.json(ctx.runs.start(body, who(c)));
+  });
   mount(app, 'runs.list', (c, { query }) => {
     const { appId, nodeId } = who(c);
     // A node's broker sees its own tree only (docs/nodes.md, visibility): its run, if any, and
@@ -88,6 +92,7 @@ export function registerRuns(app: Routes, ctx: DaemonContext): void {
     c.json(await awaitRun(c, params.id, query.timeout_s)),
   );
   mount(app, 'runs.parse', async (c, { body: { timeout_s, ...body } }) => {
+    await screenPatterns(body.output_schema, 'output_schema');
     const started = ctx.runs.start(body, who(c));
     const answer = await awaitRun(c, started.id, timeout_s);
     const parsed = answer.run.state === 'done' ? (answer.run.outcome?.result ?? null) : null;

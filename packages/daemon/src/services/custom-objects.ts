@@ -28,6 +28,7 @@ import {
 import type { Store } from '../store/index.ts';
 import { type EventDto, type EventLog, toEventDto } from './events.ts';
 import { mintPublishToken, mintSigningSecret } from './object-secrets.ts';
+import { screenPatterns } from './pattern-safety.ts';
 import type { Principal } from './tokens.ts';
 
 export type RegisterBody = z.output<typeof customObjectRegisterBodySchema>;
@@ -160,6 +161,80 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     };
   }
 
+  function publishable(id: string, principal: Principal): CustomObjectRow {
+    const row = principal.kind === 'publish' ? objects.get(id) : managedRow(id, principal);
+    if (row === undefined) {
+      throw new ApiError('not_found', `no custom object ${id}`, { field: 'id' });
+    }
+    return row;
+  }
+
+  function publishNow(row: CustomObjectRow, body: PublishBody): PublishResult {
+    const catalog = JSON.parse(row.events) as Record<string, EventDecl>;
+    if (!Object.hasOwn(catalog, body.event)) {
+      const names = Object.keys(catalog);
+      const shown = names.length > 10 ? `${names.slice(0, 10).join(', ')}, …` : names.join(', ');
+      throw new ApiError(
+        'validation_failed',
+        `custom object ${row.id} declares no event '${body.event}' (declared: ${shown})`,
+        { field: 'event', received: body.event },
+      );
+    }
+    const data = body.data === undefined ? null : body.data;
+    const failure = schemaCheck(row, body.event)?.(data) ?? null;
+    if (failure !== null) {
+      throw new ApiError(
+        'validation_failed',
+        `data does not match the schema of event '${body.event}' at ${failure.pointer || '/'}: ${failure.reason}`,
+        { field: failure.field === '' ? 'data' : `data.${failure.field}` },
+      );
+    }
+    return store.db.transaction((afterCommit) => {
+      const deliveryId = newId('delivery');
+      const event = events.record('object.event', row.id, {
+        object_id: row.id,
+        event: body.event,
+        data,
+        delivery_id: deliveryId,
+      });
+      const now = new Date().toISOString();
+      objects.insertDelivery({
+        id: deliveryId,
+        object_id: row.id,
+        seq: event.seq,
+        state: 'pending',
+        attempts: 0,
+        // A queue is read, not pushed: no attempt is ever due.
+        next_attempt_at: row.receiver_kind === 'queue' ? null : now,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      });
+      if (row.receiver_kind !== 'queue') changed(afterCommit);
+      return { delivery_id: deliveryId, seq: event.seq };
+    });
+  }
+
+  /**
+   * Screens an event's stored schema before its check is first made: one stored before the
+   * daemon screened patterns would otherwise match a backtracking pattern on every publish. Once
+   * made, the check is kept (`checks`), so this waits on nothing after the first publish.
+   */
+  async function screenStored(row: CustomObjectRow, event: string): Promise<void> {
+    if (checks.get(row.id)?.has(event) === true) return;
+    const schema = (JSON.parse(row.events) as Record<string, EventDecl>)[event]?.schema ?? null;
+    try {
+      await screenPatterns(schema, `events.${event}.schema`);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      throw new ApiError(
+        'invalid_state',
+        `the schema of event ${event} can no longer be applied (${error.message}); register the object again`,
+        { field: 'event' },
+      );
+    }
+  }
+
   function schemaCheck(row: CustomObjectRow, event: string): SchemaCheck | null {
     let byEvent = checks.get(row.id);
     if (byEvent === undefined) {
@@ -220,18 +295,19 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     }
   }
 
-  function checkSchemas(events: RegisterBody['events']): void {
+  async function checkSchemas(events: RegisterBody['events']): Promise<void> {
     for (const [name, decl] of Object.entries(events)) {
       if (decl.schema === undefined) continue;
+      const at = `events.${name}.schema`;
       try {
-        compileSchema(decl.schema, `events.${name}.schema`);
+        compileSchema(decl.schema, at);
       } catch (error) {
         const message =
-          error instanceof TypeError
-            ? error.message
-            : `events.${name}.schema is not a usable JSON Schema`;
-        throw new ApiError('invalid_request', message, { field: `events.${name}.schema` });
+          error instanceof TypeError ? error.message : `${at} is not a usable JSON Schema`;
+        throw new ApiError('invalid_request', message, { field: at });
       }
+      // Every publish matches these patterns on the daemon's thread, with a publisher's strings.
+      await screenPatterns(decl.schema, at);
     }
   }
 
@@ -265,7 +341,7 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     },
 
     async register(body: RegisterBody, principal: Principal): Promise<RegisterResult> {
-      checkSchemas(body.events);
+      await checkSchemas(body.events);
       await checkReceiver(body.receiver, principal);
       const publish = mintPublishToken();
       const signingSecret = body.receiver.kind === 'url' ? mintSigningSecret() : null;
@@ -332,54 +408,10 @@ export function customObjectService({ store, events, policy: given }: CustomObje
      * Publishes one declared event. `principal` is the object's publish token (confined to this
      * object by the auth step), the owner, or a token of the owning app.
      */
-    publish(id: string, principal: Principal, body: PublishBody): PublishResult {
-      const row = principal.kind === 'publish' ? objects.get(id) : managedRow(id, principal);
-      if (row === undefined) {
-        throw new ApiError('not_found', `no custom object ${id}`, { field: 'id' });
-      }
-      const catalog = JSON.parse(row.events) as Record<string, EventDecl>;
-      if (!Object.hasOwn(catalog, body.event)) {
-        const names = Object.keys(catalog);
-        const shown = names.length > 10 ? `${names.slice(0, 10).join(', ')}, …` : names.join(', ');
-        throw new ApiError(
-          'validation_failed',
-          `custom object ${id} declares no event '${body.event}' (declared: ${shown})`,
-          { field: 'event', received: body.event },
-        );
-      }
-      const data = body.data === undefined ? null : body.data;
-      const failure = schemaCheck(row, body.event)?.(data) ?? null;
-      if (failure !== null) {
-        throw new ApiError(
-          'validation_failed',
-          `data does not match the schema of event '${body.event}' at ${failure.pointer || '/'}: ${failure.reason}`,
-          { field: failure.field === '' ? 'data' : `data.${failure.field}` },
-        );
-      }
-      return store.db.transaction((afterCommit) => {
-        const deliveryId = newId('delivery');
-        const event = events.record('object.event', row.id, {
-          object_id: row.id,
-          event: body.event,
-          data,
-          delivery_id: deliveryId,
-        });
-        const now = new Date().toISOString();
-        objects.insertDelivery({
-          id: deliveryId,
-          object_id: row.id,
-          seq: event.seq,
-          state: 'pending',
-          attempts: 0,
-          // A queue is read, not pushed: no attempt is ever due.
-          next_attempt_at: row.receiver_kind === 'queue' ? null : now,
-          last_error: null,
-          created_at: now,
-          updated_at: now,
-        });
-        if (row.receiver_kind !== 'queue') changed(afterCommit);
-        return { delivery_id: deliveryId, seq: event.seq };
-      });
+    async publish(id: string, principal: Principal, body: PublishBody): Promise<PublishResult> {
+      await screenStored(publishable(id, principal), body.event);
+      // Read again after the wait: the object may have gone meanwhile.
+      return publishNow(publishable(id, principal), body);
     },
 
     /**

@@ -8,6 +8,7 @@ import { ApiError } from '../errors.ts';
 import { redactSecrets } from '../redact.ts';
 import type { ModelService } from './models.ts';
 import { compileUsable } from './output-schema.ts';
+import { screenPatterns } from './pattern-safety.ts';
 import type { ProfileService } from './profiles.ts';
 import type { Principal } from './tokens.ts';
 
@@ -32,6 +33,7 @@ const ERROR_CODES: Readonly<Record<ModelErrorCode, ApiError['code']>> = {
 export function llmService(models: ModelService, profiles: ProfileService) {
   return {
     async create(body: LlmBody, principal: Principal, signal: AbortSignal): Promise<LlmResponse> {
+      await screenPatterns(body.output_schema, 'output_schema');
       const profile =
         body.profile === undefined
           ? undefined
