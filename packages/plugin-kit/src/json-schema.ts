@@ -56,13 +56,28 @@ export function compileSchema(schema: JsonSchema, at: string): SchemaCheck {
   }
   checkUsable(copy, lookup, at);
   return (value) => {
-    const result = validate(value, copy as Schema, '2020-12', lookup, false);
+    let result: ReturnType<typeof validate>;
+    try {
+      result = validate(value, copy as Schema, '2020-12', lookup, false);
+    } catch (error) {
+      // The validator recurses once per level of the value under a schema that refers to itself
+      // (`items: {$ref: '#'}`), and runs out of stack on an input nested some hundreds deep: the
+      // value is refused, as one too deep to check, rather than failing the call with a 500.
+      if (error instanceof RangeError) return TOO_DEEP;
+      throw error;
+    }
     if (result.valid) return null;
     const unit = deepest(result.errors);
     const pointer = location(unit);
     return { pointer, field: fieldName(pointer), reason: reasonOf(unit) };
   };
 }
+
+const TOO_DEEP: SchemaFailure = {
+  pointer: '',
+  field: '',
+  reason: 'The value nests too deeply to be checked against its schema.',
+};
 
 /**
  * The validator's words for a failure, mended where they mislead: a `false` subschema (e.g.

@@ -411,6 +411,38 @@ describe('input schema validation (draft 2020-12)', () => {
     }
   });
 
+  it('refuses with 422, not a 500, an input nested too deep for a schema that refers to itself', async () => {
+    // The validator recurses once per level under `items: {$ref}`: 100,000 levels (about 200 KB)
+    // run it out of stack on every runtime.
+    const def = acmeGroup({
+      c: {
+        description: 'd',
+        input: {
+          type: 'object',
+          properties: { a: { $ref: '#/$defs/n' } },
+          $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } },
+        },
+        handler: () => ({ ok: true }),
+      },
+    });
+    const strict = createFetchHandler(def, { logger: memoryLogger() });
+    const depth = 100_000;
+    const body = `{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const response = await strict(
+      new Request(`${ORIGIN}/acme/g/c`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      }),
+    );
+    expect(response.status).toBe(422);
+    const error = await errorOf(response);
+    expect(error.code).toBe('validation_failed');
+    expect(error.message).toMatch(/nests too deeply/);
+    // a shallow one still runs
+    expect((await strict(post('/acme/g/c', { a: [[[]]] }))).status).toBe(200);
+  });
+
   it('validates with draft 2020-12 keywords (prefixItems, dependentRequired)', async () => {
     const def = acmeGroup({
       c: {
