@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { gzipSync } from 'node:zlib';
@@ -543,6 +546,23 @@ describe('plugins.install against a hostile or odd endpoint', () => {
     expect(status).toBe(422);
     expect(error.message).toContain('did not send a tar archive');
     expect((await t.call('/v1/status')).status).toBe(200);
+  });
+
+  it('reads an archive packed by tar from a directory, which names the file ./plugin.json', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-tar-'));
+    try {
+      writeFileSync(join(dir, 'plugin.json'), JSON.stringify(base));
+      // `.` as the member: entries `./` and `./plugin.json`, as a plugin not built with the kit
+      // may well ship it.
+      const tar = new Uint8Array(execFileSync('tar', ['-C', dir, '-cf', '-', '.']));
+      const origin = await serveAt(() => new Response(tar));
+      const res = await install({ endpoint: `${origin}/p`, name: 'acme' });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(await res.json()).toMatchObject({ name: 'acme' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await t.call('/v1/plugins/acme', { method: 'DELETE' });
+    }
   });
 
   it('follows no redirect', async () => {

@@ -387,7 +387,8 @@ function manifestOf(archive: Fetched, url: string): Manifest {
     const type = archive.headers.get('content-type') ?? 'no Content-Type';
     throw unusable(`${url} did not send a tar archive (${archive.bytes.length} bytes of ${type})`);
   }
-  const entry = entries.find((e) => e.name === 'plugin.json');
+  // `tar -cf x.tar -C dir .` names it `./plugin.json`: the same file, at the archive's root.
+  const entry = entries.find((e) => e.name.replace(/^(?:\.\/)+/, '') === 'plugin.json');
   if (entry === undefined) throw unusable(`the archive at ${url} has no plugin.json`);
   let parsed: unknown;
   try {
