@@ -139,6 +139,18 @@ describe('events.stream', () => {
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });
 
+  it('a server ending the stream cleanly costs no retry: a quiet stream outlives many restarts', async () => {
+    // Four clean ends with nothing sent (a daemon shutting down each time), then an event.
+    server.reset((_req, res, i) => {
+      open(res);
+      if (i < 4) res.end(': bye\nretry: 10\n\n');
+      else res.write(frame(1));
+    });
+    const events = await take(client.events.stream({}, { maxRetries: 1 }), 1);
+    expect(events).toEqual([event(1)]);
+    expect(server.requests).toHaveLength(5);
+  });
+
   it('reconnects a silent connection after the idle timeout', async () => {
     const quick = new Svc({ baseUrl: client.baseUrl, timeout: 150 });
     server.reset((req, res, i) => {
@@ -250,5 +262,31 @@ describe('events.stream', () => {
 
   it('checks maxRetries like every other option', () => {
     expect(() => client.events.stream({}, { maxRetries: -1 })).toThrow(/options\.maxRetries/);
+  });
+});
+
+describe('customObjects.receive', () => {
+  const obj = 'obj_01JABCDEFGHJKMNPQRSTVWXYZ0';
+  const delivery = (seq: number) =>
+    `id: ${seq}\nevent: delivery\ndata: ${JSON.stringify({ seq, delivery_id: `d${seq}` })}\n\n`;
+  // Each connect replays what is unacknowledged (seq 4) before the live one (seq 7).
+  const replayThenLive = () =>
+    server.reset((_req, res, i) => {
+      open(res);
+      if (i === 0) res.end(`retry: 10\n\n${delivery(7)}${delivery(4)}`);
+      else res.write(delivery(9));
+    });
+
+  it('reconnects with no cursor: the daemon would read one as a request for acknowledged ones', async () => {
+    replayThenLive();
+    const seen = await take(client.customObjects.receive(obj), 3);
+    expect(seen.map((d) => (d as { seq: number }).seq)).toEqual([7, 4, 9]);
+    expect(server.requests.map((r) => r.headers['last-event-id'])).toEqual([undefined, undefined]);
+  });
+
+  it('given after, goes on from the highest seq seen, not the last replayed', async () => {
+    replayThenLive();
+    await take(client.customObjects.receive(obj, { after: 2 }), 3);
+    expect(server.requests.map((r) => r.headers['last-event-id'])).toEqual(['2', '7']);
   });
 });

@@ -18,7 +18,17 @@ export interface StreamInit<T> {
   idleTimeout: number;
   signal: AbortSignal | undefined;
   after: string;
+  /** The answer's end is the stream's end (`follow: false`), not a disconnect to recover from. */
+  endsWithBody: boolean;
+  /**
+   * What a reconnect resumes from: `last`, the id of the last event seen (events come in id
+   * order); `max`, the highest seq seen (a stream that replays older events first); `start`,
+   * `after` as given, every time (a stream whose every connect replays what is still owed).
+   */
+  resume: Resume;
 }
+
+export type Resume = 'last' | 'max' | 'start';
 
 /**
  * A server-sent event stream as an async iterator that survives disconnects: it reconnects
@@ -36,7 +46,7 @@ export class Stream<T> implements AsyncIterable<T> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    const { open, parse, maxRetries, idleTimeout, signal } = this.#init;
+    const { open, parse, maxRetries, idleTimeout, signal, endsWithBody, resume } = this.#init;
     const stream = new AbortController();
     const unlink = linkAbort(signal, stream);
     // Only failures of the connection itself lead to a reconnect; a parse error propagates.
@@ -53,7 +63,8 @@ export class Stream<T> implements AsyncIterable<T> {
         let idle: ReturnType<typeof setTimeout> | undefined;
         let failure: APIError | undefined;
         try {
-          const raw = await open(this.lastEventId, connection.signal).catch(disconnected);
+          const cursor = resume === 'start' ? this.#init.after : this.lastEventId;
+          const raw = await open(cursor, connection.signal).catch(disconnected);
           raw.endTimeout();
           // WHATWG HTML §9.2.3: 204 No Content tells the client to stop reconnecting.
           if (raw.response.status === 204) return;
@@ -68,10 +79,10 @@ export class Stream<T> implements AsyncIterable<T> {
             if (chunk.done) break;
             for (const event of parser.feed(decoder.decode(chunk.value, { stream: true }))) {
               failures = 0;
-              this.lastEventId = event.id;
+              this.lastEventId = resumeId(resume, this.lastEventId, event.id);
               yield parse(event);
             }
-            this.lastEventId = parser.lastEventId;
+            if (resume === 'last') this.lastEventId = parser.lastEventId;
             reconnectMs = parser.retry ?? reconnectMs;
           }
         } catch (error) {
@@ -83,6 +94,12 @@ export class Stream<T> implements AsyncIterable<T> {
           connection.abort();
         }
         // Disconnected: cleanly (the server ended the body) or by `failure`.
+        if (failure === undefined) {
+          if (endsWithBody) return;
+          // The server ended it (a daemon restarting): no failure, so the budget for failures in
+          // a row starts again; else a quiet stream would die after a few restarts in its life.
+          failures = 0;
+        }
         if (failures >= maxRetries) {
           if (failure) throw failure;
           return;
@@ -102,6 +119,12 @@ export class Stream<T> implements AsyncIterable<T> {
       stream.abort();
     }
   }
+}
+
+/** The cursor after `id`: numeric seqs compared as numbers, for `max`. */
+function resumeId(resume: Resume, current: string, id: string): string {
+  if (resume !== 'max') return id;
+  return current === '' || Number(id) > Number(current) ? id : current;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 } from './errors.ts';
 import type { Fetch, RequestOptions, StreamOptions } from './request-options.ts';
 import { retryDelay, shouldRetry } from './retry.ts';
-import { Stream } from './stream.ts';
+import { type Resume, Stream } from './stream.ts';
 
 export interface TransportConfig {
   baseUrl: string;
@@ -91,10 +91,16 @@ export class Transport {
   /**
    * Opens a resumable server-sent event stream; each event's `data` is parsed as JSON. With
    * `follow: false` in the query the end of the answer is the end of the backlog, not a
-   * disconnect: it is not reconnected unless `options.maxRetries` says so, since a reconnect
-   * would read events committed after the call.
+   * disconnect: only a connection that fails before it is reconnected, and only when
+   * `options.maxRetries` says so, since a reconnect reads events committed after the call.
+   * @param resume what a reconnect resumes from (`Stream`'s `resume`)
    */
-  stream<T>(path: string, query: Query | undefined, options: StreamOptions = {}): Stream<T> {
+  stream<T>(
+    path: string,
+    query: Query | undefined,
+    options: StreamOptions = {},
+    resume: Resume = 'last',
+  ): Stream<T> {
     const backlogOnly = query?.follow === false;
     const maxRetries =
       checkMaxRetries(options.maxRetries, 'options') ?? (backlogOnly ? 0 : this.#config.maxRetries);
@@ -113,6 +119,8 @@ export class Transport {
       idleTimeout: this.#config.timeout,
       signal: options.signal,
       after: options.after === undefined ? '' : String(options.after),
+      endsWithBody: backlogOnly,
+      resume,
     });
   }
 

@@ -83,6 +83,14 @@ export class CustomObjects extends APIResource {
    */
   receive(ref: string, options: StreamOptions = {}): Stream<ObjectDelivery> {
     const url = path`/v1/custom-objects/${object(ref)}/deliveries`;
-    return this._transport.stream(url, undefined, options);
+    // A reconnect sends no cursor of its own: the daemon reads one as `after`, a request for
+    // acknowledged deliveries too, and the replay's seqs are older than the live ones'. Given
+    // `after`, it goes on from the highest seq seen, so none is sent twice.
+    return this._transport.stream(
+      url,
+      undefined,
+      options,
+      options.after === undefined ? 'start' : 'max',
+    );
   }
 }
