@@ -42,6 +42,25 @@ describe('Idempotency-Key', () => {
     expect(otherPath.status).toBe(409);
   });
 
+  it('a replayed 409 is as final as the first: x-should-retry: false again', async () => {
+    const tokens = (await (await t.call('/v1/tokens?limit=200')).json()) as {
+      data: { id: string; kind: string }[];
+    };
+    const owner = tokens.data.find((token) => token.kind === 'owner')!;
+    const revoke = () =>
+      t.call(`/v1/tokens/${owner.id}`, {
+        method: 'DELETE',
+        headers: { 'idempotency-key': 'key-final-409' },
+      });
+    const first = await revoke();
+    expect(first.status).toBe(409); // the owner token is not revoked through the API
+    expect(first.headers.get('x-should-retry')).toBe('false');
+    const again = await revoke();
+    expect(again.status).toBe(409);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('x-should-retry')).toBe('false');
+  });
+
   it('the same key with another query → 409; the same query in another order replays', async () => {
     const put = (path: string) =>
       t.call('/v1/memory/document', json({ path, content: 'x' }, 'PUT'));

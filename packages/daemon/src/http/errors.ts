@@ -17,7 +17,7 @@ export function errorResponse(
   // Clients built as the Stainless SDKs are (ours too) retry a 409, taking it for a lock or a
   // replay in flight; this daemon's 409s are final (a state, a key used for another request),
   // and `x-should-retry` is those clients' way to hear it.
-  if (error.status === 409) headers['x-should-retry'] = 'false';
+  Object.assign(headers, finalHeaders(error.status));
   // A plugin that failed may have acted before it did: a retry would call it again.
   if (error.code === 'provider_error') headers['x-should-retry'] = 'false';
   const extra: { field?: string; received?: unknown } = {};
@@ -25,6 +25,11 @@ export function errorResponse(
   if (error.hasReceived) extra.received = error.received;
   const body = errorEnvelope(error.code, error.message, c.requestId, extra);
   return c.json(body, error.status, headers);
+}
+
+/** `x-should-retry: false` for a 409, wherever one is answered (a replay of one too). */
+export function finalHeaders(status: number): Record<string, string> {
+  return status === 409 ? { 'x-should-retry': 'false' } : {};
 }
 
 /**

@@ -3,6 +3,7 @@ import { ApiError } from '../errors.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import { IDEMPOTENCY_TTL_MS } from '../store/idempotency.ts';
 import type { Call, Reply } from './call.ts';
+import { finalHeaders } from './errors.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -108,6 +109,7 @@ export function idempotency(store: IdempotencyStore): Idempotent {
       return c.body(body, row.status, {
         'Content-Type': row.content_type ?? 'application/json',
         'Idempotent-Replayed': 'true',
+        ...finalHeaders(row.status), // as final as the first time
       });
     }
 

@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { finalHeaders } from './errors.ts';
 import { mount, type Routes } from './route.ts';
 
 /** `providers` (docs/api-v1.md, "Providers"): installed plugins' commands for apps and the owner. */
@@ -11,10 +12,6 @@ export function registerProviders(app: Routes, ctx: DaemonContext): void {
     if (answer.ok) return c.json(answer.result);
     // The plugin's own envelope and status, tied to this request as every answer is.
     const { status, error } = answer.refusal;
-    return c.json(
-      { error: { ...error, request_id: c.requestId } },
-      status,
-      status === 409 ? { 'x-should-retry': 'false' } : undefined,
-    );
+    return c.json({ error: { ...error, request_id: c.requestId } }, status, finalHeaders(status));
   });
 }
