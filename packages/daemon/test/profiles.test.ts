@@ -131,8 +131,12 @@ describe('who sees and changes which profile', () => {
     const owners = await ensure('default', { description: 'mine now' }, alpha);
     expect(owners.status).toBe(403);
     expect((await envelope(owners)).message).toMatch(/belongs to the owner/);
+    // Hidden from beta (404 below): the name is taken, but whose it is stays unsaid.
     const others = await ensure('alpha-bot', { description: 'beta was here' }, beta);
-    expect(others.status).toBe(403);
+    expect(others.status).toBe(409);
+    const taken = await envelope(others);
+    expect(taken).toMatchObject({ code: 'conflict', field: 'name' });
+    expect(taken.message).not.toContain("app 'alpha'");
 
     expect((await t.call('/v1/profiles/alpha-bot', { token: beta })).status).toBe(404);
     const names = async (token?: string) =>

@@ -93,9 +93,16 @@ export function profileService(store: Store, events: EventLog) {
       return store.db.transaction(() => {
         const current = store.profiles.get(name);
         if (current !== undefined && actor !== null && current.app_id !== actor) {
+          // Another app's profile is hidden from this one (404 on retrieve): the name is taken,
+          // which cannot be hidden, but whose it is stays unsaid.
+          if (!visible(current, actor)) {
+            throw new ApiError('conflict', `the profile name '${name}' is taken; choose another`, {
+              field: 'name',
+            });
+          }
           throw new ApiError(
             'forbidden',
-            `profile '${name}' belongs to ${current.app_id === null ? 'the owner' : `app '${current.app_id}'`}; an app may change only the profiles it created`,
+            `profile '${name}' belongs to the owner; an app may change only the profiles it created`,
             { field: 'name' },
           );
         }
