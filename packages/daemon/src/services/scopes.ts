@@ -3,8 +3,9 @@
  * scopes outside its own ceiling"): parsed, legacy short names refused, inside the creator's
  * ceiling and the app's grant. Nodes use it for their scopes, profiles for their defaults.
  */
-import { type Ceiling, resolveNodeScopes } from '@svc/protocol';
+import { type Ceiling, listCovers, resolveNodeScopes } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import type { Principal } from './tokens.ts';
 
 /** The canonical list (`null`: none asked, and the creator and grant have none either); or a 4xx. */
 export function checkScopes(
@@ -20,4 +21,17 @@ export function checkScopes(
     });
   }
   return result.scopes;
+}
+
+/**
+ * 403 `scope_missing` (`field` the scope, `received` the caller's list) unless the owner, or a
+ * token whose list covers `scope`: for a service that acts for a route gated by another scope
+ * (a cron, gated by `svc:schedule`, creates nodes, which `svc:act` gates).
+ */
+export function requireScope(principal: Principal, scope: string, why: string): void {
+  if (principal.kind === 'owner' || listCovers(principal.scopes, scope)) return;
+  throw new ApiError('scope_missing', `${why}, which needs '${scope}'`, {
+    field: scope,
+    received: principal.scopes ?? [],
+  });
 }
