@@ -555,6 +555,50 @@ describe('tree operations', () => {
     expect(mail.body.data.map((m: { text: string }) => m.text)).toEqual(['second task']);
   });
 
+  it('a narrower token of the same app gives no new work to a node that holds more than it', async () => {
+    const wide = ['svc:llm', 'svc:act', 'svc:files:rw:user:/'];
+    const full = (await t.appToken(wide, { app_id: 'app-ceiling' })).token;
+    const narrow = (await t.appToken(['svc:llm', 'svc:act'], { app_id: 'app-ceiling' })).token;
+    const done = await t.createNode({ task: 'wide', scopes: wide }, full);
+    t.broker(done.id, 'start');
+    await t.post(`/v1/nodes/${done.id}/result`, { summary: 'done' });
+    const recycled = await t.post(`/v1/nodes/${done.id}/recycle`, { task: 'read it all' }, narrow);
+    expect(recycled.status).toBe(403);
+    expect(recycled.body.error).toMatchObject({
+      code: 'scope_missing',
+      field: 'svc:files:rw:user:/',
+      received: ['svc:llm', 'svc:act'],
+    });
+    expect((await t.get(`/v1/nodes/${done.id}`)).body).toMatchObject({
+      state: 'done',
+      task: 'wide',
+    });
+
+    const cancelled = await t.createNode({ task: 'wide too', scopes: wide }, full);
+    await t.post(`/v1/nodes/${cancelled.id}/cancel`, { reason: 'later' });
+    const orders = await t.post(
+      `/v1/nodes/${cancelled.id}/revive`,
+      { message: 'new orders' },
+      narrow,
+    );
+    expect(orders.status).toBe(403);
+    expect(orders.body.error).toMatchObject({
+      code: 'scope_missing',
+      field: 'svc:files:rw:user:/',
+    });
+    expect((await t.get(`/v1/nodes/${cancelled.id}`)).body.state).toBe('cancelled');
+    // Reviving it to go on with the task it was given asks nothing new of it.
+    expect((await t.post(`/v1/nodes/${cancelled.id}/revive`, {}, narrow)).status).toBe(200);
+
+    const forked = await t.post(`/v1/nodes/${done.id}/fork`, {}, narrow);
+    expect(forked.status).toBe(403);
+    expect(forked.body.error.message).toContain("outside the creator's ceiling");
+    // The token that could have made it may.
+    expect((await t.post(`/v1/nodes/${done.id}/recycle`, { task: 'again' }, full)).status).toBe(
+      200,
+    );
+  });
+
   it('reviveAll revives failed nodes only by default; cancelled ones when asked', async () => {
     const root = await t.createNode({ task: 'r' });
     const failed = await t.createNode({ task: 'f' }, t.nodeToken(root.id));

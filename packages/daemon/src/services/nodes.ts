@@ -8,6 +8,7 @@
 import {
   type Budgets,
   type Ceiling,
+  ceilingViolation,
   DEFAULT_BUDGETS,
   exhaustedBudget,
   isFinal,
@@ -63,6 +64,25 @@ export type WaitBody = z.output<typeof nodeWaitBodySchema>;
 export function scopeCeiling(principal: Principal): Ceiling {
   if (principal.kind === 'owner') return null;
   return principal.kind === 'node' ? principal.scopes : (principal.scopes ?? []);
+}
+
+/**
+ * Giving a node new work (a new task, or orders with its revival) is as good as making it, so it
+ * takes what making it takes (SPEC: "A token cannot create a node with scopes outside its own
+ * ceiling"): else a narrower token of the same app would steer a node that holds more than it.
+ */
+function requireWithinCeiling(row: NodeRow, principal: Principal): void {
+  const ceiling = scopeCeiling(principal);
+  if (ceiling === null) return;
+  const held = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
+  const outside = held === null ? 'scopes' : ceilingViolation(ceiling, held);
+  if (outside === null) return;
+  const what = held === null ? 'every scope' : `'${outside}'`;
+  throw new ApiError(
+    'scope_missing',
+    `node ${row.id} holds ${what}, outside this token's scopes; a token gives new work only to a node it could have made`,
+    { field: outside, received: principal.scopes ?? [] },
+  );
 }
 
 export interface RunPlacement {
@@ -617,7 +637,9 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
 
     revive(id: string, message: string | undefined, principal: Principal): Node {
       return store.db.transaction((afterCommit) => {
-        const row = move(visibleRow(id, principal), 'revive', {}, afterCommit);
+        const visible = visibleRow(id, principal);
+        if (message !== undefined) requireWithinCeiling(visible, principal);
+        const row = move(visible, 'revive', {}, afterCommit);
         if (message !== undefined) postMail(row, sender(principal), message);
         return toNode(row);
       });
@@ -635,6 +657,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     recycle(id: string, body: RecycleBody, principal: Principal): Node {
       return store.db.transaction((afterCommit) => {
         const row = visibleRow(id, principal);
+        requireWithinCeiling(row, principal);
         const allowed = transition(row.state, 'recycle');
         if (!allowed.ok) throw new ApiError('invalid_state', allowed.message);
         row.task = body.task;
@@ -663,8 +686,9 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
           undefined,
           checkScopes(
             body.scopes ?? sourceScopes ?? undefined,
-            sourceScopes,
             scopeCeiling(principal),
+            sourceScopes,
+            "the forked node's scopes",
           ),
           grantOf(parent?.run_id),
         );

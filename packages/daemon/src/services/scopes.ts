@@ -12,8 +12,9 @@ export function checkScopes(
   requested: readonly string[] | undefined,
   creator: Ceiling,
   grant: Ceiling = null,
+  grantName?: string,
 ) {
-  const result = resolveNodeScopes(requested, creator, grant);
+  const result = resolveNodeScopes(requested, creator, grant, grantName);
   if (!result.ok) {
     throw new ApiError(result.code, result.message, {
       field: result.code === 'scope_missing' ? result.field : 'scopes',

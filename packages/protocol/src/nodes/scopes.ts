@@ -20,17 +20,19 @@ export type NodeScopesResult =
   | { ok: false; code: 'invalid_request'; message: string; field: string; received: string }
   | { ok: false; code: 'scope_missing'; message: string; field: Scope; received: Ceiling };
 
+/** @param grantName how refusals name `grant` (a fork's is the forked node's list) */
 export function resolveNodeScopes(
   requested: readonly string[] | undefined,
   creator: Ceiling,
   grant: Ceiling = null,
+  grantName = "the app's grant",
 ): NodeScopesResult {
   if (requested === undefined) {
     // The owner (null) creating inside an app's grant inherits the grant. Any other creator's
     // list is checked as if asked for: another token of the same app may hold more than the
     // grant of the run it creates into.
     if (creator === null) return { ok: true, scopes: grant === null ? null : [...grant] };
-    return resolveNodeScopes(creator, creator, grant);
+    return resolveNodeScopes(creator, creator, grant, grantName);
   }
   let scopes: Scope[];
   try {
@@ -47,7 +49,7 @@ export function resolveNodeScopes(
   }
   for (const [ceiling, whose] of [
     [creator, "the creator's ceiling"],
-    [grant, "the app's grant"],
+    [grant, grantName],
   ] as const) {
     const outside = ceilingViolation(ceiling, scopes);
     if (outside !== null) {
