@@ -518,6 +518,13 @@ describe('broker.pluginToken.mint', () => {
       ],
       [node.id, { plugin: 'audit', group: 'nope' }, 404, { code: 'not_found', field: 'group' }],
       [node.id, { plugin: 'gone', group: 'log' }, 404, { code: 'not_found', field: 'plugin' }],
+      // The scope first: a node that may not call it learns nothing of what is installed.
+      [
+        narrow.id,
+        { plugin: 'gone', group: 'log' },
+        403,
+        { code: 'scope_missing', field: 'gone:log' },
+      ],
       [node.id, { plugin: 'audit', group: 'log', extra: 1 }, 422, { code: 'validation_failed' }],
     ];
     for (const [id, body, status, error] of cases) {

@@ -47,7 +47,7 @@ export function directoryService(deps: {
         field: 'group',
       });
     }
-    return { row, scope: `${plugin}:${group}` };
+    return { row };
   }
 
   /**
@@ -103,7 +103,9 @@ export function directoryService(deps: {
       if (isFinal(node.state)) {
         throw new ApiError('invalid_state', `node ${nodeId} is ${node.state}; it calls no plugin`);
       }
-      const { row, scope } = directoryGroup(plugin, group);
+      // The scope first, as `provider/call` checks it: a node refused any plugin it does not
+      // hold learns nothing of which plugins are installed.
+      const scope = `${plugin}:${group}`;
       const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
       if (!listCovers(scopes, scope)) {
         // As every scope_missing of the daemon: the scope wanted, and the list that lacks it.
@@ -112,6 +114,7 @@ export function directoryService(deps: {
           received: scopes,
         });
       }
+      const { row } = directoryGroup(plugin, group);
       // As the claim offers tools: the profile's list, when it has one, cuts them further.
       const allowed = profiles.find(node.profile)?.tools ?? null;
       if (allowed !== null && !allowed.includes(scope)) {
@@ -139,9 +142,9 @@ export function directoryService(deps: {
      * kit refuses a token without it (401); an app's name never looks like a node id (`nd_…`).
      */
     async mintForCaller(appId: string | null, plugin: string, group: string) {
-      const { row, scope } = directoryGroup(plugin, group);
+      const { row } = directoryGroup(plugin, group);
       const app = appId ?? 'svc';
-      return sign(row.endpoint, scope, {
+      return sign(row.endpoint, `${plugin}:${group}`, {
         grantee: app,
         client_id: app,
         initiating_app: app,
