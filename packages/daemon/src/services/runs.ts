@@ -10,6 +10,7 @@ import type { Store } from '../store/index.ts';
 import type { Mail } from '../store/mail.ts';
 import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
 import type { RunRow } from '../store/runs.ts';
+import { appOf } from './app-caller.ts';
 import type { EventLog } from './events.ts';
 import { type CreateBody, type NodeService, scopeCeiling } from './nodes.ts';
 import type { Principal } from './tokens.ts';
@@ -74,6 +75,8 @@ export function runService(
 
     /** A root node and its run, in one transaction; the app's grant bounds the whole tree. */
     start(body: Omit<CreateBody, 'parent_id'>, principal: Principal): Run {
+      // A node makes children; a run it started would outlive it, outside the tree it sees.
+      appOf(principal, 'runs.start');
       return store.db.transaction((afterCommit) => {
         const runId = newId('run');
         const grant = scopeCeiling(principal);
