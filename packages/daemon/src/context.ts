@@ -9,6 +9,7 @@ import type { CronService } from './services/crons.ts';
 import type { CustomObjectService } from './services/custom-objects.ts';
 import type { DirectoryService } from './services/directory.ts';
 import type { EventLog } from './services/events.ts';
+import type { FocusService } from './services/focuses.ts';
 import type { HumanService } from './services/human.ts';
 import type { LlmService } from './services/llm.ts';
 import type { MemoryService } from './services/memory.ts';
@@ -63,6 +64,8 @@ export interface DaemonContext {
   attachments: AttachmentService;
   shares: ShareService;
   questions: QuestionService;
+  /** The viewer's node-to-pane map (`/v1/focuses`). */
+  focuses: FocusService;
   /** The web viewer's login links and sessions. */
   viewer: ViewerService;
   /** The viewer's build (`index.html`, `assets/`), served on the TCP listener. */

@@ -20,6 +20,7 @@ import { cronService } from './services/crons.ts';
 import { customObjectService, type DeliveryPolicy } from './services/custom-objects.ts';
 import { directoryService } from './services/directory.ts';
 import { eventLog } from './services/events.ts';
+import { focusService } from './services/focuses.ts';
 import { humanService } from './services/human.ts';
 import { humanExpiry } from './services/human-expiry.ts';
 import { llmService } from './services/llm.ts';
@@ -254,6 +255,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       attachments: attachmentService({ store, uploads, tcp: () => tcp?.info ?? null }),
       shares: shareService(store, events),
       questions,
+      focuses: focusService({ store, nodes }),
       supervisor,
       viewer: viewerService(store, events, {
         linkTtlMs: opts.viewer?.linkTtlMs,

@@ -8,6 +8,7 @@ import { registerCustomObjects } from './custom-objects.ts';
 import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';
 import { registerFiles } from './files.ts';
+import { registerFocuses } from './focuses.ts';
 import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
 import { registerHuman } from './human.ts';
@@ -70,5 +71,6 @@ export function createApp(ctx: DaemonContext): App {
   registerUploads(app, ctx);
   registerShares(app, ctx);
   registerQuestions(app, ctx);
+  registerFocuses(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }

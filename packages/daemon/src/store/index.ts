@@ -4,6 +4,7 @@ import { cronStore } from './crons.ts';
 import { customObjectStore } from './custom-objects.ts';
 import { openDb } from './db.ts';
 import { eventStore } from './events.ts';
+import { focusStore } from './focuses.ts';
 import { humanStore } from './human.ts';
 import { idempotencyStore } from './idempotency.ts';
 import { jobStore } from './jobs.ts';
@@ -55,6 +56,7 @@ export function openStore(path: string) {
     shares: shareStore(db),
     questions: questionStore(db),
     secrets: secretStore(db),
+    focuses: focusStore(db),
   };
 }
 

@@ -34,6 +34,7 @@ import { brokerRoutes } from './broker-table.ts';
 import { canvasRoutes } from './canvas-table.ts';
 import { cronsRoutes } from './crons-table.ts';
 import { customObjectRoutes } from './custom-objects-table.ts';
+import { focusesRoutes } from './focuses-table.ts';
 import { humanRoutes } from './human-table.ts';
 import { memoryRoutes } from './memory-table.ts';
 import { modelRoutes } from './models-table.ts';
@@ -222,6 +223,7 @@ export const routes = [
   ...uploadsRoutes,
   ...sharesRoutes,
   ...questionsRoutes,
+  ...focusesRoutes,
 ] as const satisfies readonly RouteDef[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -6,6 +6,7 @@ export * from './crons.ts';
 export * from './custom-objects.ts';
 export * from './events.ts';
 export * from './files.ts';
+export * from './focuses.ts';
 export * from './human.ts';
 export * from './llm.ts';
 export * from './memory.ts';

@@ -12,6 +12,7 @@ import { sql as memory } from './011-memory.ts';
 import { sql as appApi } from './012-app-api.ts';
 import { sql as transcriptSearch } from './013-transcript-search.ts';
 import { sql as shareCreatorToken } from './014-share-creator-token.ts';
+import { sql as focuses } from './015-focuses.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -32,4 +33,5 @@ export const migrations: readonly string[] = [
   appApi,
   transcriptSearch,
   shareCreatorToken,
+  focuses,
 ];
