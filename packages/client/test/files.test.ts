@@ -31,6 +31,26 @@ afterAll(async () => {
 });
 
 describe('client.files', () => {
+  it('writes 1 MiB of any text, though its JSON escaping would pass the request limit', async () => {
+    // Each `"` is two bytes in JSON and each control character six: sent as is, the body would
+    // be 2 or 6 MiB, over the daemon's 2 MiB; the client sends such text as base64.
+    for (const [name, text] of [
+      ['quotes', '"'.repeat(1024 * 1024)],
+      ['controls', '\x01'.repeat(1024 * 1024)],
+    ] as const) {
+      const path = join(work, `${name}.txt`);
+      await expect(client.files.write({ path, content: text })).resolves.toEqual({
+        path,
+        size: 1024 * 1024,
+      });
+      expect(readFileSync(path, 'utf8')).toBe(text);
+    }
+    // One byte more is still the daemon's 413.
+    await expect(
+      client.files.write({ path: join(work, 'over.txt'), content: '"'.repeat(1024 * 1024 + 1) }),
+    ).rejects.toBeInstanceOf(PayloadTooLargeError);
+  });
+
   it('write, read and list', async () => {
     const path = join(work, 'sub', 'a.txt');
     await expect(

@@ -1,10 +1,11 @@
-import type {
-  filesListQuerySchema,
-  filesListResultSchema,
-  filesReadQuerySchema,
-  filesReadResultSchema,
-  filesWriteBodySchema,
-  filesWriteResultSchema,
+import {
+  type filesListQuerySchema,
+  type filesListResultSchema,
+  type filesReadQuerySchema,
+  type filesReadResultSchema,
+  type filesWriteBodySchema,
+  type filesWriteResultSchema,
+  REQUEST_BODY_MAX_BYTES,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { RequestOptions } from '../core/request-options.ts';
@@ -33,13 +34,37 @@ export class Files extends APIResource {
     return this._transport.request('GET', '/v1/files/peek', { query: { ...params } }, options);
   }
 
-  /** Writes a whole file atomically (POST /v1/files/write); over 1 MiB is refused (413). */
+  /**
+   * Writes a whole file atomically (POST /v1/files/write); over 1 MiB is refused (413). Text whose
+   * JSON escaping (`"` → `\"`, a control character → `\u0001`) would carry the body past the
+   * daemon's request limit goes as base64, which any 1 MiB of content fits.
+   */
   write(params: FileWriteParams, options?: RequestOptions): APIPromise<FileWriteResult> {
-    return this._transport.request('POST', '/v1/files/write', { body: params }, options);
+    return this._transport.request('POST', '/v1/files/write', { body: fitted(params) }, options);
   }
 
   /** A directory's entries sorted by name (GET /v1/files/list); `truncated` when more exist. */
   list(params: FileListParams, options?: RequestOptions): APIPromise<FileList> {
     return this._transport.request('GET', '/v1/files/list', { query: { ...params } }, options);
   }
+}
+
+/** `params`, with utf8 content turned to base64 when the JSON body would not fit the limit. */
+function fitted(params: FileWriteParams): FileWriteParams {
+  if ((params.encoding ?? 'utf8') !== 'utf8' || typeof params.content !== 'string') return params;
+  const utf8 = new TextEncoder();
+  // Escaped, a character takes at most six bytes: short text needs no measuring.
+  if (params.content.length * 6 < REQUEST_BODY_MAX_BYTES / 2) return params;
+  if (utf8.encode(JSON.stringify(params)).byteLength <= REQUEST_BODY_MAX_BYTES) return params;
+  return { ...params, content: toBase64(utf8.encode(params.content)), encoding: 'base64' };
+}
+
+/** Base64 of `bytes`, by `btoa` over chunks (every runtime has it; no `Buffer` here). */
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  const CHUNK = 0x8000; // below any engine's limit on the arguments of one call
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  }
+  return btoa(binary);
 }
