@@ -1,4 +1,4 @@
-import { assertId, assertName, describeValue, ENV_NAME_PATTERN, type IdKind } from '@svc/protocol';
+import { assertId, assertName, type IdKind } from '@svc/protocol';
 
 const checked: unique symbol = Symbol('svc.checkedPathParam');
 
@@ -26,20 +26,10 @@ export function name(
   return { [checked]: value };
 }
 
-/** Checks an environment variable name (a profile env store's) for a path, like `id()`. */
-export function envName(value: unknown, argName: string): PathParam {
-  if (typeof value !== 'string' || !ENV_NAME_PATTERN.test(value)) {
-    throw new TypeError(
-      `${argName} must be an environment variable name (a letter or _, then letters, digits or _); received ${describeValue(value)}`,
-    );
-  }
-  return { [checked]: value };
-}
-
 /**
  * Builds a request path: path`/v1/nodes/${id('node', nodeId, 'nodeId')}/jobs`. Every
- * interpolation must come from `id()`, `name()` or `envName()`, so no resource method can put an unchecked
- * value in a path; each one is percent-encoded as a single segment.
+ * interpolation must come from `id()` or `name()`, so no resource method can put an unchecked value
+ * in a path; each one is percent-encoded as a single segment.
  */
 export function path(strings: TemplateStringsArray, ...params: PathParam[]): string {
   let out = strings[0]!;

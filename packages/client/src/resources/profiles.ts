@@ -5,10 +5,9 @@ import type {
   profileSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
-import { envName, name, path } from '../core/path.ts';
+import { name, path } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
 
 /** A profile; `env` lists names only, never values. */
@@ -22,37 +21,13 @@ export type ProfileListParams = Output<typeof listQuerySchema>;
 
 const profile = (value: unknown) => name('profile', value, 'name');
 
-export class ProfileEnv extends APIResource {
-  /** Stores a value for the profile's brokers, owner only; the answer never carries it. */
-  set(
-    profileName: string,
-    variable: string,
-    value: string,
-    options?: RequestOptions,
-  ): APIPromise<Profile> {
-    if (typeof value !== 'string') {
-      throw new TypeError(`value must be a string; received ${typeof value}`);
-    }
-    const url = path`/v1/profiles/${profile(profileName)}/env/${envName(variable, 'variable')}`;
-    return this._transport.request('PUT', url, { body: { value } }, options);
-  }
-
-  /** Removes a value from the profile's env store, owner only. */
-  delete(profileName: string, variable: string, options?: RequestOptions): APIPromise<Profile> {
-    const url = path`/v1/profiles/${profile(profileName)}/env/${envName(variable, 'variable')}`;
-    return this._transport.request('DELETE', url, {}, options);
-  }
-}
-
-/** `client.profiles`: named agent configurations. */
+/**
+ * `client.profiles`: named agent configurations. A profile's env store (`PUT`/`DELETE
+ * /v1/profiles/{name}/env/{var}`) takes secret values, and SPEC gives credential material one
+ * method only (`models.credentials.install`): the store is reached with `client.request`, as
+ * `svc profile env` does.
+ */
 export class Profiles extends APIResource {
-  readonly env: ProfileEnv;
-
-  constructor(transport: Transport) {
-    super(transport);
-    this.env = new ProfileEnv(transport);
-  }
-
   /** Creates the profile or sets the fields given (PUT /v1/profiles/{name}); repeatable. */
   ensure(
     profileName: string,
