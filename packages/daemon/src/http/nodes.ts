@@ -17,7 +17,11 @@ import { mount, type Routes } from './route.ts';
 
 const MAIL_CLAIM_DEFAULT = 50;
 
-/** Every route of protocol's `nodesRoutes` (docs/nodes.md "nodes"). */
+/**
+ * Every route of protocol's `nodesRoutes` (docs/nodes.md "nodes"). Routes that only read look
+ * the node up by read visibility (`readableRow`, `get`, `list`, `outcome`); every route that
+ * changes something by `visibleRow`, so another app's conversation stays 404 there.
+ */
 export function registerNodes(app: Routes, ctx: DaemonContext): void {
   const who = (c: Call): Principal => c.principal!;
 
@@ -76,12 +80,12 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
     return c.json({ ...answer, parsed: parsed(answer.node) });
   });
   mount(app, 'nodes.stream', (c, { params, query }) => {
-    const row = ctx.nodes.visibleRow(params.id, who(c));
+    const row = ctx.nodes.readableRow(params.id, who(c));
     const subjects = query.subtree === true ? { subtree: row.id } : { node: row.id };
     return eventsResponse(c, ctx, subjects, query);
   });
   mount(app, 'nodes.events', (c, { params, query }) => {
-    const row = ctx.nodes.visibleRow(params.id, who(c));
+    const row = ctx.nodes.readableRow(params.id, who(c));
     const subjects = query.subtree === true ? { subtree: row.id } : { node: row.id };
     return c.json(eventsPage(ctx, subjects, query));
   });
@@ -111,13 +115,13 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
     c.json(await ctx.nodes.relaunchRoot(params.id, who(c))),
   );
   mount(app, 'nodes.reports.list', (c, { params, query }) => {
-    ctx.nodes.visibleRow(params.id, who(c));
+    ctx.nodes.readableRow(params.id, who(c));
     const limit = query.limit ?? DEFAULT_LIMIT;
     const rows = ctx.store.reports.list(params.id, numericCursor(query.after), limit + 1);
     return c.json(page(rows, limit, (r) => String(r.seq)));
   });
   mount(app, 'nodes.jobs.list', (c, { params, query }) => {
-    ctx.nodes.visibleRow(params.id, who(c));
+    ctx.nodes.readableRow(params.id, who(c));
     const limit = query.limit ?? DEFAULT_LIMIT;
     // Job ids sort by creation; `~` sorts after every id character, so no cursor = the newest.
     const rows = ctx.store.jobs.list(params.id, query.after ?? '~', limit + 1);

@@ -24,8 +24,9 @@ export function registerRuns(app: Routes, ctx: DaemonContext): void {
     return { final, run: value };
   }
 
+  // Read routes (trace, events, stream): by read visibility (docs/nodes.md "Visibility").
   const tree = (c: Call, id: string) => {
-    const { run, root } = ctx.runs.visibleRun(id, who(c));
+    const { run, root } = ctx.runs.readableRun(id, who(c));
     return { run: run.id, root: root.id };
   };
 

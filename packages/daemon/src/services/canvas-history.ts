@@ -2,7 +2,8 @@
  * The canvas's history (docs/api-v1.md "Canvas", `canvas.history`): the recorded turns are the
  * transcripts. Search is FTS5 (migration 013), grep a regular expression run in a worker with a
  * time bound (`canvas-grep.ts`), read a node's turns as text, stats sums of turns by profile,
- * model or day. Only the nodes the caller may see are read.
+ * model or day. Only the nodes the caller may read are read (`readVisibility`: an app's own, and
+ * those of the apps its `svc:conversations:read:app:<id>` scopes name).
  */
 import {
   type historyGrepResultSchema,
@@ -34,14 +35,14 @@ const SEARCH_TERMS_MAX = 32;
 
 export interface CanvasHistoryDeps {
   store: Store;
-  nodes: Pick<NodeService, 'visibility' | 'visibleRow'>;
+  nodes: Pick<NodeService, 'readVisibility' | 'readableRow'>;
 }
 
 export function canvasHistoryService({ store, nodes }: CanvasHistoryDeps) {
   const grepTurns = turnGrep(store);
   /** A node filter the caller may use: a node it cannot see is 404, as everywhere. */
   function checkNode(nodeId: string | undefined, principal: Principal): void {
-    if (nodeId !== undefined) nodes.visibleRow(nodeId, principal, 'node_id');
+    if (nodeId !== undefined) nodes.readableRow(nodeId, principal, 'node_id');
   }
 
   return {
@@ -58,7 +59,7 @@ export function canvasHistoryService({ store, nodes }: CanvasHistoryDeps) {
           { field: 'after' },
         );
       }
-      const rows = store.canvas.search(nodes.visibility(principal), {
+      const rows = store.canvas.search(nodes.readVisibility(principal), {
         match: ftsQuery(q.q),
         nodeId: q.nodeId,
         limit: q.limit + 1,
@@ -75,7 +76,7 @@ export function canvasHistoryService({ store, nodes }: CanvasHistoryDeps) {
 
     grep(principal: Principal, q: GrepQuery): Promise<GrepResult> {
       checkNode(q.nodeId, principal);
-      return grepTurns(nodes.visibility(principal), q);
+      return grepTurns(nodes.readVisibility(principal), q);
     },
 
     read(principal: Principal, q: { nodeId: string; fromTurn: number; limit: number }) {
@@ -99,7 +100,7 @@ export function canvasHistoryService({ store, nodes }: CanvasHistoryDeps) {
     stats(principal: Principal, q: { since?: string | undefined; groupBy: StatsGroup }) {
       const since = q.since === undefined ? null : new Date(q.since).toISOString();
       const read = store.canvas.read(() =>
-        store.canvas.stats(nodes.visibility(principal), q.groupBy, since),
+        store.canvas.stats(nodes.readVisibility(principal), q.groupBy, since),
       );
       const byState = Object.fromEntries(NODE_STATES.map((s) => [s, 0])) as Record<
         (typeof NODE_STATES)[number],

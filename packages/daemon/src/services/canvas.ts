@@ -1,7 +1,10 @@
 /**
  * The canvas (docs/api-v1.md "Canvas"): what needs the person, the visible nodes at one event
  * seq, the live agents, and pruning trees that ended long ago. Who sees which node is the nodes
- * service's rule (`visibility`); crons are seen through the crons service's own rule.
+ * service's rule: snapshot and roster, views of the nodes as `nodes.list` is, by its read
+ * visibility (`readVisibility`); attention, a list of what the caller is to act on, by the
+ * visibility writes use, since another app's nodes read through `svc:conversations:read:app`
+ * cannot be acted on. Crons are seen through the crons service's own rule.
  */
 import {
   type ATTENTION_KINDS,
@@ -45,7 +48,7 @@ const PRUNE_LIMIT_DEFAULT = 500;
 export interface CanvasServiceDeps {
   store: Store;
   events: EventLog;
-  nodes: Pick<NodeService, 'visibility' | 'visibleRow'>;
+  nodes: Pick<NodeService, 'visibility' | 'readVisibility' | 'readableRow'>;
   crons: Pick<CronService, 'list'>;
   home: string;
   logger: Pick<Logger, 'warn'>;
@@ -259,8 +262,8 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
 
     /** The visible nodes and the last event seq, read in one transaction. */
     snapshot(principal: Principal, q: { limit: number; rootId?: string | undefined }) {
-      if (q.rootId !== undefined) nodes.visibleRow(q.rootId, principal, 'root_id');
-      const vis = nodes.visibility(principal);
+      if (q.rootId !== undefined) nodes.readableRow(q.rootId, principal, 'root_id');
+      const vis = nodes.readVisibility(principal);
       return store.canvas.read((): CanvasSnapshot => {
         const seq = store.events.lastSeq();
         const rows = store.nodes.list(vis, { rootId: q.rootId, limit: q.limit + 1 });
@@ -277,7 +280,7 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
       principal: Principal,
       q: { states?: readonly LiveState[] | undefined; before?: string | undefined; limit: number },
     ): RosterEntry[] {
-      const vis = nodes.visibility(principal);
+      const vis = nodes.readVisibility(principal);
       const live = new Map<string, BrokerRow>();
       // Oldest first, so a node's newest broker wins.
       for (const broker of store.brokers.live()) live.set(broker.node_id, broker);

@@ -22,6 +22,7 @@ import {
   type nodeUpdateBodySchema,
   type nodeWaitBodySchema,
   transition,
+  tryParseScope,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
@@ -130,9 +131,30 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     return { kind: 'app', appId: principal.appId ?? '' };
   }
 
+  /**
+   * What a caller may read: its `visibility`, plus, for an app token, every app its list names
+   * in `svc:conversations:read:app:<id>` (SPEC "Scope vocabulary"). Read routes only: a write
+   * keeps `visibility`, so another app's node stays 404 there.
+   */
+  function readVisibility(principal: Principal): Visibility {
+    const vis = visibility(principal);
+    if (vis.kind !== 'app' || principal.kind !== 'app') return vis;
+    const readable = readableApps(principal.scopes ?? [], vis.appId);
+    return readable.length === 0 ? vis : { ...vis, readable };
+  }
+
   /** The node if the caller may see it; else 404, as if it did not exist. */
   function visibleRow(id: string, principal: Principal, field = 'id'): NodeRow {
-    const row = store.nodes.visible(id, visibility(principal));
+    return rowIn(id, visibility(principal), field);
+  }
+
+  /** `visibleRow` for read routes: by `readVisibility`. */
+  function readableRow(id: string, principal: Principal, field = 'id'): NodeRow {
+    return rowIn(id, readVisibility(principal), field);
+  }
+
+  function rowIn(id: string, vis: Visibility, field: string): NodeRow {
+    const row = store.nodes.visible(id, vis);
     if (row === undefined) throw new ApiError('not_found', `no node ${id}`, { field });
     return row;
   }
@@ -449,6 +471,8 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
 
     visibility,
     visibleRow,
+    readVisibility,
+    readableRow,
     sender,
 
     /**
@@ -483,11 +507,11 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     insertNode,
 
     get(id: string, principal: Principal): Node {
-      return toNode(visibleRow(id, principal));
+      return toNode(readableRow(id, principal));
     },
 
     list(principal: Principal, filter: NodeFilter): Node[] {
-      return store.nodes.list(visibility(principal), filter).map(toNode);
+      return store.nodes.list(readVisibility(principal), filter).map(toNode);
     },
 
     update(id: string, body: UpdateBody, principal: Principal): Node {
@@ -581,7 +605,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     },
 
     outcome(id: string, principal: Principal): Outcome {
-      const node = toNode(visibleRow(id, principal));
+      const node = toNode(readableRow(id, principal));
       if (node.outcome === null) {
         throw new ApiError(
           'invalid_state',
@@ -889,6 +913,21 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
 }
 
 export type NodeService = ReturnType<typeof nodeService>;
+
+/**
+ * The apps whose conversations `scopes` let an app read: one exact app id per
+ * `svc:conversations:read:app:<id>` (its own app left out: it sees that one already).
+ */
+export function readableApps(scopes: readonly string[], ownApp: string): string[] {
+  const apps = new Set<string>();
+  for (const scope of scopes) {
+    const parsed = tryParseScope(scope);
+    if (parsed.ok && parsed.scope.kind === 'conversations' && parsed.scope.appId !== ownApp) {
+      apps.add(parsed.scope.appId);
+    }
+  }
+  return [...apps];
+}
 
 /** The task's first line, cut to 80 characters. */
 export function titleOf(task: string): string {

@@ -1,14 +1,15 @@
 /**
  * Runs (docs/nodes.md "runs"): an app's handle on a root node it started. State, budgets and
  * outcome are the root's, usage the tree's sum; the run row adds the title, the owner app and
- * the app's grant, the ceiling of every node of the tree. An app sees only its own runs.
+ * the app's grant, the ceiling of every node of the tree. An app sees only its own runs (and
+ * reads, not changes, those of an app its `svc:conversations:read:app:<id>` names).
  */
 import { newId, type runSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
 import type { Mail } from '../store/mail.ts';
-import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
+import { type NodeRow, toNode, type Visibility, type WaitingOn } from '../store/nodes.ts';
 import type { RunRow } from '../store/runs.ts';
 import { appOf } from './app-caller.ts';
 import type { EventLog } from './events.ts';
@@ -56,14 +57,24 @@ export function runService(
    * of its tree); else 404, as if it did not exist.
    */
   function visibleRun(id: string, principal: Principal): { run: RunRow; root: NodeRow } {
+    return runIn(id, nodes.visibility(principal));
+  }
+
+  /** `visibleRun` for read routes: an app also sees the runs of the apps it may read. */
+  function readableRun(id: string, principal: Principal): { run: RunRow; root: NodeRow } {
+    return runIn(id, nodes.readVisibility(principal));
+  }
+
+  function runIn(id: string, vis: Visibility): { run: RunRow; root: NodeRow } {
     const run = store.runs.get(id);
     const root = run === undefined ? undefined : store.nodes.get(run.node_id);
-    const vis = nodes.visibility(principal);
     const sees =
       run !== undefined &&
       root !== undefined &&
       (vis.kind === 'all' ||
-        (vis.kind === 'app' && run.app_id === vis.appId) ||
+        (vis.kind === 'app' &&
+          (run.app_id === vis.appId ||
+            (run.app_id !== null && vis.readable?.includes(run.app_id) === true))) ||
         (vis.kind === 'tree' && root.root_id === vis.rootId));
     if (!sees) throw new ApiError('not_found', `no run ${id}`, { field: 'id' });
     return { run, root: root! };
@@ -71,6 +82,7 @@ export function runService(
 
   return {
     visibleRun,
+    readableRun,
     toRun,
 
     /** A root node and its run, in one transaction; the app's grant bounds the whole tree. */
@@ -100,7 +112,7 @@ export function runService(
     },
 
     get(id: string, principal: Principal): Run {
-      const { run, root } = visibleRun(id, principal);
+      const { run, root } = readableRun(id, principal);
       return toRun(run, root);
     },
 

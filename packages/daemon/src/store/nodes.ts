@@ -50,8 +50,11 @@ export interface NodeRow {
 /** Which nodes a caller may see (docs/nodes.md "Visibility"). */
 export type Visibility =
   | { kind: 'all' }
-  /** An app: the nodes it created and every node of their trees. */
-  | { kind: 'app'; appId: string }
+  /**
+   * An app: the nodes it created and every node of their trees; on reads, also those of each app
+   * in `readable` by the same rule (`svc:conversations:read:app:<id>`, docs/nodes.md).
+   */
+  | { kind: 'app'; appId: string; readable?: readonly string[] }
   /** A node token: the nodes of its own tree. */
   | { kind: 'tree'; rootId: string };
 
@@ -73,14 +76,21 @@ export interface NodeFilter {
  */
 export const VISIBLE = `(:vis = 'all'
   OR (:vis = 'app' AND (n.app_id = :vis_id
-    OR EXISTS (SELECT 1 FROM nodes r WHERE r.id = n.root_id AND r.app_id = :vis_id)))
+    OR n.app_id IN (SELECT value FROM json_each(:vis_read))
+    OR EXISTS (SELECT 1 FROM nodes r WHERE r.id = n.root_id AND (r.app_id = :vis_id
+      OR r.app_id IN (SELECT value FROM json_each(:vis_read))))))
   OR (:vis = 'tree' AND n.root_id = :vis_id))`;
 
-/** The parameters `VISIBLE` reads. */
-export function visibilityParams(vis: Visibility): { vis: string; vis_id: string | null } {
+/** The parameters `VISIBLE` reads; `vis_read` is the JSON array of an app's readable app ids. */
+export function visibilityParams(vis: Visibility): {
+  vis: string;
+  vis_id: string | null;
+  vis_read: string;
+} {
   return {
     vis: vis.kind,
     vis_id: vis.kind === 'app' ? vis.appId : vis.kind === 'tree' ? vis.rootId : null,
+    vis_read: JSON.stringify(vis.kind === 'app' ? (vis.readable ?? []) : []),
   };
 }
 
