@@ -5,7 +5,6 @@
  * no event is ever recorded without its delivery or the other way round.
  */
 import { stat } from 'node:fs/promises';
-import { compileSchema, type SchemaCheck } from '@svc/plugin-kit/json-schema';
 import {
   type customObjectAckResultSchema,
   type customObjectPublishBodySchema,
@@ -27,8 +26,8 @@ import {
 } from '../store/custom-objects.ts';
 import type { Store } from '../store/index.ts';
 import { type EventDto, type EventLog, toEventDto } from './events.ts';
+import { eventSchemas } from './object-schemas.ts';
 import { mintPublishToken, mintSigningSecret } from './object-secrets.ts';
-import { screenPatterns } from './pattern-safety.ts';
 import type { Principal } from './tokens.ts';
 
 export type RegisterBody = z.output<typeof customObjectRegisterBodySchema>;
@@ -92,8 +91,7 @@ export function customObjectService({ store, events, policy: given }: CustomObje
   const objects = store.customObjects;
   const changeListeners = new Set<() => void>();
   const goneListeners = new Set<(objectId: string) => void>();
-  /** Compiled event schemas by object, made on first publish (an object's catalog never changes). */
-  const checks = new Map<string, Map<string, SchemaCheck | null>>();
+  const schemas = eventSchemas();
   const iso = (ms: number) => new Date(ms).toISOString();
 
   /** Due times changed: the dispatcher re-arms once the commit lands. */
@@ -181,7 +179,7 @@ export function customObjectService({ store, events, policy: given }: CustomObje
       );
     }
     const data = body.data === undefined ? null : body.data;
-    const failure = schemaCheck(row, body.event)?.(data) ?? null;
+    const failure = schemas.checkFor(row, body.event)?.(data) ?? null;
     if (failure !== null) {
       throw new ApiError(
         'validation_failed',
@@ -215,57 +213,6 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     });
   }
 
-  /**
-   * Screens an event's stored schema before its check is first made: one stored before the
-   * daemon screened patterns would otherwise match a backtracking pattern on every publish. Once
-   * made, the check is kept (`checks`), so this waits on nothing after the first publish.
-   */
-  async function screenStored(row: CustomObjectRow, event: string): Promise<void> {
-    if (checks.get(row.id)?.has(event) === true) return;
-    const schema = (JSON.parse(row.events) as Record<string, EventDecl>)[event]?.schema ?? null;
-    try {
-      await screenPatterns(schema, `events.${event}.schema`);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      throw new ApiError(
-        'invalid_state',
-        `the schema of event ${event} can no longer be applied (${error.message}); register the object again`,
-        { field: 'event' },
-      );
-    }
-  }
-
-  function schemaCheck(row: CustomObjectRow, event: string): SchemaCheck | null {
-    let byEvent = checks.get(row.id);
-    if (byEvent === undefined) {
-      byEvent = new Map();
-      checks.set(row.id, byEvent);
-    }
-    if (!byEvent.has(event)) {
-      const decl = (JSON.parse(row.events) as Record<string, EventDecl>)[event];
-      const schema = decl?.schema ?? null;
-      byEvent.set(event, schema === null ? null : storedSchema(schema, event));
-    }
-    return byEvent.get(event) ?? null;
-  }
-
-  /**
-   * A schema taken at registration that the kit no longer compiles (its rules grew: a pattern
-   * that repeats a repetition is refused since): the object must be registered again, not 500.
-   */
-  function storedSchema(schema: Record<string, unknown>, event: string): SchemaCheck {
-    try {
-      return compileSchema(schema, `events.${event}.schema`);
-    } catch (error) {
-      const why = error instanceof TypeError ? error.message : String(error);
-      throw new ApiError(
-        'invalid_state',
-        `the schema of event ${event} can no longer be applied (${why}); register the object again`,
-        { field: 'event' },
-      );
-    }
-  }
-
   async function checkReceiver(receiver: ObjectReceiver, principal: Principal): Promise<void> {
     if (receiver.kind === 'queue') return;
     // An argv receiver runs a program on the host, like bash; a url receiver makes the host send
@@ -292,22 +239,6 @@ export function customObjectService({ store, events, policy: given }: CustomObje
           { field: 'receiver.cwd' },
         );
       }
-    }
-  }
-
-  async function checkSchemas(events: RegisterBody['events']): Promise<void> {
-    for (const [name, decl] of Object.entries(events)) {
-      if (decl.schema === undefined) continue;
-      const at = `events.${name}.schema`;
-      try {
-        compileSchema(decl.schema, at);
-      } catch (error) {
-        const message =
-          error instanceof TypeError ? error.message : `${at} is not a usable JSON Schema`;
-        throw new ApiError('invalid_request', message, { field: at });
-      }
-      // Every publish matches these patterns on the daemon's thread, with a publisher's strings.
-      await screenPatterns(decl.schema, at);
     }
   }
 
@@ -341,7 +272,7 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     },
 
     async register(body: RegisterBody, principal: Principal): Promise<RegisterResult> {
-      await checkSchemas(body.events);
+      await schemas.checkAtRegister(body.events);
       await checkReceiver(body.receiver, principal);
       const publish = mintPublishToken();
       const signingSecret = body.receiver.kind === 'url' ? mintSigningSecret() : null;
@@ -396,7 +327,7 @@ export function customObjectService({ store, events, policy: given }: CustomObje
           dropped_pending: dropped,
         });
         afterCommit(() => {
-          checks.delete(row.id);
+          schemas.forget(row.id);
           for (const listener of goneListeners) listener(row.id);
         });
         changed(afterCommit);
@@ -409,7 +340,7 @@ export function customObjectService({ store, events, policy: given }: CustomObje
      * object by the auth step), the owner, or a token of the owning app.
      */
     async publish(id: string, principal: Principal, body: PublishBody): Promise<PublishResult> {
-      await screenStored(publishable(id, principal), body.event);
+      await schemas.screenStored(publishable(id, principal), body.event);
       // Read again after the wait: the object may have gone meanwhile.
       return publishNow(publishable(id, principal), body);
     },
