@@ -10,8 +10,8 @@ export const FOCUS_PANE_MAX_LENGTH = 200;
 
 /**
  * A tmux-style target (`%12`, `main:1.2`, …). Only its shape is checked: printable ASCII without
- * spaces, so it goes into a multiplexer command line unquoted and never carries a control
- * character into a terminal.
+ * spaces, so it never carries a control character into a terminal or a log line. It is data: a
+ * consumer passes it as one argument (argv), never through a shell.
  */
 export const paneSchema = z
   .string()
