@@ -371,6 +371,25 @@ describe('budgets, faults and directives', () => {
     expect(event!.payload.fault).toMatchObject({ ...fault, at: expect.any(String) });
   });
 
+  it("answers a waiting directive poll at once when one of the node's jobs is cancelled", async () => {
+    const n = await launched();
+    await ok(await t.call(`/v1/nodes/${n.node_id}/broker/claim`, post(claimBody, n.token)));
+    const job = await ok<{ id: string }>(
+      await t.call(
+        `/v1/nodes/${n.node_id}/broker/jobs`,
+        post({ state: 'running', kind: 'bash', title: 'sleep 30' }, n.token),
+      ),
+    );
+    const started = performance.now();
+    const polled = t.call(`/v1/nodes/${n.node_id}/broker/directive?wait_s=30`, as(n.token));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await ok(await t.call(`/v1/nodes/${n.node_id}/jobs/${job.id}/cancel`, json({})));
+    // A cancel request records no event: the poll is woken all the same, not left to its end.
+    expect(await ok(await polled)).toMatchObject({ action: 'continue', cancel_jobs: [job.id] });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await ok(await t.call(`/v1/nodes/${n.node_id}/cancel`, json({})));
+  });
+
   it('long-polls the directive: continue after wait_s, at once when the node is cancelled', async () => {
     const n = await launched();
     await ok(await t.call(`/v1/nodes/${n.node_id}/broker/claim`, post(claimBody, n.token)));

@@ -35,6 +35,13 @@ export function eventLog(store: Store) {
     lastSeq(): number {
       return store.events.lastSeq();
     },
+    /**
+     * Wakes the listeners after the caller's commit of a change that appends no event but that a
+     * long-poll re-reads: a job's cancel request, which a broker's directive poll answers.
+     */
+    touch(afterCommit: (cb: () => void) => void): void {
+      afterCommit(wake);
+    },
     /** Calls `listener` after every commit that appended events; returns the unsubscribe. */
     subscribe(listener: () => void): () => void {
       listeners.add(listener);

@@ -810,7 +810,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
      * broker's next directive lists it (`cancel_jobs`) and the broker records how it ended.
      */
     cancelJob(nodeId: string, jobId: string, principal: Principal): Job {
-      return store.db.transaction(() => {
+      return store.db.transaction((afterCommit) => {
         const row = visibleRow(nodeId, principal);
         const job = store.jobs.get(row.id, jobId);
         if (job === undefined)
@@ -819,6 +819,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
         const at = now();
         if (row.state === 'running') {
           store.jobs.requestCancel(row.id, jobId, at);
+          events.touch(afterCommit); // the broker's directive poll answers now, not at its end
           return job;
         }
         const ended = store.jobs.settle(row.id, jobId, {
