@@ -89,6 +89,8 @@ describe('svc canvas', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(new RegExp(`done\\s+${worker.id}\\s+1\\s+find the walrus`));
     expect(res.stdout).toMatch(new RegExp(`done\\s+${child.id}\\s+1\\s+  count the seals`));
+    // Newest tree first: the waiting node's tree (made last) before the walrus tree.
+    expect(res.stdout.indexOf(parker.id)).toBeLessThan(res.stdout.indexOf(worker.id));
     expect(res.stderr).toMatch(/^as of event (\d+); follow on with: svc canvas watch --after \1$/m);
     const json = JSON.parse(
       (await svc('canvas', 'snapshot', '--root', worker.id, '--json')).stdout,

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { createLocalClient } from '@svc/client/node';
 import { startDaemon } from '@svc/daemon';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,21 @@ describe('svc node', () => {
     expect(show.stdout).toContain('scripted/replay');
     const msg = await svc('node', 'message', node.id, 'please', 'rhyme');
     expect(msg).toMatchObject({ code: 0, stdout: `sent mail #1 to ${node.id}\n` });
+  });
+
+  it('ls keeps its columns aligned on a colour terminal (a coloured state counts as its text)', async () => {
+    const node = await createNode();
+    await svc('node', 'cancel', node.id);
+    const coloured = inProcessSvc(idle.home, () => ({ FORCE_COLOR: '1' }));
+    const ls = await coloured('node', 'ls', '--state', 'cancelled', '--limit', '1');
+    expect(ls.stdout).toContain('\x1b['); // coloured indeed
+    const [header, row] = stripVTControlCharacters(ls.stdout).split('\n');
+    // Each column after STATE starts in the row where its header does.
+    for (const name of ['TURNS', 'TITLE']) {
+      const at = header!.indexOf(name);
+      expect(row![at - 1], name).toBe(' ');
+      expect(row![at], name).not.toBe(' ');
+    }
   });
 
   it('watch prints state changes and mail until the node is final', async () => {

@@ -3,7 +3,7 @@ import type { Job } from '@svc/client';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { stateText } from '../output/node-view.ts';
+import { stateStyle } from '../output/node-view.ts';
 import { renderTable } from '../output/table.ts';
 import { parseId } from '../parse/id.ts';
 import { DEFAULT_PAGE_LIMIT } from './shared/event-table.ts';
@@ -50,7 +50,7 @@ async function list(ctx: Context, id: string, opts: { after?: string; limit: str
           [
             { header: 'ID', value: (j) => j.id },
             { header: 'KIND', value: (j) => j.kind },
-            { header: 'STATE', value: (j) => stateText(j.state, colors) },
+            { header: 'STATE', value: (j) => j.state, style: stateStyle },
             { header: 'EXIT', value: (j) => (j.exit_code === null ? '-' : String(j.exit_code)) },
             { header: 'STARTED', value: (j) => j.started_at },
             { header: 'TITLE', value: (j) => j.title },

@@ -9,16 +9,9 @@ import type {
   TranscriptTurn,
 } from '@svc/client';
 import type { Palette } from './color.ts';
-import { stateText } from './node-view.ts';
-import { renderFields, renderTable } from './table.ts';
+import { stateStyle, stateText } from './node-view.ts';
+import { colored, renderFields, renderTable } from './table.ts';
 import { renderStatus } from './views.ts';
-
-const colored =
-  (color: (text: string, colors: Palette) => string) =>
-  (padded: string, raw: string, colors: Palette) =>
-    padded.replace(raw, color(raw, colors));
-
-const stateStyle = colored((raw, colors) => stateText(raw, colors));
 
 const money = (usd: number) => `$${usd.toFixed(4)}`;
 
@@ -51,7 +44,10 @@ export function renderCounts(counts: AttentionCounts, colors: Palette): string {
   );
 }
 
-/** The nodes as trees: each child under its parent, indented; parents left out start a tree. */
+/**
+ * The nodes as trees, newest tree first: each child under its parent, indented, oldest first (the
+ * order its work came in); parents left out start a tree.
+ */
 export function renderCanvasTree(nodes: readonly CanvasNode[], colors: Palette): string {
   if (nodes.length === 0) return 'no nodes';
   const ids = new Set(nodes.map((n) => n.id));
@@ -62,7 +58,8 @@ export function renderCanvasTree(nodes: readonly CanvasNode[], colors: Palette):
   }
   const rows: { node: CanvasNode; depth: number }[] = [];
   const visit = (parent: string, depth: number) => {
-    for (const node of children.get(parent) ?? []) {
+    const under = children.get(parent) ?? [];
+    for (const node of parent === '' ? [...under].reverse() : under) {
       rows.push({ node, depth });
       visit(node.id, depth + 1);
     }

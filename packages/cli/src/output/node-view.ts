@@ -2,7 +2,7 @@
 import type { Node, NodeEvent, NodeOutcome, Run } from '@svc/client';
 import type { Palette } from './color.ts';
 import { cell } from './format.ts';
-import { renderFields } from './table.ts';
+import { colored, renderFields } from './table.ts';
 
 const PREVIEW = 100;
 
@@ -17,6 +17,9 @@ export function stateText(state: string, colors: Palette): string {
   if (state === 'waiting') return colors.yellow(state);
   return state;
 }
+
+/** `stateText` as a table column's `style`, so the colour codes never count toward its width. */
+export const stateStyle = colored(stateText);
 
 function limits(b: Node['budgets']): string {
   const v = (n: number | null) => (n === null ? 'none' : String(n));

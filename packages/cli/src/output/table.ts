@@ -7,6 +7,12 @@ export interface Column<Row> {
   style?: (padded: string, raw: string, colors: Palette) => string;
 }
 
+/** A `style` that colours the cell's text with `color`, its padding left plain. */
+export const colored =
+  (color: (text: string, colors: Palette) => string) =>
+  (padded: string, raw: string, colors: Palette): string =>
+    padded.replace(raw, color(raw, colors));
+
 const GAP = '  ';
 
 /** Rows under a header, columns padded to their widest cell; the last column is not padded. */

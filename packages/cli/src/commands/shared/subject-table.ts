@@ -1,7 +1,7 @@
 /** `svc node ls` and `svc run ls`: one row a node or run, with one column of its own. */
 import type { Context } from '../../context.ts';
 import { EXIT } from '../../errors.ts';
-import { stateText } from '../../output/node-view.ts';
+import { stateStyle } from '../../output/node-view.ts';
 import { type Column, renderTable } from '../../output/table.ts';
 
 interface Subject {
@@ -22,7 +22,7 @@ export function printSubjects<T extends Subject>(
       page.data,
       [
         { header: 'ID', value: (s) => s.id },
-        { header: 'STATE', value: (s) => stateText(s.state, colors) },
+        { header: 'STATE', value: (s) => s.state, style: stateStyle },
         own,
         { header: 'TURNS', value: (s) => String(s.usage.turns) },
         { header: 'TITLE', value: (s) => s.title },
