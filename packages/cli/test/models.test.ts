@@ -134,6 +134,16 @@ describe('svc models', () => {
     expect(bad).toMatchObject({ code: 2 });
     expect(bad.stderr).toMatch(/--default must be PROVIDER\/MODEL/);
     expect((await svc('models', 'config', 'set')).stderr).toMatch(/nothing to set/);
+    // Both, in either order: which was meant is unknown; nothing is sent.
+    for (const args of [
+      ['--default', 'scripted/x', '--no-default'],
+      ['--no-default', '--default', 'scripted/x'],
+    ]) {
+      const both = await svc('models', 'config', 'set', ...args);
+      expect(both).toMatchObject({ code: 2 });
+      expect(both.stderr).toMatch(/--default or --no-default, not both/);
+    }
+    expect((await svc('models', 'config', 'show')).stdout).toMatch(/default: none/);
   });
 });
 

@@ -137,12 +137,16 @@ describe('svc node', () => {
     expect((await svc('node', 'cancel', a.id)).code).toBe(0);
     const closed = await svc('node', 'worktree', 'close', a.id);
     expect(closed.code).toBe(0);
-    expect(closed.stdout).toBe(`removed ${join(idle.home(), 'worktrees', a.id)}\n`);
+    // Never launched (cancelled while queued): there was no worktree to remove, and it says so.
+    expect(closed.stdout).toBe(
+      `no worktree at ${join(idle.home(), 'worktrees', a.id)}: nothing to remove\n`,
+    );
     const abandoned = await svc('node', 'worktree', 'abandon', a.id, '--json');
     expect(JSON.parse(abandoned.stdout)).toEqual({
       node_id: a.id,
       path: join(idle.home(), 'worktrees', a.id),
       exists: false,
+      removed: false,
     });
   });
 

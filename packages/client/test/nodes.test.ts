@@ -134,6 +134,7 @@ describe('client.nodes', () => {
       node_id: node.id,
       path: join(home, 'worktrees', node.id),
       exists: false,
+      removed: false, // it never ran, so it never had one
     });
     await expect(client.nodes.worktree.abandon(node.id)).resolves.toMatchObject({ exists: false });
     expect(() => client.nodes.worktree.abandon('run_01ARZ3NDEKTSV4RRFFQ69G5FAV')).toThrow(

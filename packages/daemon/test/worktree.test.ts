@@ -42,10 +42,17 @@ describe('nodes.worktree', () => {
     expect(existsSync(worktree(id))).toBe(true);
     const res = await post(id, 'close');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ node_id: id, path: worktree(id), exists: false });
+    expect(await res.json()).toEqual({
+      node_id: id,
+      path: worktree(id),
+      exists: false,
+      removed: true,
+    });
     expect(existsSync(worktree(id))).toBe(false);
-    // Again: nothing left to close, the same answer.
-    expect((await post(id, 'close')).status).toBe(200);
+    // Again: nothing left to close, and the answer says this call removed nothing.
+    const again = await post(id, 'close');
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ exists: false, removed: false });
   });
 
   it('close refuses while the worktree holds files; abandon discards them', async () => {

@@ -42,6 +42,9 @@ export function registerModels(program: Command, runtime: Runtime): void {
     .command('show')
     .description('the default model and the per-profile overrides')
     .action(action(runtime, showConfig));
+  // commander folds `--default X` and `--no-default` into one option, the last given winning:
+  // given both, which one was meant is unknown, so that is a usage error.
+  const given = new Set<string>();
   config
     .command('set')
     .description('change the default model or a profile override; the rest is kept')
@@ -49,6 +52,11 @@ export function registerModels(program: Command, runtime: Runtime): void {
     .option('--no-default', 'remove the default model')
     .option('--profile <name=provider/model...>', "override a profile's model")
     .option('--unset-profile <name...>', 'remove the override of a profile')
+    .on('option:default', () => given.add('--default'))
+    .on('option:no-default', () => given.add('--no-default'))
+    .hook('preAction', () => {
+      if (given.size > 1) throw new UsageError('give --default or --no-default, not both');
+    })
     .action(action(runtime, setConfig));
 }
 

@@ -290,7 +290,11 @@ async function demote(ctx: Context, id: string, opts: { parent: string }) {
 async function removeWorktree(ctx: Context, id: string, how: 'close' | 'abandon') {
   const client = await ctx.client();
   const removed = await client.nodes.worktree[how](nodeId(id));
-  ctx.out.result(removed, () => `removed ${removed.path}`);
+  ctx.out.result(removed, () =>
+    removed.removed
+      ? `removed ${removed.path}`
+      : `no worktree at ${removed.path}: nothing to remove`,
+  );
   return EXIT.ok;
 }
 

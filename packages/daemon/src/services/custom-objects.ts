@@ -223,7 +223,7 @@ export function customObjectService({ store, events, policy: given }: CustomObje
         receiver.kind === 'argv' ? 'runs a program on the host' : 'makes the host send requests';
       throw new ApiError(
         'scope_missing',
-        `a ${receiver.kind} receiver ${what}, which needs 'svc:act'`,
+        `${receiver.kind === 'argv' ? 'an' : 'a'} ${receiver.kind} receiver ${what}, which needs 'svc:act'`,
         {
           field: 'svc:act',
           received: principal.scopes ?? [],

@@ -72,7 +72,18 @@ function entries(path: string): number {
 }
 
 function remove(nodeId: string, path: string): Worktree {
+  const removed = existsAt(path);
   // Never follows a link: a node that swapped its worktree for one loses the link, not its target.
   rmSync(path, { recursive: true, force: true });
-  return { node_id: nodeId, path, exists: false };
+  return { node_id: nodeId, path, exists: false, removed };
+}
+
+/** Whether anything is at `path`, a dangling link included (`lstat`, never followed). */
+function existsAt(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

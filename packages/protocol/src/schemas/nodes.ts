@@ -367,6 +367,9 @@ export const worktreeSchema = z.object({
   node_id: idSchema('node'),
   path: z.string().describe('absolute path of the directory on the daemon host'),
   exists: z.boolean().describe('false once closed or abandoned (a later launch makes it anew)'),
+  removed: z
+    .boolean()
+    .describe('whether this call removed it; false when there was none (removed already)'),
 });
 
 // ── turns (the trace) ───────────────────────────────────────────────────────────────────────
