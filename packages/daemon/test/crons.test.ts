@@ -156,6 +156,15 @@ describe('crons: create, list, retrieve, pause, resume, delete', () => {
     expect(parent.status).toBe(422);
   });
 
+  it('takes 5, 6 (seconds first) or 7 fields (a year last), as docs/api-v1.md says', async () => {
+    const year = new Date().getUTCFullYear() + 1;
+    for (const schedule of ['0 9 * * 1', '30 0 9 * * 1', `0 0 9 1 1 * ${year}`]) {
+      const res = await t.post('/v1/crons', { schedule, task: { task: 'x', model: SCRIPTED } });
+      expect(res.status, schedule).toBe(200);
+      expect(res.body.next_run_at, schedule).not.toBeNull();
+    }
+  });
+
   it('answers one cron for a retried create with the same Idempotency-Key', async () => {
     const body = { schedule: YEARLY, task: { task: 'once', model: SCRIPTED } };
     const first = await t.call('/v1/crons', json(body, 'POST', { 'idempotency-key': 'cron-k1' }));
