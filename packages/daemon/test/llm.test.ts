@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +32,8 @@ beforeAll(async () => {
     res.end(
       JSON.stringify({
         error: {
-          message: `Incorrect API key provided: ${key}`,
+          // The key as is, shortened, and encoded as gateways print it.
+          message: `Incorrect API key provided: ${key} (${key.slice(0, 12)}...${key.slice(-6)}; ${Buffer.from(key).toString('base64')}; Basic ${Buffer.from(`user:${key}`).toString('base64')})`,
           type: 'invalid_request_error',
           code: 'invalid_api_key',
         },
@@ -285,10 +287,17 @@ describe('POST /v1/llm through real wire protocols', () => {
     expect(res.status).toBe(409);
     const text = await res.text();
     expect(text).toContain('[redacted]');
-    expect(text).not.toContain(key);
+    const leaks = [
+      key,
+      key.slice(0, 12),
+      Buffer.from(key).toString('base64').slice(0, 16),
+      Buffer.from(`user:${key}`).toString('base64').slice(8, 24),
+    ];
+    for (const leak of leaks) expect(text).not.toContain(leak);
+    expect(text).toContain('Incorrect API key provided'); // what it says stays
     const readiness = await (await t.call('/v1/model-auth/readiness')).text();
     expect(readiness).toContain('[redacted]');
-    expect(readiness).not.toContain(key);
+    for (const leak of leaks) expect(readiness).not.toContain(leak);
     expect(await daemonLog(t.home)).not.toContain(key);
   });
 });
