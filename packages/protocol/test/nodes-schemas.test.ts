@@ -17,6 +17,7 @@ import {
   nodeEventsQuerySchema,
   nodeListQuerySchema,
   nodeParseBodySchema,
+  nodeReviveAllBodySchema,
   nodeSchema,
   nodeUpdateBodySchema,
   nodeWaitBodySchema,
@@ -242,6 +243,17 @@ describe('profiles, models and the model call', () => {
     expect(ok(credentialInstallBodySchema, { base_url: 'http://127.0.0.1:11434/v1' })).toBe(true);
     expect(ok(credentialInstallBodySchema, { api_key: 'sk 123' })).toBe(false);
     expect(ok(credentialInstallBodySchema, { base_url: 'file:///etc/passwd' })).toBe(false);
+    // A bare ?, # or @ parses to an empty query, fragment or user: refused as the full ones are.
+    for (const base_url of [
+      'http://127.0.0.1/v1?',
+      'http://127.0.0.1/v1#',
+      'http://@127.0.0.1/v1',
+      'http://u:p@127.0.0.1/v1',
+      'http://127.0.0.1/v1?a=1',
+    ]) {
+      expect(ok(credentialInstallBodySchema, { base_url }), base_url).toBe(false);
+    }
+    expect(ok(credentialInstallBodySchema, { base_url: 'https://gw.test/openai/v1/' })).toBe(true);
     expect(ok(credentialInstallBodySchema, { key: 'sk-123' })).toBe(false);
     const dto = modelCredentialSchema.parse({
       provider: 'openai',
@@ -397,5 +409,21 @@ describe('broker control plane bodies', () => {
     expect(ok(brokerSessionSchema, { ...session, plugins: [{ ...directory, auth: 'x' }] })).toBe(
       false,
     );
+  });
+});
+
+describe('nodes.reviveAll body', () => {
+  it('takes failed and cancelled, each at most once', () => {
+    for (const states of [
+      ['failed'],
+      ['cancelled'],
+      ['failed', 'cancelled'],
+      ['cancelled', 'failed'],
+    ]) {
+      expect(ok(nodeReviveAllBodySchema, { states }), String(states)).toBe(true);
+    }
+    for (const states of [[], ['failed', 'failed'], ['done']]) {
+      expect(ok(nodeReviveAllBodySchema, { states }), String(states)).toBe(false);
+    }
   });
 });

@@ -114,7 +114,16 @@ function plainBase(value: string): boolean {
   } catch {
     return true; // not a URL at all: the url check says so
   }
-  return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+  // A bare `?`, `#` or `@` parses to an empty query, fragment or user, which `URL` does not tell
+  // from none; the SDK would then append its paths after the `?`. The text tells.
+  const authority = /^[a-z][a-z\d+.-]*:\/\/([^/?#]*)/i.exec(value)?.[1] ?? '';
+  return (
+    url.username === '' &&
+    url.password === '' &&
+    !authority.includes('@') &&
+    !value.includes('?') &&
+    !value.includes('#')
+  );
 }
 
 /** A stored credential as answered: whether a key is held, never the key (nor a part of it). */

@@ -288,6 +288,7 @@ export const nodeReviveAllBodySchema = z.strictObject({
   states: z
     .array(z.enum(['failed', 'cancelled']))
     .min(1)
+    .refine((states) => new Set(states).size === states.length, 'each state at most once')
     .optional()
     .describe("default ['failed']: a cancellation was somebody's decision"),
   root_id: idSchema('node').optional().describe('only this tree'),
