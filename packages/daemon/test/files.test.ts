@@ -280,6 +280,49 @@ describe('files with the owner token', () => {
 });
 
 describe('files with an app token: the realpath must lie under a files scope', () => {
+  it("svc's own home and /proc stay the owner's, whatever a scope covers; worktrees do not", async () => {
+    // A grant of the home's parent (as of `~` for a home at `~/.svc`) covers the owner token.
+    const home = realpathSync(t.home);
+    const parent = join(home, '..');
+    const { token } = await t.appToken(['svc:llm', 'svc:act', `svc:files:rw:user:${parent}`]);
+    const ownerToken = join(home, 'owner.token');
+    for (const res of [
+      await peek({ path: ownerToken }, token),
+      await peek({ path: join(home, 'svc.db') }, token),
+      await list({ path: home }, token),
+      await write({ path: ownerToken, content: 'mine now' }, token),
+      await write({ path: join(home, 'new-file'), content: 'x' }, token),
+      await peek({ path: join(home, 'no-such-file') }, token),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(await envelope(res)).toMatchObject({ code: 'forbidden', field: 'path' });
+    }
+    expect(readFileSync(ownerToken, 'utf8').trim()).toBe(t.ownerToken);
+    // Through a link from inside the scope: judged where it leads, refused, and it says nothing
+    // of where that is.
+    const dir = freshDir();
+    symlinkSync(home, join(dir, 'to-home'));
+    const { token: scoped } = await t.appToken([
+      'svc:llm',
+      'svc:act',
+      `svc:files:read:user:${dir}`,
+    ]);
+    const linked = await peek({ path: join(dir, 'to-home', 'owner.token') }, scoped);
+    expect(linked.status).toBe(403);
+    expect((await envelope(linked)).message).not.toContain(home);
+    // A node's worktree is the node's, and a scope over it reaches it.
+    mkdirSync(join(home, 'worktrees', 'nd_fence'), { recursive: true });
+    writeFileSync(join(home, 'worktrees', 'nd_fence', 'out.txt'), 'made');
+    const made = await peek({ path: join(home, 'worktrees', 'nd_fence', 'out.txt') }, token);
+    expect(made.status).toBe(200);
+    // /proc holds the daemon's environment, and its brokers'.
+    const { token: procs } = await t.appToken(['svc:llm', 'svc:act', 'svc:files:read:user:/proc']);
+    const environ = await peek({ path: '/proc/self/environ' }, procs);
+    expect(environ.status).toBe(403);
+    // The owner reaches both.
+    expect((await peek({ path: ownerToken })).status).toBe(200);
+  });
+
   it('svc:act without a files scope is 403 scope_missing naming the scope wanted', async () => {
     const dir = freshDir();
     writeFileSync(join(dir, 'f'), 'x');

@@ -3,6 +3,7 @@
  * (`nodes.jobs.list`), recorded running before the command and ended after it; cancelling one
  * (`nodes.jobs.cancel`) stops just that command, and the node goes on to its next turn.
  */
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createLocalClient } from '@svc/client/node';
@@ -16,6 +17,7 @@ import {
   ok,
   scripted,
   submit,
+  toolCall,
   toolResults,
   waitForNode,
 } from './broker-fixtures.ts';
@@ -172,4 +174,22 @@ describe('bash jobs across a daemon restart', () => {
       await second.close();
     }
   }, 40_000);
+});
+
+describe("a real broker's file tools", () => {
+  it("keep a node out of svc's home, whatever its scopes: the launch names the home", async () => {
+    const home = realpathSync(t.home);
+    const node = await createNode(t.call, {
+      task: 'read what is not yours',
+      scopes: ['svc:llm', 'svc:act', `svc:files:read:user:${join(home, '..')}`],
+      model: scripted('fence', [
+        toolCall('read_file', { path: join(home, 'owner.token') }),
+        submit({ ok: true }),
+      ]),
+    });
+    await waitForNode(t.call, node.id, isFinal);
+    const [read] = await toolResults(t.call, node.id, 1);
+    expect(read).toMatchObject({ name: 'read_file', status: 'error' });
+    expect(JSON.stringify(read!.output)).not.toContain(t.ownerToken);
+  });
 });

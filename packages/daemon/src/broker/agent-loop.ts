@@ -91,7 +91,7 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
   const { port, model, signal } = options;
   const emit = options.onEvent ?? (() => {});
   const session = await port.load();
-  const { node, cwd } = session;
+  const { node, cwd, home } = session;
   if (session.directive.action !== 'continue') return directiveExit(session.directive);
   const tools = new Map<string, LoopTool>([
     ...toolsFor(node.scopes, session.tools).map((t) => [t.name, builtin(t)] as const),
@@ -149,6 +149,7 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
         node,
         port,
         cwd,
+        home,
         signal,
         idempotencyKey: `${node.id}:${index}:${call.id}`,
       });

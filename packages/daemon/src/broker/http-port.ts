@@ -41,6 +41,8 @@ export interface HttpBrokerPortOptions {
   token: string;
   /** Where `bash` runs when a call names no directory (the node's worktree). */
   cwd: string;
+  /** The daemon's home, kept out of the files tools (`BrokerLoad.home`). */
+  home?: string | undefined;
   /** Per request; a daemon that does not answer in time is a fault. Default 30 s. */
   timeoutMs?: number;
 }
@@ -67,7 +69,7 @@ interface CallOptions {
 }
 
 export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBrokerPort {
-  const { socketPath, nodeId, token, cwd } = options;
+  const { socketPath, nodeId, token, cwd, home } = options;
   for (const key of ['socketPath', 'nodeId', 'token', 'cwd'] as const) {
     if (typeof options[key] !== 'string' || options[key] === '') {
       throw new TypeError(`createHttpBrokerPort: \`${key}\` must be a non-empty string`);
@@ -162,7 +164,7 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
       const session = await call('broker.claim', brokerSessionSchema, {
         body: { pid: process.pid, broker_version: DAEMON_VERSION },
       });
-      return { ...session, cwd };
+      return { ...session, cwd, home };
     },
     async pluginToken(plugin, group) {
       return (await call('broker.pluginToken.mint', pluginTokenSchema, { body: { plugin, group } }))

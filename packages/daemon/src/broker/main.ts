@@ -48,6 +48,7 @@ const port = createHttpBrokerPort({
   nodeId: launch.node_id,
   token: launch.token,
   cwd: process.cwd(),
+  home: launch.home,
 });
 const viewers =
   launch.viewer_socket_path === undefined

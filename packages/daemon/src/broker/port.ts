@@ -69,6 +69,8 @@ export type Job = z.output<typeof jobSchema>;
 export interface BrokerLoad extends z.output<typeof brokerSessionSchema> {
   /** The absolute directory `bash` runs in when a call names none (the node's worktree). */
   cwd: string;
+  /** The daemon's home: the files tools keep a node with a scope list out of it. */
+  home?: string | undefined;
 }
 
 export type WaitMode = 'all' | 'any';

@@ -3,6 +3,7 @@ import {
   type FilesAccess,
   listDirectory,
   readFileSlice,
+  realHome,
   writeFileAtomic,
 } from '../services/files.ts';
 import type { Call } from './call.ts';
@@ -15,10 +16,11 @@ export function registerFiles(app: Routes, ctx: DaemonContext): void {
    * checked by its realpath against these. A refusal's `received` is the token's own list, as
    * every `scope_missing`'s: a share is no scope of the token.
    */
+  const home = realHome(ctx.home);
   const access = (c: Call): FilesAccess => {
     const principal = c.principal!;
     const scopes = ctx.shares.filesScopes(principal);
-    return principal.scopes === null ? { scopes } : { scopes, received: principal.scopes };
+    return principal.scopes === null ? { scopes } : { scopes, received: principal.scopes, home };
   };
 
   mount(app, 'files.read', async (c, { query }) => c.json(await readFileSlice(query, access(c))));

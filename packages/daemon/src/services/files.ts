@@ -6,7 +6,7 @@
  * them to the model.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { constants, realpathSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 import {
@@ -32,6 +32,12 @@ export interface FilesAccess {
    * (an app's live shares); default `scopes`.
    */
   received?: readonly Scope[];
+  /**
+   * The realpath of the daemon's home: its tokens, database, keys and uploads, which no token but
+   * the owner's reaches whatever its scopes say (a grant of `~` would otherwise hand over the
+   * owner token). Its worktrees stay reachable as the scopes allow.
+   */
+  home?: string | undefined;
 }
 
 export interface FileReadInput {
@@ -206,6 +212,15 @@ function entryOf(name: string, s: Stats): FileEntry {
 }
 
 /** The node tools take what a model writes, not what the route's schema already checked. */
+/** The home as the checks see it: its realpath (a home reached through a link is the same). */
+export function realHome(home: string): string {
+  try {
+    return realpathSync(home);
+  } catch {
+    return posix.resolve(home);
+  }
+}
+
 function checkedPath(path: string): string {
   if (typeof path !== 'string' || !path.startsWith('/')) {
     throw invalidPath(`path must be absolute; received ${show(String(path))}`);
@@ -293,7 +308,15 @@ function permit(given: string, real: string, access: Access, who: FilesAccess): 
   if (who.scopes === null) return;
   if (who.roots?.some((root) => isWithin(root, real)) === true) return;
   const wanted = wantedScope(access, real);
-  if (wanted !== null && listCovers(who.scopes, wanted)) return;
+  if (wanted !== null && listCovers(who.scopes, wanted)) {
+    if (!fenced(real, who.home)) return;
+    // Named by the path as given: where a link led stays unsaid, as below.
+    throw new ApiError(
+      'forbidden',
+      `${show(given)} is in svc's own home or /proc, which hold its tokens, keys and the environments of its processes: only the owner's token reaches them`,
+      { field: 'path' },
+    );
+  }
   const lexical = lexicalOf(given);
   const followed = lexical !== lexicalOf(real);
   const field = (followed ? wantedScope(access, lexical) : wanted) ?? `svc:files:${access}:user`;
@@ -304,6 +327,15 @@ function permit(given: string, real: string, access: Access, who: FilesAccess): 
     field,
     received: who.received ?? who.scopes,
   });
+}
+
+/**
+ * Whether `real` is in the daemon's home (outside its worktrees) or in `/proc`, where the
+ * daemon's and its brokers' environments and memory are: no files scope reaches either.
+ */
+function fenced(real: string, home: string | undefined): boolean {
+  if (isWithin('/proc', real)) return true;
+  return home !== undefined && isWithin(home, real) && !isWithin(joinReal(home, 'worktrees'), real);
 }
 
 /** The path as written, normalized as a scope's directory is: no `.`, `..`, `//`, trailing `/`. */

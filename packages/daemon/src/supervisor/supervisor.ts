@@ -233,6 +233,7 @@ export function createSupervisor(
           node_id: row.id,
           token: secret,
           socket_path: deps.socketPath,
+          home: deps.home,
           cwd,
           viewer_socket_path: viewerSocket,
           ...parts,

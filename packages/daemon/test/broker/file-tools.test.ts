@@ -41,7 +41,10 @@ function dirs() {
   return { worktree, outside };
 }
 
-async function runNode(fields: { cwd: string; scopes?: string[] | null }, script: ScriptedTurn[]) {
+async function runNode(
+  fields: { cwd: string; home?: string; scopes?: string[] | null },
+  script: ScriptedTurn[],
+) {
   const daemon = new MemoryDaemon();
   const id = daemon.createNode({ task: 'Work with files', ...fields });
   const m = observed(script);
@@ -127,6 +130,32 @@ describe('the file tools', () => {
     expect(scoped.calls.map((c) => c.status)).toEqual(['ok', 'error', 'error', 'error']);
     expect(scoped.calls[0]!.output).toMatchObject({ content: 'outside' });
     expect(scoped.calls[1]!.output).toMatch(/^scope_missing: /);
+  });
+
+  it("keep a node out of svc's home outside its worktree, whatever its scopes cover", async () => {
+    // As a launch lays it out: the worktree under <home>/worktrees, the owner token beside.
+    n += 1;
+    const home = join(base, `home${n}`);
+    const worktree = join(home, 'worktrees', 'nd_x');
+    mkdirSync(worktree, { recursive: true });
+    writeFileSync(join(home, 'owner.token'), 'svc_owner_secret');
+    writeFileSync(join(worktree, 'mine.txt'), 'mine');
+    const { calls } = await runNode(
+      { cwd: worktree, home, scopes: ['svc:llm', 'svc:act', `svc:files:read:user:${base}`] },
+      [
+        {
+          tool_calls: [
+            { name: 'read_file', input: { path: join(home, 'owner.token') } },
+            { name: 'read_file', input: { path: 'mine.txt' } },
+          ],
+        },
+        submit,
+      ],
+    );
+    expect(calls[0]).toMatchObject({ status: 'error' });
+    expect(JSON.stringify(calls[0]!.output)).toMatch(/only the owner's token reaches/);
+    expect(JSON.stringify(calls[0]!.output)).not.toContain('svc_owner_secret');
+    expect(calls[1]).toMatchObject({ status: 'ok', output: { content: 'mine' } });
   });
 
   it('are not offered without svc:act', async () => {

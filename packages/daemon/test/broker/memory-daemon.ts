@@ -32,6 +32,8 @@ import { ApiError } from '../../src/errors.ts';
 export interface MemoryNode {
   node: BrokerNode;
   cwd: string;
+  /** The daemon's home, as a launch names it (`BrokerLoad.home`). */
+  home?: string | undefined;
   turns: Turn[];
   mail: Mail[];
   faults: FaultReport[];
@@ -60,6 +62,7 @@ export class MemoryDaemon {
   createNode(fields: {
     task: string;
     cwd: string;
+    home?: string;
     scopes?: Scope[] | null;
     budgets?: { [K in keyof BrokerNode['budgets']]?: number | null | undefined };
     parent_id?: string;
@@ -97,6 +100,7 @@ export class MemoryDaemon {
     this.nodes.set(id, {
       node,
       cwd: fields.cwd,
+      home: fields.home,
       turns: [],
       mail: [],
       faults: [],
@@ -202,6 +206,7 @@ export class MemoryDaemon {
         turns: self.turns,
         directive: directiveAfterRecord(),
         cwd: self.cwd,
+        home: self.home,
       }),
       // It installs no plugins, so there is no directory-mode group to sign for.
       pluginToken: async (plugin) => {

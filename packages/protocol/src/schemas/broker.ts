@@ -40,6 +40,9 @@ export const brokerLaunchSchema = z.strictObject({
   node_id: idSchema('node'),
   token: z.string().describe("the broker's node token (svc_node_…)"),
   socket_path: absolutePathSchema.describe("the daemon's unix socket"),
+  home: absolutePathSchema
+    .optional()
+    .describe("the daemon's home, which the files tools keep a node with a scope list out of"),
   cwd: absolutePathSchema
     .optional()
     .describe("the node's worktree, the broker's working directory (default: where it started)"),

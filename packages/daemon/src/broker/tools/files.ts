@@ -18,6 +18,7 @@ import {
   type FilesAccess,
   listDirectory,
   readFileSlice,
+  realHome,
   writeFileAtomic,
 } from '../../services/files.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
@@ -89,7 +90,11 @@ async function files(
   call: (who: FilesAccess) => Promise<unknown>,
 ): Promise<ToolOutcome> {
   const root = await realpath(ctx.cwd).catch(() => null);
-  const who: FilesAccess = { scopes: ctx.node.scopes, roots: root === null ? [] : [root] };
+  const who: FilesAccess = {
+    scopes: ctx.node.scopes,
+    roots: root === null ? [] : [root],
+    home: ctx.home === undefined ? undefined : realHome(ctx.home),
+  };
   try {
     return { output: await call(who) };
   } catch (error) {

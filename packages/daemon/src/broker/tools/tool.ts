@@ -16,6 +16,8 @@ export interface ToolContext {
   port: BrokerPort;
   /** The absolute directory `bash` runs in when a call names none. */
   cwd: string;
+  /** The daemon's home, which the files tools fence off (`FilesAccess.home`). */
+  home?: string | undefined;
   /** Aborted by cancel or interrupt: a tool stops at once (and kills what it started). */
   signal: AbortSignal;
   /** Unique per call of this node and stable across relaunches, for idempotent side effects. */
