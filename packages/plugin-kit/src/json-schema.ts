@@ -160,13 +160,11 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
   }
 }
 
-/** A pattern the validator applies, where it sits, and the `maxLength` that bounds its input. */
+/** A pattern the validator applies, and where it sits. */
 export interface SchemaPattern {
   pattern: string;
   /** As `compileSchema` names places: `at`, then the keywords down to the subschema. */
   where: string;
-  /** The subschema's `maxLength`, for a `pattern`; none for a `patternProperties` name. */
-  maxLength?: number;
 }
 
 /**
@@ -177,17 +175,12 @@ export interface SchemaPattern {
 export function schemaPatterns(schema: JsonSchema, at: string): SchemaPattern[] {
   const found: SchemaPattern[] = [];
   eachSubschema(jsonCopy(schema, at), at, (node, where) => {
-    for (const [i, pattern] of patternsIn(node).entries()) {
-      const bounded = i === 0 && node.pattern !== undefined && typeof node.maxLength === 'number';
-      found.push(
-        bounded ? { pattern, where, maxLength: node.maxLength as number } : { pattern, where },
-      );
-    }
+    for (const pattern of patternsIn(node)) found.push({ pattern, where });
   });
   return found;
 }
 
-/** The node's `pattern` first, if it has one, then its `patternProperties` names. */
+/** The node's `pattern`, if it has one, and its `patternProperties` names. */
 function patternsIn(node: Schema): string[] {
   return [
     ...(node.pattern === undefined ? [] : [String(node.pattern)]), // as the validator reads it

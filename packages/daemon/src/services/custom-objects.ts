@@ -272,8 +272,9 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     },
 
     async register(body: RegisterBody, principal: Principal): Promise<RegisterResult> {
-      await schemas.checkAtRegister(body.events);
+      // Who may register this receiver first: the schemas' screen costs the checker time.
       await checkReceiver(body.receiver, principal);
+      await schemas.checkAtRegister(body.events);
       const publish = mintPublishToken();
       const signingSecret = body.receiver.kind === 'url' ? mintSigningSecret() : null;
       const catalog = Object.fromEntries(
