@@ -139,16 +139,26 @@ describe('events.stream', () => {
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });
 
-  it('a server ending the stream cleanly costs no retry: a quiet stream outlives many restarts', async () => {
-    // Four clean ends with nothing sent (a daemon shutting down each time), then an event.
+  it('a clean end after a working while costs no retry: a quiet stream outlives many restarts', async () => {
+    // Three quiet connections ended cleanly after a while (a daemon restarting), then an event.
     server.reset((_req, res, i) => {
       open(res);
-      if (i < 4) res.end(': bye\nretry: 10\n\n');
+      res.write('retry: 10\n\n');
+      if (i < 3) setTimeout(() => res.end(': bye\n\n'), 1_100);
       else res.write(frame(1));
     });
     const events = await take(client.events.stream({}, { maxRetries: 1 }), 1);
     expect(events).toEqual([event(1)]);
-    expect(server.requests).toHaveLength(5);
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('a server ending every connection at once is not retried without end', async () => {
+    server.reset((_req, res) => {
+      open(res);
+      res.end(': bye\nretry: 10\n\n');
+    });
+    await expect(take(client.events.stream({}, { maxRetries: 2 }), 1)).resolves.toEqual([]);
+    expect(server.requests).toHaveLength(3);
   });
 
   it('reconnects a silent connection after the idle timeout', async () => {

@@ -31,12 +31,12 @@ export interface StreamInit<T> {
 export type Resume = 'last' | 'max' | 'start';
 
 /**
- * A server-sent event stream as an async iterator that survives disconnects: it reconnects
- * with `Last-Event-ID` set to the last id seen, so the server resumes right after it (no event
- * lost, none repeated). `break` out of the loop aborts the request.
+ * A server-sent event stream as an async iterator that survives disconnects: it reconnects with
+ * `Last-Event-ID` set by its `resume` (by default the last id seen, so the server resumes right
+ * after it: no event lost, none repeated). `break` out of the loop aborts the request.
  */
 export class Stream<T> implements AsyncIterable<T> {
-  /** The id of the last event delivered: pass it as `after` to resume later. */
+  /** Where a reconnect resumes (`resume`): pass it as `after` to go on later. */
   lastEventId: string;
   readonly #init: StreamInit<T>;
 
@@ -62,6 +62,7 @@ export class Stream<T> implements AsyncIterable<T> {
         const unlinkConnection = linkAbort(stream.signal, connection);
         let idle: ReturnType<typeof setTimeout> | undefined;
         let failure: APIError | undefined;
+        const opened = Date.now();
         try {
           const cursor = resume === 'start' ? this.#init.after : this.lastEventId;
           const raw = await open(cursor, connection.signal).catch(disconnected);
@@ -96,9 +97,11 @@ export class Stream<T> implements AsyncIterable<T> {
         // Disconnected: cleanly (the server ended the body) or by `failure`.
         if (failure === undefined) {
           if (endsWithBody) return;
-          // The server ended it (a daemon restarting): no failure, so the budget for failures in
-          // a row starts again; else a quiet stream would die after a few restarts in its life.
-          failures = 0;
+          // The server ended a connection that had worked a while (a daemon restarting): the
+          // budget for failures in a row starts again, else a quiet stream would die after a few
+          // restarts in its life. One ended at once counts, so such a server is not retried
+          // without end.
+          if (Date.now() - opened >= WORKED_MS) failures = 0;
         }
         if (failures >= maxRetries) {
           if (failure) throw failure;
@@ -120,6 +123,9 @@ export class Stream<T> implements AsyncIterable<T> {
     }
   }
 }
+
+/** How long a connection must have stayed open for its clean end to cost no retry. */
+const WORKED_MS = 1_000;
 
 /** The cursor after `id`: numeric seqs compared as numbers, for `max`. */
 function resumeId(resume: Resume, current: string, id: string): string {
