@@ -13,6 +13,9 @@ import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 const TOKEN = 'acme-shared-token-91ab';
 const seen: { path: string; authorization: string | null; requestId: string | null }[] = [];
 
+/** How many times `crash` ran: a plugin that failed may have acted first. */
+let crashes = 0;
+
 const acme = definePlugin({
   name: 'acme',
   description: 'Acme support tickets',
@@ -46,6 +49,7 @@ const acme = definePlugin({
         crash: {
           description: 'Fail unexpectedly',
           handler: () => {
+            crashes += 1;
             throw new Error('boom');
           },
         },
@@ -378,6 +382,19 @@ describe('POST /v1/provider/call', () => {
     const failure = await envelope(down);
     expect(failure.code).toBe('provider_error');
     expect(failure.message).toContain('plugin gone could not be called');
+  });
+
+  it('keeps a failed call under its Idempotency-Key: a retry replays it, the plugin runs once', async () => {
+    const body = { provider: 'acme', group: 'tickets', command: 'crash', input: {} };
+    const before = crashes;
+    const send = () =>
+      t.call('/v1/provider/call', json(body, 'POST', { 'idempotency-key': 'call-once' }));
+    const first = await send();
+    expect(first.status).toBe(502);
+    const again = await send();
+    expect(again.status).toBe(502);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(crashes - before).toBe(1);
   });
 
   it('never hands the shared token on, though the plugin echoes it in an error or a stream', async () => {

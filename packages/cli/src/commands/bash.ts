@@ -7,9 +7,6 @@ import { UsageError } from '../errors.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { commandLine } from '../parse/shell.ts';
 
-/** The client's own timeout must outlast the command's, or a long command looks like a dead daemon. */
-const CLIENT_GRACE_MS = 10_000;
-
 export function registerBash(program: Command, runtime: Runtime): void {
   program
     .command('bash')
@@ -38,11 +35,9 @@ async function bash(
     params.timeout_ms = parseDuration(opts.timeout, '--timeout') * 1000;
   if (opts.env !== undefined) params.env = parseEnv(opts.env);
   const client = await ctx.client();
-  const result = await client.bash.run(params, {
-    timeout: (params.timeout_ms ?? 60_000) + CLIENT_GRACE_MS,
-    // A command is not idempotent: never run it twice because an answer was slow.
-    maxRetries: 0,
-  });
+  // The client waits past the command's own bound; a command is not idempotent: never run it
+  // twice because an answer was slow.
+  const result = await client.bash.run(params, { maxRetries: 0 });
   if (ctx.out.json) {
     ctx.out.result(result, () => '');
   } else {

@@ -25,3 +25,9 @@ export function checkMaxRetries(value: unknown, where: string): number | undefin
 export function show(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
+
+/**
+ * What a call whose route runs for a known bound (a command, a plugin call) adds to that bound
+ * for its client timeout: the daemon's answer comes after the bound, never at it.
+ */
+export const ANSWER_GRACE_MS = 10_000;

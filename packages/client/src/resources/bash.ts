@@ -1,8 +1,8 @@
-import type { bashBodySchema, bashResultSchema } from '@svc/protocol';
+import { BASH_DEFAULT_TIMEOUT_MS, type bashBodySchema, type bashResultSchema } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import { show } from '../internal/options.ts';
+import { ANSWER_GRACE_MS, show } from '../internal/options.ts';
 import type { Output } from '../internal/types.ts';
 
 /** `{ command, cwd, timeout_ms?, env? }`; `cwd` is absolute on the daemon's host (it checks). */
@@ -18,6 +18,8 @@ export class Bash extends APIResource {
         throw new TypeError(`params.${key} must be a string; received ${show(params?.[key])}`);
       }
     }
-    return this._transport.request('POST', '/v1/bash', { body: params }, options);
+    // Past the command's own bound, so a long command is not cut by the client's default.
+    const timeout = (params.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
+    return this._transport.request('POST', '/v1/bash', { body: params }, { timeout, ...options });
   }
 }

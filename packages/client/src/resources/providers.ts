@@ -1,5 +1,6 @@
 import {
   assertName,
+  PROVIDER_CALL_TIMEOUT_MS,
   type providerCallBodySchema,
   type providerCallResultSchema,
   type providerToolSchema,
@@ -9,6 +10,7 @@ import {
 import type { APIPromise } from '../core/api-promise.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
+import { ANSWER_GRACE_MS } from '../internal/options.ts';
 import type { Output } from '../internal/types.ts';
 
 /** An installed plugin's command the caller's scopes cover. */
@@ -36,6 +38,14 @@ export class Providers extends APIResource {
   call(params: ProviderCallParams, options?: RequestOptions): APIPromise<ProviderCallResult> {
     assertName('provider', params?.provider, 'params.provider');
     if (params.profile !== undefined) assertName('profile', params.profile, 'params.profile');
-    return this._transport.request('POST', '/v1/provider/call', { body: params }, options);
+    // Past the daemon's own bound, so the caller hears its answer (a 502 included) rather than
+    // timing out first; a retry then replays that answer, the daemon keeping it under the key.
+    const timeout = PROVIDER_CALL_TIMEOUT_MS + ANSWER_GRACE_MS;
+    return this._transport.request(
+      'POST',
+      '/v1/provider/call',
+      { body: params },
+      { timeout, ...options },
+    );
   }
 }

@@ -24,6 +24,12 @@ const SECRET_FIELDS: Readonly<Record<string, string | readonly string[]>> = {
 };
 
 /**
+ * Routes whose 5xx is stored like any answer: it may come after the work was done (a plugin that
+ * failed, or was cut off, may have acted), so a retry must get it back, not do the work again.
+ */
+const FINAL_5XX: ReadonlySet<string> = new Set(['providers.call']);
+
+/**
  * `Idempotency-Key` on POST/PUT/PATCH/DELETE (draft-ietf-httpapi-idempotency-key-header): the
  * first answer is stored per (token, key) with a fingerprint of method, path and body, and a
  * retry gets it back with `Idempotent-Replayed: true`. The same key on another request → 409
@@ -31,7 +37,7 @@ const SECRET_FIELDS: Readonly<Record<string, string | readonly string[]>> = {
  * draft suggests a 409 there, but the usual such retry follows a timeout or a dropped
  * connection, and its caller wants the first answer, not an error it must poll past (a 409
  * after a timed-out `bash.run` read as a conflict). A 5xx (or a stream) is not stored, so a
- * retry may run again. Keys live 24 h. `run` answers the request (a handler's error already
+ * retry may run again, except on `FINAL_5XX` routes. Keys live 24 h. `run` answers the request (a handler's error already
  * turned into its error response).
  */
 export function idempotency(store: IdempotencyStore): Idempotent {
@@ -122,7 +128,7 @@ export function idempotency(store: IdempotencyStore): Idempotent {
         store.release(holder, key); // nothing was answered: the key must not stay claimed
         throw error;
       }
-      if (res.status >= 500 || typeof res.body !== 'string') {
+      if ((res.status >= 500 && !FINAL_5XX.has(c.route!.id)) || typeof res.body !== 'string') {
         store.release(holder, key);
         return res;
       }

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 
-export const BASH_DEFAULT_TIMEOUT_MS = 60_000;
-export const BASH_MAX_TIMEOUT_MS = 10 * 60_000;
 /** Each of stdout and stderr is kept up to this many bytes; the rest is dropped, `truncated` set. */
 export const BASH_OUTPUT_CAP_BYTES = 1024 * 1024;
 
@@ -31,10 +30,10 @@ export interface BashResult {
  */
 export async function runBash(input: BashInput, stop: AbortSignal): Promise<BashResult> {
   const timeout = input.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS;
-  if (timeout > BASH_MAX_TIMEOUT_MS) {
+  if (timeout > BASH_TIMEOUT_MAX_MS) {
     throw new ApiError(
       'validation_failed',
-      `timeout_ms is at most ${BASH_MAX_TIMEOUT_MS} (10 minutes)`,
+      `timeout_ms is at most ${BASH_TIMEOUT_MAX_MS} (10 minutes)`,
       {
         field: 'timeout_ms',
         received: timeout,

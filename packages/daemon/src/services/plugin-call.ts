@@ -7,7 +7,12 @@
  * means (a tool result, an HTTP answer) is each caller's to say.
  */
 
-import { BEARER_TOKEN_PATTERN, type BrokerPlugin, REQUEST_ID_HEADER } from '@svc/protocol';
+import {
+  BEARER_TOKEN_PATTERN,
+  type BrokerPlugin,
+  PROVIDER_CALL_TIMEOUT_MS,
+  REQUEST_ID_HEADER,
+} from '@svc/protocol';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { failureReason, readUpTo } from '../fetch-read.ts';
 import { redactSecrets } from '../redact.ts';
@@ -15,7 +20,7 @@ import { redactSecrets } from '../redact.ts';
 /** An answer is for a model or an app to read: more than this is cut, and said to be. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 /** A command, or a stream that never ends (a watch), gives back what it has after this. */
-export const CALL_TIMEOUT_MS = 60_000;
+export const CALL_TIMEOUT_MS = PROVIDER_CALL_TIMEOUT_MS;
 
 export type PluginCommand = BrokerPlugin['commands'][number];
 

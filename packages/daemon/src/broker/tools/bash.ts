@@ -8,8 +8,9 @@
  * that command (`nodes.jobs.cancel`) without stopping the node.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import { z } from 'zod';
-import { BASH_MAX_TIMEOUT_MS, type BashResult, runBash } from '../../services/bash.ts';
+import { type BashResult, runBash } from '../../services/bash.ts';
 import type { BrokerPort } from '../port.ts';
 import { defineTool } from './tool.ts';
 
@@ -37,7 +38,7 @@ export const bashTool = defineTool({
       .number()
       .int()
       .min(1)
-      .max(BASH_MAX_TIMEOUT_MS)
+      .max(BASH_TIMEOUT_MAX_MS)
       .optional()
       .describe('kill the command after this long (default 60000)'),
   }),
