@@ -5,10 +5,15 @@
  * token from a profile's env store, or a token the daemon's directory signs.
  */
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createFetchHandler, definePlugin, PluginError } from '@svc/plugin-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventLog } from '../src/services/events.ts';
+import { tokenService } from '../src/services/tokens.ts';
+import { openStore } from '../src/store/index.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { ONE_IDLE_SLOT, SCRIPTED } from './nodes-fixture.ts';
 
 const TOKEN = 'acme-shared-token-91ab';
 const seen: { path: string; authorization: string | null; requestId: string | null }[] = [];
@@ -129,7 +134,8 @@ async function served(
 const close = (server: ReturnType<typeof serve>) => new Promise((resolve) => server.close(resolve));
 
 beforeAll(async () => {
-  t = await startTestDaemon({ tcp: { host: '127.0.0.1', port: 0 } });
+  // Nodes made here stay queued (an idle broker holds the one slot): their tokens act.
+  t = await startTestDaemon({ tcp: { host: '127.0.0.1', port: 0 }, brokers: ONE_IDLE_SLOT });
   const acmeHandler = createFetchHandler(acme, { token: TOKEN, logger: { warn() {} } });
   const acmeAt = await served(() => acmeHandler);
   let auditHandler: ((request: Request) => Promise<Response>) | undefined;
@@ -395,6 +401,38 @@ describe('POST /v1/provider/call', () => {
     expect(again.status).toBe(502);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(crashes - before).toBe(1);
+  });
+
+  it("a node token calls as its broker would: its profile's tools and env store only", async () => {
+    await t.call('/v1/profiles/narrow', json({ tools: ['bash'] }, 'PUT'));
+    const scopes = ['svc:llm', 'svc:act', 'acme:tickets'];
+    const created = async (profile: string) => {
+      const res = await t.call('/v1/nodes', json({ task: 'x', model: SCRIPTED, profile, scopes }));
+      expect(res.status, await res.clone().text()).toBe(200);
+      const { id } = (await res.json()) as { id: string };
+      // As the daemon mints a broker's token.
+      const side = openStore(join(t.home, 'svc.db'));
+      try {
+        return tokenService(side, eventLog(side)).mintNode(id, null, scopes).secret;
+      } finally {
+        side.db.close();
+      }
+    };
+    const create = { provider: 'acme', group: 'tickets', command: 'create', input: { title: 'x' } };
+    const narrow = await created('narrow');
+    const cut = await call(create, narrow);
+    expect(cut.status).toBe(403);
+    expect(await envelope(cut)).toMatchObject({ code: 'forbidden', field: 'group' });
+    const listed = (await (await t.call('/v1/providers/tools', { token: narrow })).json()) as {
+      data: unknown[];
+    };
+    expect(listed.data).toEqual([]);
+    // Another profile's env store is not the node's to use.
+    const plain = await created('default');
+    const other = await call({ ...create, profile: 'narrow' }, plain);
+    expect(other.status).toBe(403);
+    expect(await envelope(other)).toMatchObject({ code: 'forbidden', field: 'profile' });
+    expect((await call(create, plain)).status).toBe(200);
   });
 
   it('never hands the shared token on, though the plugin echoes it in an error or a stream', async () => {

@@ -51,10 +51,20 @@ export type ProviderCallAnswer =
 
 export function providerService(deps: {
   store: Store;
-  profiles: Pick<ProfileService, 'settings' | 'envValues'>;
+  profiles: Pick<ProfileService, 'settings' | 'envValues' | 'find'>;
   directory: Pick<DirectoryService, 'mint' | 'mintForCaller'>;
 }) {
   const { store, profiles, directory } = deps;
+
+  /**
+   * A node token's profile and the tools it allows (`null`: all), or `null` for any other token:
+   * a node calls here as its broker would, with its own profile's env store and tools cut.
+   */
+  function nodeProfile(principal: Principal): { name: string; tools: string[] | null } | null {
+    if (principal.kind !== 'node' || principal.nodeId === null) return null;
+    const name = store.nodes.get(principal.nodeId)?.profile ?? 'default';
+    return { name, tools: profiles.find(name)?.tools ?? null };
+  }
 
   /** Only a shared token is read from a profile, and only from one the caller may use (404). */
   function envStore(profile: string, principal: Principal): Record<string, string> {
@@ -66,12 +76,17 @@ export function providerService(deps: {
     /** `providers.tools`: the commands whose group the caller's scopes cover. */
     tools(principal: Principal, provider?: string): ProviderTool[] {
       const scopes = scopeCeiling(principal);
+      const allowed = nodeProfile(principal)?.tools ?? null;
       const rows = provider === undefined ? store.plugins.all() : [store.plugins.get(provider)];
       return rows.flatMap((row) =>
         row === undefined
           ? []
           : commandsOf(row)
-              .filter((command) => listCovers(scopes, command.scope))
+              .filter(
+                (command) =>
+                  listCovers(scopes, command.scope) &&
+                  (allowed === null || allowed.includes(command.scope)),
+              )
               .map((command) => ({
                 provider: row.name,
                 group: command.group,
@@ -103,6 +118,21 @@ export function providerService(deps: {
           received: scopes ?? [],
         });
       }
+      const own = nodeProfile(principal);
+      if (own !== null) {
+        if (own.tools !== null && !own.tools.includes(scope)) {
+          throw new ApiError('forbidden', `profile ${own.name} does not allow the tool ${scope}`, {
+            field: 'group',
+          });
+        }
+        if (body.profile !== undefined && body.profile !== own.name) {
+          throw new ApiError(
+            'forbidden',
+            `a node calls with its own profile's env store (${own.name}), not ${body.profile}'s`,
+            { field: 'profile' },
+          );
+        }
+      }
       const row = store.plugins.get(provider);
       if (row === undefined) {
         throw new ApiError('not_found', `no provider '${provider}' is installed`, {
@@ -121,7 +151,7 @@ export function providerService(deps: {
           field: 'command',
         });
       }
-      const profile = body.profile ?? 'default';
+      const profile = own?.name ?? body.profile ?? 'default';
       const env = row.auth === 'token' ? envStore(profile, principal) : {};
       const plugin: Pick<BrokerPlugin, 'name' | 'origin' | 'auth' | 'auth_env'> = row;
       const answer = await callPluginCommand({
