@@ -484,6 +484,20 @@ describe('plugins.install refuses a manifest that does not hold together', () =>
       command({ name: 'Create' }),
       'not a plugin manifest: commands',
     ],
+    [
+      'a group name too long to be half of a scope',
+      {
+        ...base,
+        groups: [{ name: `g${'x'.repeat(63)}`, description: '', scope: `acme:g${'x'.repeat(63)}` }],
+      },
+      'not a plugin manifest: groups',
+    ],
+    ['a group twice', { ...base, groups: [base.groups[0], base.groups[0]] }, 'group tickets twice'],
+    [
+      'an encoded slash in a path',
+      command({ rest: { method: 'POST', path: '/p/acme/tickets%2F..%2F..%2Fadmin' } }),
+      'with an encoded slash',
+    ],
   ])('%s', async (_, manifest, reason) => {
     const origin = await serveManifest(manifest);
     const { status, error } = await refusal(
@@ -491,6 +505,32 @@ describe('plugins.install refuses a manifest that does not hold together', () =>
     );
     expect(status).toBe(422);
     expect(error.message).toContain(reason);
+  });
+
+  it("a versioned archive whose paths lack its major's /v<N>", async () => {
+    for (const path of ['/p/v1/acme/tickets/create', '/p/acme/tickets/create']) {
+      const origin = await serveManifest(
+        { ...base, major: 2, commands: [{ ...base.commands[0]!, rest: { method: 'POST', path } }] },
+        { latest: 2, supported: [1, 2] },
+      );
+      const { status, error } = await refusal(
+        await install({ endpoint: `${origin}/p`, name: 'acme' }),
+      );
+      expect(status, path).toBe(422);
+      expect(error.message).toContain("outside the endpoint's path /p/v2");
+    }
+  });
+
+  it('an endpoint with whitespace or a control character, which would be no audience', async () => {
+    for (const endpoint of [
+      'http://127.0.0.1:9/p\t',
+      'http://127.0.0.1:9/\np',
+      ' http://127.0.0.1:9/p',
+    ]) {
+      const res = await install({ endpoint, name: 'acme' });
+      expect(res.status, JSON.stringify(endpoint)).toBe(422);
+      expect(await envelope(res)).toMatchObject({ field: 'endpoint' });
+    }
   });
 
   it('a major other than the latest /versions names, or a /versions that is not one', async () => {

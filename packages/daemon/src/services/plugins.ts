@@ -41,7 +41,7 @@ const COMPRESSED: readonly { name: string; magic: readonly number[] }[] = [
  * A group's or command's name, as the kit's `definePlugin` admits it: it becomes a path segment
  * and half of a scope, so an empty or odd one could collide with another.
  */
-const segmentSchema = z.string().regex(/^[a-z][a-z0-9-]*$/);
+const segmentSchema = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/); // a name, as a scope's half is
 
 /** What `plugin.json` must hold; anything else in it is ignored. */
 const manifestSchema = z.object({
@@ -262,7 +262,13 @@ export function pluginService(store: Store, events: EventLog) {
           { field: 'auth_env' },
         );
       }
-      checkPaths(manifest, url.origin, mount, archiveUrl);
+      // A versioned handler's archive declares `/v<N>` routes (SPEC): under `<mount>/v<latest>`.
+      checkPaths(
+        manifest,
+        url.origin,
+        versions === null ? mount : `${mount}/v${versions.latest}`,
+        archiveUrl,
+      );
 
       const commands = manifest.commands.map((command) => ({
         group: command.group,
@@ -416,6 +422,9 @@ function checkManifest(manifest: Manifest, url: string): void {
     if (group.scope !== `${manifest.name}:${group.name}`) {
       throw unusable(`the archive at ${url} gives group ${group.name} the scope ${group.scope}`);
     }
+    if (groups.has(group.name)) {
+      throw unusable(`the archive at ${url} declares group ${group.name} twice`);
+    }
     groups.add(group.name);
   }
   const commands = new Set<string>();
@@ -453,6 +462,10 @@ function checkPaths(manifest: Manifest, origin: string, mount: string, url: stri
     try {
       resolved = new URL(rest.path, origin);
     } catch {}
+    // An encoded `/` or `\` is one segment here and may be several at a server that decodes it.
+    if (/%(?:2f|5c)/i.test(rest.path)) {
+      throw unusable(`the archive at ${url} declares ${rest.path}, with an encoded slash`);
+    }
     if (
       resolved === null ||
       resolved.origin !== origin ||

@@ -20,6 +20,9 @@ export const BEARER_TOKEN_PATTERN = /^[\x21-\x7e]{1,4096}$/;
 export const pluginEndpointSchema = z
   .string()
   .max(2000)
+  // Stored as given and used as the audience of the tokens the directory signs: a space or a
+  // control character, which the URL parser drops, would make an audience no plugin matches.
+  .regex(/^[^\s\p{Cc}]+$/u, 'no whitespace or control characters')
   .refine((value) => {
     try {
       const url = new URL(value);
