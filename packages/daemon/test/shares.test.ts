@@ -329,6 +329,8 @@ describe('bad input', () => {
       [{ app_id: 'reader', path: 'relative/dir', mode: 'read' }, 422, 'path'],
       [{ app_id: 'reader', path: `${root}/../etc`, mode: 'read' }, 422, 'path'],
       [{ app_id: 'reader', path: `${root}/a b`, mode: 'read' }, 422, 'path'],
+      // a bidirectional override: a path that shows as another
+      [{ app_id: 'reader', path: `${root}/a\u202Eb`, mode: 'read' }, 422, 'path'],
       [{ app_id: 'reader', path: root, mode: 'write' }, 422, 'mode'],
       [{ app_id: 'Not An App', path: root, mode: 'read' }, 422, 'app_id'],
       [{ app_id: 'reader', path: root, mode: 'read', expires_in_s: 0 }, 422, 'expires_in_s'],

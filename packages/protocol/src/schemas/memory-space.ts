@@ -4,6 +4,7 @@
  * so the four agree on what a space and a path are.
  */
 import { ID_PREFIXES, isId, isName } from '../ids.ts';
+import { UNSHOWABLE } from '../text.ts';
 
 /** `user`, `app:<id>`, `app:<id>:profile:<p>` or `node:<nd_…>`. */
 export type MemorySpace =
@@ -45,10 +46,6 @@ export function formatMemorySpace(space: MemorySpace): string {
   }
 }
 
-// C0 and C1 controls and DEL, and the bidirectional overrides and isolates (a path that shows
-// as another, Trojan Source style): a path is shown in tables, logs and model prompts.
-const CONTROL = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
-
 /**
  * Why `path` is not a document path (a phrase to follow "path "), or `null` when it is one:
  * relative, segments separated by single `/`, none empty, `.` or `..`, no control character
@@ -59,7 +56,7 @@ export function memoryPathProblem(path: unknown): string | null {
   if (typeof path !== 'string') return 'must be a string';
   if (path.length === 0) return 'must not be empty';
   if (path.length > MEMORY_PATH_MAX) return `must be at most ${MEMORY_PATH_MAX} characters`;
-  if (CONTROL.test(path)) return 'must not contain control characters';
+  if (UNSHOWABLE.test(path)) return 'must not contain control characters';
   if (path.startsWith('/')) return "must be relative (no leading '/'), e.g. prefs/food.md";
   for (const segment of path.split('/')) {
     if (segment === '') return "must not have empty segments ('//' or a trailing '/')";

@@ -4,6 +4,7 @@
  * caller (SPEC "Scope vocabulary", rules 2 and 3); writes are checked against its scopes.
  */
 import { z } from 'zod';
+import { UNSHOWABLE } from '../text.ts';
 import { listQuerySchema, queryInt, timestampSchema } from './common.ts';
 import { MEMORY_PATH_MAX, MEMORY_SPACE_PATTERN, memoryPathProblem } from './memory-space.ts';
 // One grammar of media types (RFC 9110) wherever svc takes one.
@@ -97,6 +98,10 @@ export const memoryWriteBodySchema = z.strictObject({
     .string()
     .min(1)
     .max(MEMORY_TITLE_MAX)
+    .refine(
+      (title) => !UNSHOWABLE.test(title),
+      'must not hold a control or bidirectional character',
+    )
     .optional()
     .describe("default: kept, or for a new document the path's last segment"),
   kind: memoryKindSchema.optional().describe("default: kept, or 'knowledge'"),

@@ -4,6 +4,7 @@
  * capability URL on the TCP listener that serves its bytes without a bearer.
  */
 import { z } from 'zod';
+import { UNSHOWABLE } from '../text.ts';
 import { idSchema, queryInt, timestampSchema } from './common.ts';
 
 /** The largest upload taken, decoded: the same 1 MiB as a `files.write` (SPEC Limits). */
@@ -23,7 +24,8 @@ export const uploadFilenameSchema = z
   .string()
   .min(1)
   .max(255)
-  .regex(/^[^/\\\p{Cc}]+$/u, 'must be a file name: no /, \\ or control character')
+  .regex(/^[^/\\]+$/u, 'must be a file name: no / or \\')
+  .refine((name) => !UNSHOWABLE.test(name), 'must not hold a control or bidirectional character')
   .refine((name) => name !== '.' && name !== '..', 'must be a file name, not . or ..')
   .describe('the file name (no directory)');
 

@@ -3,9 +3,12 @@
  * `svc:memory:*:user:<path>`. Both are compared by whole `/` segments.
  */
 
+import { UNSHOWABLE } from '../text.ts';
+
 // Whitespace and commas separate entries of a scope list given as one string; control characters
-// have no business in a path. Refusing them keeps every canonical scope list unambiguous.
-const FORBIDDEN = /[\s,\p{Cc}]/u;
+// (bidirectional ones included) have no business in a path. Refusing them keeps every canonical
+// scope list unambiguous.
+const SEPARATORS = /[\s,]/u;
 
 /**
  * Normalizes an absolute path: collapses repeated `/`, drops `.` segments and a trailing `/`.
@@ -16,7 +19,7 @@ export function normalizeAbsolutePath(
   raw: string,
 ): { ok: true; path: string } | { ok: false; reason: string } {
   if (!raw.startsWith('/')) return { ok: false, reason: 'must be an absolute path (start with /)' };
-  if (FORBIDDEN.test(raw)) {
+  if (SEPARATORS.test(raw) || UNSHOWABLE.test(raw)) {
     return { ok: false, reason: 'must not contain whitespace, commas or control characters' };
   }
   const segments = raw.split('/').filter((s) => s !== '' && s !== '.');
