@@ -279,7 +279,32 @@ describe('files with the owner token', () => {
   );
 });
 
+describe('pseudo-files', () => {
+  it('a /proc file that fails to read is 422 "not a regular file", not a 500', async () => {
+    // Its memory at offset 0 is never mapped: the read fails with EIO.
+    const res = await peek({ path: '/proc/self/mem' });
+    expect(res.status).toBe(422);
+    expect((await envelope(res)).message).toMatch(/not a regular file/);
+  });
+});
+
 describe('files with an app token: the realpath must lie under a files scope', () => {
+  it('a `..` after a missing segment is judged where it lands: outside, 403, not 404', async () => {
+    const base = freshDir();
+    mkdirSync(join(base, 'in'));
+    mkdirSync(join(base, 'out'));
+    writeFileSync(join(base, 'in', 'a.txt'), 'a');
+    const { token } = await t.appToken(['svc:llm', 'svc:act', `svc:files:rw:user:${base}/in`]);
+    for (const path of [
+      `${base}/in/missing/../../out/nothere`,
+      `${base}/in/a.txt/../../out/secret.txt`,
+    ]) {
+      const res = await peek({ path }, token);
+      expect(res.status, path).toBe(403);
+      expect((await envelope(res)).code).toBe('scope_missing');
+    }
+  });
+
   it("svc's own home and /proc stay the owner's, whatever a scope covers; worktrees do not", async () => {
     // A grant of the home's parent (as of `~` for a home at `~/.svc`) covers the owner token.
     const home = realpathSync(t.home);

@@ -90,10 +90,16 @@ export async function readFileSlice(input: FileReadInput, who: FilesAccess) {
     const buffer = Buffer.alloc(maxBytes + 1);
     let filled = 0;
     while (filled < buffer.length && Number.isSafeInteger(offset + buffer.length)) {
-      const { bytesRead } = await fsCall(
-        handle.read(buffer, filled, buffer.length - filled, offset + filled),
-        path,
-      );
+      const { bytesRead } = await handle
+        .read(buffer, filled, buffer.length - filled, offset + filled)
+        .catch((error: unknown) => {
+          // A file that says it is empty yet fails to read is a pseudo-file (`/proc/self/mem`):
+          // not the disk's I/O error it would be on a regular file.
+          if (errnoOf(error) === 'EIO' && opened.size === 0) {
+            throw invalidPath(`${show(path)} is not a regular file`);
+          }
+          throw fsError(error, path);
+        });
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
@@ -267,7 +273,9 @@ async function resolve(path: string, given: string, links = 0): Promise<Resolved
   for (;;) {
     try {
       const existing = await realpath(head);
-      return { path: joinReal(existing, ...missing), existing, missing };
+      // Normalized: a `..` after a missing segment climbs out of `existing` (whose realpath has
+      // no link to climb through), and the scopes must judge where it lands.
+      return { path: posix.normalize(joinReal(existing, ...missing)), existing, missing };
     } catch (error) {
       const code = errnoOf(error);
       if ((code !== 'ENOENT' && code !== 'ENOTDIR') || head === '/') {
