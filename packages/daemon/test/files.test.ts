@@ -279,6 +279,21 @@ describe('files with the owner token', () => {
   );
 });
 
+describe('names that are not UTF-8', () => {
+  it('are listed, with U+FFFD for their bad bytes, not dropped', async () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'ok.txt'), 'a');
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0xff]), Buffer.from('.txt')]),
+      'b',
+    );
+    const res = await list({ path: dir });
+    const listing = (await res.json()) as Listing;
+    expect(listing.entries.map((e) => e.name).sort()).toEqual(['ok.txt', '\uFFFD.txt']);
+    expect(listing.truncated).toBe(false);
+  });
+});
+
 describe('pseudo-files', () => {
   it('a /proc file that fails to read is 422 "not a regular file", not a 500', async () => {
     // Its memory at offset 0 is never mapped: the read fails with EIO.

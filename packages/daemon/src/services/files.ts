@@ -84,6 +84,7 @@ export async function readFileSlice(input: FileReadInput, who: FilesAccess) {
   const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
   const handle = await fsCall(open(real.path, flags), path);
   try {
+    await permitOpened(handle.fd, path, 'read', who);
     const opened = await fsCall(handle.stat(), path);
     if (!opened.isFile()) throw invalidPath(`${show(path)} is not a regular file`);
     // One byte past the slice tells whether more follows, whatever `size` says (/proc files).
@@ -149,34 +150,46 @@ export async function writeFileAtomic(input: FileWriteInput, who: FilesAccess) {
       throw invalidPath(`a parent of ${show(path)} is not a directory`);
     }
   }
-  // A directory at the target is refused by the rename (EISDIR), once the temp file exists, so
-  // that refusal takes the same cleanup path as any other failure.
-  const old = await lstat(target).catch(() => null);
-  // Only a file (or a link, replaced as rename(2) does) is written over: a FIFO, a socket or a
-  // device node there (`/dev/null`, a daemon's socket) would be destroyed by the rename.
-  if (old !== null && !old.isFile() && !old.isSymbolicLink() && !old.isDirectory()) {
-    throw invalidPath(`${show(path)} is not a regular file`);
-  }
-
-  const temp = joinReal(dir, `.svc-write-${randomBytes(6).toString('hex')}.tmp`);
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-  const handle = await fsCall(open(temp, flags, 0o666), path);
-  let renamed = false;
+  // The directory is opened once and checked as opened; the temp file, the rename and the sync
+  // then go through that descriptor, so a directory swapped for a link since the check is never
+  // written through.
+  const opened = await openDirectory(dir, path);
   try {
-    try {
-      // Replacing a file keeps its permission bits (not setuid and the like); a new one gets the umask's.
-      if (old?.isFile()) await handle.chmod(old.mode & 0o777);
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
+    const at = await openedPath(opened.fd);
+    if (at !== null) permit(path, joinReal(at, name), 'rw', who);
+    const base = at === null ? dir : fdPath(opened.fd);
+    // A directory at the target is refused by the rename (EISDIR), once the temp file exists,
+    // so that refusal takes the same cleanup path as any other failure.
+    const old = await lstat(joinReal(base, name)).catch(() => null);
+    // Only a file (or a link, replaced as rename(2) does) is written over: a FIFO, a socket or a
+    // device node there (`/dev/null`, a daemon's socket) would be destroyed by the rename.
+    if (old !== null && !old.isFile() && !old.isSymbolicLink() && !old.isDirectory()) {
+      throw invalidPath(`${show(path)} is not a regular file`);
     }
-    await fsCall(rename(temp, target), path);
-    renamed = true;
+    const temp = joinReal(base, `.svc-write-${randomBytes(6).toString('hex')}.tmp`);
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    const handle = await fsCall(open(temp, flags, 0o666), path);
+    let renamed = false;
+    try {
+      try {
+        // Replacing a file keeps its permission bits (not setuid and the like); a new one gets
+        // the umask's.
+        if (old?.isFile()) await handle.chmod(old.mode & 0o777);
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fsCall(rename(temp, joinReal(base, name)), path);
+      renamed = true;
+    } finally {
+      if (!renamed) await unlink(temp).catch(() => {});
+    }
+    // The rename is durable once the directory entry is; best effort (some file systems refuse).
+    await opened.sync().catch(() => {});
   } finally {
-    if (!renamed) await unlink(temp).catch(() => {});
+    await opened.close();
   }
-  await syncDirectory(dir);
   return { path, size: bytes.length };
 }
 
@@ -190,20 +203,58 @@ export async function listDirectory(input: FileListInput, who: FilesAccess) {
   if (!info.isDirectory()) {
     throw invalidPath(`${show(path)} is not a directory; read it with files.read`);
   }
-  const names = (await fsCall(readdir(real.path), path)).sort((a, b) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  );
-  const shown = names.slice(0, limit);
-  // An entry removed while the directory is listed is left out.
-  const stats = await Promise.all(
-    shown.map((n) => lstat(joinReal(real.path, n)).catch(() => null)),
-  );
-  const entries: FileEntry[] = [];
-  shown.forEach((name, i) => {
-    const s = stats[i];
-    if (s != null) entries.push(entryOf(name, s));
-  });
-  return { path, entries, truncated: names.length > limit };
+  const opened = await openDirectory(real.path, path);
+  try {
+    const at = await openedPath(opened.fd);
+    if (at !== null) permit(path, at, 'read', who);
+    const base = at === null ? real.path : fdPath(opened.fd);
+    // As bytes: a name that is not UTF-8 is still an entry, shown with U+FFFD for its bad bytes
+    // and looked at by its own bytes.
+    const names = (await fsCall(readdir(base, { encoding: 'buffer' }), path)).sort(Buffer.compare);
+    const shown = names.slice(0, limit);
+    // An entry removed while the directory is listed is left out.
+    const stats = await Promise.all(
+      shown.map((n) => lstat(Buffer.concat([Buffer.from(`${base}/`), n])).catch(() => null)),
+    );
+    const entries: FileEntry[] = [];
+    shown.forEach((name, i) => {
+      const s = stats[i];
+      if (s != null) entries.push(entryOf(name.toString('utf8'), s));
+    });
+    return { path, entries, truncated: names.length > limit };
+  } finally {
+    await opened.close();
+  }
+}
+
+/** The directory at `real`, opened without following a link swapped in since it was checked. */
+function openDirectory(real: string, given: string) {
+  const flags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+  return fsCall(open(real, flags), given);
+}
+
+/**
+ * What an open descriptor names, read back through `/proc/self/fd` (Linux): the check of a path
+ * and its open are two steps, and a directory on the way may have been swapped for a link in
+ * between; `O_NOFOLLOW` guards only the last component. `null` where there is no `/proc`.
+ */
+async function openedPath(fd: number): Promise<string | null> {
+  try {
+    return await realpath(fdPath(fd));
+  } catch {
+    return null;
+  }
+}
+
+/** The descriptor as a path: a name under it resolves in the directory that was opened. */
+function fdPath(fd: number): string {
+  return `/proc/self/fd/${fd}`;
+}
+
+/** `permit` on what `fd` turned out to open. */
+async function permitOpened(fd: number, given: string, access: Access, who: FilesAccess) {
+  const at = await openedPath(fd);
+  if (at !== null) permit(given, at, access, who);
 }
 
 function entryOf(name: string, s: Stats): FileEntry {
@@ -388,16 +439,6 @@ async function makeParents(existing: string, segments: string[], given: string):
       }
     }
   }
-}
-
-/** The rename is durable once the directory entry is; best effort (some file systems refuse). */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY).catch(() => null);
-  if (handle === null) return;
-  await handle
-    .sync()
-    .catch(() => {})
-    .finally(() => handle.close());
 }
 
 function joinReal(base: string, ...segments: string[]): string {
