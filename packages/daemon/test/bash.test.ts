@@ -66,6 +66,27 @@ describe('POST /v1/bash', () => {
     expect(alive(background)).toBe(false);
   });
 
+  it('answers once the shell exits, though a process it left in its own session holds the pipes', async () => {
+    // `setsid` escapes the group kill; it holds stdout open for 20 s, the answer waits not.
+    const started = Date.now();
+    const res = await bash({
+      command: "setsid sh -c 'echo $$ > escaped.pid; exec sleep 20' & echo started",
+      timeout_ms: 10_000,
+    });
+    const result = (await res.json()) as Result;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result).toMatchObject({ exit_code: 0, signal: null, stdout: 'started\n' });
+    // Not the daemon's to kill (it left the group); the test's to clean up.
+    for (let i = 0; i < 50; i++) {
+      try {
+        process.kill(Number(readFileSync(join(t.home, 'escaped.pid'), 'utf8')), 'SIGKILL');
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  });
+
   it('caps stdout and stderr at 1 MiB each and says so', async () => {
     const res = await bash({
       command: "head -c 1500000 /dev/zero | tr '\\0' a; head -c 10 /dev/zero | tr '\\0' b >&2",

@@ -6,6 +6,8 @@ import { ApiError } from '../errors.ts';
 
 /** Each of stdout and stderr is kept up to this many bytes; the rest is dropped, `truncated` set. */
 export const BASH_OUTPUT_CAP_BYTES = 1024 * 1024;
+/** How long output is still read after the shell exited, from what it left running. */
+const PIPE_GRACE_MS = 250;
 
 export interface BashInput {
   command: string;
@@ -58,6 +60,17 @@ export async function runBash(input: BashInput, stop: AbortSignal): Promise<Bash
     (resolve, reject) => {
       child.once('error', reject);
       child.once('close', (c, s) => resolve([c, s]));
+      // A process the command left running in a session of its own (`setsid … &`) escapes the
+      // group kill and may hold the output pipes open long after the shell exited: the answer
+      // waits a moment for the rest of the output, then stops reading and is given.
+      child.once('exit', (c, s) => {
+        const late = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          resolve([c, s]);
+        }, PIPE_GRACE_MS);
+        child.once('close', () => clearTimeout(late));
+      });
     },
   ).finally(() => {
     clearTimeout(timer);
