@@ -11,9 +11,7 @@ import {
   type customObjectPublishResultSchema,
   type customObjectRegisterBodySchema,
   type customObjectRegisterResultSchema,
-  listCovers,
   newId,
-  tryParseScope,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
@@ -28,6 +26,7 @@ import type { Store } from '../store/index.ts';
 import { type EventDto, type EventLog, toEventDto } from './events.ts';
 import { eventSchemas } from './object-schemas.ts';
 import { mintPublishToken, mintSigningSecret } from './object-secrets.ts';
+import { appsReadable, requireScope } from './scopes.ts';
 import type { Principal } from './tokens.ts';
 
 export type RegisterBody = z.output<typeof customObjectRegisterBodySchema>;
@@ -109,12 +108,8 @@ export function customObjectService({ store, events, policy: given }: CustomObje
   function readableApps(principal: Principal): string[] | undefined {
     if (principal.kind === 'owner') return undefined;
     if (principal.kind === 'publish') return [];
-    const apps = new Set<string>();
+    const apps = new Set(appsReadable(principal.scopes ?? [], 'objects'));
     if (principal.appId !== null) apps.add(principal.appId);
-    for (const scope of principal.scopes ?? []) {
-      const parsed = tryParseScope(scope);
-      if (parsed.ok && parsed.scope.kind === 'objects') apps.add(parsed.scope.appId);
-    }
     return [...apps];
   }
 
@@ -218,18 +213,13 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     // An argv receiver runs a program on the host, like bash; a url receiver makes the host send
     // requests to any address it reaches, loopback and LAN services included (a request forgery
     // for a token that could not otherwise reach them). Both act on the host: `svc:act`.
-    if (principal.kind !== 'owner' && !listCovers(principal.scopes, 'svc:act')) {
-      const what =
-        receiver.kind === 'argv' ? 'runs a program on the host' : 'makes the host send requests';
-      throw new ApiError(
-        'scope_missing',
-        `${receiver.kind === 'argv' ? 'an' : 'a'} ${receiver.kind} receiver ${what}, which needs 'svc:act'`,
-        {
-          field: 'svc:act',
-          received: principal.scopes ?? [],
-        },
-      );
-    }
+    requireScope(
+      principal,
+      'svc:act',
+      receiver.kind === 'argv'
+        ? 'an argv receiver runs a program on the host'
+        : 'a url receiver makes the host send requests',
+    );
     if (receiver.kind === 'argv' && receiver.cwd !== undefined) {
       const info = await stat(receiver.cwd).catch(() => null);
       if (info === null || !info.isDirectory()) {

@@ -47,7 +47,7 @@ export function directoryService(deps: {
         field: 'group',
       });
     }
-    return { row };
+    return row;
   }
 
   /**
@@ -114,7 +114,7 @@ export function directoryService(deps: {
           received: scopes,
         });
       }
-      const { row } = directoryGroup(plugin, group);
+      const row = directoryGroup(plugin, group);
       // As the claim offers tools: the profile's list, when it has one, cuts them further.
       const allowed = profiles.find(node.profile)?.tools ?? null;
       if (allowed !== null && !allowed.includes(scope)) {
@@ -142,7 +142,7 @@ export function directoryService(deps: {
      * kit refuses a token without it (401); an app's name never looks like a node id (`nd_…`).
      */
     async mintForCaller(appId: string | null, plugin: string, group: string) {
-      const { row } = directoryGroup(plugin, group);
+      const row = directoryGroup(plugin, group);
       const app = appId ?? 'svc';
       return sign(row.endpoint, `${plugin}:${group}`, {
         grantee: app,

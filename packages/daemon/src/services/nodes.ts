@@ -22,7 +22,6 @@ import {
   type nodeUpdateBodySchema,
   type nodeWaitBodySchema,
   transition,
-  tryParseScope,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
@@ -44,7 +43,7 @@ import type { ModelService } from './models.ts';
 import { idleRuntime, type NodeRuntime } from './node-runtime.ts';
 import { compileOutputSchema, compileUsable } from './output-schema.ts';
 import type { ProfileService, ProfileSettings } from './profiles.ts';
-import { checkScopes } from './scopes.ts';
+import { appsReadable, checkScopes } from './scopes.ts';
 import type { Principal } from './tokens.ts';
 
 /** The longest delay a Node timer takes (a signed 32-bit count of ms). */
@@ -139,7 +138,9 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
   function readVisibility(principal: Principal): Visibility {
     const vis = visibility(principal);
     if (vis.kind !== 'app' || principal.kind !== 'app') return vis;
-    const readable = readableApps(principal.scopes ?? [], vis.appId);
+    const readable = appsReadable(principal.scopes ?? [], 'conversations').filter(
+      (app) => app !== vis.appId, // its own it sees already
+    );
     return readable.length === 0 ? vis : { ...vis, readable };
   }
 
@@ -914,21 +915,6 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
 }
 
 export type NodeService = ReturnType<typeof nodeService>;
-
-/**
- * The apps whose conversations `scopes` let an app read: one exact app id per
- * `svc:conversations:read:app:<id>` (its own app left out: it sees that one already).
- */
-export function readableApps(scopes: readonly string[], ownApp: string): string[] {
-  const apps = new Set<string>();
-  for (const scope of scopes) {
-    const parsed = tryParseScope(scope);
-    if (parsed.ok && parsed.scope.kind === 'conversations' && parsed.scope.appId !== ownApp) {
-      apps.add(parsed.scope.appId);
-    }
-  }
-  return [...apps];
-}
 
 /** The task's first line, cut to 80 characters. */
 export function titleOf(task: string): string {

@@ -67,17 +67,12 @@ export function runService(
 
   function runIn(id: string, vis: Visibility): { run: RunRow; root: NodeRow } {
     const run = store.runs.get(id);
-    const root = run === undefined ? undefined : store.nodes.get(run.node_id);
-    const sees =
-      run !== undefined &&
-      root !== undefined &&
-      (vis.kind === 'all' ||
-        (vis.kind === 'app' &&
-          (run.app_id === vis.appId ||
-            (run.app_id !== null && vis.readable?.includes(run.app_id) === true))) ||
-        (vis.kind === 'tree' && root.root_id === vis.rootId));
-    if (!sees) throw new ApiError('not_found', `no run ${id}`, { field: 'id' });
-    return { run, root: root! };
+    // A run is seen as its root node is: one rule, the nodes' (`VISIBLE`).
+    const root = run === undefined ? undefined : store.nodes.visible(run.node_id, vis);
+    if (run === undefined || root === undefined) {
+      throw new ApiError('not_found', `no run ${id}`, { field: 'id' });
+    }
+    return { run, root };
   }
 
   return {

@@ -3,7 +3,7 @@
  * scopes outside its own ceiling"): parsed, legacy short names refused, inside the creator's
  * ceiling and the app's grant. Nodes use it for their scopes, profiles for their defaults.
  */
-import { type Ceiling, listCovers, resolveNodeScopes } from '@svc/protocol';
+import { type Ceiling, listCovers, resolveNodeScopes, tryParseScope } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from './tokens.ts';
 
@@ -35,4 +35,20 @@ export function requireScope(principal: Principal, scope: string, why: string): 
     field: scope,
     received: principal.scopes ?? [],
   });
+}
+
+/**
+ * The apps a scope list names in `svc:<kind>:read:app:<id>`, each by its exact id: whose
+ * conversations (nodes, runs, turns) or custom objects the holder may read.
+ */
+export function appsReadable(
+  scopes: readonly string[],
+  kind: 'conversations' | 'objects',
+): string[] {
+  const apps = new Set<string>();
+  for (const scope of scopes) {
+    const parsed = tryParseScope(scope);
+    if (parsed.ok && parsed.scope.kind === kind) apps.add(parsed.scope.appId);
+  }
+  return [...apps];
 }

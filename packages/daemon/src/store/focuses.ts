@@ -54,9 +54,8 @@ export function focusStore(db: Db) {
         limit: f.limit,
       }) as unknown as Focus[];
     },
-    /** Whether there was one. */
-    delete(nodeId: string): boolean {
-      return Number(q.delete.run(nodeId).changes) > 0;
+    delete(nodeId: string): void {
+      q.delete.run(nodeId);
     },
   };
 }
