@@ -593,6 +593,17 @@ describe('tree operations', () => {
     const forked = await t.post(`/v1/nodes/${done.id}/fork`, {}, narrow);
     expect(forked.status).toBe(403);
     expect(forked.body.error.message).toContain("outside the creator's ceiling");
+    // Mail steers too: from an app's token, only from one that could have made the node.
+    const queued = await t.createNode({ task: 'wide, waiting its turn', scopes: wide }, full);
+    const mailed = await t.post(`/v1/nodes/${queued.id}/messages`, { text: 'new orders' }, narrow);
+    expect(mailed.status).toBe(403);
+    expect(mailed.body.error).toMatchObject({
+      code: 'scope_missing',
+      field: 'svc:files:rw:user:/',
+    });
+    expect((await t.post(`/v1/nodes/${queued.id}/messages`, { text: 'hi' }, full)).status).toBe(
+      200,
+    );
     // The token that could have made it may.
     expect((await t.post(`/v1/nodes/${done.id}/recycle`, { task: 'again' }, full)).status).toBe(
       200,

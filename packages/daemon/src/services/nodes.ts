@@ -67,11 +67,19 @@ export function scopeCeiling(principal: Principal): Ceiling {
 }
 
 /**
+ * Mail steers the node that reads it, so an app token's mail comes under the rule below too. A
+ * node's mail to its tree (a child reporting to its parent) is the tree's own coordination.
+ */
+export function requireMayMail(row: NodeRow, principal: Principal): void {
+  if (principal.kind === 'app') requireWithinCeiling(row, principal);
+}
+
+/**
  * Giving a node new work (a new task, or orders with its revival) is as good as making it, so it
  * takes what making it takes (SPEC: "A token cannot create a node with scopes outside its own
  * ceiling"): else a narrower token of the same app would steer a node that holds more than it.
  */
-function requireWithinCeiling(row: NodeRow, principal: Principal): void {
+export function requireWithinCeiling(row: NodeRow, principal: Principal): void {
   const ceiling = scopeCeiling(principal);
   if (ceiling === null) return;
   const held = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
@@ -587,9 +595,11 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     },
 
     message(id: string, text: string, principal: Principal): Mail {
-      return store.db.transaction((afterCommit) =>
-        deliver(visibleRow(id, principal), sender(principal), text, afterCommit),
-      );
+      return store.db.transaction((afterCommit) => {
+        const row = visibleRow(id, principal);
+        requireMayMail(row, principal);
+        return deliver(row, sender(principal), text, afterCommit);
+      });
     },
 
     /**

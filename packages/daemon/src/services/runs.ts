@@ -13,7 +13,7 @@ import { type NodeRow, toNode, type Visibility, type WaitingOn } from '../store/
 import type { RunRow } from '../store/runs.ts';
 import { appOf } from './app-caller.ts';
 import type { EventLog } from './events.ts';
-import { type CreateBody, type NodeService, scopeCeiling } from './nodes.ts';
+import { type CreateBody, type NodeService, requireMayMail, scopeCeiling } from './nodes.ts';
 import type { Principal } from './tokens.ts';
 import { removeTree } from './tree-removal.ts';
 
@@ -118,6 +118,7 @@ export function runService(
 
     message(id: string, text: string, principal: Principal): Mail {
       const { root } = visibleRun(id, principal);
+      requireMayMail(root, principal);
       return nodes.deliver(root, nodes.sender(principal), text);
     },
 
@@ -132,6 +133,7 @@ export function runService(
           `run ${why}; reply answers a run waiting for a message (use runs.message for mail)`,
         );
       }
+      requireMayMail(root, principal);
       return nodes.deliver(root, nodes.sender(principal), text);
     },
 
