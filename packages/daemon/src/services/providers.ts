@@ -19,7 +19,7 @@ import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
 import type { PluginRow } from '../store/plugins.ts';
 import type { DirectoryService } from './directory.ts';
-import { scopeCeiling } from './nodes.ts';
+import { scopeCeiling } from './node-ceiling.ts';
 import {
   CALL_TIMEOUT_MS,
   callPluginCommand,

@@ -13,7 +13,8 @@ import { type NodeRow, toNode, type Visibility, type WaitingOn } from '../store/
 import type { RunRow } from '../store/runs.ts';
 import { appOf } from './app-caller.ts';
 import type { EventLog } from './events.ts';
-import { type CreateBody, type NodeService, requireMayMail, scopeCeiling } from './nodes.ts';
+import { requireMayMail, scopeCeiling } from './node-ceiling.ts';
+import type { CreateBody, NodeService } from './nodes.ts';
 import type { Principal } from './tokens.ts';
 import { removeTree } from './tree-removal.ts';
 
