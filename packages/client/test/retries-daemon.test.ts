@@ -46,8 +46,9 @@ describe('retries against the daemon', () => {
     // and waits for it: before, the daemon answered that retry 409 and the client threw.
     const command = 'echo x >> ran.txt; sleep 1.3; echo ok';
     requests.length = 0;
-    const client = counted({ timeout: 600, maxRetries: 1 });
-    const result = await client.bash.run({ command, cwd: home });
+    const client = counted({ maxRetries: 1 });
+    // Named per call: bash.run otherwise waits past the command's own bound.
+    const result = await client.bash.run({ command, cwd: home }, { timeout: 600 });
     expect(result).toMatchObject({ exit_code: 0, stdout: 'ok\n' });
     expect(requests).toEqual(['POST /v1/bash', 'POST /v1/bash']);
     expect(readFileSync(join(home, 'ran.txt'), 'utf8')).toBe('x\n');

@@ -16,11 +16,13 @@ export function registerFiles(app: Routes, ctx: DaemonContext): void {
    * checked by its realpath against these. A refusal's `received` is the token's own list, as
    * every `scope_missing`'s: a share is no scope of the token.
    */
-  const home = realHome(ctx.home);
+  let home: string | undefined; // resolved on the first request, when the home exists
   const access = (c: Call): FilesAccess => {
     const principal = c.principal!;
     const scopes = ctx.shares.filesScopes(principal);
-    return principal.scopes === null ? { scopes } : { scopes, received: principal.scopes, home };
+    if (principal.scopes === null) return { scopes };
+    home ??= realHome(ctx.home);
+    return { scopes, received: principal.scopes, home };
   };
 
   mount(app, 'files.read', async (c, { query }) => c.json(await readFileSlice(query, access(c))));
