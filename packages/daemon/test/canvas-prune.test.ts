@@ -9,25 +9,12 @@ import { openStore } from '../src/store/index.ts';
 import type { Node } from '../src/store/nodes.ts';
 import { json } from './helpers.ts';
 import { type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
-import { readFrames } from './sse.ts';
+import { eventBacklog } from './sse.ts';
 
 let t: NodesDaemon;
 let appToken: string;
 
-interface Event {
-  seq: number;
-  kind: string;
-  subject_id: string | null;
-  payload: Record<string, unknown>;
-}
-
-async function allEvents(kinds?: string): Promise<Event[]> {
-  const res = await t.call(
-    `/v1/events?follow=false${kinds === undefined ? '' : `&kinds=${kinds}`}`,
-  );
-  const { frames } = await readFrames(res, () => false, 10_000);
-  return frames.filter((f) => f.data !== undefined).map((f) => JSON.parse(f.data!) as Event);
-}
+const allEvents = (kinds?: string) => eventBacklog(t.call, kinds);
 
 const prune = (body: Record<string, unknown>, token?: string) =>
   t.post('/v1/canvas/prune', body, token);

@@ -21,7 +21,7 @@ import {
   startTestDaemon,
   type TestDaemon,
 } from './helpers.ts';
-import { readFrames } from './sse.ts';
+import { eventBacklog } from './sse.ts';
 
 /** Fast retries, so a test sees every attempt within a second or two. */
 const FAST = { maxAttempts: 3, retryBaseMs: 20, retryMaxMs: 100, attemptTimeoutMs: 3_000 };
@@ -117,12 +117,11 @@ async function publishWith(call: TestDaemon['call'], id: string, token: string, 
 
 /** The `object.delivery` payloads of one delivery, in order. */
 async function deliveryStates(call: TestDaemon['call'], deliveryId: string) {
-  const res = await call('/v1/events?follow=false&kinds=object.delivery');
-  const { frames } = await readFrames(res, () => false);
-  return frames
-    .filter((f) => f.data !== undefined)
-    .map((f) => JSON.parse(f.data!).payload as { delivery_id: string; state: string })
-    .filter((p) => p.delivery_id === deliveryId);
+  const events = await eventBacklog<{ delivery_id: string; state: string }>(
+    call,
+    'object.delivery',
+  );
+  return events.map((e) => e.payload).filter((p) => p.delivery_id === deliveryId);
 }
 
 async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonLog, envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
-import { readFrames, seqs } from './sse.ts';
+import { eventBacklog, readFrames, seqs } from './sse.ts';
 
 let t: TestDaemon;
 beforeAll(async () => {
@@ -101,19 +101,7 @@ function dbText(): string {
 }
 
 async function objectEvents(kind: string, subject: string) {
-  const res = await t.call(`/v1/events?follow=false&kinds=${kind}`);
-  const { frames } = await readFrames(res, () => false);
-  return frames
-    .filter((f) => f.data !== undefined)
-    .map(
-      (f) =>
-        JSON.parse(f.data!) as {
-          seq: number;
-          subject_id: string;
-          payload: Record<string, unknown>;
-        },
-    )
-    .filter((e) => e.subject_id === subject);
+  return (await eventBacklog(t.call, kind)).filter((e) => e.subject_id === subject);
 }
 
 describe('register', () => {

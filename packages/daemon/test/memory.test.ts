@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, ok, scripted } from './broker-fixtures.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
-import { readFrames } from './sse.ts';
+import { eventBacklog } from './sse.ts';
 
 const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', import.meta.url));
 let t: TestDaemon;
@@ -86,13 +86,7 @@ async function nodeToken(token: Token, scopes?: string[]) {
 }
 
 /** The `memory.document` events so far, oldest first. */
-async function memoryEvents() {
-  const res = await t.call('/v1/events?follow=false&kinds=memory.document');
-  const { frames } = await readFrames(res, () => false);
-  return frames
-    .filter((f) => f.data !== undefined)
-    .map((f) => JSON.parse(f.data!) as { subject_id: string; payload: Record<string, unknown> });
-}
+const memoryEvents = () => eventBacklog(t.call, 'memory.document');
 
 describe("the person's space: privacy", () => {
   beforeAll(async () => {

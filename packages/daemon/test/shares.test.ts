@@ -9,6 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from './broker-fixtures.ts';
 import { envelope, json, scratchDirs, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { eventBacklog } from './sse.ts';
 
 let t: TestDaemon;
 /** Tokens of the app shared with, of one that shares, and of a bystander. */
@@ -76,13 +77,7 @@ const ls = (path: string, token: string) =>
 const write = (path: string, token: string) =>
   t.call('/v1/files/write', { ...json({ path, content: 'new' }), token });
 
-async function eventsOf(kind: string): Promise<{ subject_id: string; payload: unknown }[]> {
-  const text = await (await t.call(`/v1/events?follow=false&kinds=${kind}`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => JSON.parse(line.slice(5)));
-}
+const eventsOf = (kind: string) => eventBacklog(t.call, kind);
 
 describe('a share widens the app’s files access to its path, and only that', () => {
   it('read: files.read and files.list work on the path, write does not, other paths stay shut', async () => {

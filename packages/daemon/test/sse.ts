@@ -53,3 +53,25 @@ function parseFrame(text: string): SseFrame {
 
 export const seqs = (frames: SseFrame[]) =>
   frames.filter((f) => f.id !== undefined).map((f) => Number(f.id));
+
+/** An event as `GET /v1/events` sends it; `payload` typed by the test that reads it. */
+export interface LoggedEvent<P = Record<string, unknown>> {
+  seq: number;
+  kind: string;
+  subject_id: string | null;
+  payload: P;
+  created_at: string;
+}
+
+/**
+ * The events committed so far, oldest first (`GET /v1/events?follow=false`, the owner's), of
+ * `kinds` (comma-separated) when given.
+ */
+export async function eventBacklog<P = Record<string, unknown>>(
+  call: (path: string) => Promise<Response | globalThis.Response>,
+  kinds?: string,
+): Promise<LoggedEvent<P>[]> {
+  const res = await call(`/v1/events?follow=false${kinds === undefined ? '' : `&kinds=${kinds}`}`);
+  const { frames } = await readFrames(res as Response, () => false, 10_000);
+  return frames.filter((f) => f.data !== undefined).map((f) => JSON.parse(f.data!));
+}

@@ -20,6 +20,7 @@ import {
   startTestDaemon,
   type TestDaemon,
 } from './helpers.ts';
+import { eventBacklog } from './sse.ts';
 
 const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', import.meta.url));
 const MiB = 1024 * 1024;
@@ -56,14 +57,7 @@ async function made(body: Record<string, unknown>, token?: string): Promise<Uplo
 const b64 = (bytes: Buffer | string) => Buffer.from(bytes).toString('base64');
 const stored = () => readdirSync(join(t.home, 'uploads'));
 
-/** The daemon's event log up to now, of `kind`. */
-async function eventsOf(kind: string): Promise<{ subject_id: string; payload: unknown }[]> {
-  const text = await (await t.call(`/v1/events?follow=false&kinds=${kind}`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => JSON.parse(line.slice(5)));
-}
+const eventsOf = (kind: string) => eventBacklog(t.call, kind);
 
 describe('uploads', () => {
   it('stores the bytes 0600 under SVC_HOME/uploads/<id>, answers the record and records an event', async () => {
