@@ -18,6 +18,7 @@ import {
   waitForNode,
 } from './broker-fixtures.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { TOOLS_ALWAYS, TOOLS_OF_ACT } from './tool-names.ts';
 
 const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', import.meta.url));
 let t: TestDaemon;
@@ -117,22 +118,7 @@ describe('who may call the control plane', () => {
       system_prompt: string | null;
     }>(await t.call(`/v1/nodes/${a.node_id}/broker/claim`, post(claimBody, a.token)));
     expect(session.node).toMatchObject({ id: a.node_id, state: 'running' });
-    expect(session.tools).toEqual([
-      'bash',
-      'read_file',
-      'write_file',
-      'list_files',
-      'spawn',
-      'message',
-      'ask_human',
-      'wait',
-      'yield',
-      'report',
-      'submit',
-      'memory_read',
-      'memory_list',
-      'memory_write',
-    ]);
+    expect(session.tools).toEqual([...TOOLS_OF_ACT, ...TOOLS_ALWAYS]);
     expect(session.turns).toEqual([]);
     expect(session.directive).toEqual({ action: 'continue', reason: null, cancel_jobs: [] });
     const again = await t.call(`/v1/nodes/${a.node_id}/broker/claim`, post(claimBody, a.token));

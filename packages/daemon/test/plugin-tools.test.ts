@@ -18,6 +18,7 @@ import {
   waitForNode,
 } from './broker-fixtures.ts';
 import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { TOOLS_ALWAYS } from './tool-names.ts';
 
 const TOKEN = 'acme-shared-token-7c1f';
 const seen: { path: string; authorization: string | null; requestId: string | null }[] = [];
@@ -180,13 +181,7 @@ describe("installed plugins' commands as tools", () => {
       (e) => e.payload.action === 'start',
     );
     expect(started?.payload.tools).toEqual([
-      'wait',
-      'yield',
-      'report',
-      'submit',
-      'memory_read',
-      'memory_list',
-      'memory_write',
+      ...TOOLS_ALWAYS,
       'acme_tickets_create',
       'acme_tickets_list',
       'acme_tickets_close',

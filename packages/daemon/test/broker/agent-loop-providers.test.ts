@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAgentLoop } from '../../src/broker/agent-loop.ts';
 import { createLanguageModel, type ModelConfig } from '../../src/broker/providers/index.ts';
+import { TOOLS_ALWAYS, TOOLS_OF_ACT } from '../tool-names.ts';
 import { startFakeAnthropic } from './fixtures/fake-anthropic.ts';
 import { startFakeOpenAI } from './fixtures/fake-openai.ts';
 import type { FakeProvider } from './fixtures/fake-provider.ts';
@@ -80,22 +81,7 @@ describe.each(CASES)('runAgentLoop over $provider', ({ provider, start, model, t
     expect(t2!.tool_calls[0]!.output).toEqual({ submitted: true });
 
     expect(fake.requests).toHaveLength(2);
-    expect(toolNames(fake.requests[0]!.body)).toEqual([
-      'bash',
-      'read_file',
-      'write_file',
-      'list_files',
-      'spawn',
-      'message',
-      'ask_human',
-      'wait',
-      'yield',
-      'report',
-      'submit',
-      'memory_read',
-      'memory_list',
-      'memory_write',
-    ]);
+    expect(toolNames(fake.requests[0]!.body)).toEqual([...TOOLS_OF_ACT, ...TOOLS_ALWAYS]);
     // The second request carries the call and its recorded result, under the provider's id.
     const second = JSON.stringify(fake.requests[1]!.body);
     expect(second).toContain(t1!.tool_calls[0]!.id);

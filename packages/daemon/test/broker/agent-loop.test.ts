@@ -10,6 +10,7 @@ import { type LoopEvent, runAgentLoop } from '../../src/broker/agent-loop.ts';
 import type { TurnRecord } from '../../src/broker/port.ts';
 import type { ScriptedTurn } from '../../src/broker/providers/index.ts';
 import { toolsFor } from '../../src/broker/tools/index.ts';
+import { TOOLS_ALWAYS, TOOLS_OF_ACT } from '../tool-names.ts';
 import { MemoryDaemon } from './memory-daemon.ts';
 import { observed, offeredTools } from './models.ts';
 
@@ -229,26 +230,8 @@ describe('tools and scopes', () => {
   it('toolsFor offers bash, the file tools, spawn, message and ask_human only under svc:act, and honours the session list', () => {
     const names = (scopes: string[] | null, allowed: string[] | null = null) =>
       toolsFor(scopes, allowed).map((t) => t.name);
-    const always = [
-      'wait',
-      'yield',
-      'report',
-      'submit',
-      'memory_read',
-      'memory_list',
-      'memory_write',
-    ];
-    expect(names(['svc:llm'])).toEqual(always);
-    expect(names(['svc:llm', 'svc:act'])).toEqual([
-      'bash',
-      'read_file',
-      'write_file',
-      'list_files',
-      'spawn',
-      'message',
-      'ask_human',
-      ...always,
-    ]);
+    expect(names(['svc:llm'])).toEqual(TOOLS_ALWAYS);
+    expect(names(['svc:llm', 'svc:act'])).toEqual([...TOOLS_OF_ACT, ...TOOLS_ALWAYS]);
     expect(names(null)).toHaveLength(14);
     expect(names(null, ['bash', 'submit', 'acme:tickets'])).toEqual(['bash', 'submit']);
   });
@@ -261,15 +244,7 @@ describe('tools and scopes', () => {
       { tool_calls: [{ name: 'submit', input: { result: 'could not' } }] },
     ]);
     expect(exit.kind).toBe('submitted');
-    expect(offeredTools(calls[0]!)).toEqual([
-      'wait',
-      'yield',
-      'report',
-      'submit',
-      'memory_read',
-      'memory_list',
-      'memory_write',
-    ]);
+    expect(offeredTools(calls[0]!)).toEqual(TOOLS_ALWAYS);
     expect(daemon.get(id).turns[0]!.tool_calls[0]).toMatchObject({
       name: 'bash',
       status: 'error',
