@@ -8,7 +8,7 @@
  * Expiry is checked lazily at the start of every call here, and by a timer (`human-expiry.ts`)
  * for the soonest `expires_at`, so a node waiting on a request that expires unread still wakes.
  */
-import { compileSchema, type SchemaCheck } from '@svc/plugin-kit/json-schema';
+
 import {
   APPROVAL_OPTIONS,
   CLOSED_TICKET_STATES,
@@ -34,6 +34,7 @@ import type { Store } from '../store/index.ts';
 import type { MailFrom } from '../store/mail.ts';
 import type { EventLog } from './events.ts';
 import type { NodeService } from './nodes.ts';
+import { compileUsable } from './output-schema.ts';
 import type { Principal } from './tokens.ts';
 
 export type HumanCreateBody = z.output<typeof humanRequestCreateBodySchema>;
@@ -138,7 +139,7 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
         received: options,
       });
     }
-    if (body.response_schema !== undefined) schemaCheck(body.response_schema);
+    if (body.response_schema !== undefined) compileUsable(body.response_schema, 'response_schema');
     return {
       kind,
       title: body.title,
@@ -195,7 +196,10 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
           { field: 'data' },
         );
       }
-      const failure = schemaCheck(JSON.parse(ticket.response_schema))(body.data);
+      const failure = compileUsable(
+        JSON.parse(ticket.response_schema),
+        'response_schema',
+      )(body.data);
       if (failure !== null) {
         throw new ApiError(
           'validation_failed',
@@ -515,14 +519,3 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
 }
 
 export type HumanService = ReturnType<typeof humanService>;
-
-/** The schema's check, or 400 `invalid_request` naming `response_schema` and what is wrong. */
-function schemaCheck(schema: Record<string, unknown>): SchemaCheck {
-  try {
-    return compileSchema(schema, 'response_schema');
-  } catch (error) {
-    const message =
-      error instanceof TypeError ? error.message : 'response_schema is not a usable JSON Schema';
-    throw new ApiError('invalid_request', message, { field: 'response_schema' });
-  }
-}

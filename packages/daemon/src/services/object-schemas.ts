@@ -6,6 +6,7 @@
 import { compileSchema, type SchemaCheck } from '@svc/plugin-kit/json-schema';
 import { ApiError } from '../errors.ts';
 import type { CustomObjectRow } from '../store/custom-objects.ts';
+import { compileUsable } from './output-schema.ts';
 import { screenPatterns } from './pattern-safety.ts';
 
 /** A declared event, as registered (`schema` omitted) or stored (`null`). */
@@ -36,13 +37,7 @@ export function eventSchemas() {
       for (const [name, decl] of Object.entries(events)) {
         if (decl.schema === undefined || decl.schema === null) continue;
         const at = `events.${name}.schema`;
-        try {
-          compileSchema(decl.schema, at);
-        } catch (error) {
-          const message =
-            error instanceof TypeError ? error.message : `${at} is not a usable JSON Schema`;
-          throw new ApiError('invalid_request', message, { field: at });
-        }
+        compileUsable(decl.schema, at);
         // Every publish matches these patterns on the daemon's thread, with a publisher's strings.
         await screenPatterns(decl.schema, at);
       }

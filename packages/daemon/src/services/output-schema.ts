@@ -10,15 +10,18 @@ import { ApiError } from '../errors.ts';
 
 export type ResultCheck = (result: unknown) => void;
 
-/** The schema's check, or 400 `invalid_request` naming `output_schema` and what is wrong in it. */
-export function compileUsable(schema: Record<string, unknown>): SchemaCheck {
+/**
+ * The schema's check, or 400 `invalid_request` naming `at` (the field that holds it) and what is
+ * wrong in it: for every schema a caller hands the daemon.
+ */
+export function compileUsable(schema: Record<string, unknown>, at = 'output_schema'): SchemaCheck {
   try {
-    return compileSchema(schema, 'output_schema');
+    return compileSchema(schema, at);
   } catch (error) {
-    // The kit's TypeError names the place from `output_schema` on and says what is wrong there.
+    // The kit's TypeError names the place from `at` on and says what is wrong there.
     const message =
-      error instanceof TypeError ? error.message : 'output_schema is not a usable JSON Schema';
-    throw new ApiError('invalid_request', message, { field: 'output_schema' });
+      error instanceof TypeError ? error.message : `${at} is not a usable JSON Schema`;
+    throw new ApiError('invalid_request', message, { field: at });
   }
 }
 
