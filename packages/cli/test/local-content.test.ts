@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.ts';
-import { readLocal } from '../src/parse/local-content.ts';
+import { readContent, readLocal } from '../src/parse/local-content.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'svc-cli-local-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -60,6 +60,37 @@ describe('readLocal', () => {
   it('names the file it cannot read, and why', async () => {
     expect(await refusal(join(work, 'missing'), 10, '--from')).toBe(
       `--from: cannot read ${join(work, 'missing')} (ENOENT)`,
+    );
+  });
+});
+
+describe('readContent', () => {
+  const refused = (opts: { data?: string; from?: string }, bytes: number) =>
+    readContent(opts, limit(bytes)).then(
+      () => expect.unreachable('taken'),
+      (err: unknown) => {
+        expect(err).toBeInstanceOf(UsageError);
+        return (err as UsageError).message;
+      },
+    );
+
+  it('takes --data as UTF-8 text, bounded by the limit in bytes', async () => {
+    expect((await readContent({ data: 'é' }, limit(2))).toString()).toBe('é');
+    expect(await refused({ data: 'éé' }, 3)).toBe('the content is 4 bytes; this takes at most 3');
+  });
+
+  it('takes --from through the bounded file reader', async () => {
+    const file = join(work, 'from.txt');
+    writeFileSync(file, 'abc');
+    expect((await readContent({ from: file }, limit(3))).toString()).toBe('abc');
+    expect(await refused({ from: file }, 2)).toBe(
+      `--from: ${file} is 3 bytes; this takes at most 2`,
+    );
+  });
+
+  it('refuses --data with --from', async () => {
+    expect(await refused({ data: 'a', from: join(work, 'from.txt') }, 10)).toBe(
+      'give --data or --from, not both (without either, stdin is read)',
     );
   });
 });

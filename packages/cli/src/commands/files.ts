@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { renderTable } from '../output/table.ts';
-import { type ContentLimit, readLocal, readStdinBounded } from '../parse/local-content.ts';
+import { type ContentLimit, readContent } from '../parse/local-content.ts';
 import { positive } from '../parse/number.ts';
 
 export function registerFiles(program: Command, runtime: Runtime): void {
@@ -78,18 +78,7 @@ async function write(
   path: string,
   opts: { data?: string; from?: string; parents?: boolean },
 ) {
-  if (opts.data !== undefined && opts.from !== undefined) {
-    throw new UsageError('give --data or --from, not both (without either, stdin is read)');
-  }
-  const bytes =
-    opts.data !== undefined
-      ? Buffer.from(opts.data, 'utf8')
-      : opts.from !== undefined
-        ? await readLocal(opts.from, WRITE_LIMIT, '--from')
-        : await readStdinBounded(WRITE_LIMIT);
-  if (bytes.length > WRITE_LIMIT.bytes) {
-    throw new UsageError(`the content is ${bytes.length} bytes; ${WRITE_LIMIT.rule}`);
-  }
+  const bytes = await readContent(opts, WRITE_LIMIT);
   const text = utf8(bytes);
   const params: FileWriteParams =
     text === null

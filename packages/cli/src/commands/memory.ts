@@ -19,7 +19,7 @@ import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { documentName, renderMemoryTable } from '../output/memory-view.ts';
 import { parseChoice } from '../parse/choice.ts';
-import { type ContentLimit, readLocal, readStdinBounded } from '../parse/local-content.ts';
+import { type ContentLimit, readContent } from '../parse/local-content.ts';
 import { parseLimit } from './shared/list-options.ts';
 
 const SPACE_HELP = 'user (default), app:<id>, app:<id>:profile:<p> or node:<node id>';
@@ -163,16 +163,7 @@ async function put(ctx: Context, path: string, opts: PutOptions) {
   if (opts.mediaType !== undefined) body.media_type = opts.mediaType;
   const version = parseVersion(opts.ifVersion);
   if (version !== undefined) body.if_version = version;
-  if (opts.data !== undefined && opts.from !== undefined) {
-    throw new UsageError('give --data or --from, not both (without either, stdin is read)');
-  }
-  body.content = text(
-    opts.data !== undefined
-      ? Buffer.from(opts.data, 'utf8')
-      : opts.from !== undefined
-        ? await readLocal(opts.from, CONTENT_LIMIT, '--from')
-        : await readStdinBounded(CONTENT_LIMIT),
-  );
+  body.content = text(await readContent(opts, CONTENT_LIMIT));
   const client = await ctx.client();
   const doc = await client.request<MemoryDocument>('PUT', '/v1/memory/document', body);
   ctx.out.result(
@@ -199,9 +190,6 @@ async function remove(ctx: Context, path: string, opts: SpaceOption & { ifVersio
 
 /** The content as text: a document is UTF-8 of bounded size, refused here before sending. */
 function text(bytes: Buffer): string {
-  if (bytes.length > CONTENT_LIMIT.bytes) {
-    throw new UsageError(`the content is ${bytes.length} bytes; ${CONTENT_LIMIT.rule}`);
-  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

@@ -71,3 +71,23 @@ export async function readStdinBounded(limit: ContentLimit): Promise<Buffer> {
   }
   return Buffer.concat(chunks);
 }
+
+/**
+ * A write's content: `--data` as text, `--from` a local file, or stdin without either; bounded by
+ * the limit whichever it came from, so every source is refused (exit 2) past it the same way.
+ */
+export async function readContent(
+  opts: { data?: string; from?: string },
+  limit: ContentLimit,
+): Promise<Buffer> {
+  if (opts.data !== undefined && opts.from !== undefined) {
+    throw new UsageError('give --data or --from, not both (without either, stdin is read)');
+  }
+  if (opts.from !== undefined) return readLocal(opts.from, limit, '--from');
+  if (opts.data === undefined) return readStdinBounded(limit);
+  const bytes = Buffer.from(opts.data, 'utf8');
+  if (bytes.length > limit.bytes) {
+    throw new UsageError(`the content is ${bytes.length} bytes; ${limit.rule}`);
+  }
+  return bytes;
+}
