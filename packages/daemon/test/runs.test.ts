@@ -269,6 +269,48 @@ describe('a node token', () => {
   });
 });
 
+describe('a node token changing its run', () => {
+  it('needs svc:act, as for the same operation on the root through /v1/nodes', async () => {
+    const run = await start(appA); // app-a holds svc:llm only, so its tree does too
+    const child = await t.createNode({ task: 'child', parent_id: run.node_id });
+    expect(child.scopes).toEqual(['svc:llm']);
+    const token = t.nodeToken(child.id);
+    const root = await t.post(`/v1/nodes/${run.node_id}/messages`, { text: 'x' }, token);
+    expect(root.body.error).toMatchObject({ code: 'scope_missing', field: 'svc:act' });
+    const writes: [string, string, Record<string, unknown>][] = [
+      ['POST', 'messages', { text: 'x' }],
+      ['POST', 'reply', { text: 'x' }],
+      ['POST', 'rename', { title: 'renamed by a node' }],
+      ['POST', 'interrupt', {}],
+      ['POST', 'cancel', {}],
+      ['DELETE', '', {}],
+    ];
+    for (const [method, path, body] of writes) {
+      const res = await t.call(`/v1/runs/${run.id}${path === '' ? '' : `/${path}`}`, {
+        ...json(body, method),
+        token,
+      });
+      expect(res.status, path).toBe(403);
+      expect(((await res.json()) as { error: unknown }).error, path).toMatchObject({
+        code: 'scope_missing',
+        field: 'svc:act',
+      });
+    }
+    const after = (await t.get(`/v1/runs/${run.id}`, appA)).body;
+    expect(after).toMatchObject({ state: 'queued', title: run.title });
+    // Reading stays open to the tree, and a node holding svc:act changes its run.
+    expect((await t.get(`/v1/runs/${run.id}`, token)).status).toBe(200);
+    const actor = (await t.appToken(['svc:llm', 'svc:act'], { app_id: 'app-node-act' })).token;
+    const acting = await start(actor);
+    const renamed = await t.post(
+      `/v1/runs/${acting.id}/rename`,
+      { title: 'renamed by its root' },
+      t.nodeToken(acting.node_id),
+    );
+    expect(renamed.body.title).toBe('renamed by its root');
+  });
+});
+
 describe('message, reply, interrupt, cancel', () => {
   it('reply is 409 unless the run waits for a message; then it wakes the run', async () => {
     const run = await start(appA);

@@ -15,6 +15,7 @@ import { appOf } from './app-caller.ts';
 import type { EventLog } from './events.ts';
 import { requireMayMail, scopeCeiling } from './node-ceiling.ts';
 import type { CreateBody, NodeService } from './nodes.ts';
+import { requireScope } from './scopes.ts';
 import type { Principal } from './tokens.ts';
 import { removeTree } from './tree-removal.ts';
 
@@ -59,6 +60,17 @@ export function runService(
    */
   function visibleRun(id: string, principal: Principal): { run: RunRow; root: NodeRow } {
     return runIn(id, nodes.visibility(principal));
+  }
+
+  /**
+   * `visibleRun` for the routes that change a run. A node token also needs `svc:act` here, as it
+   * does for the same operation on the run's root through `/v1/nodes/...` (SPEC: `svc:act` gates
+   * messaging nodes); an app steers its own runs under its grant instead (`requireMayMail`).
+   * @param what the operation, for the refusal: "a node <what> a run"
+   */
+  function changeableRun(id: string, principal: Principal, what: string) {
+    if (principal.kind === 'node') requireScope(principal, 'svc:act', `a node ${what} a run`);
+    return visibleRun(id, principal);
   }
 
   /** `visibleRun` for read routes: an app also sees the runs of the apps it may read. */
@@ -118,14 +130,14 @@ export function runService(
     },
 
     message(id: string, text: string, principal: Principal): Mail {
-      const { root } = visibleRun(id, principal);
+      const { root } = changeableRun(id, principal, 'messages');
       requireMayMail(root, principal);
       return nodes.deliver(root, nodes.sender(principal), text);
     },
 
     /** An answer to a run that stopped to wait for one (it yielded or was interrupted). */
     reply(id: string, text: string, principal: Principal): Mail {
-      const { root } = visibleRun(id, principal);
+      const { root } = changeableRun(id, principal, 'replies to');
       const waiting = root.waiting_on === null ? null : (JSON.parse(root.waiting_on) as WaitingOn);
       if (root.state !== 'waiting' || waiting?.for !== 'mail') {
         const why = root.state === 'waiting' ? `waits for ${waiting?.for}` : `is '${root.state}'`;
@@ -139,20 +151,20 @@ export function runService(
     },
 
     async interrupt(id: string, reason: string | undefined, principal: Principal): Promise<Run> {
-      const { root } = visibleRun(id, principal);
+      const { root } = changeableRun(id, principal, 'interrupts');
       await nodes.interrupt(root.id, reason, principal);
       return this.get(id, principal);
     },
 
     async cancel(id: string, reason: string | undefined, principal: Principal): Promise<Run> {
-      const { root } = visibleRun(id, principal);
+      const { root } = changeableRun(id, principal, 'cancels');
       await nodes.cancel(root.id, reason, principal);
       return this.get(id, principal);
     },
 
     rename(id: string, title: string, principal: Principal): Run {
       return store.db.transaction(() => {
-        const { run } = visibleRun(id, principal);
+        const { run } = changeableRun(id, principal, 'renames');
         store.runs.rename(run.id, title, new Date().toISOString());
         events.record('run.renamed', run.id, { run_id: run.id, title });
         return this.get(id, principal);
@@ -164,7 +176,7 @@ export function runService(
      */
     delete(id: string, principal: Principal): { id: string; deleted: true } {
       return store.db.transaction((afterCommit) => {
-        const { run, root } = visibleRun(id, principal);
+        const { run, root } = changeableRun(id, principal, 'deletes');
         if (root.state !== 'done' && root.state !== 'failed' && root.state !== 'cancelled') {
           throw new ApiError(
             'invalid_state',
