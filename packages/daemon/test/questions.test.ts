@@ -211,6 +211,36 @@ describe('questions', () => {
     await waitForNode(t.call, node.id, isFinal);
   });
 
+  it('a narrower token of the app may not answer: the answer steers the node, as a reply does', async () => {
+    const narrow = (await t.appToken([], { app_id: 'asker' })).token;
+    const run = await askingRun({ title: 'Go wider?', body: '' });
+    const questionId = (await questionOf(run)).payload.question_id as string;
+    expect((await get(questionId, narrow)).status).toBe(200);
+    const refused = await answer(questionId, { text: 'do something wider' }, narrow);
+    expect(refused.status).toBe(403);
+    expect(await envelope(refused)).toMatchObject({ code: 'scope_missing', field: 'svc:llm' });
+    expect(await ok<Question>(await get(questionId, app))).toMatchObject({ state: 'open' });
+    await ok<Question>(await answer(questionId, { text: 'no' }, app));
+    await waitForNode(t.call, run.node_id, isFinal);
+  });
+
+  it('deleting the run takes its questions; the human request stays in the inbox history', async () => {
+    const run = await askingRun({ title: 'Still there?', body: '' });
+    const event = await questionOf(run);
+    const questionId = event.payload.question_id as string;
+    await ok<Question>(await answer(questionId, { text: 'yes' }, app));
+    await waitForNode(t.call, run.node_id, isFinal);
+    expect((await t.call(`/v1/runs/${run.id}`, { method: 'DELETE', token: app })).status).toBe(200);
+    const gone = await get(questionId, app);
+    expect(gone.status).toBe(404);
+    expect(await envelope(gone)).toMatchObject({ code: 'not_found', field: 'id' });
+    expect((await get(questionId)).status).toBe(404);
+    const request = await ok<{ state: string }>(
+      await t.call(`/v1/human/requests/${event.payload.request_id as string}`),
+    );
+    expect(request.state).toBe('answered');
+  });
+
   it('a malformed question id is 422; an unknown one 404', async () => {
     expect((await get('q_nope')).status).toBe(422);
     expect((await get('q_01ARZ3NDEKTSV4RRFFQ69G5FAV')).status).toBe(404);

@@ -20,6 +20,9 @@ export function questionStore(db: Db) {
        VALUES (:id, :request_id, :run_id, :node_id, :app_id, :created_at)`,
     ),
     get: db.sqlite.prepare('SELECT * FROM questions WHERE id = ?'),
+    deleteNodes: db.sqlite.prepare(
+      'DELETE FROM questions WHERE node_id IN (SELECT value FROM json_each(?))',
+    ),
   };
   return {
     insert(row: QuestionRow): void {
@@ -27,6 +30,10 @@ export function questionStore(db: Db) {
     },
     get(id: string): QuestionRow | undefined {
       return q.get.get(id) as QuestionRow | undefined;
+    },
+    /** The questions the nodes asked, removed with their tree. */
+    deleteNodes(nodeIds: readonly string[]): number {
+      return Number(q.deleteNodes.run(JSON.stringify(nodeIds)).changes);
     },
   };
 }
