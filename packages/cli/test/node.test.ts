@@ -89,6 +89,12 @@ describe('svc node', () => {
       'node.state',
       'node.outcome',
     ]);
+    // Past its outcome, a final node has nothing more to print: the watch ends, it does not wait.
+    const last = events.at(-1).seq as number;
+    const after = await svc('node', 'watch', node.id, '--after', String(last));
+    expect(after).toMatchObject({ code: 0, stdout: '' });
+    const tail = await svc('node', 'watch', node.id, '--after', String(last - 1), '--json');
+    expect(JSON.parse(tail.stdout).kind).toBe('node.outcome');
   });
 
   it('wait shows progress on stderr and exits 0 only when the node is done', async () => {
@@ -223,6 +229,12 @@ describe('svc run', () => {
     expect((await svc('run', 'cancel', r.id)).code).toBe(0);
     const watch = await svc('run', 'watch', r.id);
     expect(watch.stdout.trimEnd().split('\n').at(-1)).toMatch(/outcome cancelled/);
+    const seqs = (await svc('run', 'watch', r.id, '--json')).stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).seq as number);
+    const past = await svc('run', 'watch', r.id, '--after', String(Math.max(...seqs)));
+    expect(past).toMatchObject({ code: 0, stdout: '' });
     const wait = await svc('run', 'wait', r.id, '--json');
     expect(JSON.parse(wait.stdout)).toMatchObject({ final: true, run: { state: 'cancelled' } });
     expect((await svc('run', 'rm', r.id)).stdout).toBe(`deleted ${r.id}\n`);

@@ -1,4 +1,4 @@
-import { NODE_STATES } from '@svc/protocol';
+import { isFinal, NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -206,9 +206,11 @@ async function watch(ctx: Context, id: string, opts: { subtree?: boolean; after:
   const after = parseAfter(opts.after);
   const client = await ctx.client();
   const controller = new AbortController();
+  // As for `svc run watch`: a final node's outcome may lie at or before --after.
+  const final = isFinal((await client.nodes.retrieve(checked)).state);
   const stream = client.nodes.stream(
     checked,
-    { subtree: opts.subtree === true },
+    { subtree: opts.subtree === true, ...(final && { follow: false }) },
     { after, signal: controller.signal },
   );
   await feed(ctx, stream, (e) => e.kind === 'node.outcome' && e.subject_id === checked, {
