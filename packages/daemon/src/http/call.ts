@@ -50,6 +50,11 @@ export class Call {
   /** The viewer session secret the request was authenticated by (its cookie), if any. */
   viewerSession: string | null = null;
   input: RouteInput = NO_INPUT;
+  /**
+   * The Idempotency-Key the request runs under once claimed, with what an earlier life of the
+   * daemon made under it (`madeOnce`); null without a key.
+   */
+  keyClaim: { holder: string; key: string; made: string | null } | null = null;
   readonly #res: ServerResponse;
   #abort: AbortController | undefined;
 

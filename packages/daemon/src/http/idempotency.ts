@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import { IDEMPOTENCY_TTL_MS } from '../store/idempotency.ts';
+import type { Store } from '../store/index.ts';
 import type { Call, Reply } from './call.ts';
 import { finalHeaders } from './errors.ts';
 
@@ -79,6 +80,7 @@ export function idempotency(store: IdempotencyStore): Idempotent {
     let now = Date.now();
     for (const [k, v] of secrets) if (v.expires <= now) secrets.delete(k);
 
+    let made: string | null = null;
     for (; ; now = Date.now()) {
       const claim = store.claim(holder, key, fingerprint, now);
       if (claim.claimed) break;
@@ -92,7 +94,13 @@ export function idempotency(store: IdempotencyStore): Idempotent {
       }
       if (row.status === null) {
         const first = running.get(memoKey);
-        // A claim no request of this daemon holds: none survives a restart (releaseUnfinished).
+        // A claim no request of this daemon holds came through a restart, which keeps only one
+        // whose request made something (releaseUnfinished): this retry takes it over and waits
+        // on that again (`madeOnce`). Taken at once, with no await, so only one retry does.
+        if (first === undefined && row.made !== null) {
+          made = row.made;
+          break;
+        }
         if (first === undefined) {
           throw new ApiError(
             'conflict',
@@ -120,6 +128,7 @@ export function idempotency(store: IdempotencyStore): Idempotent {
     }
 
     const done = track(memoKey);
+    c.keyClaim = { holder, key, made };
     try {
       let res: Reply;
       try {
@@ -159,6 +168,24 @@ export function idempotency(store: IdempotencyStore): Idempotent {
       settle();
     };
   }
+}
+
+/**
+ * For a route that makes a node or run and then holds its answer open (`createAndWait`, `parse`):
+ * the id is recorded under the request's Idempotency-Key in the transaction that makes it, so a
+ * retry after a restart, which no open answer survives, waits on it again instead of making a
+ * second one (as a retry within the daemon's life already does). Without a key, just `make`.
+ * @param make makes it in a transaction of the store (which this one joins), answering its id
+ */
+export function madeOnce(c: Call, store: Pick<Store, 'db' | 'idempotency'>, make: () => string) {
+  const claim = c.keyClaim;
+  if (claim === null) return make();
+  if (claim.made !== null) return claim.made;
+  return store.db.transaction(() => {
+    const id = make();
+    store.idempotency.made(claim.holder, claim.key, id);
+    return id;
+  });
 }
 
 /** `{field: null}` for each secret field of an answer: what its stored copy holds instead. */

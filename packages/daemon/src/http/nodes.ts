@@ -5,6 +5,7 @@ import type { Principal } from '../services/tokens.ts';
 import { abandonWorktree, closeWorktree } from '../services/worktrees.ts';
 import { type Node, toNode } from '../store/nodes.ts';
 import type { Call } from './call.ts';
+import { madeOnce } from './idempotency.ts';
 import {
   awaitFinal,
   DEFAULT_LIMIT,
@@ -70,13 +71,13 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
   );
   mount(app, 'nodes.createAndWait', async (c, { body: { timeout_s, ...body } }) => {
     await screenPatterns(body.output_schema, 'output_schema');
-    const node = ctx.nodes.create(body, who(c));
-    return c.json(await awaitOutcome(c, node.id, timeout_s));
+    const id = madeOnce(c, ctx.store, () => ctx.nodes.create(body, who(c)).id);
+    return c.json(await awaitOutcome(c, id, timeout_s));
   });
   mount(app, 'nodes.parse', async (c, { body: { timeout_s, ...body } }) => {
     await screenPatterns(body.output_schema, 'output_schema');
-    const node = ctx.nodes.create(body, who(c));
-    const answer = await awaitOutcome(c, node.id, timeout_s);
+    const id = madeOnce(c, ctx.store, () => ctx.nodes.create(body, who(c)).id);
+    const answer = await awaitOutcome(c, id, timeout_s);
     return c.json({ ...answer, parsed: parsed(answer.node) });
   });
   mount(app, 'nodes.stream', (c, { params, query }) => {

@@ -3,6 +3,7 @@ import { screenPatterns } from '../services/pattern-safety.ts';
 import type { Run } from '../services/runs.ts';
 import type { Principal } from '../services/tokens.ts';
 import type { Call } from './call.ts';
+import { madeOnce } from './idempotency.ts';
 import {
   awaitFinal,
   DEFAULT_LIMIT,
@@ -94,8 +95,8 @@ export function registerRuns(app: Routes, ctx: DaemonContext): void {
   );
   mount(app, 'runs.parse', async (c, { body: { timeout_s, ...body } }) => {
     await screenPatterns(body.output_schema, 'output_schema');
-    const started = ctx.runs.start(body, who(c));
-    const answer = await awaitRun(c, started.id, timeout_s);
+    const id = madeOnce(c, ctx.store, () => ctx.runs.start(body, who(c)).id);
+    const answer = await awaitRun(c, id, timeout_s);
     const parsed = answer.run.state === 'done' ? (answer.run.outcome?.result ?? null) : null;
     return c.json({ ...answer, parsed });
   });

@@ -11,6 +11,8 @@ export interface IdempotencyRow {
   content_type: string | null;
   body: string | null;
   created_at: number;
+  /** The node or run the request made before holding its answer open (`madeOnce`). */
+  made: string | null;
 }
 
 export type ClaimResult = { claimed: true } | { claimed: false; row: IdempotencyRow };
@@ -27,8 +29,11 @@ export function idempotencyStore(db: Db) {
       `UPDATE idempotency_keys SET status = ?, content_type = ?, body = ?
        WHERE token_id = ? AND key = ?`,
     ),
+    made: db.sqlite.prepare('UPDATE idempotency_keys SET made = ? WHERE token_id = ? AND key = ?'),
     release: db.sqlite.prepare('DELETE FROM idempotency_keys WHERE token_id = ? AND key = ?'),
-    releaseUnfinished: db.sqlite.prepare('DELETE FROM idempotency_keys WHERE status IS NULL'),
+    releaseUnfinished: db.sqlite.prepare(
+      'DELETE FROM idempotency_keys WHERE status IS NULL AND made IS NULL',
+    ),
   };
   return {
     /**
@@ -51,11 +56,18 @@ export function idempotencyStore(db: Db) {
     ): void {
       q.complete.run(status, contentType, body, tokenId, key);
     },
+    /** Records what the claim's request made; in the transaction that made it (`madeOnce`). */
+    made(tokenId: string, key: string, id: string): void {
+      q.made.run(id, tokenId, key);
+    },
     /** Forgets a claim whose request failed on our side, so a retry may run it. */
     release(tokenId: string, key: string): void {
       q.release.run(tokenId, key);
     },
-    /** At start: no request survives a restart, so a claim still marked running is void. */
+    /**
+     * At start: no request survives a restart, so a claim still marked running is void, unless
+     * its request made something a retry can wait on again (`made`).
+     */
     releaseUnfinished(): void {
       q.releaseUnfinished.run();
     },

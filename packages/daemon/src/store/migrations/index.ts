@@ -13,6 +13,7 @@ import { sql as appApi } from './012-app-api.ts';
 import { sql as transcriptSearch } from './013-transcript-search.ts';
 import { sql as shareCreatorToken } from './014-share-creator-token.ts';
 import { sql as focuses } from './015-focuses.ts';
+import { sql as idempotencyMade } from './016-idempotency-made.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -34,4 +35,5 @@ export const migrations: readonly string[] = [
   transcriptSearch,
   shareCreatorToken,
   focuses,
+  idempotencyMade,
 ];
