@@ -443,6 +443,19 @@ describe('wait and parse', () => {
     });
   });
 
+  it('a wait whose token is revoked meanwhile ends with 401 at once, as a stream does', async () => {
+    const app = await t.appToken(['svc:llm'], { app_id: 'app-revoked-wait' });
+    const run = await start(app.token);
+    const began = Date.now();
+    const waiting = t.get(`/v1/runs/${run.id}/wait?timeout_s=30`, app.token);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await t.call(`/v1/tokens/${app.token_id}`, { method: 'DELETE' })).status).toBe(200);
+    const ended = await waiting;
+    expect(ended.status).toBe(401);
+    expect(ended.body.error.code).toBe('unauthorized');
+    expect(Date.now() - began).toBeLessThan(10_000);
+  });
+
   it('parse starts a run with an output_schema and answers final: false with parsed null', async () => {
     const res = await t.post(
       '/v1/runs/parse',

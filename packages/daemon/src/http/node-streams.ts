@@ -77,9 +77,23 @@ export async function longPoll<T>(
 ): Promise<T | null> {
   const shutdown = new AbortController();
   const unregister = ctx.sse.add(() => shutdown.abort());
+  // A wait outlasts the request that checked its token, as a stream does: a token revoked or
+  // expired meanwhile (a node token's node ended) gets no answer, only 401. A revocation is an
+  // event, so it is seen at once.
+  const alive = streamAlive(c, ctx.viewer, ctx.tokens);
+  const stillHeld = () => {
+    if (alive()) return;
+    throw new ApiError('unauthorized', 'the token was revoked or expired while the request waited');
+  };
   try {
     const signal = AbortSignal.any([c.signal, shutdown.signal]);
-    return await waitUntil(ctx.events, ready, (timeoutS ?? DEFAULT_WAIT_S) * 1000, signal);
+    const checked = () => {
+      stillHeld();
+      return ready();
+    };
+    const value = await waitUntil(ctx.events, checked, (timeoutS ?? DEFAULT_WAIT_S) * 1000, signal);
+    stillHeld();
+    return value;
   } finally {
     unregister();
   }

@@ -96,8 +96,8 @@ export function tokenService(store: Store, events: EventLog) {
       // One owner token at a time: minting a new one (a rotation) revokes the old ones.
       if (kind === 'owner') {
         for (const old of store.tokens.revokeKind('owner', row.created_at)) {
+          afterCommit(() => uncache(old.id)); // before the event's wake-up, as in `revoke`
           events.record('token.revoked', old.id, toDto(old));
-          afterCommit(() => uncache(old.id));
         }
       }
       store.tokens.insert(row);
@@ -221,8 +221,10 @@ export function tokenService(store: Store, events: EventLog) {
         }
         if (store.tokens.revoke(id, new Date().toISOString())) {
           const dto = toDto(store.tokens.byId(id)!);
-          events.record('token.revoked', id, dto);
+          // Before the event's wake-up (after-commit callbacks run in order): a stream or wait
+          // woken by it must find the token gone.
           afterCommit(() => uncache(id));
+          events.record('token.revoked', id, dto);
           return dto;
         }
         const row = store.tokens.byId(id);
