@@ -91,6 +91,19 @@ describe('TCP listener', () => {
     expect(own.status).toBe(200);
   });
 
+  it('connect refuses a host that is no IP address or localhost as such, while the listener is on', async () => {
+    const res = await t.call('/v1/connect', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ app_id: 'named-host', host: 'example.com' }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({
+      code: 'invalid_request',
+      field: 'host',
+    });
+  });
+
   it('enableTcp is idempotent and refuses a different port', async () => {
     expect(await t.daemon.enableTcp()).toEqual(t.daemon.tcp);
     await expect(t.daemon.enableTcp({ port: tcp.port === 65000 ? 65001 : 65000 })).rejects.toThrow(

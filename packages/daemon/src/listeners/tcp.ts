@@ -76,7 +76,8 @@ export function parseTcpSpec(spec: string): { host?: string; port: number } {
   return host === undefined ? { port } : { host, port };
 }
 
-function checkHost(host: string): string {
+/** `host` if it is an IP literal or `localhost`; else a `TypeError` naming it. */
+export function checkHost(host: string): string {
   if (host === 'localhost' || isIP(host) !== 0) return host;
   throw new TypeError(
     `tcp host must be an IP address or localhost; received ${JSON.stringify(host)}`,

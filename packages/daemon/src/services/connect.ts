@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseScopeList, ScopeError } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import { ApiError, DaemonError } from '../errors.ts';
+import { checkHost } from '../listeners/tcp.ts';
 
 export interface ConnectInput {
   app_id?: string | undefined;
@@ -31,6 +32,14 @@ export async function connect(ctx: DaemonContext, input: ConnectInput) {
     }
   }
   const scopes = parseScopes(input.scopes ?? []);
+  // Checked before the listener is asked: while it is on, a bad host would read as "on elsewhere".
+  if (input.host !== undefined) {
+    try {
+      checkHost(input.host);
+    } catch (error) {
+      listenerError(error);
+    }
+  }
   const tcp = await ctx.enableTcp({ host: input.host, port: input.port }).catch(listenerError);
 
   if (input.app_id === undefined) {
