@@ -95,7 +95,7 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .command('fork')
     .description("copy a node's conversation into a new queued node")
     .argument('<id>', 'node id')
-    .option('--task <text>', 'appended to the copy as a user message')
+    .option('--task <text>', 'delivered to the copy as mail')
     .option('--title <text>', 'title of the copy')
     .option('--through-turn <n>', 'copy turns 1..n (default all; 0 = only the task)')
     .option('--parent <node-id|none>', "the copy's parent (default the source's; 'none': a root)")
