@@ -38,6 +38,7 @@ describe('usage errors exit 2 with one stderr line', () => {
     [['events', '--kinds', 'Not Kinds'], /--kinds must be/],
     [['bash', '--env', 'NOPE', '--', 'true'], /--env must be NAME=value/],
     [['bash', '--timeout', '0', '--', 'true'], /--timeout must be a positive duration/],
+    [['bash', '--timeout', '11m', '--', 'true'], /--timeout must be at most 10m \(600s\)/],
     [['request', 'TRACE', '/v1/status'], /method must be one of/],
     [['request', 'GET', '/v1/events?after=3'], /is an event stream; use svc events/],
   ])('svc %j', async (args, message) => {

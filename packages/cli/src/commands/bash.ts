@@ -1,11 +1,14 @@
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import type { BashResult, BashRunParams } from '@svc/client';
+import { BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { UsageError } from '../errors.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { commandLine } from '../parse/shell.ts';
+
+const TIMEOUT_MOST = { seconds: BASH_TIMEOUT_MAX_MS / 1000, shown: '10m' };
 
 export function registerBash(program: Command, runtime: Runtime): void {
   program
@@ -16,7 +19,7 @@ export function registerBash(program: Command, runtime: Runtime): void {
     .option('--cwd <dir>', 'working directory, made absolute (default: the current directory)')
     .option(
       '--timeout <duration>',
-      'kill the command after this long, e.g. 30s, 5m (daemon default: 60s)',
+      'kill the command after this long, e.g. 30s, 5m, at most 10m (daemon default: 60s)',
     )
     .option('-e, --env <name=value...>', 'add variables to the command environment')
     .action(action(runtime, bash));
@@ -32,7 +35,7 @@ async function bash(
     cwd: resolve(opts.cwd ?? process.cwd()),
   };
   if (opts.timeout !== undefined)
-    params.timeout_ms = parseDuration(opts.timeout, '--timeout') * 1000;
+    params.timeout_ms = parseDuration(opts.timeout, '--timeout', TIMEOUT_MOST) * 1000;
   if (opts.env !== undefined) params.env = parseEnv(opts.env);
   const client = await ctx.client();
   // The client waits past the command's own bound; a command is not idempotent: never run it

@@ -76,12 +76,8 @@ async function upload(ctx: Context, file: string, opts: UploadOptions) {
 
 async function link(ctx: Context, id: string, opts: { ttl?: string }) {
   const uploadId = parseId('upload', id, 'upload id');
-  const ttl = opts.ttl === undefined ? undefined : parseDuration(opts.ttl, '--ttl');
-  if (ttl !== undefined && ttl > ATTACHMENT_TTL_MAX_S) {
-    throw new UsageError(
-      `--ttl must be at most 1h (${ATTACHMENT_TTL_MAX_S}s); received '${opts.ttl}'`,
-    );
-  }
+  const most = { seconds: ATTACHMENT_TTL_MAX_S, shown: '1h' };
+  const ttl = opts.ttl === undefined ? undefined : parseDuration(opts.ttl, '--ttl', most);
   const client = await ctx.client();
   const answer = await client.attachments.link({
     upload_id: uploadId,

@@ -8,8 +8,26 @@ const UNIT_SECONDS: Readonly<Record<string, number>> = {
   w: 604_800,
 };
 
-/** `90`, `90s`, `15m`, `12h`, `30d`, `2w`, or a sum such as `1h30m` → whole seconds (> 0). */
-export function parseDuration(text: string, option: string): number {
+/**
+ * `90`, `90s`, `15m`, `12h`, `30d`, `2w`, or a sum such as `1h30m` → whole seconds (> 0).
+ * @param most the daemon's bound, with how it reads (`1h`): past it is a usage error here (exit 2),
+ * not a refusal from the daemon (exit 1)
+ */
+export function parseDuration(
+  text: string,
+  option: string,
+  most?: { seconds: number; shown: string },
+): number {
+  const seconds = durationSeconds(text, option);
+  if (most !== undefined && seconds > most.seconds) {
+    throw new UsageError(
+      `${option} must be at most ${most.shown} (${most.seconds}s); received '${text}'`,
+    );
+  }
+  return seconds;
+}
+
+function durationSeconds(text: string, option: string): number {
   const trimmed = text.trim();
   if (/^\d+$/.test(trimmed)) return positive(Number(trimmed), text, option);
   const parts = [...trimmed.matchAll(/(\d+)([smhdw])/g)];
