@@ -10,9 +10,10 @@ import { abandonWorktree } from './worktrees.ts';
  * In the caller's transaction: the tree's nodes with all that hangs on them (turns, mail,
  * reports, jobs), their `node:<id>` memory documents (no token reaches those once the node is
  * gone), the app's handles on their questions (a question reads its run's words) and their
- * events with the run's (`node.turn` events carry the very transcripts being removed). The
- * human requests behind the questions stay: they are the person's inbox history, which outlives
- * the asking node (migration 007). Answers the node ids, whose worktrees go after the commit (`removeWorktrees`).
+ * events with the run's (`node.turn` events carry the very transcripts being removed). The human
+ * requests behind the questions stay: they are the person's inbox history, which outlives the
+ * asking node (migration 007). Answers the node ids, whose worktrees go after the commit
+ * (`removeWorktrees`).
  * @param runId the tree's run, or `null` (then only the nodes' events go)
  */
 export function removeTree(store: Store, rootId: string, runId: string | null): string[] {
