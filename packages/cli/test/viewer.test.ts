@@ -48,7 +48,7 @@ describe('svc sys connect --open', () => {
     expect(url.startsWith(`${daemon!.tcp!.base_url}/viewer/login?code=`)).toBe(true);
     const first = await login(url);
     expect(first.status).toBe(303);
-    expect(first.headers.get('location')).toBe('/viewer/');
+    expect(first.headers.get('location')).toMatch(/^\/viewer\/#key=[A-Za-z0-9_-]{43}$/);
     expect(first.headers.get('set-cookie')).toMatch(
       new RegExp(`^svc_viewer_${daemon!.tcp!.port}=`),
     );

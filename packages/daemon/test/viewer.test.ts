@@ -53,12 +53,17 @@ async function newLink(): Promise<{ url: string; code: string; expires_at: strin
 const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
   rawRequest(tcp, { method, path, headers });
 
-/** A session cookie (`svc_viewer_<port>=…`) from a fresh link. */
-async function login(): Promise<string> {
+/**
+ * A fresh link's session as the viewer page holds it: the cookie (`svc_viewer_<port>=…`) and the
+ * page key the login redirect's fragment carries, with both as the headers of a request.
+ */
+async function login(): Promise<{ cookie: string; key: string; headers: Record<string, string> }> {
   const { code } = await newLink();
   const res = await get(`/viewer/login?code=${code}`);
   expect(res.status).toBe(303);
-  return cookieOf(res);
+  const cookie = cookieOf(res);
+  const key = String(res.headers.location).slice('/viewer/#key='.length);
+  return { cookie, key, headers: { cookie, 'svc-viewer': key } };
 }
 
 function cookieOf(res: RawResponse): string {
@@ -87,13 +92,13 @@ describe('login links', () => {
     expect(Date.parse(link.expires_at) - clock).toBe(60_000);
   });
 
-  it('log in once: 303 to /viewer/ with an HttpOnly SameSite=Strict cookie; a second use is 401', async () => {
+  it('log in once: 303 to /viewer/ with an HttpOnly SameSite=Strict cookie and the page key in the fragment; a second use is 401', async () => {
     const { code } = await newLink();
     // a HEAD (link preview) does not spend it
     expect((await get(`/viewer/login?code=${code}`, {}, 'HEAD')).status).toBe(405);
     const res = await get(`/viewer/login?code=${code}`);
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/viewer/');
+    expect(res.headers.location).toMatch(/^\/viewer\/#key=[A-Za-z0-9_-]{43}$/);
     const set = String(res.headers['set-cookie']);
     expect(set).toMatch(new RegExp(`^svc_viewer_${tcp.port}=[A-Za-z0-9_-]{43}; `));
     for (const flag of ['HttpOnly', 'SameSite=Strict', 'Path=/', 'Max-Age=43200']) {
@@ -136,39 +141,74 @@ describe('login links', () => {
 });
 
 describe('the session cookie', () => {
-  it('authenticates as the owner on TCP', async () => {
-    const cookie = await login();
-    const res = await get('/v1/status', { cookie });
+  it('authenticates as the owner on TCP, with its page key', async () => {
+    const { headers } = await login();
+    const res = await get('/v1/status', headers);
     expect(res.status).toBe(200);
-    const grant = await get('/v1/grant', { cookie, origin: `http://127.0.0.1:${tcp.port}` });
+    const grant = await get('/v1/grant', { ...headers, origin: `http://127.0.0.1:${tcp.port}` });
     expect(JSON.parse(grant.body)).toMatchObject({ kind: 'owner' });
   });
 
-  it('needs Svc-Viewer: 1 on anything but GET/HEAD', async () => {
-    const cookie = await login();
+  it('needs its page key as Svc-Viewer on every method: the cookie alone (which every port of the host is sent) is 401', async () => {
+    const { cookie, key } = await login();
+    const other = await login();
     const body = JSON.stringify({ title: 'q?' });
     const headers = { cookie, 'content-type': 'application/json' };
-    const bare = await rawRequest(tcp, {
-      method: 'POST',
-      path: '/v1/human/requests',
-      headers,
-      body,
-    });
-    expect(bare.status).toBe(403);
-    expect(errorCode(bare)).toBe('forbidden');
-    const marked = await rawRequest(tcp, {
-      method: 'POST',
-      path: '/v1/human/requests',
-      headers: { ...headers, 'svc-viewer': '1', origin: `http://localhost:${tcp.port}` },
-      body,
-    });
+    const post = (extra: Record<string, string>) =>
+      rawRequest(tcp, {
+        method: 'POST',
+        path: '/v1/human/requests',
+        headers: { ...headers, ...extra },
+        body,
+      });
+    for (const wrong of [
+      {},
+      { 'svc-viewer': '1' },
+      { 'svc-viewer': other.key },
+      { 'svc-viewer': `${key}x` },
+    ]) {
+      const refused = await post(wrong);
+      expect(refused.status, JSON.stringify(wrong)).toBe(401);
+      expect(JSON.parse(refused.body).error).toMatchObject({
+        code: 'unauthorized',
+        field: 'Svc-Viewer',
+      });
+      const read = await get('/v1/human/inbox', { cookie, ...wrong });
+      expect(read.status, JSON.stringify(wrong)).toBe(401);
+    }
+    const events = await get('/v1/events?follow=false', { cookie });
+    expect(events.status).toBe(401);
+    const marked = await post({ 'svc-viewer': key, origin: `http://localhost:${tcp.port}` });
     expect(marked.status).toBe(200);
   });
 
+  it('cannot make tokens or login links: a session neither renews itself nor outlives its logout', async () => {
+    const { headers } = await login();
+    const post = (path: string, body: unknown) =>
+      rawRequest(tcp, {
+        method: 'POST',
+        path,
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    for (const [path, body] of [
+      ['/v1/viewer/links', {}],
+      ['/v1/connect', { app_id: 'from-viewer', scopes: ['svc:llm'] }],
+      ['/v1/connect', {}],
+    ] as const) {
+      const res = await post(path, body);
+      expect(res.status, path).toBe(403);
+      expect(errorCode(res)).toBe('forbidden');
+      expect(res.body).not.toMatch(/svc_(owner|app)_/);
+    }
+    const tokens = await t.call('/v1/tokens?limit=200');
+    expect(JSON.stringify(await tokens.json())).not.toContain('from-viewer');
+  });
+
   it('is refused from a foreign Origin', async () => {
-    const cookie = await login();
+    const { headers } = await login();
     for (const origin of ['http://evil.example', `http://127.0.0.1:${tcp.port + 1}`, 'null']) {
-      const res = await get('/v1/status', { cookie, origin });
+      const res = await get('/v1/status', { ...headers, origin });
       expect(res.status, origin).toBe(403);
       expect(errorCode(res)).toBe('forbidden');
     }
@@ -176,66 +216,66 @@ describe('the session cookie', () => {
 
   it("is named for the listener's port: another daemon's on the same host is left alone", async () => {
     // Browsers keep cookies per host, not per port (RFC 6265 §8.5).
-    const cookie = await login();
+    const { cookie, key } = await login();
     const secret = cookie.slice(cookie.indexOf('=') + 1);
     const otherPort = `svc_viewer_${tcp.port + 1}`;
-    expect((await get('/v1/status', { cookie: `${otherPort}=${secret}` })).status).toBe(401);
-    expect((await get('/v1/status', { cookie: `${otherPort}=theirs; ${cookie}` })).status).toBe(
-      200,
-    );
+    const viewerKey = { 'svc-viewer': key };
+    expect(
+      (await get('/v1/status', { cookie: `${otherPort}=${secret}`, ...viewerKey })).status,
+    ).toBe(401);
+    expect(
+      (await get('/v1/status', { cookie: `${otherPort}=theirs; ${cookie}`, ...viewerKey })).status,
+    ).toBe(200);
   });
 
   it('is ignored on the unix socket', async () => {
-    const cookie = await login();
+    const { headers } = await login();
     const res = await rawRequest(
       { socketPath: t.daemon.socketPath },
       {
         path: '/v1/status',
-        headers: { cookie },
+        headers,
       },
     );
     expect(res.status).toBe(401);
   });
 
   it('ends with logout (the cookie cleared), and an expired one is 401', async () => {
-    const cookie = await login();
+    const { headers } = await login();
     const out = await rawRequest(tcp, {
       method: 'POST',
       path: '/v1/viewer/logout',
-      headers: { cookie, 'svc-viewer': '1' },
+      headers,
     });
     expect(out.status).toBe(200);
     expect(JSON.parse(out.body)).toEqual({ revoked: true });
     expect(String(out.headers['set-cookie'])).toMatch(
       new RegExp(`^svc_viewer_${tcp.port}=; .*Max-Age=0`),
     );
-    const after = await get('/v1/status', { cookie });
+    const after = await get('/v1/status', headers);
     expect(after.status).toBe(401);
     expect(errorCode(after)).toBe('unauthorized');
 
     const old = await login();
     clock += 12 * 3600_000 + 1;
-    expect((await get('/v1/status', { cookie: old })).status).toBe(401);
+    expect((await get('/v1/status', old.headers)).status).toBe(401);
     // a bearer's logout has no session to end
     const bearer = await t.call('/v1/viewer/logout', { method: 'POST' });
     expect(await bearer.json()).toEqual({ revoked: false });
   });
 
   it('ends the event streams it opened at logout, before any later event', async () => {
-    const cookie = await login();
+    const { headers } = await login();
     let text = '';
     const ended = new Promise<void>((resolve, reject) => {
-      const req = request(
-        { ...tcp, path: '/v1/events?kinds=token.created', headers: { cookie } },
-        (res) => {
-          expect(res.statusCode).toBe(200);
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            text += chunk;
-          });
-          res.on('end', resolve);
-        },
-      );
+      const req = request({ ...tcp, path: '/v1/events?kinds=token.created', headers }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', resolve);
+      });
       req.on('error', reject);
       req.setTimeout(5_000, () => reject(new Error('the stream outlived its session')));
       req.end();
@@ -243,7 +283,7 @@ describe('the session cookie', () => {
     const out = await rawRequest(tcp, {
       method: 'POST',
       path: '/v1/viewer/logout',
-      headers: { cookie, 'svc-viewer': '1' },
+      headers,
     });
     expect(out.status).toBe(200);
     await t.call('/v1/connect', json({ app_id: 'after-logout', scopes: ['svc:llm'] }));
@@ -252,11 +292,12 @@ describe('the session cookie', () => {
   });
 
   it('never reaches the log', async () => {
-    const cookie = await login();
-    await get('/v1/status', { cookie });
+    const { cookie, key, headers } = await login();
+    await get('/v1/status', headers);
     const { daemonLog } = await import('./helpers.ts');
     const log = await daemonLog(t.home);
     expect(log).not.toContain(cookie.split('=')[1]!);
+    expect(log).not.toContain(key);
   });
 });
 

@@ -1,3 +1,4 @@
+import { pageKey } from './session.ts';
 import type { Page } from './types.ts';
 
 /** A refusal of the daemon, from its error envelope. */
@@ -18,12 +19,26 @@ export function whenUnauthorized(fn: () => void): void {
   onUnauthorized = fn;
 }
 
+/** Tells the app the session is over (a 401, from a call or the event stream). */
+export function sessionEnded(): void {
+  onUnauthorized();
+}
+
+/**
+ * The headers of every request of the page: the session's page key, which the daemon asks of a
+ * cookie's every request, a custom header no other site can send without a preflight (its CSRF
+ * rule), and a key no other port of the host is given (`session.ts`).
+ */
+export function viewerHeaders(): Record<string, string> {
+  return { 'Svc-Viewer': pageKey() ?? '' };
+}
+
 /**
  * One call of the daemon's `/v1` as the logged-in viewer: the session cookie goes along
- * (same origin), and `Svc-Viewer: 1` is what the daemon asks of a cookie's POST (its CSRF rule).
+ * (same origin), with the page key (`viewerHeaders`).
  */
 export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { 'Svc-Viewer': '1' };
+  const headers = viewerHeaders();
   const init: RequestInit = { method, credentials: 'same-origin', headers };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -34,7 +49,7 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
   const value: unknown = text === '' ? null : JSON.parse(text);
   if (!res.ok) {
     const error = (value as { error?: { code?: string; message?: string } } | null)?.error;
-    if (res.status === 401) onUnauthorized();
+    if (res.status === 401) sessionEnded();
     throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? res.statusText);
   }
   return value as T;

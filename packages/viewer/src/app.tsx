@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, whenUnauthorized } from './api.ts';
 import { useLiveEvents } from './live.ts';
 import { href, type Route, useRoute } from './router.ts';
+import { pageKey } from './session.ts';
 import { Canvas } from './views/canvas.tsx';
 import { Crons } from './views/crons.tsx';
 import { History, Inbox } from './views/inbox.tsx';
@@ -15,19 +16,25 @@ const NAV: readonly { label: string; href: string; views: Route['view'][] }[] = 
   { label: 'Plugins', href: href.plugins, views: ['plugins'] },
 ];
 
+const SIGNED_OUT = {
+  none: 'Not logged in.',
+  ended: 'Your viewer session ended (expired or revoked).',
+  out: 'You logged out.',
+} as const;
+
 export function App() {
   const route = useRoute();
-  const [session, setSession] = useState<'in' | 'ended' | 'out'>('in');
+  // No page key at all: this browser never logged in here (or its storage was cleared).
+  const [session, setSession] = useState<'in' | 'ended' | 'out' | 'none'>(() =>
+    pageKey() === null ? 'none' : 'in',
+  );
   useEffect(() => whenUnauthorized(() => setSession('ended')), []);
   if (session !== 'in') {
     return (
       <main class="signed-out">
         <h1>svc viewer</h1>
         <p>
-          {session === 'out'
-            ? 'You logged out.'
-            : 'Your viewer session ended (expired or revoked).'}{' '}
-          Run <code>svc sys connect --open</code> for a new login link.
+          {SIGNED_OUT[session]} Run <code>svc sys connect --open</code> for a new login link.
         </p>
       </main>
     );

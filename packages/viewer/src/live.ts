@@ -1,6 +1,6 @@
+import { AuthenticationError, Svc } from '@svc/client';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.ts';
-import type { SvcEvent } from './types.ts';
+import { api, sessionEnded, viewerHeaders } from './api.ts';
 
 /** What a view refreshes when it changes. */
 export type Topic = 'nodes' | 'inbox' | 'crons' | 'plugins';
@@ -32,11 +32,16 @@ export type Versions = Readonly<Record<Topic, number>> & { connected: boolean; l
 
 /** A burst of events (a turn and its tools, the backlog on connect) is one refresh. */
 const SETTLE_MS = 150;
+/** The wait before following again once the client's own reconnects gave up (daemon down). */
+const RETRY_MS = 3_000;
 
 /**
- * Follows `GET /v1/events` (the kinds the views show) with an `EventSource`, which resumes after
- * the last seq it saw (`Last-Event-ID`) on its own whenever the connection drops. Each event
- * bumps the version of its topic; views refetch when their version moves.
+ * Follows `GET /v1/events` (the kinds the views show) with `@svc/client`'s stream, which resumes
+ * after the last seq it saw (`Last-Event-ID`) whenever the connection drops. It is a fetch, not
+ * an `EventSource`, for two reasons: every request carries the session's page key as a header,
+ * which an `EventSource` cannot send, and a fetch sees the status, so a session that ended (401)
+ * shows as such instead of as a stream forever reconnecting. Each event bumps the version of its
+ * topic; views refetch when their version moves.
  *
  * It starts at the event log's present (`canvas.snapshot`'s seq), not its beginning: the views
  * load the current state themselves, so replaying the whole history on each page load would only
@@ -53,10 +58,10 @@ export function useLiveEvents(): Versions {
     lastSeq: 0,
   });
   useEffect(() => {
-    let source: EventSource | undefined;
-    let closed = false;
+    const stop = new AbortController();
     const dirty = new Set<Topic>();
     let lastSeq = 0;
+    let opened = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const flush = () => {
       timer = undefined;
@@ -68,38 +73,63 @@ export function useLiveEvents(): Versions {
         return next;
       });
     };
-    const onEvent = (message: MessageEvent<string>) => {
-      const event = JSON.parse(message.data) as SvcEvent;
-      lastSeq = event.seq;
-      const topic = KINDS[event.kind];
-      if (topic !== undefined) dirty.add(topic);
-      timer ??= setTimeout(flush, SETTLE_MS);
+    const connected = (ok: boolean) => {
+      const first = ok && !opened;
+      opened ||= ok;
+      setVersions((v) =>
+        first
+          ? {
+              ...v,
+              connected: true,
+              lastSeq,
+              nodes: v.nodes + 1,
+              inbox: v.inbox + 1,
+              crons: v.crons + 1,
+              plugins: v.plugins + 1,
+            }
+          : v.connected === ok
+            ? v
+            : { ...v, connected: ok },
+      );
     };
-    const follow = (after: number) => {
-      if (closed) return;
-      lastSeq = after;
-      // Same origin: the session cookie goes along without `withCredentials`.
-      const kinds = Object.keys(KINDS).join(',');
-      source = new EventSource(`/v1/events?kinds=${kinds}&after=${after}`);
-      for (const kind of Object.keys(KINDS)) source.addEventListener(kind, onEvent);
-      let first = true;
-      source.onopen = () => {
-        setVersions((v) =>
-          first
-            ? {
-                ...v,
-                connected: true,
-                lastSeq,
-                nodes: v.nodes + 1,
-                inbox: v.inbox + 1,
-                crons: v.crons + 1,
-                plugins: v.plugins + 1,
-              }
-            : { ...v, connected: true },
+    // The page key is read per request: a login in another tab replaces it (and the cookie).
+    const client = new Svc({
+      baseUrl: location.origin,
+      fetch: (url, init) => {
+        const headers = new Headers(init.headers);
+        for (const [name, value] of Object.entries(viewerHeaders())) headers.set(name, value);
+        return fetch(url, { ...init, headers, credentials: 'same-origin' }).then(
+          (res) => {
+            connected(res.ok);
+            return res;
+          },
+          (error: unknown) => {
+            connected(false);
+            throw error;
+          },
         );
-        first = false;
-      };
-      source.onerror = () => setVersions((v) => ({ ...v, connected: false }));
+      },
+    });
+    const kinds = Object.keys(KINDS);
+    const follow = async (after: number) => {
+      lastSeq = after;
+      while (!stop.signal.aborted) {
+        try {
+          const stream = client.events.stream({ kinds }, { after: lastSeq, signal: stop.signal });
+          for await (const event of stream) {
+            lastSeq = event.seq;
+            const topic = KINDS[event.kind];
+            if (topic !== undefined) dirty.add(topic);
+            timer ??= setTimeout(flush, SETTLE_MS);
+          }
+        } catch (error) {
+          if (stop.signal.aborted) return;
+          if (error instanceof AuthenticationError) return sessionEnded();
+        }
+        // Out of reconnects, or ended by the daemon (a drain): a pause, then follow on.
+        connected(false);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
     };
     api<{ seq: number }>('GET', '/v1/canvas/snapshot?limit=1').then(
       (snapshot) => follow(snapshot.seq),
@@ -108,8 +138,7 @@ export function useLiveEvents(): Versions {
       () => follow(0),
     );
     return () => {
-      closed = true;
-      source?.close();
+      stop.abort();
       if (timer !== undefined) clearTimeout(timer);
     };
   }, []);

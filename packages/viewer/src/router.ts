@@ -11,7 +11,12 @@ export type Route =
   | { view: 'missing'; hash: string };
 
 export function parseHash(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return { view: 'missing', hash }; // a broken percent-escape names no page
+  }
   const [first, second] = parts;
   if (first === undefined || first === 'canvas') return { view: 'canvas' };
   if (first === 'nodes' && second !== undefined) return { view: 'node', id: second };

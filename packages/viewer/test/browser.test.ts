@@ -7,6 +7,8 @@
  * on CI (`CI=true`) and is skipped elsewhere, saying so.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +60,7 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
   let page: Page;
   let base = '';
   const problems: string[] = [];
-  const requested: string[] = [];
+  const requested: { url: string; lastEventId: string | undefined }[] = [];
   const nodes: Record<'done' | 'waiting', Node> = {} as never;
   let request: { id: string; ticket_id: string };
 
@@ -121,12 +123,15 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
       // Root (CI containers) has no user namespace sandbox to give Chromium.
       args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
     });
-    page = await browser.newPage();
+    // A context of its own, so a second tab shares the first one's cookie and storage.
+    page = await (await browser.newContext()).newPage();
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(m.text());
     });
     page.on('pageerror', (e) => problems.push(e.message));
-    page.on('request', (r) => requested.push(r.url()));
+    page.on('request', (r) =>
+      requested.push({ url: r.url(), lastEventId: r.headers()['last-event-id'] }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -135,11 +140,15 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
     if (home !== '') rmSync(home, { recursive: true, force: true });
   });
 
-  it('logs in with a one-time link and lands on /viewer/ with an HttpOnly cookie', async () => {
+  it('logs in with a one-time link and lands on /viewer/ with an HttpOnly cookie and the page key kept', async () => {
     const link = (await client.request('POST', '/v1/viewer/links', {})) as { url: string };
     const res = await page.goto(link.url);
     expect(res?.status()).toBe(200);
-    expect(page.url()).toBe(`${base}/viewer/`);
+    // The key came in the fragment; the page kept it and took it out of the address bar.
+    await expect.poll(() => page.url()).toBe(`${base}/viewer/#/`);
+    const key = await page.evaluate(() => localStorage.getItem('svc-viewer-key'));
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await page.evaluate(() => history.length)).toBeLessThanOrEqual(2);
     const cookies = await page.context().cookies(base);
     expect(cookies).toEqual([
       expect.objectContaining({
@@ -160,8 +169,8 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
     }
     await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
     // The stream starts at the log's present (the snapshot's seq), not replaying its history.
-    const stream = requested.map((u) => new URL(u)).find((u) => u.pathname === '/v1/events');
-    expect(Number(stream?.searchParams.get('after'))).toBeGreaterThan(0);
+    const stream = requested.find((r) => new URL(r.url).pathname === '/v1/events');
+    expect(Number(stream?.lastEventId)).toBeGreaterThan(0);
   });
 
   it('adds a node created after load, from the event stream', async () => {
@@ -210,5 +219,41 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
     await page.getByRole('link', { name: 'Plugins', exact: true }).click();
     await page.getByText('No plugins installed.').waitFor();
     expect(problems).toEqual([]);
+  });
+
+  it('shows a hash with a broken escape as not found, not a blank page', async () => {
+    await page.goto(`${base}/viewer/#/nodes/%E0%A4%A`);
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.goto(`${base}/viewer/#/`);
+  });
+
+  it('sends its cookie to another port of the host, where it opens nothing without the page key', async () => {
+    let cookie: string | undefined;
+    const other = createServer((req, res) => {
+      cookie ??= req.headers.cookie;
+      res.end('<!doctype html><title>another local server</title>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const tab = await page.context().newPage();
+      await tab.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      await tab.close();
+      expect(cookie).toMatch(new RegExp(`svc_viewer_${new URL(base).port}=`));
+      const stolen = await fetch(`${base}/v1/nodes`, { headers: { cookie: cookie! } });
+      expect(stolen.status).toBe(401);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('says the session ended when another tab logs out', async () => {
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    const tab = await page.context().newPage();
+    await tab.goto(`${base}/viewer/#/`);
+    await tab.getByRole('button', { name: 'Log out' }).click();
+    await tab.getByText('You logged out.').waitFor();
+    await page.getByText('Your viewer session ended').waitFor({ timeout: 10_000 });
+    await tab.close();
   });
 });

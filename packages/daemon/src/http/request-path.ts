@@ -14,7 +14,7 @@ import { readInput } from './input.ts';
 import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
 import type { Routes } from './route.ts';
-import { viewerPrincipal } from './viewer-auth.ts';
+import { refuseCredentialRoute, viewerPrincipal } from './viewer-auth.ts';
 import { viewerHeaders } from './viewer-pages.ts';
 import { isViewerPath, serveViewer } from './viewer-static.ts';
 
@@ -69,6 +69,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
       ctx.tokens,
       viewerSession(c, listener),
     );
+    refuseCredentialRoute(c);
     const handler = handlers.get(route.id as RouteId);
     if (handler === undefined) {
       // A route of the protocol's table this daemon has no handler for yet.
@@ -104,13 +105,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     if (listener.kind !== 'tcp' || c.headers.cookie === undefined) return undefined;
     if (c.headers.authorization !== undefined) return undefined;
     return () => {
-      const found = viewerPrincipal(
-        listener,
-        c.method,
-        c.headers,
-        ctx.viewer,
-        ctx.tokens.ownerPrincipal,
-      );
+      const found = viewerPrincipal(listener, c.headers, ctx.viewer, ctx.tokens.ownerPrincipal);
       c.viewerSession = found?.session ?? null;
       return found?.principal ?? null;
     };

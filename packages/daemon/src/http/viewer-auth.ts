@@ -14,9 +14,12 @@ import type { Listener } from './listener.ts';
 export function viewerCookieName(port: number): string {
   return `svc_viewer_${port}`;
 }
-/** The header every viewer fetch sends; a cross-site form or image cannot send it. */
+/**
+ * The header every viewer fetch sends, holding the session's page key: a cross-site form or
+ * image cannot send it, and a server on another port of the host, which the cookie reaches, does
+ * not know it.
+ */
 export const VIEWER_HEADER = 'svc-viewer';
-const SAFE = new Set(['GET', 'HEAD']);
 
 /** The value of cookie `name` in a `Cookie` header, or `null` (RFC 6265 §5.4: `name=value; …`). */
 export function viewerCookie(header: string | undefined, name: string): string | null {
@@ -43,15 +46,16 @@ export function isListenerOrigin(listener: Listener, origin: string): boolean {
 
 /**
  * The principal of a request that carries no `Authorization` but a viewer cookie, on the TCP
- * listener: the owner, once the CSRF rules hold. A browser attaches the cookie to requests other
- * sites make too, so (a) an `Origin`, when sent, must be this listener's, and (b) anything but
- * GET/HEAD must carry `Svc-Viewer: 1`: a custom header needs a CORS preflight, which the daemon
- * grants its own origin only. Both refusals are 403 `forbidden`; a session that is unknown,
- * expired or revoked is 401 `unauthorized`. `null` when the request carries no viewer cookie.
+ * listener: the owner, once the rules hold. A browser attaches the cookie to requests other sites
+ * make too, and to every port of the host, so (a) an `Origin`, when sent, must be this listener's
+ * (else 403 `forbidden`), and (b) every request, GET included, must carry the session's page key
+ * as `Svc-Viewer`: a custom header needs a CORS preflight, which the daemon grants its own origin
+ * only, and the key is known only to the page the login sent it to. A session that is unknown,
+ * expired or revoked, or a missing or wrong key, is 401 `unauthorized`. `null` when the request
+ * carries no viewer cookie.
  */
 export function viewerPrincipal(
   listener: Listener,
-  method: string,
   headers: IncomingHttpHeaders,
   viewer: ViewerService,
   owner: () => Principal | null,
@@ -65,11 +69,6 @@ export function viewerPrincipal(
       field: 'Origin',
     });
   }
-  if (!SAFE.has(method) && headers[VIEWER_HEADER] !== '1') {
-    throw new ApiError('forbidden', `a viewer session's ${method} needs the header Svc-Viewer: 1`, {
-      field: 'Svc-Viewer',
-    });
-  }
   const principal = viewer.isLive(session) ? owner() : null;
   if (principal === null) {
     throw new ApiError(
@@ -77,7 +76,32 @@ export function viewerPrincipal(
       'the viewer session is unknown, expired or revoked; run `svc sys connect --open` again',
     );
   }
+  const key = headers[VIEWER_HEADER];
+  if (typeof key !== 'string' || !viewer.keyMatches(session, key)) {
+    throw new ApiError(
+      'unauthorized',
+      "a viewer session's requests carry its page key as Svc-Viewer (the viewer page sends it)",
+      { field: 'Svc-Viewer' },
+    );
+  }
   return { principal, session };
+}
+
+/**
+ * Routes that hand out credentials, which a viewer session may not call: a session that could
+ * make login links would renew itself past its 12 h, and one that could mint tokens (or read the
+ * owner token from `connect`) would outlive its own logout. The viewer page needs neither; the
+ * person's CLI holds the owner token for them.
+ */
+const CREDENTIAL_ROUTES: ReadonlySet<string> = new Set(['connect.create', 'viewer.links.create']);
+
+/** 403 when a viewer session calls a route that hands out credentials (`CREDENTIAL_ROUTES`). */
+export function refuseCredentialRoute(c: Call): void {
+  if (c.viewerSession === null || !CREDENTIAL_ROUTES.has(c.route?.id ?? '')) return;
+  throw new ApiError(
+    'forbidden',
+    'a viewer session cannot make tokens or login links; run svc with the owner token',
+  );
 }
 
 /**

@@ -86,8 +86,10 @@ export function serveViewer(c: Call, ctx: DaemonContext, port: number): Reply {
 
 /**
  * `GET /viewer/login?code=…`: a valid unused code opens a session whose secret goes only into an
- * HttpOnly, SameSite=Strict cookie, and the browser is sent on to `/viewer/`, so the code leaves
- * the address bar; any other code gets a page saying to ask for a new link.
+ * HttpOnly, SameSite=Strict cookie, and the browser is sent on to `/viewer/` with the session's
+ * page key in the fragment (which no server is sent: the page keeps it and sends it back as
+ * `Svc-Viewer`), so the code leaves the address bar; any other code gets a page saying to ask
+ * for a new link.
  */
 function login(c: Call, ctx: DaemonContext, port: number): Reply {
   const code = new URLSearchParams(c.query).get('code');
@@ -104,7 +106,7 @@ function login(c: Call, ctx: DaemonContext, port: number): Reply {
     null,
     303,
     viewerHeaders({
-      Location: '/viewer/',
+      Location: `/viewer/#key=${session.key}`,
       'Set-Cookie': `${viewerCookieName(port)}=${session.secret}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}`,
       'Cache-Control': 'no-store',
     }),

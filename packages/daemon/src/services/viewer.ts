@@ -1,4 +1,4 @@
-import { hash, randomBytes } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/index.ts';
 import type { EventLog } from './events.ts';
 
@@ -16,6 +16,8 @@ export interface ViewerServiceOptions {
 
 // 32 random bytes in unpadded base64url, for link codes and session secrets alike.
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
+/** The `daemon_secrets` row the page keys are made under. */
+const PAGE_KEY_NAME = 'viewer_page_key';
 
 /**
  * The viewer's login: one-time link codes (kept in memory by their SHA-256 only: a link that
@@ -28,6 +30,16 @@ export function viewerService(store: Store, events: EventLog, opts: ViewerServic
   const now = opts.now ?? Date.now;
   /** Unused codes: the base64 SHA-256 of each → when it expires. */
   const links = new Map<string, number>();
+  let keyOfKeys: Buffer | undefined;
+
+  /**
+   * A session's page key: an HMAC of its secret under a key of the daemon's (`daemon_secrets`),
+   * so it needs no row of its own and cannot be worked out from the cookie.
+   */
+  function pageKey(secret: string): string {
+    keyOfKeys ??= store.secrets.ensure(PAGE_KEY_NAME);
+    return createHmac('sha256', keyOfKeys).update(`viewer-page:${secret}`).digest('base64url');
+  }
 
   function dropExpiredLinks(at: number): void {
     for (const [key, expires] of links) if (expires <= at) links.delete(key);
@@ -48,7 +60,7 @@ export function viewerService(store: Store, events: EventLog, opts: ViewerServic
      * anything else happens, in one synchronous step, so of two racing uses only the first gets
      * a session. `null` for an unknown, used or expired code.
      */
-    login(code: string): { secret: string; expiresAt: string } | null {
+    login(code: string): { secret: string; key: string; expiresAt: string } | null {
       if (!SECRET.test(code)) return null;
       const key = digest(code);
       const expires = links.get(key);
@@ -71,7 +83,19 @@ export function viewerService(store: Store, events: EventLog, opts: ViewerServic
           expires_at: expiresAt,
         });
       });
-      return { secret, expiresAt };
+      return { secret, key: pageKey(secret), expiresAt };
+    },
+
+    /**
+     * Whether `key` is the page key of the session `secret`. A cookie goes to every port of its
+     * host (RFC 6265 §8.5), so another local server the browser visits receives it too; the key
+     * reaches only the viewer's page (the login redirect's fragment, which no server sees) and
+     * stays in its origin's storage, which is per port. Compared in constant time.
+     */
+    keyMatches(secret: string, key: string): boolean {
+      const want = Buffer.from(pageKey(secret));
+      const got = Buffer.from(key);
+      return got.length === want.length && timingSafeEqual(got, want);
     },
 
     /** Whether `secret` names a live session (known, not revoked, not expired). */

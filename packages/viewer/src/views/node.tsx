@@ -50,48 +50,51 @@ export function NodeView({ id, version }: { id: string; version: number }) {
           </>
         )}
       </Loaded>
-      <Loaded load={events}>
-        {({ events: list, hasMore }) => (
-          <>
-            <Transcript events={list} />
-            <section aria-labelledby="events-title">
-              <h3 id="events-title">Events</h3>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">seq</th>
-                    <th scope="col">kind</th>
-                    <th scope="col">at</th>
-                    <th scope="col">payload</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((e) => (
-                    <tr key={e.seq}>
-                      <td>{e.seq}</td>
-                      <td>{e.kind}</td>
-                      <td>
-                        <Time at={e.created_at} />
-                      </td>
-                      <td>
-                        <details>
-                          <summary>{summarize(e)}</summary>
-                          <Json value={e.payload} />
-                        </details>
-                      </td>
+      {/* The events of a node that failed to load would only repeat its error. */}
+      {node.state !== 'error' && (
+        <Loaded load={events}>
+          {({ events: list, hasMore }) => (
+            <>
+              <Transcript events={list} />
+              <section aria-labelledby="events-title">
+                <h3 id="events-title">Events</h3>
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">seq</th>
+                      <th scope="col">kind</th>
+                      <th scope="col">at</th>
+                      <th scope="col">payload</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-              {hasMore && (
-                <button type="button" onClick={() => setPages(pages + 1)}>
-                  More events
-                </button>
-              )}
-            </section>
-          </>
-        )}
-      </Loaded>
+                  </thead>
+                  <tbody>
+                    {list.map((e) => (
+                      <tr key={e.seq}>
+                        <td>{e.seq}</td>
+                        <td>{e.kind}</td>
+                        <td>
+                          <Time at={e.created_at} />
+                        </td>
+                        <td>
+                          <details>
+                            <summary>{summarize(e)}</summary>
+                            <Json value={e.payload} />
+                          </details>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                {hasMore && (
+                  <button type="button" onClick={() => setPages(pages + 1)}>
+                    More events
+                  </button>
+                )}
+              </section>
+            </>
+          )}
+        </Loaded>
+      )}
     </section>
   );
 }
