@@ -6,6 +6,7 @@ import {
   realHome,
   writeFileAtomic,
 } from '../services/files.ts';
+import { writeNotesDir } from '../services/write-notes.ts';
 import type { Call } from './call.ts';
 import { mount, type Routes } from './route.ts';
 
@@ -17,12 +18,13 @@ export function registerFiles(app: Routes, ctx: DaemonContext): void {
    * every `scope_missing`'s: a share is no scope of the token.
    */
   let home: string | undefined; // resolved on the first request, when the home exists
+  const pending = writeNotesDir(ctx.home);
   const access = (c: Call): FilesAccess => {
     const principal = c.principal!;
     const scopes = ctx.shares.filesScopes(principal);
-    if (principal.scopes === null) return { scopes };
+    if (principal.scopes === null) return { scopes, pending };
     home ??= realHome(ctx.home);
-    return { scopes, received: principal.scopes, home };
+    return { scopes, received: principal.scopes, home, pending };
   };
 
   mount(app, 'files.read', async (c, { query }) => c.json(await readFileSlice(query, access(c))));

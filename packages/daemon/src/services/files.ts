@@ -20,6 +20,7 @@ import {
 } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import { decodeContent, textOrBase64 } from './file-content.ts';
+import { noteWrite, unnote } from './write-notes.ts';
 
 /** Who reaches which paths. */
 export interface FilesAccess {
@@ -38,6 +39,11 @@ export interface FilesAccess {
    * owner token). Its worktrees stay reachable as the scopes allow.
    */
   home?: string | undefined;
+  /**
+   * Where a write notes its temp file while it exists (`SVC_HOME/run/writes`), for the daemon to
+   * remove should the writer be killed outright; none, no note.
+   */
+  pending?: string | undefined;
 }
 
 export interface FileReadInput {
@@ -166,9 +172,19 @@ export async function writeFileAtomic(input: FileWriteInput, who: FilesAccess) {
     if (old !== null && !old.isFile() && !old.isSymbolicLink() && !old.isDirectory()) {
       throw invalidPath(`${show(path)} is not a regular file`);
     }
-    const temp = joinReal(base, `.svc-write-${randomBytes(6).toString('hex')}.tmp`);
+    const tempName = `.svc-write-${randomBytes(6).toString('hex')}.tmp`;
+    const temp = joinReal(base, tempName);
+    // Noted first, by the directory's own path (`base` may be a /proc fd path), so that a writer
+    // killed before it can remove the temp file leaves word of it (`write-notes.ts`).
+    const note =
+      who.pending === undefined
+        ? null
+        : await noteWrite(who.pending, joinReal(at ?? dir, tempName));
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-    const handle = await fsCall(open(temp, flags, 0o666), path);
+    const handle = await fsCall(open(temp, flags, 0o666), path).catch(async (error: unknown) => {
+      if (note !== null) await unnote(note);
+      throw error;
+    });
     let renamed = false;
     try {
       try {
@@ -184,6 +200,7 @@ export async function writeFileAtomic(input: FileWriteInput, who: FilesAccess) {
       renamed = true;
     } finally {
       if (!renamed) await unlink(temp).catch(() => {});
+      if (note !== null) await unnote(note);
     }
     // The rename is durable once the directory entry is; best effort (some file systems refuse).
     await opened.sync().catch(() => {});

@@ -35,6 +35,7 @@ import type { Logger } from '../lifecycle/logger.ts';
 import type { NodeRuntime } from '../services/node-runtime.ts';
 import type { TokenService } from '../services/tokens.ts';
 import { worktreePath } from '../services/worktrees.ts';
+import { sweepWrites, writeNotesDir } from '../services/write-notes.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeRow } from '../store/nodes.ts';
 import { brokerBundle } from './broker-bundle.ts';
@@ -138,6 +139,7 @@ export function createSupervisor(
   const logs = join(deps.home, 'logs', 'brokers');
   const worktrees = join(deps.home, 'worktrees');
   const viewers = join(deps.home, 'run', 'viewers');
+  const writes = writeNotesDir(deps.home);
   // Node caches the type-stripped source and V8 code of the broker's modules here, so a broker
   // after the first loads them without compiling.
   const env = { ...process.env, NODE_COMPILE_CACHE: join(cache, 'node') };
@@ -258,6 +260,8 @@ export function createSupervisor(
     signalAll(marked(nodeId, broker.process.pid), 'SIGKILL');
     active.delete(nodeId);
     rmSync(broker.viewerSocket, { force: true });
+    // The temp file of a write its file tool was making when it was killed.
+    sweepWrites(writes, (pid) => pid === broker.process.pid);
     const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
     logger.info({ node_id: nodeId, exit: how }, 'broker exited');
     if (closed) return; // the database may be closing; `close` ends the rows itself

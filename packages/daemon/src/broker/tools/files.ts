@@ -21,6 +21,7 @@ import {
   realHome,
   writeFileAtomic,
 } from '../../services/files.ts';
+import { writeNotesDir } from '../../services/write-notes.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
 import { defineTool } from './tool.ts';
 
@@ -94,6 +95,7 @@ async function files(
     scopes: ctx.node.scopes,
     roots: root === null ? [] : [root],
     home: ctx.home === undefined ? undefined : realHome(ctx.home),
+    pending: ctx.home === undefined ? undefined : writeNotesDir(ctx.home),
   };
   try {
     return { output: await call(who) };
