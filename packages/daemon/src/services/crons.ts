@@ -16,13 +16,7 @@ import { type Node, type NodeRow, toNode } from '../store/nodes.ts';
 import { checkSchedule, nextRunAt } from './cron-schedule.ts';
 import type { EventLog } from './events.ts';
 import { type CreateBody, type NodeService, titleOf } from './nodes.ts';
-import { requireScope } from './scopes.ts';
 import type { Principal } from './tokens.ts';
-
-// `svc:schedule` lets a token make crons. Each fire starts a root node that calls models, as
-// starting a run does, which SPEC gates with `svc:llm`: without it, a schedule-only token would
-// get model calls that `POST /v1/llm` and `POST /v1/runs` refuse it.
-const STARTS_NODES = 'each fire of a cron starts a root node that calls models';
 
 export type CronCreateBody = z.output<typeof cronCreateBodySchema>;
 export type CronTask = CronCreateBody['task'];
@@ -150,8 +144,6 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
     let failure: ApiError | null = null;
     try {
       const principal = creatorOf(row, nowMs);
-      // At each fire too: a cron stored before this rule would otherwise go on firing.
-      requireScope(principal, 'svc:llm', STARTS_NODES);
       const task = JSON.parse(row.task) as CreateBody;
       node = savepoint(() => nodes.insertNode(task, principal, afterCommit), true);
     } catch (error) {
@@ -319,7 +311,8 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
           'a node cannot create crons: its token ends with its broker and a cron outlives it; the owner or an app creates them',
         );
       }
-      requireScope(principal, 'svc:llm', STARTS_NODES);
+      // `svc:schedule` (the route's gate) is all it takes, as SPEC's scope table has it: a fire
+      // starts a root node as the creator, whose scopes stay inside the creator's ceiling.
       const timezone = body.timezone ?? 'UTC';
       checkSchedule(body.schedule, timezone);
       return store.db.transaction((afterCommit) => {
