@@ -63,7 +63,7 @@ function snapshotInputs(def: PluginDefinition, at: string): PluginDefinition {
       // handler is its prototype's, which a spread would leave behind.
       const { description, input, streaming, handler } = command;
       const copy: CommandDefinition = {
-        description,
+        ...(description !== undefined && { description }),
         handler,
         ...(streaming !== undefined && { streaming }),
         ...(input !== undefined && { input: jsonCopy(input, inputAt) }),
@@ -79,7 +79,7 @@ function snapshotInputs(def: PluginDefinition, at: string): PluginDefinition {
   });
   return {
     name: def.name,
-    description: def.description,
+    ...(def.description !== undefined && { description: def.description }),
     ...(def.version !== undefined && { version: def.version }),
     groups: Object.fromEntries(groups),
   };
@@ -93,7 +93,7 @@ function validateDefinition(def: PluginDefinition, at = 'plugin'): void {
   if (def.version !== undefined && !(Number.isInteger(def.version) && def.version > 0)) {
     throw new TypeError(`${at}.version must be a positive integer, got ${String(def.version)}`);
   }
-  checkString(def.description, `${at}.description`);
+  if (def.description !== undefined) checkString(def.description, `${at}.description`);
   if (!isObject(def.groups) || Object.keys(def.groups).length === 0) {
     throw new TypeError(`${at}.groups must be an object with at least one group`);
   }
@@ -109,7 +109,9 @@ function validateDefinition(def: PluginDefinition, at = 'plugin'): void {
       const commandAt = `${groupAt}.commands.${commandName}`;
       checkName(commandName, `${commandAt} (command name)`);
       if (!isObject(command)) throw new TypeError(`${commandAt} must be an object`);
-      checkString(command.description, `${commandAt}.description`);
+      if (command.description !== undefined) {
+        checkString(command.description, `${commandAt}.description`);
+      }
       if (command.input !== undefined && !isObject(command.input)) {
         throw new TypeError(`${commandAt}.input must be a JSON Schema object`);
       }

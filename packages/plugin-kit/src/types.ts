@@ -43,7 +43,8 @@ export interface CommandContext {
 export type CommandResult = JsonObject | AsyncIterable<unknown>;
 
 export interface CommandDefinition {
-  description: string;
+  /** What the command does, for the agents that call it as a tool; default `""`. */
+  description?: string;
   /** JSON Schema (draft 2020-12) of the request body; defaults to `{ "type": "object" }`. */
   input?: JsonSchema;
   /** Declared in the archive; defaults to `true` for an `async function*` handler. */
@@ -62,7 +63,8 @@ export interface PluginDefinition {
   name: string;
   /** The major this definition serves; omit for an unversioned plugin. */
   version?: number;
-  description: string;
+  /** Default `""`. */
+  description?: string;
   groups: { readonly [group: string]: GroupDefinition };
 }
 

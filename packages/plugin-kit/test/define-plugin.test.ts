@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFetchHandler, definePlugin, type PluginDefinition } from '../src/index.ts';
-import { acmeDefinition, memoryLogger } from './helpers.ts';
+import { acmeDefinition, get, manifestOf, memoryLogger } from './helpers.ts';
 
 const command = { description: 'd', handler: () => ({}) };
 const valid = {
@@ -65,17 +65,30 @@ describe('definePlugin', () => {
     }
   });
 
-  it('requires a handler function and a description', () => {
+  it('requires a handler function; a description, when given, is a string', () => {
     const noHandler = {
       ...valid,
       groups: { tickets: { commands: { create: { description: 'd' } } } },
     };
     expect(define(noHandler)).toThrow(/commands\.create\.handler must be a function/);
-    const noDescription = {
+    const badDescription = {
       ...valid,
-      groups: { tickets: { commands: { create: { handler: () => ({}) } } } },
+      groups: { tickets: { commands: { create: { description: 7, handler: () => ({}) } } } },
     };
-    expect(define(noDescription)).toThrow(/commands\.create\.description/);
+    expect(define(badDescription)).toThrow(/commands\.create\.description must be a string/);
+    expect(define({ ...valid, description: null })).toThrow(/plugin\.description must be a string/);
+  });
+
+  it('takes a plugin and its commands without descriptions: the manifest says ""', async () => {
+    const { description: _, ...bare } = valid;
+    const plugin = definePlugin({
+      ...bare,
+      groups: { tickets: { commands: { create: { handler: () => ({}) } } } },
+    });
+    const handler = createFetchHandler(plugin, { logger: { warn() {} } });
+    const manifest = await manifestOf(await handler(get('/')));
+    expect(manifest.description).toBe('');
+    expect(manifest.commands[0]?.description).toBe('');
   });
 
   it('refuses a sync generator handler, which no call could answer', () => {

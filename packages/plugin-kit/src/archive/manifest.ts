@@ -24,7 +24,7 @@ export function buildManifest(
   return {
     name: def.name,
     major: versioned ? (def.version ?? null) : null,
-    description: def.description,
+    description: def.description ?? '',
     auth,
     groups: groups.map(([name, group]) => ({
       name,
@@ -35,7 +35,7 @@ export function buildManifest(
       Object.entries(group.commands).map(([name, command]) => ({
         group: groupName,
         name,
-        description: command.description,
+        description: command.description ?? '',
         input: command.input ?? ANY_OBJECT,
         streaming: command.streaming ?? isAsyncGeneratorFunction(command.handler),
         scope: `${def.name}:${groupName}`,
