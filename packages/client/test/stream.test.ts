@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   APIConnectionError,
-  APIUserAbortError,
   AuthenticationError,
   Svc,
   type SvcEvent,
@@ -253,21 +252,36 @@ describe('events.stream', () => {
     ).toEqual(['false', 'false', 'false']);
   });
 
-  it('throws APIUserAbortError when the caller aborts mid-stream', async () => {
+  it('ends the loop without an error when the caller aborts mid-stream, as Stainless streams do', async () => {
     server.reset((_req, res) => {
       open(res);
       res.write(frame(1));
     });
     const controller = new AbortController();
     const seen: number[] = [];
-    const error = await (async () => {
-      for await (const e of client.events.stream({}, { signal: controller.signal })) {
-        seen.push(e.seq);
-        setTimeout(() => controller.abort(), 20);
-      }
-    })().catch((e) => e);
-    expect(error).toBeInstanceOf(APIUserAbortError);
+    for await (const e of client.events.stream({}, { signal: controller.signal })) {
+      seen.push(e.seq);
+      setTimeout(() => controller.abort(), 20);
+    }
     expect(seen).toEqual([1]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('ends the loop when the caller aborts while it waits to reconnect', async () => {
+    server.reset((_req, res) => res.writeHead(503, { 'retry-after': '30' }).end());
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const seen: unknown[] = [];
+    for await (const e of client.events.stream({}, { signal: controller.signal })) seen.push(e);
+    expect(seen).toEqual([]);
+  });
+
+  it('an aborted signal given at the start ends the loop at once, sending nothing', async () => {
+    const seen: unknown[] = [];
+    const before = server.requests.length;
+    for await (const e of client.events.stream({}, { signal: AbortSignal.abort() })) seen.push(e);
+    expect(seen).toEqual([]);
+    expect(server.requests.length).toBe(before);
   });
 
   it('checks maxRetries like every other option', () => {

@@ -33,7 +33,8 @@ export type Resume = 'last' | 'max' | 'start';
 /**
  * A server-sent event stream as an async iterator that survives disconnects: it reconnects with
  * `Last-Event-ID` set by its `resume` (by default the last id seen, so the server resumes right
- * after it: no event lost, none repeated). `break` out of the loop aborts the request.
+ * after it: no event lost, none repeated). `break` out of the loop aborts the request; so does the
+ * caller's `signal`, after which the loop ends without an error, as `break` does.
  */
 export class Stream<T> implements AsyncIterable<T> {
   /** Where a reconnect resumes (`resume`): pass it as `after` to go on later. */
@@ -111,12 +112,12 @@ export class Stream<T> implements AsyncIterable<T> {
           ? retryDelay(failures, failure.headers)
           : (reconnectMs ?? backoff(failures));
         failures++;
-        try {
-          await sleep(delay, stream.signal);
-        } catch {
-          throw new APIUserAbortError();
-        }
+        await sleep(delay, stream.signal);
       }
+    } catch (error) {
+      // The caller's own abort ends the loop, as in the Stainless SDKs: asked to stop, it stops.
+      if (signal?.aborted) return;
+      throw error;
     } finally {
       unlink();
       stream.abort();
