@@ -1,11 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  APIConnectionError,
-  AuthenticationError,
-  Svc,
-  type SvcEvent,
-} from '../src/index.ts';
+import { APIConnectionError, AuthenticationError, Svc, type SvcEvent } from '../src/index.ts';
 import { envelope, json, type Recorded, ScriptedServer } from './helpers/server.ts';
 
 const server = new ScriptedServer();
