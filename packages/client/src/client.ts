@@ -16,7 +16,7 @@ import {
   UnprocessableEntityError,
 } from './core/errors.ts';
 import type { Fetch, RequestOptions } from './core/request-options.ts';
-import { Transport } from './core/transport.ts';
+import { type Query, Transport } from './core/transport.ts';
 import { readEnv } from './internal/env.ts';
 import type { HeadersLike } from './internal/headers.ts';
 import { checkMaxRetries, checkTimeout, show } from './internal/options.ts';
@@ -153,17 +153,72 @@ export class Svc {
   /**
    * Any route, untyped: the way to excluded routes and routes newer than this client. Same
    * token, retries, idempotency key and error classes as the typed methods; the answer is the
-   * parsed JSON body. Put query parameters in `path`.
+   * parsed JSON body. Put query parameters in `path`, or pass one object, as the Stainless SDKs'
+   * `client.request({ method, path, query?, body?, ...options })` takes it.
    */
   request<T = unknown>(
     method: string,
     path: string,
     body?: unknown,
     options?: RequestOptions,
+  ): APIPromise<T>;
+  request<T = unknown>(request: RawRequest): APIPromise<T>;
+  request<T = unknown>(
+    method: string | RawRequest,
+    path?: string,
+    body?: unknown,
+    options?: RequestOptions,
   ): APIPromise<T> {
-    return this.#transport.request(method, path, body === undefined ? {} : { body }, options);
+    if (typeof method === 'object' && method !== null) {
+      const { method: verb, path: at, query, body: sent, ...rest } = method;
+      if (typeof verb !== 'string') {
+        throw new TypeError(`request.method must be a string; received ${show(verb)}`);
+      }
+      const init = {
+        ...(query !== undefined && { query }),
+        ...(sent !== undefined && { body: sent }),
+      };
+      return this.#transport.request(verb, at, init, rest);
+    }
+    return this.#transport.request(method, path!, body === undefined ? {} : { body }, options);
+  }
+
+  /** `client.request` for a GET, as `client.get(path, { query?, ...options })`. */
+  get<T = unknown>(path: string, options: VerbOptions = {}): APIPromise<T> {
+    return this.request<T>({ ...options, method: 'GET', path });
+  }
+
+  /** `client.request` for a POST, as `client.post(path, { body?, query?, ...options })`. */
+  post<T = unknown>(path: string, options: VerbOptions = {}): APIPromise<T> {
+    return this.request<T>({ ...options, method: 'POST', path });
+  }
+
+  /** `client.request` for a PUT. */
+  put<T = unknown>(path: string, options: VerbOptions = {}): APIPromise<T> {
+    return this.request<T>({ ...options, method: 'PUT', path });
+  }
+
+  /** `client.request` for a PATCH. */
+  patch<T = unknown>(path: string, options: VerbOptions = {}): APIPromise<T> {
+    return this.request<T>({ ...options, method: 'PATCH', path });
+  }
+
+  /** `client.request` for a DELETE. */
+  delete<T = unknown>(path: string, options: VerbOptions = {}): APIPromise<T> {
+    return this.request<T>({ ...options, method: 'DELETE', path });
   }
 }
+
+/** The one-object form of `client.request`. */
+export interface RawRequest extends RequestOptions {
+  method: string;
+  path: string;
+  query?: Query;
+  body?: unknown;
+}
+
+/** The options of `client.get`, `post`, `put`, `patch` and `delete`. */
+export type VerbOptions = Omit<RawRequest, 'method' | 'path'>;
 
 function normalizeBaseUrl(value: string | undefined): string {
   if (value === undefined) {

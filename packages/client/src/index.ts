@@ -1,6 +1,6 @@
 import { Svc } from './client.ts';
 
-export { type ClientOptions, Svc } from './client.ts';
+export { type ClientOptions, type RawRequest, Svc, type VerbOptions } from './client.ts';
 export default Svc;
 export { APIPromise } from './core/api-promise.ts';
 export {
@@ -20,6 +20,7 @@ export {
   SvcError,
   UnprocessableEntityError,
 } from './core/errors.ts';
+export { type Page, PagePromise } from './core/page-promise.ts';
 export type { Fetch, RequestOptions, StreamOptions } from './core/request-options.ts';
 export type { ServerSentEvent } from './core/sse.ts';
 export { Stream } from './core/stream.ts';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { id, name, path } from '../src/core/path.ts';
-import { Svc, SvcError } from '../src/index.ts';
+import { type APIError, Svc, SvcError } from '../src/index.ts';
 import { envelope, json, ScriptedServer } from './helpers/server.ts';
 
 const server = new ScriptedServer();
@@ -226,6 +226,77 @@ describe('client.request', () => {
       res.end();
     });
     await expect(client.request('DELETE', '/v1/things/1')).resolves.toBeNull();
+  });
+});
+
+describe('as the Stainless SDKs have it', () => {
+  const echo = () =>
+    server.reset((req, res) =>
+      json(res, 200, {
+        method: req.method,
+        url: req.url,
+        body: req.body === '' ? null : JSON.parse(req.body),
+      }),
+    );
+
+  it('request takes one object too; get, post, put, patch and delete take path and options', async () => {
+    echo();
+    await expect(
+      client.request({ method: 'post', path: '/v1/focuses', query: { x: 1 }, body: { a: 1 } }),
+    ).resolves.toEqual({ method: 'POST', url: '/v1/focuses?x=1', body: { a: 1 } });
+    await expect(client.get('/v1/status', { query: { a: 'b' } })).resolves.toMatchObject({
+      method: 'GET',
+      url: '/v1/status?a=b',
+    });
+    for (const verb of ['post', 'put', 'patch', 'delete'] as const) {
+      const answer = await client[verb]('/v1/x', verb === 'delete' ? {} : { body: { v: verb } });
+      expect(answer).toMatchObject({ method: verb.toUpperCase(), url: '/v1/x' });
+    }
+    expect(() => client.request({ method: 7 as never, path: '/v1/x' })).toThrow(/request\.method/);
+  });
+
+  it('idempotencyKey sets the Idempotency-Key of a call and all its retries', async () => {
+    server.reset((_req, res, i) =>
+      i === 0
+        ? json(res, 503, envelope('not_ready', 'wait'), { 'retry-after-ms': '1' })
+        : json(res, 200, {}),
+    );
+    await client.request('POST', '/v1/nodes', { task: 't' }, { idempotencyKey: 'mine-1' });
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['mine-1', 'mine-1']);
+    expect(() => client.request('POST', '/v1/nodes', {}, { idempotencyKey: '' })).toThrow(
+      /options\.idempotencyKey/,
+    );
+  });
+
+  it('an APIError has requestID as well as requestId', async () => {
+    server.reset((_req, res) =>
+      json(res, 404, envelope('not_found', 'no'), { 'svc-request-id': 'r-9' }),
+    );
+    const error = (await client.request('GET', '/v1/x').catch((e: unknown) => e)) as APIError;
+    expect(error.requestId).toBe('req_test'); // the envelope's, which wins over the header
+    expect(error.requestID).toBe(error.requestId);
+  });
+
+  it('a list is awaited as its first page, and iterated item by item over every page', async () => {
+    const pages: Record<
+      string,
+      { data: { id: string }[]; has_more: boolean; next_cursor: string | null }
+    > = {
+      '': { data: [{ id: 'a' }, { id: 'b' }], has_more: true, next_cursor: 'b' },
+      b: { data: [{ id: 'c' }], has_more: true, next_cursor: 'c' },
+      c: { data: [], has_more: false, next_cursor: null },
+    };
+    server.reset((req, res) => {
+      const after = new URL(req.url, 'http://x').searchParams.get('after') ?? '';
+      json(res, 200, pages[after]);
+    });
+    const first = await client.crons.list({ limit: 2 });
+    expect(first.data.map((c) => c.id)).toEqual(['a', 'b']);
+    const ids: string[] = [];
+    for await (const cron of client.crons.list({ limit: 2 })) ids.push(cron.id);
+    expect(ids).toEqual(['a', 'b', 'c']);
+    const asked = server.requests.slice(1).map((r) => new URL(r.url, 'http://x').search);
+    expect(asked).toEqual(['?limit=2', '?limit=2&after=b', '?limit=2&after=c']);
   });
 });
 

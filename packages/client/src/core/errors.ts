@@ -32,6 +32,10 @@ export class APIError<TStatus extends number | undefined = number | undefined> e
   readonly received: unknown;
   /** From the envelope's `request_id`, else the `Svc-Request-Id` response header. */
   readonly requestId: string | undefined;
+  /** `requestId` under the Stainless SDKs' spelling. */
+  get requestID(): string | undefined {
+    return this.requestId;
+  }
   readonly headers: Headers | undefined;
   /** The envelope's inner `error` object, or the raw body when it was not an envelope. */
   readonly error: unknown;

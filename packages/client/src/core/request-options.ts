@@ -10,6 +10,12 @@ export interface RequestOptions {
   timeout?: number;
   /** Retries after the first attempt (default: the client's, 2). */
   maxRetries?: number;
+  /**
+   * The `Idempotency-Key` of a POST, PUT, PATCH or DELETE, as the Stainless SDKs take it: the same
+   * key on a later call makes the daemon answer the first call's result instead of acting again.
+   * Without it each call gets its own key, shared by its retries.
+   */
+  idempotencyKey?: string;
 }
 
 /** Options of a streaming method: no `timeout` (streams are long-lived), plus `after`. */

@@ -1,7 +1,7 @@
 import { REQUEST_ID_HEADER } from '@svc/protocol';
 import { linkAbort } from '../internal/abort.ts';
 import { type HeaderRecord, type HeadersLike, mergeHeaders } from '../internal/headers.ts';
-import { checkMaxRetries, checkTimeout } from '../internal/options.ts';
+import { checkMaxRetries, checkTimeout, show } from '../internal/options.ts';
 import { sleep } from '../internal/sleep.ts';
 import { uuid4 } from '../internal/uuid.ts';
 import { APIPromise } from './api-promise.ts';
@@ -11,6 +11,7 @@ import {
   APIError,
   APIUserAbortError,
 } from './errors.ts';
+import { type Page, PagePromise } from './page-promise.ts';
 import type { Fetch, RequestOptions, StreamOptions } from './request-options.ts';
 import { retryDelay, shouldRetry } from './retry.ts';
 import { type Resume, Stream } from './stream.ts';
@@ -88,6 +89,20 @@ export class Transport {
     return new APIPromise<T>(this.send(call), (raw) => readJson(raw) as Promise<T>);
   }
 
+  /** `request` for a list route: a `PagePromise`, whose iteration follows `next_cursor`. */
+  list<P extends Page<unknown>>(
+    path: string,
+    query: Query = {},
+    options: RequestOptions = {},
+  ): PagePromise<P> {
+    const call = this.#call('GET', path, query, undefined, options);
+    return new PagePromise<P>(
+      this.send(call),
+      (raw) => readJson(raw) as Promise<P>,
+      (cursor) => this.list<P>(path, { ...query, after: cursor }, options),
+    );
+  }
+
   /**
    * Opens a resumable server-sent event stream; each event's `data` is parsed as JSON. With
    * `follow: false` in the query the end of the answer is the end of the backlog, not a
@@ -137,12 +152,21 @@ export class Transport {
     if (body !== undefined && SAFE_METHODS.has(method)) {
       throw new TypeError(`a ${method} request has no body; put parameters in the query string`);
     }
+    const key = options.idempotencyKey;
+    if (key !== undefined && (typeof key !== 'string' || key === '')) {
+      throw new TypeError(
+        `options.idempotencyKey must be a non-empty string; received ${show(key)}`,
+      );
+    }
     return {
       method,
       path,
       query,
       body,
-      headers: options.headers,
+      headers:
+        key === undefined
+          ? options.headers
+          : mergeHeaders(options.headers, { 'idempotency-key': key }),
       signal: options.signal,
       timeout: checkTimeout(options.timeout, 'options') ?? this.#config.timeout,
       maxRetries: checkMaxRetries(options.maxRetries, 'options') ?? this.#config.maxRetries,

@@ -25,6 +25,7 @@ import type {
 } from '@svc/protocol';
 import { assertId, NODE_STATES } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
@@ -132,13 +133,11 @@ export class Canvas extends APIResource {
   }
 
   /** What needs the person now, newest first (GET /v1/canvas/attention). */
-  attention(params: AttentionListParams = {}, options?: RequestOptions): APIPromise<AttentionList> {
-    return this._transport.request(
-      'GET',
-      '/v1/canvas/attention',
-      { query: { ...params } },
-      options,
-    );
+  attention(
+    params: AttentionListParams = {},
+    options?: RequestOptions,
+  ): PagePromise<AttentionList> {
+    return this._transport.list('/v1/canvas/attention', { ...params }, options);
   }
 
   /** How many attention items there are, by kind. */
@@ -156,8 +155,8 @@ export class Canvas extends APIResource {
   }
 
   /** The live agents with their broker, usage and current wait. */
-  roster(params: RosterListParams = {}, options?: RequestOptions): APIPromise<RosterList> {
-    return this._transport.request('GET', '/v1/canvas/roster', { query: { ...params } }, options);
+  roster(params: RosterListParams = {}, options?: RequestOptions): PagePromise<RosterList> {
+    return this._transport.list('/v1/canvas/roster', { ...params }, options);
   }
 
   /** Removes old finished trees (owner only); `dry_run` only names them. */

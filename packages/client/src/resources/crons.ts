@@ -7,6 +7,7 @@ import type {
   listOf,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import { id, path } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -35,8 +36,8 @@ export class Crons extends APIResource {
   }
 
   /** Newest first; an app sees its own crons. */
-  list(params: CronListParams = {}, options?: RequestOptions): APIPromise<CronList> {
-    return this._transport.request('GET', '/v1/crons', { query: { ...params } }, options);
+  list(params: CronListParams = {}, options?: RequestOptions): PagePromise<CronList> {
+    return this._transport.list('/v1/crons', { ...params }, options);
   }
 
   /** Stops scheduled fires; a paused cron answers unchanged. */

@@ -11,6 +11,7 @@ import type {
   ticketSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import { id, path } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -92,8 +93,8 @@ export class HumanRequests extends APIResource {
 /** `client.human.inbox`: the person's side (the owner token). */
 export class HumanInbox extends APIResource {
   /** Open and in-progress tickets, newest first. */
-  list(params: InboxListParams = {}, options?: RequestOptions): APIPromise<TicketList> {
-    return this._transport.request('GET', '/v1/human/inbox', { query: { ...params } }, options);
+  list(params: InboxListParams = {}, options?: RequestOptions): PagePromise<TicketList> {
+    return this._transport.list('/v1/human/inbox', { ...params }, options);
   }
 
   retrieve(ticketId: string, options?: RequestOptions): APIPromise<Ticket> {
@@ -130,9 +131,9 @@ export class HumanInbox extends APIResource {
   }
 
   /** Closed tickets (answered, dismissed, cancelled, superseded, expired), newest first. */
-  history(params: InboxHistoryParams = {}, options?: RequestOptions): APIPromise<TicketList> {
+  history(params: InboxHistoryParams = {}, options?: RequestOptions): PagePromise<TicketList> {
     const query = { ...params };
-    return this._transport.request('GET', '/v1/human/inbox/history', { query }, options);
+    return this._transport.list('/v1/human/inbox/history', query, options);
   }
 
   /** The ticket's response; a `ConflictError` while it has none. */

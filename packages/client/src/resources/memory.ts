@@ -8,6 +8,7 @@ import {
   parseMemorySpace,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import { eachItem } from '../core/pages.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -31,8 +32,8 @@ export type MemoryList = Output<ReturnType<typeof listOf<typeof memoryDocumentSu
  */
 export class Memory extends APIResource {
   /** One page of a space's documents, by path, without content (GET /v1/memory). */
-  list(params: MemoryListParams = {}, options?: RequestOptions): APIPromise<MemoryList> {
-    return this._transport.request('GET', '/v1/memory', { query: checked(params) }, options);
+  list(params: MemoryListParams = {}, options?: RequestOptions): PagePromise<MemoryList> {
+    return this._transport.list('/v1/memory', checked(params), options);
   }
 
   /**

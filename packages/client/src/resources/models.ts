@@ -6,6 +6,7 @@ import type {
   modelCredentialSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import { name, path } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -27,8 +28,8 @@ export type CredentialProvider = ModelCredential['provider'];
 
 export class Credentials extends APIResource {
   /** Stored credentials, owner only (GET /v1/model-auth). */
-  list(options?: RequestOptions): APIPromise<ModelCredentialList> {
-    return this._transport.request('GET', '/v1/model-auth', {}, options);
+  list(options?: RequestOptions): PagePromise<ModelCredentialList> {
+    return this._transport.list('/v1/model-auth', {}, options);
   }
 
   /** Stores or replaces a provider's key and base URL, owner only (POST /v1/model-auth/{provider}). */

@@ -29,6 +29,7 @@ import type {
   worktreeSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import { id, path } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -77,17 +78,17 @@ const node = (value: unknown) => id('node', value, 'nodeId');
 
 export class NodeReports extends APIResource {
   /** A node's progress reports, oldest first (GET /v1/nodes/{id}/reports). */
-  list(nodeId: string, params: PageParams = {}, options?: RequestOptions): APIPromise<ReportList> {
+  list(nodeId: string, params: PageParams = {}, options?: RequestOptions): PagePromise<ReportList> {
     const url = path`/v1/nodes/${node(nodeId)}/reports`;
-    return this._transport.request('GET', url, { query: { ...params } }, options);
+    return this._transport.list(url, { ...params }, options);
   }
 }
 
 export class NodeJobs extends APIResource {
   /** A node's jobs, newest first (GET /v1/nodes/{id}/jobs). */
-  list(nodeId: string, params: PageParams = {}, options?: RequestOptions): APIPromise<JobList> {
+  list(nodeId: string, params: PageParams = {}, options?: RequestOptions): PagePromise<JobList> {
     const url = path`/v1/nodes/${node(nodeId)}/jobs`;
-    return this._transport.request('GET', url, { query: { ...params } }, options);
+    return this._transport.list(url, { ...params }, options);
   }
 
   /** Stops a running job (POST /v1/nodes/{id}/jobs/{job_id}/cancel). */
@@ -143,8 +144,8 @@ export class Nodes extends APIResource {
   }
 
   /** Nodes newest first, filtered by state, parent (`'none'`: roots), root, run or profile. */
-  list(params: NodeListParams = {}, options?: RequestOptions): APIPromise<NodeList> {
-    return this._transport.request('GET', '/v1/nodes', { query: { ...params } }, options);
+  list(params: NodeListParams = {}, options?: RequestOptions): PagePromise<NodeList> {
+    return this._transport.list('/v1/nodes', { ...params }, options);
   }
 
   retrieve(nodeId: string, options?: RequestOptions): APIPromise<Node> {
@@ -250,9 +251,9 @@ export class Nodes extends APIResource {
     nodeId: string,
     params: NodeEventsParams = {},
     options?: RequestOptions,
-  ): APIPromise<NodeEventList> {
+  ): PagePromise<NodeEventList> {
     const url = path`/v1/nodes/${node(nodeId)}/events`;
-    return this._transport.request('GET', url, { query: { ...params } }, options);
+    return this._transport.list(url, { ...params }, options);
   }
 
   /** Copies the node's conversation (through `through_turn`) into a new queued node. */

@@ -5,6 +5,7 @@ import type {
   profileSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import { name, path } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -48,7 +49,7 @@ export class Profiles extends APIResource {
   }
 
   /** The profiles the caller may use, by name (GET /v1/profiles). */
-  list(params: ProfileListParams = {}, options?: RequestOptions): APIPromise<ProfileList> {
-    return this._transport.request('GET', '/v1/profiles', { query: { ...params } }, options);
+  list(params: ProfileListParams = {}, options?: RequestOptions): PagePromise<ProfileList> {
+    return this._transport.list('/v1/profiles', { ...params }, options);
   }
 }

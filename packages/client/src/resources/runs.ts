@@ -15,6 +15,7 @@ import type {
   turnSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import { id, path } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -60,13 +61,13 @@ export class Runs extends APIResource {
   }
 
   /** The caller's own runs, newest first. */
-  list(params: RunListParams = {}, options?: RequestOptions): APIPromise<RunList> {
-    return this._transport.request('GET', '/v1/runs', { query: { ...params } }, options);
+  list(params: RunListParams = {}, options?: RequestOptions): PagePromise<RunList> {
+    return this._transport.list('/v1/runs', { ...params }, options);
   }
 
   /** Every app's runs (owner only), optionally one app's. */
-  listAll(params: RunListAllParams = {}, options?: RequestOptions): APIPromise<RunList> {
-    return this._transport.request('GET', '/v1/runs/all', { query: { ...params } }, options);
+  listAll(params: RunListAllParams = {}, options?: RequestOptions): PagePromise<RunList> {
+    return this._transport.list('/v1/runs/all', { ...params }, options);
   }
 
   /** Mail to the run's root at any time, read at its next turn. */
@@ -111,9 +112,9 @@ export class Runs extends APIResource {
     runId: string,
     params: RunTraceParams = {},
     options?: RequestOptions,
-  ): APIPromise<TurnList> {
+  ): PagePromise<TurnList> {
     const url = path`/v1/runs/${run(runId)}/trace`;
-    return this._transport.request('GET', url, { query: { ...params } }, options);
+    return this._transport.list(url, { ...params }, options);
   }
 
   /** A page of the events of the run's tree in seq order. */
@@ -121,9 +122,9 @@ export class Runs extends APIResource {
     runId: string,
     params: RunEventsParams = {},
     options?: RequestOptions,
-  ): APIPromise<NodeEventList> {
+  ): PagePromise<NodeEventList> {
     const url = path`/v1/runs/${run(runId)}/events`;
-    return this._transport.request('GET', url, { query: { ...params } }, options);
+    return this._transport.list(url, { ...params }, options);
   }
 
   /** The events of the run's tree, backlog then live; resumable. */

@@ -6,6 +6,7 @@ import type {
   shareSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import type { PagePromise } from '../core/page-promise.ts';
 import { id, path } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -29,8 +30,8 @@ export class Shares extends APIResource {
   }
 
   /** Live shares, newest first; an app sees those made to it or by it. */
-  list(params: ShareListParams = {}, options?: RequestOptions): APIPromise<ShareList> {
-    return this._transport.request('GET', '/v1/shares', { query: { ...params } }, options);
+  list(params: ShareListParams = {}, options?: RequestOptions): PagePromise<ShareList> {
+    return this._transport.list('/v1/shares', { ...params }, options);
   }
 
   /** Ends a share (DELETE /v1/shares/{id}): the owner, or the app that made it. */
