@@ -138,6 +138,20 @@ describe('without a daemon', () => {
     }
   });
 
+  it('daemon start --tcp alone listens on 127.0.0.1 at a free port (DESIGN: "svc daemon start --tcp")', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-cli-tcp-'));
+    try {
+      const started = await svc('--home', home, 'daemon', 'start', '--tcp', '--json');
+      expect(started.code, started.stderr).toBe(0);
+      const tcp = JSON.parse(started.stdout).tcp;
+      expect(tcp).toMatchObject({ host: '127.0.0.1' });
+      expect(tcp.port).toBeGreaterThan(0);
+    } finally {
+      await svc('--home', home, 'daemon', 'stop');
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('daemon logs with no log file prints nothing', async () => {
     expect(await svc('daemon', 'logs')).toEqual({ code: 0, stdout: '', stderr: '' });
   });

@@ -18,8 +18,8 @@ export function registerDaemon(program: Command, runtime: Runtime): void {
     .description('start the daemon for the home (detached unless --foreground)')
     .option('--foreground', 'run in this process until Ctrl-C or SIGTERM')
     .option(
-      '--tcp <[host:]port>',
-      'also listen on TCP (127.0.0.1 unless a host is given; 0 = any free port)',
+      '--tcp [[host:]port]',
+      'also listen on TCP (127.0.0.1 unless a host is given; 0 or no port = any free port)',
     )
     .option('--brokers <n>', 'node brokers that run at once (default: SVC_BROKERS, else 4)')
     .option(
@@ -51,9 +51,15 @@ const loadDaemon = () => import('@svc/daemon');
 
 async function start(
   ctx: Context,
-  opts: { foreground?: boolean; tcp?: string; brokers?: string; logLevel?: string },
+  opts: { foreground?: boolean; tcp?: string | true; brokers?: string; logLevel?: string },
 ) {
-  const tcp = opts.tcp === undefined ? undefined : parseListenAddress(opts.tcp, '--tcp');
+  // `--tcp` alone (DESIGN: "svc daemon start --tcp"): 127.0.0.1, any free port.
+  const tcp =
+    opts.tcp === undefined
+      ? undefined
+      : opts.tcp === true
+        ? { port: 0 }
+        : parseListenAddress(opts.tcp, '--tcp');
   const logLevel = opts.logLevel;
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
     throw new UsageError(
