@@ -27,6 +27,7 @@ import { EXIT } from './errors.ts';
 import { commandWord, hiddenCommands } from './help-visibility.ts';
 import { describeFailure } from './output/error-line.ts';
 import { type Io, processIo } from './output/printer.ts';
+import { addVerbAliases } from './verb-aliases.ts';
 
 /**
  * The `svc` command tree. Settings are made before subcommands exist so they inherit them.
@@ -77,6 +78,7 @@ export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new
   registerUpload(program, runtime);
   registerShare(program, runtime);
   registerQuestion(program, runtime);
+  addVerbAliases(program);
   return program;
 }
 

@@ -157,6 +157,23 @@ describe('without a daemon', () => {
   });
 });
 
+describe('verb aliases', () => {
+  it("the client's verbs work as the short ones: list, get, retrieve, delete", async () => {
+    for (const [alias, usage] of [
+      [['node', 'list', '--help'], /Usage: svc node ls\|list/],
+      [['cron', 'get', '--help'], /Usage: svc cron show\|get/],
+      [['run', 'delete', '--help'], /Usage: svc run rm\|delete/],
+      [['sys', 'tokens', 'ls', '--help'], /Usage: svc sys tokens list\|ls/],
+      [['node', 'retrieve', '--help'], /Usage: svc node show\|get/],
+    ] as const) {
+      const result = await svc(...alias);
+      expect(`${result.stdout}${result.stderr}`, alias.join(' ')).toMatch(usage);
+    }
+    // A name a sibling holds is no alias: `memory get` stays memory's own command.
+    expect((await svc('memory', 'get', '--help')).stdout).toMatch(/Usage: svc memory get /);
+  });
+});
+
 describe('help and version', () => {
   it('--help lists every top-level command and the global options', async () => {
     const result = await svc('--help');
