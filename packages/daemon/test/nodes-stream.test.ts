@@ -1,5 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createLocalClient } from '@svc/client/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../src/index.ts';
 import { json, socketFetch, tempHome } from './helpers.ts';
@@ -66,6 +67,47 @@ describe('nodes.stream', () => {
     const subjects = frames.filter((f) => f.data).map((f) => JSON.parse(f.data!).subject_id);
     expect(kinds(frames)).toEqual(['node.state', 'node.state', 'node.state']);
     expect(subjects).toEqual([root.id, child.id, child.id]);
+  });
+
+  it('ends once its node is final and its events are sent; a reconnect with nothing left is 204', async () => {
+    const node = await t.createNode({ task: 'ends' });
+    await t.post(`/v1/nodes/${node.id}/cancel`);
+    const { frames, ended } = await readFrames(
+      await t.call(`/v1/nodes/${node.id}/stream`),
+      () => false,
+    );
+    expect(ended).toBe(true);
+    expect(kinds(frames).at(-1)).toBe('node.outcome');
+    const last = String(seqs(frames).at(-1));
+    const again = await t.call(`/v1/nodes/${node.id}/stream`, {
+      headers: { 'last-event-id': last },
+    });
+    expect(again.status).toBe(204);
+    expect(again.headers.get('svc-request-id')).not.toBeNull();
+    // follow=false is unchanged: the backlog, then the end, never 204.
+    const backlog = await t.call(`/v1/nodes/${node.id}/stream?follow=false&after=${last}`);
+    expect(backlog.status).toBe(200);
+  });
+
+  it("the client's loops over nodes.stream and runs.stream finish with the outcome", async () => {
+    const client = createLocalClient({ home: t.home });
+    const live = await t.createNode({ task: 'finishes while watched' });
+    const seen: string[] = [];
+    const watching = (async () => {
+      for await (const event of client.nodes.stream(live.id)) seen.push(event.kind);
+    })();
+    await t.post(`/v1/nodes/${live.id}/messages`, { text: 'on the way' });
+    await t.post(`/v1/nodes/${live.id}/cancel`);
+    await watching;
+    expect(seen).toEqual(['node.state', 'node.mail', 'node.state', 'node.outcome']);
+
+    const run = (await t.post('/v1/runs', { task: 'a run', model: SCRIPTED })).body;
+    const child = await t.createNode({ task: 'child', parent_id: run.node_id });
+    await t.post(`/v1/runs/${run.id}/cancel`);
+    const kindsOfRun: string[] = [];
+    for await (const event of client.runs.stream(run.id)) kindsOfRun.push(event.kind);
+    expect(kindsOfRun).toContain('run.outcome');
+    expect((await t.get(`/v1/nodes/${child.id}`)).body.state).toBe('cancelled');
   });
 
   it('a bad Last-Event-ID is 400, an unknown node 404', async () => {

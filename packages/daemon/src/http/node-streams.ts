@@ -45,7 +45,10 @@ export function eventsPage(ctx: DaemonContext, subjects: EventSubjects, query: E
 
 /**
  * The events as SSE: backlog after `Last-Event-ID` (else `?after=`), then live; with
- * `?follow=false` the stream ends after the backlog.
+ * `?follow=false` the stream ends after the backlog. It ends too once its nodes are settled
+ * (each final) and their events sent, as a watcher of a node or run expects of its outcome: a
+ * request with nothing left to send then answers 204, which ends an SSE client for good (WHATWG
+ * HTML §9.2.3), so `for await` over `nodes.stream` or `runs.stream` finishes.
  */
 export function eventsResponse(
   c: Call,
@@ -53,16 +56,33 @@ export function eventsResponse(
   subjects: EventSubjects,
   query: EventsQuery,
 ): Reply {
+  const after = lastEventId(c.header('last-event-id')) ?? query.after ?? 0;
+  const read = reader(ctx, subjects, query.kinds);
+  const isSettled = () => settled(ctx, subjects);
+  if (query.follow !== false && isSettled() && read(after, 1).length === 0) {
+    return c.body(null, 204, {});
+  }
   const stream = eventStream(ctx.events, ctx.sse, {
-    after: lastEventId(c.header('last-event-id')) ?? query.after ?? 0,
+    after,
     kinds: undefined,
     keepaliveMs: ctx.sseKeepaliveMs,
     signal: c.signal,
-    read: reader(ctx, subjects, query.kinds),
+    read,
     follow: query.follow !== false,
     alive: streamAlive(c, ctx.viewer, ctx.tokens),
+    settled: isSettled,
   });
   return c.body(stream, 200, sseHeaders(ctx.sseKeepaliveMs));
+}
+
+/** Whether the streamed nodes are all final (or gone): nothing more comes of them on its own. */
+function settled(ctx: DaemonContext, subjects: EventSubjects): boolean {
+  const id =
+    'node' in subjects ? subjects.node : 'run' in subjects ? subjects.root : subjects.subtree;
+  const state = ctx.store.nodes.get(id)?.state;
+  if (state !== undefined && !isFinal(state)) return false;
+  if ('node' in subjects) return true;
+  return ctx.store.nodes.descendants(id).every((n) => isFinal(n.state));
 }
 
 /**

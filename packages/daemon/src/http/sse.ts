@@ -38,6 +38,12 @@ export interface EventStreamOptions {
    * viewer session or a bearer token opened ends once it is revoked or expires (`streamAlive`).
    */
   alive?: (() => boolean) | undefined;
+  /**
+   * Whether the subject is settled, nothing more to come on its own (a final node, a run whose
+   * every node is final): once the backlog is sent then, the stream ends, telling the client to
+   * reconnect at once (`retry: 1`), which its route answers 204, the end (WHATWG HTML §9.2.3).
+   */
+  settled?: (() => boolean) | undefined;
 }
 
 /**
@@ -63,7 +69,7 @@ export function sseHeaders(keepaliveMs: number): Record<string, string> {
 export function eventStream(
   log: EventLog,
   registry: SseRegistry,
-  { after, kinds, keepaliveMs, signal, read, follow = true, alive }: EventStreamOptions,
+  { after, kinds, keepaliveMs, signal, read, follow = true, alive, settled }: EventStreamOptions,
 ): ReadableStream<Uint8Array> {
   const readLog = read ?? ((from: number, max: number) => log.list(from, max, kinds));
   const backlogEnd = follow ? Number.POSITIVE_INFINITY : log.lastSeq();
@@ -120,6 +126,10 @@ export function eventStream(
     async pull(controller) {
       while (!closed && send(controller, PAGE) === 0) {
         if (!follow) return abort();
+        if (settled?.()) {
+          controller.enqueue(encoder.encode('retry: 1\n\n'));
+          return abort();
+        }
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
