@@ -18,10 +18,11 @@ export function registerFiles(app: Routes, ctx: DaemonContext): void {
    * every `scope_missing`'s: a share is no scope of the token.
    */
   let home: string | undefined; // resolved on the first request, when the home exists
-  const pending = writeNotesDir(ctx.home);
+  let pending: string | undefined;
   const access = (c: Call): FilesAccess => {
     const principal = c.principal!;
     const scopes = ctx.shares.filesScopes(principal);
+    pending ??= writeNotesDir(ctx.home);
     if (principal.scopes === null) return { scopes, pending };
     home ??= realHome(ctx.home);
     return { scopes, received: principal.scopes, home, pending };
