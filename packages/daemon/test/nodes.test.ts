@@ -80,8 +80,11 @@ describe('nodes.create', () => {
       [{ type: 'text' }, /^output_schema\.type "text" is not a JSON Schema type$/],
       // wrong shapes and a reference to itself: every submit answered 500 before
       [{ $ref: '#' }, /^output_schema is not a usable JSON Schema: /],
-      [{ enum: 5 }, /^output_schema is not a usable JSON Schema: /],
-      [{ oneOf: {} }, /^output_schema is not a usable JSON Schema: /],
+      [{ enum: 5 }, /^output_schema\.enum must be a non-empty array$/],
+      [{ oneOf: {} }, /^output_schema\.oneOf must be a non-empty array of schemas$/],
+      // a keyword the validator would apply as nobody meant: `required: "id"` requires "i", "d"
+      [{ required: 'id' }, /^output_schema\.required must be an array of distinct property names$/],
+      [{ multipleOf: 0 }, /^output_schema\.multipleOf must be a number above 0$/],
       [
         { $id: 'https://x.test/a', properties: { b: { $id: 'https://x.test/a' } } },
         /^output_schema is not a usable JSON Schema: Duplicate schema URI "https:\/\/x\.test\/a"\.$/,

@@ -121,6 +121,8 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
         throw new TypeError(`${where}.${keyword} ${JSON.stringify(ref)} resolves to nothing`);
       }
     }
+    const misshapen = misshapenKeyword(node);
+    if (misshapen !== null) throw new TypeError(`${where}.${misshapen}`);
     const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
     for (const type of types) {
       if (!JSON_TYPES.has(type as string)) {
@@ -158,6 +160,86 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
       throw new TypeError(`${where} is not a usable JSON Schema${why}`, { cause });
     }
   }
+}
+
+// The shapes draft 2020-12's meta-schema gives the values of the validation keywords (JSON Schema
+// Validation §6) and of the keywords holding subschemas (Core §10). The validator takes other
+// shapes without a word and applies them as no author meant (`required: "id"` requires "i" and
+// "d"; `minLength: -1` holds for every string), or never lets a value through (`multipleOf: 0`):
+// refused when compiled, naming the keyword and what it must be.
+const COUNTS = [
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+];
+const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
+const STRINGS = ['format', '$ref', '$id', '$anchor', '$dynamicRef', '$dynamicAnchor'];
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+
+/** What is wrong with a keyword's value in `node` (`"<keyword> must …"`), or `null`. */
+function misshapenKeyword(node: Schema): string | null {
+  const has = (keyword: string) => Object.hasOwn(node, keyword);
+  const value = (keyword: string): unknown => (node as Record<string, unknown>)[keyword];
+  const isSchema = (v: unknown) => isObject(v) || typeof v === 'boolean';
+  const uniqueStrings = (v: unknown) =>
+    Array.isArray(v) && v.every((s) => typeof s === 'string') && new Set(v).size === v.length;
+  for (const keyword of COUNTS) {
+    const v = value(keyword);
+    if (has(keyword) && !(Number.isInteger(v) && (v as number) >= 0)) {
+      return `${keyword} must be a whole number, 0 or more`;
+    }
+  }
+  for (const keyword of BOUNDS) {
+    if (has(keyword) && typeof value(keyword) !== 'number') return `${keyword} must be a number`;
+  }
+  if (has('multipleOf') && !((value('multipleOf') as number) > 0)) {
+    return 'multipleOf must be a number above 0';
+  }
+  for (const keyword of STRINGS) {
+    if (has(keyword) && typeof value(keyword) !== 'string') return `${keyword} must be a string`;
+  }
+  if (has('required') && !uniqueStrings(value('required'))) {
+    return 'required must be an array of distinct property names';
+  }
+  // Empty, it matches nothing: every value would be refused (draft 4 required an item, too).
+  const values = value('enum');
+  if (has('enum') && !(Array.isArray(values) && values.length > 0)) {
+    return 'enum must be a non-empty array';
+  }
+  if (has('uniqueItems') && typeof value('uniqueItems') !== 'boolean') {
+    return 'uniqueItems must be true or false';
+  }
+  const dependentRequired = value('dependentRequired');
+  if (
+    has('dependentRequired') &&
+    !(isObject(dependentRequired) && Object.values(dependentRequired).every(uniqueStrings))
+  ) {
+    return 'dependentRequired must map property names to arrays of distinct property names';
+  }
+  for (const keyword of SCHEMA_LISTS) {
+    const v = value(keyword);
+    if (has(keyword) && !(Array.isArray(v) && v.length > 0 && v.every(isSchema))) {
+      return `${keyword} must be a non-empty array of schemas`;
+    }
+  }
+  for (const keyword of Object.keys(schemaKeyword)) {
+    const v = value(keyword);
+    // `items` as an array of schemas is the tuple form of drafts before 2020-12, still applied.
+    const tuple = keyword === 'items' && Array.isArray(v) && v.every(isSchema);
+    if (has(keyword) && !isSchema(v) && !tuple) return `${keyword} must be a schema`;
+  }
+  for (const keyword of Object.keys(schemaMapKeyword)) {
+    const v = value(keyword);
+    if (has(keyword) && !(isObject(v) && Object.values(v).every(isSchema))) {
+      return `${keyword} must be an object whose values are schemas`;
+    }
+  }
+  return null;
 }
 
 /** A pattern the validator applies, and where it sits. */

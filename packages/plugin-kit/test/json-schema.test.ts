@@ -35,23 +35,51 @@ describe('compileSchema (@svc/plugin-kit/json-schema)', () => {
     expect(() => compileSchema({ maximum: Number.POSITIVE_INFINITY }, 'output_schema')).toThrow(
       /output_schema\.maximum must be a finite number/,
     );
-    // Keywords of the wrong shape, and a reference to itself, fail on any value: found at once.
-    // At the root and below it, where no probe of the root alone reaches.
+    // A reference to itself fails on any value: found at once. At the root and below it, where
+    // no probe of the root alone reaches.
     const nested = (a: object) => ({ type: 'object', properties: { a } });
     for (const bad of [
       { $ref: '#' },
       { allOf: [{ $ref: '#' }] },
-      { enum: 5 },
-      { anyOf: 5 },
-      nested({ enum: 5 }),
-      nested({ allOf: {} }),
-      nested({ type: 'object', required: 5 }),
       nested({ $ref: '#/properties/a' }),
       { type: 'array', items: { $ref: '#/items' } },
     ]) {
       expect(() => compileSchema(bad, 'output_schema'), JSON.stringify(bad)).toThrow(
         /^output_schema(\.[\w.[\]]+)? is not a usable JSON Schema: /,
       );
+    }
+    // A keyword of another shape than draft 2020-12's meta-schema gives it: the validator would
+    // apply it as nobody meant (or refuse every value), so it is named with what it must be.
+    for (const [bad, message] of [
+      [{ enum: 5 }, 'output_schema.enum must be a non-empty array'],
+      [{ enum: [] }, 'output_schema.enum must be a non-empty array'],
+      [{ anyOf: 5 }, 'output_schema.anyOf must be a non-empty array of schemas'],
+      [{ oneOf: [] }, 'output_schema.oneOf must be a non-empty array of schemas'],
+      [nested({ enum: 5 }), 'output_schema.properties.a.enum must be a non-empty array'],
+      [nested({ allOf: {} }), 'output_schema.properties.a.allOf must be a non-empty array'],
+      [nested({ required: 5 }), 'output_schema.properties.a.required must be an array of distinct'],
+      [{ required: 'id' }, 'output_schema.required must be an array of distinct property names'],
+      [{ required: ['a', 'a'] }, 'output_schema.required must be an array of distinct'],
+      [{ minLength: -1 }, 'output_schema.minLength must be a whole number, 0 or more'],
+      [{ maxItems: 1.5 }, 'output_schema.maxItems must be a whole number, 0 or more'],
+      [{ minimum: '3' }, 'output_schema.minimum must be a number'],
+      [{ multipleOf: 0 }, 'output_schema.multipleOf must be a number above 0'],
+      [{ uniqueItems: 'yes' }, 'output_schema.uniqueItems must be true or false'],
+      [{ format: 5 }, 'output_schema.format must be a string'],
+      [{ items: [{}, 5] }, 'output_schema.items must be a schema'],
+      [{ not: 'x' }, 'output_schema.not must be a schema'],
+      [{ properties: { a: 5 } }, 'output_schema.properties must be an object whose values are'],
+      [{ dependentRequired: { a: 'b' } }, 'output_schema.dependentRequired must map property'],
+    ] as const) {
+      expect(() => compileSchema(bad, 'output_schema'), JSON.stringify(bad)).toThrow(message);
+    }
+    // Shapes the meta-schema allows stay usable, the pre-2020 tuple form of `items` included.
+    for (const good of [
+      { items: [{ type: 'string' }, true], additionalItems: false },
+      { items: false, required: [], enum: [null], minLength: 0, multipleOf: 0.5 },
+      { not: true, properties: { a: false }, dependentRequired: { a: ['b'] } },
+    ]) {
+      expect(() => compileSchema(good, 'output_schema'), JSON.stringify(good)).not.toThrow();
     }
     // A pattern that nests unbounded repetition could stall the server on one short string.
     expect(() =>
