@@ -184,7 +184,7 @@ export class Svc {
   }
 
   /** `client.request` for a GET, as `client.get(path, { query?, ...options })`. */
-  get<T = unknown>(path: string, options: VerbOptions = {}): APIPromise<T> {
+  get<T = unknown>(path: string, options: Omit<VerbOptions, 'body'> = {}): APIPromise<T> {
     return this.request<T>({ ...options, method: 'GET', path });
   }
 

@@ -20,7 +20,8 @@ export {
   SvcError,
   UnprocessableEntityError,
 } from './core/errors.ts';
-export { type Page, PagePromise } from './core/page-promise.ts';
+export { PagePromise } from './core/page-promise.ts';
+export type { ListPage } from './core/pages.ts';
 export type { Fetch, RequestOptions, StreamOptions } from './core/request-options.ts';
 export type { ServerSentEvent } from './core/sse.ts';
 export { Stream } from './core/stream.ts';

@@ -1,4 +1,7 @@
-/** Walking a `/v1` list (DESIGN §6) page after page, for the `listAll` methods without a route. */
+/**
+ * Walking a `/v1` list (DESIGN §6) page after page: a list method's iteration (`PagePromise`) and
+ * the `listAll` methods without a route.
+ */
 
 /** The list envelope. */
 export interface ListPage<T> {

@@ -1,6 +1,6 @@
 import { linkAbort } from '../internal/abort.ts';
 import { sleep } from '../internal/sleep.ts';
-import { APIConnectionError, APIError, APIUserAbortError } from './errors.ts';
+import { APIConnectionError, APIError } from './errors.ts';
 import { backoff, retryDelay, shouldRetry } from './retry.ts';
 import { type ServerSentEvent, SSEParser } from './sse.ts';
 import type { RawResponse } from './transport.ts';
@@ -51,8 +51,8 @@ export class Stream<T> implements AsyncIterable<T> {
     const stream = new AbortController();
     const unlink = linkAbort(signal, stream);
     // Only failures of the connection itself lead to a reconnect; a parse error propagates.
+    // The caller's abort needs no case here: the catch below ends the loop on it.
     const disconnected = (error: unknown): never => {
-      if (signal?.aborted) throw new APIUserAbortError();
       throw new Disconnected(asRetryable(error));
     };
     let failures = 0;

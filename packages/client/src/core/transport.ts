@@ -11,7 +11,8 @@ import {
   APIError,
   APIUserAbortError,
 } from './errors.ts';
-import { type Page, PagePromise } from './page-promise.ts';
+import { PagePromise } from './page-promise.ts';
+import type { ListPage } from './pages.ts';
 import type { Fetch, RequestOptions, StreamOptions } from './request-options.ts';
 import { retryDelay, shouldRetry } from './retry.ts';
 import { type Resume, Stream } from './stream.ts';
@@ -90,7 +91,7 @@ export class Transport {
   }
 
   /** `request` for a list route: a `PagePromise`, whose iteration follows `next_cursor`. */
-  list<P extends Page<unknown>>(
+  list<P extends ListPage<unknown>>(
     path: string,
     query: Query = {},
     options: RequestOptions = {},
