@@ -38,7 +38,7 @@ import { tokenService } from './services/tokens.ts';
 import { removeWorktrees } from './services/tree-removal.ts';
 import { uploadService } from './services/uploads.ts';
 import { viewerService } from './services/viewer.ts';
-import { gone, sweepWrites, writeNotesDir } from './services/write-notes.ts';
+import { sweepWrites, writeNotesDir } from './services/write-notes.ts';
 import { openStore } from './store/index.ts';
 import { createSupervisor, parseConcurrency } from './supervisor/supervisor.ts';
 import { DAEMON_VERSION } from './version.ts';
@@ -274,11 +274,11 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       hardStop: hardStop.signal,
     };
     const app = createApp(ctx);
+    // Before this daemon takes a request or starts a broker: every note is then a dead writer's
+    // (the last daemon's, or its brokers', whose kill follows), whatever its pid says now.
+    sweepWrites(writeNotesDir(paths.home), () => true);
     unix = await listenUnix(app, paths.socket);
     supervisor.start();
-    // After the supervisor killed the last daemon's brokers: the temp files of the writes that
-    // died with them, or with that daemon, go (this process's own writes are alive).
-    sweepWrites(writeNotesDir(paths.home), (pid) => pid !== process.pid && gone(pid));
     // After the supervisor: the nodes of fires missed while the daemon was down queue for it.
     scheduler.start();
     // Likewise: requests that expired while the daemon was down wake their nodes.

@@ -13,7 +13,11 @@ afterAll(() => t.stop());
 /** `METHOD /path/{param}` of every handler the app registers. */
 function servedRoutes(): string[] {
   // Registration only wires handlers; no dependency is called until a request arrives.
-  const app = createApp({ store: { idempotency: {} }, tokens: {} } as unknown as DaemonContext);
+  const app = createApp({
+    home: '/nonexistent',
+    store: { idempotency: {} },
+    tokens: {},
+  } as unknown as DaemonContext);
   return [...app.routes.keys()]
     .map((id) => routeById(id))
     .map((r) => `${r.method} ${r.path}`)

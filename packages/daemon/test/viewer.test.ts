@@ -182,7 +182,7 @@ describe('the session cookie', () => {
     expect(marked.status).toBe(200);
   });
 
-  it('cannot make tokens or login links: a session neither renews itself nor outlives its logout', async () => {
+  it('cannot make tokens, login links or publish tokens, run bash or read the home: a session neither renews itself nor outlives its logout', async () => {
     const { headers } = await login();
     const post = (path: string, body: unknown) =>
       rawRequest(tcp, {
@@ -195,6 +195,11 @@ describe('the session cookie', () => {
       ['/v1/viewer/links', {}],
       ['/v1/connect', { app_id: 'from-viewer', scopes: ['svc:llm'] }],
       ['/v1/connect', {}],
+      ['/v1/bash', { command: `cat ${t.home}/owner.token`, cwd: '/' }],
+      [
+        '/v1/custom-objects',
+        { name: 'from-viewer', events: { ping: {} }, receiver: { kind: 'queue' } },
+      ],
     ] as const) {
       const res = await post(path, body);
       expect(res.status, path).toBe(403);
@@ -203,6 +208,14 @@ describe('the session cookie', () => {
     }
     const tokens = await t.call('/v1/tokens?limit=200');
     expect(JSON.stringify(await tokens.json())).not.toContain('from-viewer');
+    // Its files calls are fenced from the home as a scoped token's are.
+    const read = await get(
+      `/v1/files/peek?path=${encodeURIComponent(`${t.home}/owner.token`)}`,
+      headers,
+    );
+    expect(read.status).toBe(403);
+    expect(JSON.parse(read.body).error).toMatchObject({ code: 'forbidden', field: 'path' });
+    expect(read.body).not.toContain(t.ownerToken);
   });
 
   it('is refused from a foreign Origin', async () => {

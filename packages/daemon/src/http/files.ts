@@ -18,14 +18,15 @@ export function registerFiles(app: Routes, ctx: DaemonContext): void {
    * every `scope_missing`'s: a share is no scope of the token.
    */
   let home: string | undefined; // resolved on the first request, when the home exists
-  let pending: string | undefined;
+  const pending = writeNotesDir(ctx.home);
   const access = (c: Call): FilesAccess => {
     const principal = c.principal!;
     const scopes = ctx.shares.filesScopes(principal);
-    pending ??= writeNotesDir(ctx.home);
-    if (principal.scopes === null) return { scopes, pending };
+    // A viewer session acts as the owner but is fenced as a scoped token is: no page script
+    // reads the owner token or the database through it.
+    if (principal.scopes === null && c.viewerSession === null) return { scopes, pending };
     home ??= realHome(ctx.home);
-    return { scopes, received: principal.scopes, home, pending };
+    return { scopes, received: principal.scopes ?? [], home, pending };
   };
 
   mount(app, 'files.read', async (c, { query }) => c.json(await readFileSlice(query, access(c))));

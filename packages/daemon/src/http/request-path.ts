@@ -14,7 +14,7 @@ import { readInput } from './input.ts';
 import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
 import type { Routes } from './route.ts';
-import { refuseCredentialRoute, viewerPrincipal } from './viewer-auth.ts';
+import { refuseForViewer, viewerPrincipal } from './viewer-auth.ts';
 import { viewerHeaders } from './viewer-pages.ts';
 import { isViewerPath, serveViewer } from './viewer-static.ts';
 
@@ -69,7 +69,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
       ctx.tokens,
       viewerSession(c, listener),
     );
-    refuseCredentialRoute(c);
+    refuseForViewer(c);
     const handler = handlers.get(route.id as RouteId);
     if (handler === undefined) {
       // A route of the protocol's table this daemon has no handler for yet.

@@ -125,6 +125,7 @@ export function eventStream(
     },
     async pull(controller) {
       while (!closed && send(controller, PAGE) === 0) {
+        if (closed) return; // `send` ended it: the caller's token or session no longer holds
         if (!follow) return abort();
         if (settled?.()) {
           controller.enqueue(encoder.encode('retry: 1\n\n'));

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { RouteId } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal, TokenService } from '../services/tokens.ts';
 import type { ViewerService } from '../services/viewer.ts';
@@ -88,19 +89,26 @@ export function viewerPrincipal(
 }
 
 /**
- * Routes that hand out credentials, which a viewer session may not call: a session that could
- * make login links would renew itself past its 12 h, and one that could mint tokens (or read the
- * owner token from `connect`) would outlive its own logout. The viewer page needs neither; the
- * person's CLI holds the owner token for them.
+ * Routes a viewer session may not call, though it acts as the owner: those that hand out
+ * credentials (a session that made login links would renew itself past its 12 h, and one that
+ * minted tokens, read the owner token from `connect` or took an object's publish token would
+ * outlive its logout) and bash, the person's shell, which also reads any file. The viewer page
+ * needs none of them (its files calls are fenced from `SVC_HOME` as well, http/files.ts), so a
+ * script that ever ran in it could not take more than the page's own reach.
  */
-const CREDENTIAL_ROUTES: ReadonlySet<string> = new Set(['connect.create', 'viewer.links.create']);
+const VIEWER_REFUSED: ReadonlySet<RouteId> = new Set<RouteId>([
+  'connect.create',
+  'viewer.links.create',
+  'customObjects.register',
+  'bash.run',
+]);
 
-/** 403 when a viewer session calls a route that hands out credentials (`CREDENTIAL_ROUTES`). */
-export function refuseCredentialRoute(c: Call): void {
-  if (c.viewerSession === null || !CREDENTIAL_ROUTES.has(c.route?.id ?? '')) return;
+/** 403 when a viewer session calls a route it may not (`VIEWER_REFUSED`). */
+export function refuseForViewer(c: Call): void {
+  if (c.viewerSession === null || !VIEWER_REFUSED.has(c.route?.id as RouteId)) return;
   throw new ApiError(
     'forbidden',
-    'a viewer session cannot make tokens or login links; run svc with the owner token',
+    'a viewer session cannot make tokens, login links or publish tokens, nor run commands; use svc with the owner token',
   );
 }
 

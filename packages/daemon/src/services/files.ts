@@ -5,7 +5,6 @@
  * `ApiError`s naming only the path the caller gave: the route answers them, the node tools hand
  * them to the model.
  */
-import { randomBytes } from 'node:crypto';
 import { constants, realpathSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { posix } from 'node:path';
@@ -20,7 +19,7 @@ import {
 } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import { decodeContent, textOrBase64 } from './file-content.ts';
-import { noteWrite, unnote } from './write-notes.ts';
+import { noteWrite, tempName, unnote } from './write-notes.ts';
 
 /** Who reaches which paths. */
 export interface FilesAccess {
@@ -172,14 +171,12 @@ export async function writeFileAtomic(input: FileWriteInput, who: FilesAccess) {
     if (old !== null && !old.isFile() && !old.isSymbolicLink() && !old.isDirectory()) {
       throw invalidPath(`${show(path)} is not a regular file`);
     }
-    const tempName = `.svc-write-${randomBytes(6).toString('hex')}.tmp`;
-    const temp = joinReal(base, tempName);
+    const named = tempName();
+    const temp = joinReal(base, named);
     // Noted first, by the directory's own path (`base` may be a /proc fd path), so that a writer
     // killed before it can remove the temp file leaves word of it (`write-notes.ts`).
     const note =
-      who.pending === undefined
-        ? null
-        : await noteWrite(who.pending, joinReal(at ?? dir, tempName));
+      who.pending === undefined ? null : await noteWrite(who.pending, joinReal(at ?? dir, named));
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
     const handle = await fsCall(open(temp, flags, 0o666), path).catch(async (error: unknown) => {
       if (note !== null) await unnote(note);
@@ -381,10 +378,12 @@ async function danglingTarget(head: string): Promise<string | null> {
  * so where a link points (it may be the daemon's home) never reaches the answer.
  */
 function permit(given: string, real: string, access: Access, who: FilesAccess): void {
-  if (who.scopes === null) return;
+  // Every scope reaches every path: the owner's everywhere, a viewer session's (fenced, `home`
+  // set) but in the home and /proc.
+  if (who.scopes === null && (who.home === undefined || !fenced(real, who.home))) return;
   if (who.roots?.some((root) => isWithin(root, real)) === true) return;
   const wanted = wantedScope(access, real);
-  if (wanted !== null && listCovers(who.scopes, wanted)) {
+  if (wanted !== null && (who.scopes === null || listCovers(who.scopes, wanted))) {
     if (!fenced(real, who.home)) return;
     // Named by the path as given: where a link led stays unsaid, as below.
     throw new ApiError(

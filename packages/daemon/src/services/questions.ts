@@ -96,12 +96,14 @@ export function questionService({ store, events, human, nodes }: QuestionService
 
     /** Answers the question's request; the node wakes with the answer in its mail. */
     answer(id: string, body: QuestionAnswerBody, principal: Principal): Question {
-      const row = visible(id, principal);
-      // The answer arrives as mail and steers the node, as `runs.reply` would: the same rule.
-      const asker = store.nodes.get(row.node_id);
-      if (asker !== undefined) requireMayMail(asker, principal);
-      human.answerFor(row.request_id, body, nodes.sender(principal));
-      return toQuestion(row);
+      return store.db.transaction(() => {
+        const row = visible(id, principal);
+        // The answer arrives as mail and steers the node, as `runs.reply` would: the same rule.
+        const asker = store.nodes.get(row.node_id);
+        if (asker !== undefined) requireMayMail(asker, principal);
+        human.answerFor(row.request_id, body, nodes.sender(principal));
+        return toQuestion(row);
+      });
     },
   };
 }

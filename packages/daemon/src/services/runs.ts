@@ -65,7 +65,8 @@ export function runService(
   /**
    * `visibleRun` for the routes that change a run. A node token also needs `svc:act` here, as it
    * does for the same operation on the run's root through `/v1/nodes/...` (SPEC: `svc:act` gates
-   * messaging nodes); an app steers its own runs under its grant instead (`requireMayMail`).
+   * messaging nodes); an app needs no scope to change its own runs, and its mail (`message`,
+   * `reply`) must stay inside its token's ceiling (`requireMayMail`).
    * @param what the operation, for the refusal: "a node <what> a run"
    */
   function changeableRun(id: string, principal: Principal, what: string) {

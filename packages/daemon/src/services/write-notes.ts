@@ -11,22 +11,35 @@ import { readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { mkdir, symlink, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
-/** The name of every temp file a write makes (`.svc-write-<12 hex>.tmp`). */
-export const TEMP_NAME = /^\.svc-write-[0-9a-f]{12}\.tmp$/;
+/** The name of every temp file a write makes (`tempName`); the sweep removes no other file. */
+const TEMP_NAME = /^\.svc-write-[0-9a-f]{12}\.tmp$/;
+
+/** A new temp file name for a write, in the folder of its target. */
+export function tempName(): string {
+  return `.svc-write-${randomBytes(6).toString('hex')}.tmp`;
+}
 
 export function writeNotesDir(home: string): string {
   return join(home, 'run', 'writes');
 }
 
-/** Notes `temp` (an absolute path) in `dir` for this process; answers the note, to `unnote`. */
-export async function noteWrite(dir: string, temp: string): Promise<string> {
+/**
+ * Notes `temp` (an absolute path) in `dir` for this process; answers the note, to `unnote`, or
+ * `null` when it could not be made (a full disk): the write goes on, only its cleanup after a
+ * kill is lost.
+ */
+export async function noteWrite(dir: string, temp: string): Promise<string | null> {
   const note = join(dir, `${process.pid}.${randomBytes(6).toString('hex')}`);
   try {
     await symlink(temp, note);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await symlink(temp, note);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return null;
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await symlink(temp, note);
+    } catch {
+      return null;
+    }
   }
   return note;
 }
@@ -38,8 +51,8 @@ export async function unnote(note: string): Promise<void> {
 
 /**
  * Removes the temp files the notes in `dir` name, and the notes, of the writers `dead` picks by
- * pid: a broker that exited, or at the daemon's start every writer no longer alive. Only a file
- * named as a write's temp file is removed, whatever a note points at.
+ * pid: a broker that exited, or at the daemon's start all of them. Only a file named as a write's
+ * temp file is removed, whatever a note points at.
  * @returns how many temp files were still there
  */
 export function sweepWrites(dir: string, dead: (pid: number) => boolean): number {
@@ -70,14 +83,4 @@ export function sweepWrites(dir: string, dead: (pid: number) => boolean): number
     rmSync(note, { force: true });
   }
   return removed;
-}
-
-/** Whether no process `pid` runs (signal 0 checks without sending one). */
-export function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }

@@ -30,7 +30,10 @@ export function idempotencyStore(db: Db) {
        WHERE token_id = ? AND key = ?`,
     ),
     made: db.sqlite.prepare('UPDATE idempotency_keys SET made = ? WHERE token_id = ? AND key = ?'),
-    release: db.sqlite.prepare('DELETE FROM idempotency_keys WHERE token_id = ? AND key = ?'),
+    // A claim that made something stays, for a retry to wait on it again (`madeOnce`).
+    release: db.sqlite.prepare(
+      'DELETE FROM idempotency_keys WHERE token_id = ? AND key = ? AND made IS NULL',
+    ),
     releaseUnfinished: db.sqlite.prepare(
       'DELETE FROM idempotency_keys WHERE status IS NULL AND made IS NULL',
     ),
@@ -60,7 +63,10 @@ export function idempotencyStore(db: Db) {
     made(tokenId: string, key: string, id: string): void {
       q.made.run(id, tokenId, key);
     },
-    /** Forgets a claim whose request failed on our side, so a retry may run it. */
+    /**
+     * Forgets a claim whose request failed on our side, so a retry may run it; one whose request
+     * made a node or run stays, so a retry waits on that instead of making another.
+     */
     release(tokenId: string, key: string): void {
       q.release.run(tokenId, key);
     },

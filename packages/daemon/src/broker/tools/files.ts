@@ -94,7 +94,9 @@ async function files(
   const who: FilesAccess = {
     scopes: ctx.node.scopes,
     roots: root === null ? [] : [root],
-    home: ctx.home === undefined ? undefined : realHome(ctx.home),
+    // Fenced from the home as its token is on the files routes: a node holding every scope
+    // (an owner's, given no list) is not, holding the bash that reads the home anyway.
+    home: ctx.home === undefined || ctx.node.scopes === null ? undefined : realHome(ctx.home),
     pending: ctx.home === undefined ? undefined : writeNotesDir(ctx.home),
   };
   try {
