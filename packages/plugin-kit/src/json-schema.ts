@@ -111,6 +111,9 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
   const subschemas: [Schema, string][] = [];
   eachSubschema(schema, at, (node, where) => {
     subschemas.push([node, where]);
+    // First: a `$ref` that is no string would read below as one that resolves to nothing.
+    const misshapen = misshapenKeyword(node);
+    if (misshapen !== null) throw new TypeError(`${where}.${misshapen}`);
     // As the validator resolves them: the absolute URI it noted, else the reference as written.
     for (const [keyword, noted] of [
       ['$ref', '__absolute_ref__'],
@@ -121,8 +124,6 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
         throw new TypeError(`${where}.${keyword} ${JSON.stringify(ref)} resolves to nothing`);
       }
     }
-    const misshapen = misshapenKeyword(node);
-    if (misshapen !== null) throw new TypeError(`${where}.${misshapen}`);
     const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
     for (const type of types) {
       if (!JSON_TYPES.has(type as string)) {
@@ -148,10 +149,9 @@ function checkUsable(schema: unknown, lookup: Record<string, Schema | boolean>, 
     }
   });
   // Then `null` and empty containers through each subschema (`new Validator(...)` probes the root
-  // with `null`): a keyword of the wrong shape (`enum: 5`, `allOf: {}`, `required: 5`) or a
-  // reference to its own place with nothing between throws on any value that reaches it, and an
-  // empty container makes no recursive schema recurse. After the walk, whose words are clearer
-  // for what it finds.
+  // with `null`): a reference to its own place with nothing between (`$ref: '#'`) throws on any
+  // value that reaches it, and an empty container makes no recursive schema recurse. After the
+  // walk, whose words are clearer for what it finds.
   for (const [node, where] of subschemas) {
     try {
       for (const probe of PROBES) validate(probe, node, '2020-12', lookup, false);
@@ -179,7 +179,8 @@ const COUNTS = [
 ];
 const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
 const STRINGS = ['format', '$ref', '$id', '$anchor', '$dynamicRef', '$dynamicAnchor'];
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+// The validator's keywords holding a list of schemas, but `items`, whose 2020-12 value is one.
+const SCHEMA_LISTS = Object.keys(schemaArrayKeyword).filter((keyword) => keyword !== 'items');
 
 /** What is wrong with a keyword's value in `node` (`"<keyword> must …"`), or `null`. */
 function misshapenKeyword(node: Schema): string | null {
@@ -197,7 +198,8 @@ function misshapenKeyword(node: Schema): string | null {
   for (const keyword of BOUNDS) {
     if (has(keyword) && typeof value(keyword) !== 'number') return `${keyword} must be a number`;
   }
-  if (has('multipleOf') && !((value('multipleOf') as number) > 0)) {
+  const step = value('multipleOf');
+  if (has('multipleOf') && !(typeof step === 'number' && step > 0)) {
     return 'multipleOf must be a number above 0';
   }
   for (const keyword of STRINGS) {

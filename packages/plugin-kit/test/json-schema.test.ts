@@ -64,6 +64,8 @@ describe('compileSchema (@svc/plugin-kit/json-schema)', () => {
       [{ maxItems: 1.5 }, 'output_schema.maxItems must be a whole number, 0 or more'],
       [{ minimum: '3' }, 'output_schema.minimum must be a number'],
       [{ multipleOf: 0 }, 'output_schema.multipleOf must be a number above 0'],
+      [{ multipleOf: '5' }, 'output_schema.multipleOf must be a number above 0'],
+      [{ $ref: 5 }, 'output_schema.$ref must be a string'],
       [{ uniqueItems: 'yes' }, 'output_schema.uniqueItems must be true or false'],
       [{ format: 5 }, 'output_schema.format must be a string'],
       [{ items: [{}, 5] }, 'output_schema.items must be a schema'],
