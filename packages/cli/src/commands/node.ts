@@ -1,4 +1,4 @@
-import { isFinal, NODE_STATES } from '@svc/protocol';
+import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -206,11 +206,10 @@ async function watch(ctx: Context, id: string, opts: { subtree?: boolean; after:
   const after = parseAfter(opts.after);
   const client = await ctx.client();
   const controller = new AbortController();
-  // As for `svc run watch`: a final node's outcome may lie at or before --after.
-  const final = isFinal((await client.nodes.retrieve(checked)).state);
+  // The daemon ends the stream once the node is settled, even when --after lies past its outcome.
   const stream = client.nodes.stream(
     checked,
-    { subtree: opts.subtree === true, ...(final && { follow: false }) },
+    { subtree: opts.subtree === true },
     { after, signal: controller.signal },
   );
   await feed(ctx, stream, (e) => e.kind === 'node.outcome' && e.subject_id === checked, {

@@ -1,5 +1,5 @@
 import type { Run } from '@svc/client';
-import { isFinal, NODE_STATES } from '@svc/protocol';
+import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -168,11 +168,8 @@ async function watch(ctx: Context, id: string, opts: { after: string }) {
   const after = parseAfter(opts.after);
   const client = await ctx.client();
   const controller = new AbortController();
-  // A final run's outcome is in the log already, maybe at or before --after, where a live stream
-  // would wait for it forever: what follows --after is all there is, so the backlog ends it.
-  const final = isFinal((await client.runs.get(checked)).state);
-  const query = final ? { follow: false } : {};
-  const stream = client.runs.stream(checked, query, { after, signal: controller.signal });
+  // The daemon ends the stream once the run is settled, even when --after lies past its outcome.
+  const stream = client.runs.stream(checked, {}, { after, signal: controller.signal });
   await feed(ctx, stream, (e) => e.kind === 'run.outcome', { signal: controller.signal });
   return EXIT.ok;
 }
