@@ -8,8 +8,6 @@ import { UsageError } from '../errors.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { commandLine } from '../parse/shell.ts';
 
-const TIMEOUT_MOST = { seconds: BASH_TIMEOUT_MAX_MS / 1000, shown: '10m' };
-
 export function registerBash(program: Command, runtime: Runtime): void {
   program
     .command('bash')
@@ -35,7 +33,7 @@ async function bash(
     cwd: resolve(opts.cwd ?? process.cwd()),
   };
   if (opts.timeout !== undefined)
-    params.timeout_ms = parseDuration(opts.timeout, '--timeout', TIMEOUT_MOST) * 1000;
+    params.timeout_ms = parseDuration(opts.timeout, '--timeout', BASH_TIMEOUT_MAX_MS / 1000) * 1000;
   if (opts.env !== undefined) params.env = parseEnv(opts.env);
   const client = await ctx.client();
   // The client waits past the command's own bound; a command is not idempotent: never run it

@@ -76,8 +76,8 @@ async function upload(ctx: Context, file: string, opts: UploadOptions) {
 
 async function link(ctx: Context, id: string, opts: { ttl?: string }) {
   const uploadId = parseId('upload', id, 'upload id');
-  const most = { seconds: ATTACHMENT_TTL_MAX_S, shown: '1h' };
-  const ttl = opts.ttl === undefined ? undefined : parseDuration(opts.ttl, '--ttl', most);
+  const ttl =
+    opts.ttl === undefined ? undefined : parseDuration(opts.ttl, '--ttl', ATTACHMENT_TTL_MAX_S);
   const client = await ctx.client();
   const answer = await client.attachments.link({
     upload_id: uploadId,

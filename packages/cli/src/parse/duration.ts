@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.ts';
+import { formatDuration } from '../output/format.ts';
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = {
   s: 1,
@@ -10,19 +11,14 @@ const UNIT_SECONDS: Readonly<Record<string, number>> = {
 
 /**
  * `90`, `90s`, `15m`, `12h`, `30d`, `2w`, or a sum such as `1h30m` → whole seconds (> 0).
- * @param most the daemon's bound, with how it reads (`1h`): past it is a usage error here (exit 2),
- * not a refusal from the daemon (exit 1)
+ * @param mostSeconds the daemon's bound: past it is a usage error here (exit 2), not a refusal
+ * from the daemon (exit 1)
  */
-export function parseDuration(
-  text: string,
-  option: string,
-  most?: { seconds: number; shown: string },
-): number {
+export function parseDuration(text: string, option: string, mostSeconds?: number): number {
   const seconds = durationSeconds(text, option);
-  if (most !== undefined && seconds > most.seconds) {
-    throw new UsageError(
-      `${option} must be at most ${most.shown} (${most.seconds}s); received '${text}'`,
-    );
+  if (mostSeconds !== undefined && seconds > mostSeconds) {
+    const most = formatDuration(mostSeconds).replaceAll(' ', '');
+    throw new UsageError(`${option} must be at most ${most} (${mostSeconds}s); received '${text}'`);
   }
   return seconds;
 }
