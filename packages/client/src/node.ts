@@ -21,6 +21,12 @@ export class Svc extends BaseSvc {
   constructor(options: ClientOptions & { home?: string } = {}) {
     const { home, ...rest } = options;
     const remote = rest.baseUrl ?? readEnv('SVC_BASE_URL');
+    // The local socket is reached through its own fetch: a caller's would be set aside unseen.
+    if (remote === undefined && rest.fetch !== undefined) {
+      throw new TypeError(
+        'options.fetch needs options.baseUrl (or SVC_BASE_URL): without one the client talks to the local daemon over its socket',
+      );
+    }
     super(
       remote === undefined ? { ...rest, ...local(home, rest.token ?? readEnv('SVC_TOKEN')) } : rest,
     );

@@ -180,6 +180,11 @@ describe('resources', () => {
     expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/v1/bash' });
     expect(JSON.parse(server.requests[0]!.body)).toEqual(params);
     expect(server.requests[0]?.headers['content-type']).toBe('application/json');
+    // A bound the daemon refuses is sent for its 422, not turned into a TypeError about a
+    // `timeout` option the caller never gave.
+    server.reset((_req, res) => json(res, 422, envelope('validation_failed', 'too big')));
+    const big = client.bash.run({ command: 'true', cwd: '/tmp', timeout_ms: 1e12 });
+    await expect(big).rejects.toMatchObject({ status: 422 });
   });
 
   it('bash.run throws a TypeError for a missing command or cwd, sending nothing', () => {
@@ -266,6 +271,34 @@ describe('as the Stainless SDKs have it', () => {
     expect(() => client.request('POST', '/v1/nodes', {}, { idempotencyKey: '' })).toThrow(
       /options\.idempotencyKey/,
     );
+  });
+
+  it('a path holding a query takes a query option too; a null Idempotency-Key sends none', async () => {
+    echo();
+    await expect(client.get('/v1/x?a=1', { query: { b: 2 } })).resolves.toMatchObject({
+      url: '/v1/x?a=1&b=2',
+    });
+    await client.post('/v1/x', { body: {}, headers: { 'Idempotency-Key': null } });
+    expect(server.requests.at(-1)?.headers['idempotency-key']).toBeUndefined();
+    await client.post('/v1/x', { body: {} });
+    expect(server.requests.at(-1)?.headers['idempotency-key']).toMatch(/^svc-retry-/);
+  });
+
+  it('a method that is no HTTP token is a TypeError, sending nothing', () => {
+    const before = server.requests.length;
+    expect(() => client.request('GET\r\nX: y', '/v1/e')).toThrow(
+      /method must be an HTTP method token/,
+    );
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('an answer labelled JSON that is none is an APIError invalid_response, no bare SyntaxError', async () => {
+    server.reset((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{not json');
+    });
+    const error = await client.get('/v1/x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SvcError);
+    expect(error).toMatchObject({ code: 'invalid_response', status: 200 });
   });
 
   it('an APIError has requestID as well as requestId', async () => {

@@ -19,6 +19,15 @@ afterAll(async () => {
 });
 afterEach(() => vi.unstubAllEnvs());
 
+describe('the Node subpath', () => {
+  it('refuses a fetch without a baseUrl: the local socket has its own, which would set it aside', () => {
+    vi.stubEnv('SVC_BASE_URL', '');
+    expect(() => new Svc({ home, fetch: () => Promise.reject(new Error('unused')) })).toThrow(
+      /options\.fetch needs options\.baseUrl/,
+    );
+  });
+});
+
 describe('createLocalClient', () => {
   it('talks HTTP over the home socket with the owner token', async () => {
     server.reset((req, res) => json(res, 200, { url: req.url }));

@@ -279,6 +279,19 @@ describe('events.stream', () => {
     expect(server.requests.length).toBe(before);
   });
 
+  it('an event whose data is no JSON ends the loop with a SvcError invalid_event', async () => {
+    server.reset((_req, res) => {
+      open(res);
+      res.write('id: 1\nevent: x\ndata: {oops\n\n');
+    });
+    const error = await (async () => {
+      for await (const _ of client.events.stream({})) {
+        // nothing arrives
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'invalid_event' });
+  });
+
   it('checks maxRetries like every other option', () => {
     expect(() => client.events.stream({}, { maxRetries: -1 })).toThrow(/options\.maxRetries/);
   });

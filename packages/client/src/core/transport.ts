@@ -10,6 +10,7 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
+  SvcError,
 } from './errors.ts';
 import { PagePromise } from './page-promise.ts';
 import type { ListPage } from './pages.ts';
@@ -130,7 +131,7 @@ export class Transport {
           }),
           signal,
         }),
-      parse: (event) => JSON.parse(event.data) as T,
+      parse: (event) => parseEvent(event.data) as T,
       maxRetries,
       idleTimeout: this.#config.timeout,
       signal: options.signal,
@@ -147,6 +148,10 @@ export class Transport {
     body: unknown,
     options: RequestOptions,
   ): Call {
+    // RFC 9110 §9.1: a method is a token; anything else is no request at all, not a network error.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method)) {
+      throw new TypeError(`method must be an HTTP method token; received ${show(method)}`);
+    }
     if (typeof path !== 'string' || !path.startsWith('/')) {
       throw new TypeError(`path must be a string starting with "/"; received ${String(path)}`);
     }
@@ -176,17 +181,16 @@ export class Transport {
 
   /** Runs the attempts of one call; resolves once a 2xx answer's headers are in. */
   async send(call: Call): Promise<RawResponse> {
-    const url = this.#config.baseUrl + call.path + queryString(call.query);
+    const url = this.#config.baseUrl + withQuery(call.path, call.query);
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const safe = SAFE_METHODS.has(call.method);
     // The caller's headers win, and `null` removes a shared one. A copy even when it adds none:
     // a caller's `fetch` may add to what it is given.
     const base = body === undefined ? this.#base.bare : this.#base.json;
-    let headers = call.headers === undefined ? { ...base } : mergeHeaders(base, call.headers);
-    // One key for every attempt of this call, so a retried create is applied once.
-    if (!safe && headers['idempotency-key'] === undefined) {
-      headers['idempotency-key'] = `svc-retry-${uuid4()}`;
-    }
+    // One key for every attempt of this call, so a retried create is applied once; a layer under
+    // the caller's headers, so theirs wins and a `null` there sends none.
+    const keyed = safe ? base : { ...base, 'idempotency-key': `svc-retry-${uuid4()}` };
+    let headers = call.headers === undefined ? { ...keyed } : mergeHeaders(keyed, call.headers);
 
     for (let retry = 0; ; retry++) {
       if (call.signal?.aborted) throw new APIUserAbortError();
@@ -309,8 +313,30 @@ async function readBody(raw: RawResponse): Promise<string> {
 function readJson(raw: RawResponse): Promise<unknown> {
   return readBody(raw).then((text) => {
     if (text === '') return null;
-    return isJson(raw.response.headers) ? JSON.parse(text) : text;
+    return isJson(raw.response.headers) ? parseAnswer(text, raw.response) : text;
   });
+}
+
+/** An event's `data`, which the daemon always sends as JSON; anything else is a `SvcError`. */
+function parseEvent(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch (cause) {
+    throw new SvcError('invalid_event', 'an event of the stream is not JSON', { cause });
+  }
+}
+
+/** A 2xx body labelled JSON that is none (a broken proxy) is an `APIError`, as all failures are. */
+function parseAnswer(text: string, response: Response): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new APIError(response.status, text, response.headers, {
+      code: 'invalid_response',
+      message: 'the answer is labelled JSON but is not',
+      cause,
+    });
+  }
 }
 
 function parseLenient(text: string): unknown {
@@ -326,15 +352,17 @@ function isJson(headers: Headers): boolean {
   return /\bjson\b/i.test(headers.get('content-type') ?? '');
 }
 
-function queryString(query: Query | undefined): string {
-  if (!query) return '';
+/** `path` with `query` added to the query it may hold already (a raw call's `/v1/x?a=1`). */
+function withQuery(path: string, query: Query | undefined): string {
+  if (!query) return path;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue;
     params.set(key, Array.isArray(value) ? value.join(',') : String(value));
   }
   const text = params.toString();
-  return text ? `?${text}` : '';
+  if (text === '') return path;
+  return `${path}${path.includes('?') ? '&' : '?'}${text}`;
 }
 
 /** The innermost message: undici's "fetch failed" hides the useful "connect ECONNREFUSED …". */

@@ -1,4 +1,9 @@
-import { BASH_DEFAULT_TIMEOUT_MS, type bashBodySchema, type bashResultSchema } from '@svc/protocol';
+import {
+  BASH_DEFAULT_TIMEOUT_MS,
+  BASH_TIMEOUT_MAX_MS,
+  type bashBodySchema,
+  type bashResultSchema,
+} from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -18,8 +23,15 @@ export class Bash extends APIResource {
         throw new TypeError(`params.${key} must be a string; received ${show(params?.[key])}`);
       }
     }
-    // Past the command's own bound, so a long command is not cut by the client's default.
-    const timeout = (params.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
+    // Past the command's own bound, so a long command is not cut by the client's default. A
+    // bound the daemon refuses (422) leaves the default in place for that answer.
+    const bound = params.timeout_ms;
+    const usable =
+      typeof bound === 'number' &&
+      Number.isInteger(bound) &&
+      bound > 0 &&
+      bound <= BASH_TIMEOUT_MAX_MS;
+    const timeout = (usable ? bound : BASH_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
     return this._transport.request('POST', '/v1/bash', { body: params }, { timeout, ...options });
   }
 }
