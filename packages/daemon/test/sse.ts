@@ -32,7 +32,9 @@ export async function readFrames(
     buffer += decoder.decode(next.value, { stream: true });
     let cut = buffer.indexOf('\n\n');
     while (cut !== -1) {
-      frames.push(parseFrame(buffer.slice(0, cut)));
+      const frame = parseFrame(buffer.slice(0, cut));
+      // The `: open` every stream starts with (a first byte for proxies) is no frame to count.
+      if (!(frame.comment === 'open' && frame.id === undefined)) frames.push(frame);
       buffer = buffer.slice(cut + 2);
       cut = buffer.indexOf('\n\n');
     }

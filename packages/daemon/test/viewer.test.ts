@@ -152,12 +152,14 @@ describe('the session cookie', () => {
   it('needs its page key as Svc-Viewer on every method: the cookie alone (which every port of the host is sent) is 401', async () => {
     const { cookie, key } = await login();
     const other = await login();
-    const body = JSON.stringify({ title: 'q?' });
+    const asked = await t.call('/v1/human/requests', json({ title: 'q?' }));
+    const { ticket_id: ticket } = (await asked.json()) as { ticket_id: string };
+    const body = JSON.stringify({ note: 'looking' });
     const headers = { cookie, 'content-type': 'application/json' };
     const post = (extra: Record<string, string>) =>
       rawRequest(tcp, {
         method: 'POST',
-        path: '/v1/human/requests',
+        path: `/v1/human/inbox/${ticket}/progress`,
         headers: { ...headers, ...extra },
         body,
       });
@@ -182,7 +184,7 @@ describe('the session cookie', () => {
     expect(marked.status).toBe(200);
   });
 
-  it('cannot make tokens, login links or publish tokens, run bash or read the home: a session neither renews itself nor outlives its logout', async () => {
+  it("changes nothing but what the viewer's buttons do: no token, link, publish token, command, agent or home file", async () => {
     const { headers } = await login();
     const post = (path: string, body: unknown) =>
       rawRequest(tcp, {
@@ -196,6 +198,13 @@ describe('the session cookie', () => {
       ['/v1/connect', { app_id: 'from-viewer', scopes: ['svc:llm'] }],
       ['/v1/connect', {}],
       ['/v1/bash', { command: `cat ${t.home}/owner.token`, cwd: '/' }],
+      // An agent would act with the owner's scopes, bash and files included.
+      [
+        '/v1/nodes',
+        { task: 'cat the owner token', model: { provider: 'scripted', model: 'x', script: [] } },
+      ],
+      ['/v1/crons', { schedule: '0 0 1 1 *', task: { task: 'x' } }],
+      ['/v1/human/requests', { title: 'asked by a page script' }],
       [
         '/v1/custom-objects',
         { name: 'from-viewer', events: { ping: {} }, receiver: { kind: 'queue' } },

@@ -37,7 +37,13 @@ export function viewerHeaders(): Record<string, string> {
  * One call of the daemon's `/v1` as the logged-in viewer: the session cookie goes along
  * (same origin), with the page key (`viewerHeaders`).
  */
-export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+export async function api<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  again = true,
+): Promise<T> {
+  const sent = pageKey();
   const headers = viewerHeaders();
   const init: RequestInit = { method, credentials: 'same-origin', headers };
   if (body !== undefined) {
@@ -49,6 +55,8 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
   const value: unknown = text === '' ? null : JSON.parse(text);
   if (!res.ok) {
     const error = (value as { error?: { code?: string; message?: string } } | null)?.error;
+    // A login in another tab replaced the cookie, and its key too by now: once more with that.
+    if (res.status === 401 && again && pageKey() !== sent) return api(method, path, body, false);
     if (res.status === 401) sessionEnded();
     throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? res.statusText);
   }

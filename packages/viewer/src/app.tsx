@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, whenUnauthorized } from './api.ts';
 import { useLiveEvents } from './live.ts';
 import { href, type Route, useRoute } from './router.ts';
-import { pageKey } from './session.ts';
+import { forgetKey, onNewKey, pageKey } from './session.ts';
 import { Canvas } from './views/canvas.tsx';
 import { Crons } from './views/crons.tsx';
 import { History, Inbox } from './views/inbox.tsx';
@@ -29,6 +29,8 @@ export function App() {
     pageKey() === null ? 'none' : 'in',
   );
   useEffect(() => whenUnauthorized(() => setSession('ended')), []);
+  // A login in another tab (its new cookie is this tab's too) brings this one back.
+  useEffect(() => onNewKey(() => setSession('in')), []);
   if (session !== 'in') {
     return (
       <main class="signed-out">
@@ -46,6 +48,7 @@ function Shell({ route, onLogout }: { route: Route; onLogout: () => void }) {
   const live = useLiveEvents();
   async function logout() {
     await api('POST', '/v1/viewer/logout', {}).catch(() => {});
+    forgetKey();
     onLogout();
   }
   return (

@@ -15,6 +15,9 @@ const KINDS: Readonly<Record<string, Topic>> = {
   'node.fault': 'nodes',
   'node.mail': 'nodes',
   'node.job': 'nodes',
+  // Trees that left the record: the canvas drops them.
+  'canvas.pruned': 'nodes',
+  'run.deleted': 'nodes',
   'human.request': 'inbox',
   'cron.created': 'crons',
   'cron.paused': 'crons',
@@ -61,7 +64,6 @@ export function useLiveEvents(): Versions {
     const stop = new AbortController();
     const dirty = new Set<Topic>();
     let lastSeq = 0;
-    let opened = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const flush = () => {
       timer = undefined;
@@ -73,11 +75,14 @@ export function useLiveEvents(): Versions {
         return next;
       });
     };
+    // Every (re)connection refetches every view once: a view whose load failed while the daemon
+    // was away recovers, and what changed meanwhile shows.
+    let up = false;
     const connected = (ok: boolean) => {
-      const first = ok && !opened;
-      opened ||= ok;
+      const back = ok && !up;
+      up = ok;
       setVersions((v) =>
-        first
+        back
           ? {
               ...v,
               connected: true,

@@ -28,3 +28,25 @@ export function pageKey(): string | null {
     return null;
   }
 }
+
+/** Forgets the key (at logout): a later visit reads "Not logged in", not "session ended". */
+export function forgetKey(): void {
+  try {
+    localStorage.removeItem(STORED);
+  } catch {
+    // nothing kept, nothing to forget
+  }
+}
+
+/**
+ * Calls `fn` when a login in another tab of this origin stores a new key (the `storage` event
+ * fires in the other tabs only), so a tab that read its session as ended takes the new one up.
+ * Answers the unsubscribe.
+ */
+export function onNewKey(fn: () => void): () => void {
+  const listener = (event: StorageEvent) => {
+    if (event.key === STORED && event.newValue !== null) fn();
+  };
+  addEventListener('storage', listener);
+  return () => removeEventListener('storage', listener);
+}

@@ -253,7 +253,20 @@ describe.skipIf(!present && !onCi)('the viewer in Chromium', () => {
     await tab.goto(`${base}/viewer/#/`);
     await tab.getByRole('button', { name: 'Log out' }).click();
     await tab.getByText('You logged out.').waitFor();
+    expect(await tab.evaluate(() => localStorage.getItem('svc-viewer-key'))).toBeNull();
     await page.getByText('Your viewer session ended').waitFor({ timeout: 10_000 });
+    // A login in the other tab brings this one back, with the new key it stored.
+    const link = (await client.request('POST', '/v1/viewer/links', {})) as { url: string };
+    await tab.goto(link.url);
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor({ timeout: 10_000 });
     await tab.close();
+  });
+
+  it('drops pruned trees from the canvas live', async () => {
+    await page.goto(`${base}/viewer/#/`);
+    const done = page.locator(`li[data-node-id="${nodes.done.id}"]`);
+    await done.waitFor();
+    await client.request('POST', '/v1/canvas/prune', { older_than_s: 0 });
+    await done.waitFor({ state: 'detached', timeout: 10_000 });
   });
 });

@@ -113,6 +113,9 @@ export function eventStream(
         abort();
       };
       const unregister = registry.add(finish);
+      // A first byte at once: a proxy that holds the answer's head until the body starts (Vite's
+      // dev server does) would otherwise keep the client waiting for the first event or keepalive.
+      controller.enqueue(encoder.encode(': open\n\n'));
       cleanup = () => {
         closed = true;
         clearInterval(keepalive);

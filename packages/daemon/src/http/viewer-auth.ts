@@ -89,26 +89,30 @@ export function viewerPrincipal(
 }
 
 /**
- * Routes a viewer session may not call, though it acts as the owner: those that hand out
- * credentials (a session that made login links would renew itself past its 12 h, and one that
- * minted tokens, read the owner token from `connect` or took an object's publish token would
- * outlive its logout) and bash, the person's shell, which also reads any file. The viewer page
- * needs none of them (its files calls are fenced from `SVC_HOME` as well, http/files.ts), so a
- * script that ever ran in it could not take more than the page's own reach.
+ * What a viewer session may change: the viewer's own actions (answering in the inbox, the crons'
+ * buttons, logging out), and nothing else, though it acts as the owner. It reads as the owner
+ * (its files reads fenced from `SVC_HOME` as well, http/files.ts), but makes no token, login link
+ * or publish token (a session that could would renew itself past its 12 h or outlive its
+ * logout), runs no command and starts no agent: a script that ever ran in the page could then do
+ * no more than the page's own buttons. The person's CLI holds the owner token for the rest.
  */
-const VIEWER_REFUSED: ReadonlySet<RouteId> = new Set<RouteId>([
-  'connect.create',
-  'viewer.links.create',
-  'customObjects.register',
-  'bash.run',
+const VIEWER_ACTIONS: ReadonlySet<RouteId> = new Set<RouteId>([
+  'human.inbox.respond',
+  'human.inbox.progress',
+  'human.inbox.cancel',
+  'crons.run',
+  'crons.pause',
+  'crons.resume',
+  'viewer.logout',
 ]);
 
-/** 403 when a viewer session calls a route it may not (`VIEWER_REFUSED`). */
+/** 403 when a viewer session changes anything but what the viewer's own buttons do. */
 export function refuseForViewer(c: Call): void {
-  if (c.viewerSession === null || !VIEWER_REFUSED.has(c.route?.id as RouteId)) return;
+  if (c.viewerSession === null || c.method === 'GET' || c.method === 'HEAD') return;
+  if (VIEWER_ACTIONS.has(c.route?.id as RouteId)) return;
   throw new ApiError(
     'forbidden',
-    'a viewer session cannot make tokens, login links or publish tokens, nor run commands; use svc with the owner token',
+    'a viewer session reads, answers the inbox and runs, pauses or resumes crons, nothing else; use svc with the owner token',
   );
 }
 
