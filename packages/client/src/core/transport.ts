@@ -131,7 +131,11 @@ export class Transport {
           }),
           signal,
         }),
-      parse: (event) => parseEvent(event.data) as T,
+      parse: (event) =>
+        parseOr(
+          event.data,
+          (cause) => new SvcError('invalid_event', 'an event of the stream is not JSON', { cause }),
+        ) as T,
       maxRetries,
       idleTimeout: this.#config.timeout,
       signal: options.signal,
@@ -313,29 +317,24 @@ async function readBody(raw: RawResponse): Promise<string> {
 function readJson(raw: RawResponse): Promise<unknown> {
   return readBody(raw).then((text) => {
     if (text === '') return null;
-    return isJson(raw.response.headers) ? parseAnswer(text, raw.response) : text;
+    if (!isJson(raw.response.headers)) return text;
+    const { status, headers } = raw.response;
+    return parseOr(text, (cause) => {
+      const message = 'the answer is labelled JSON but is not';
+      return new APIError(status, text, headers, { code: 'invalid_response', message, cause });
+    });
   });
 }
 
-/** An event's `data`, which the daemon always sends as JSON; anything else is a `SvcError`. */
-function parseEvent(data: string): unknown {
-  try {
-    return JSON.parse(data);
-  } catch (cause) {
-    throw new SvcError('invalid_event', 'an event of the stream is not JSON', { cause });
-  }
-}
-
-/** A 2xx body labelled JSON that is none (a broken proxy) is an `APIError`, as all failures are. */
-function parseAnswer(text: string, response: Response): unknown {
+/**
+ * JSON the daemon always sends (a 2xx body labelled so, an event's `data`); anything else (a
+ * broken proxy) is thrown as `fail` makes it, so every failure is a `SvcError` with a code.
+ */
+function parseOr(text: string, fail: (cause: unknown) => SvcError): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new APIError(response.status, text, response.headers, {
-      code: 'invalid_response',
-      message: 'the answer is labelled JSON but is not',
-      cause,
-    });
+    throw fail(cause);
   }
 }
 

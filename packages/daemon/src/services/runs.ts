@@ -90,7 +90,6 @@ export function runService(
   }
 
   return {
-    visibleRun,
     readableRun,
     toRun,
 
