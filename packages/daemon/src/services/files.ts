@@ -5,7 +5,7 @@
  * `ApiError`s naming only the path the caller gave: the route answers them, the node tools hand
  * them to the model.
  */
-import { constants, realpathSync, type Stats } from 'node:fs';
+import { constants, existsSync, realpathSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 import {
@@ -160,7 +160,7 @@ export async function writeFileAtomic(input: FileWriteInput, who: FilesAccess) {
   // written through.
   const opened = await openDirectory(dir, path);
   try {
-    const at = await openedPath(opened.fd);
+    const at = await openedPath(opened.fd, path);
     if (at !== null) permit(path, joinReal(at, name), 'rw', who);
     const base = at === null ? dir : fdPath(opened.fd);
     // A directory at the target is refused by the rename (EISDIR), once the temp file exists,
@@ -219,7 +219,7 @@ export async function listDirectory(input: FileListInput, who: FilesAccess) {
   }
   const opened = await openDirectory(real.path, path);
   try {
-    const at = await openedPath(opened.fd);
+    const at = await openedPath(opened.fd, path);
     if (at !== null) permit(path, at, 'read', who);
     const base = at === null ? real.path : fdPath(opened.fd);
     // As bytes: a name that is not UTF-8 is still an entry, shown with U+FFFD for its bad bytes
@@ -247,17 +247,27 @@ function openDirectory(real: string, given: string) {
   return fsCall(open(real, flags), given);
 }
 
+/** Whether this system shows open descriptors as paths (Linux's `/proc`); read once. */
+const PROC_FDS = existsSync('/proc/self/fd');
+
 /**
  * What an open descriptor names, read back through `/proc/self/fd` (Linux): the check of a path
  * and its open are two steps, and a directory on the way may have been swapped for a link in
- * between; `O_NOFOLLOW` guards only the last component. `null` where there is no `/proc`.
+ * between; `O_NOFOLLOW` guards only the last component. `null` only where there is no `/proc`.
+ * `readlink`, not `realpath`: the kernel's name of what is open, read without walking the path
+ * again, where a component swapped for a link since would lead elsewhere; and one that cannot be
+ * read (renamed away meanwhile, removed) is a refusal, never taken for a missing `/proc`, which
+ * would send the caller's work down the path it gave.
  */
-async function openedPath(fd: number): Promise<string | null> {
-  try {
-    return await realpath(fdPath(fd));
-  } catch {
-    return null;
+async function openedPath(fd: number, given: string): Promise<string | null> {
+  if (!PROC_FDS) return null;
+  const at = await readlink(fdPath(fd)).catch(() => null);
+  if (at === null || !at.startsWith('/') || at.endsWith(' (deleted)')) {
+    throw new ApiError('conflict', `${show(given)} changed while it was opened; try again`, {
+      field: 'path',
+    });
   }
+  return at;
 }
 
 /** The descriptor as a path: a name under it resolves in the directory that was opened. */
@@ -267,7 +277,7 @@ function fdPath(fd: number): string {
 
 /** `permit` on what `fd` turned out to open. */
 async function permitOpened(fd: number, given: string, access: Access, who: FilesAccess) {
-  const at = await openedPath(fd);
+  const at = await openedPath(fd, given);
   if (at !== null) permit(given, at, access, who);
 }
 
