@@ -1,6 +1,7 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
 import type { SseRegistry } from './http/sse.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
+import type { SandboxService } from './sandbox/service.ts';
 import type { AttachmentService } from './services/attachments.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
 import type { CanvasService } from './services/canvas.ts';
@@ -71,6 +72,8 @@ export interface DaemonContext {
   /** The viewer's build (`index.html`, `assets/`), served on the TCP listener. */
   viewerDist: string;
   supervisor: Pick<Supervisor, 'stats'>;
+  /** Confinement: the host's sandbox, the person's settings, each caller's plan. */
+  sandbox: SandboxService;
   logger: Logger;
   /** The log line of each answered request (`createLogger`). */
   requestLog: RequestLog;

@@ -11,6 +11,8 @@ import { createLogger } from './lifecycle/logger.ts';
 import type { ListenerServer } from './listeners/server.ts';
 import { listenTcp, type TcpListener } from './listeners/tcp.ts';
 import { listenUnix } from './listeners/unix.ts';
+import { sandboxService } from './sandbox/service.ts';
+import { loadSandboxSettings, type SandboxMode } from './sandbox/settings.ts';
 import { attachmentService } from './services/attachments.ts';
 import { brokerPlane } from './services/broker-plane.ts';
 import { canvasService } from './services/canvas.ts';
@@ -73,6 +75,12 @@ export interface StartDaemonOptions {
    * read.
    */
   viewer?: { dist?: string; linkTtlMs?: number; now?: () => number };
+  /**
+   * Confinement of the commands of nodes and scoped tokens (docs/security.md, "The sandbox"):
+   * `on` (the default) runs them in bubblewrap and refuses them where it cannot; `off` is the
+   * person's explicit choice to run them unconfined, which every such result then says.
+   */
+  sandbox?: SandboxMode;
 }
 
 /** The viewer's build beside this package in the monorepo (`npm run build -w @svc/viewer`). */
@@ -133,12 +141,20 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     cleanups.unshift(() => dispatcher.close());
     const questions = questionService({ store, events, human, nodes });
     const uploads = uploadService({ store, events, home: paths.home });
+    const sandbox = sandboxService({
+      home: paths.home,
+      settings: loadSandboxSettings(paths.home, opts.sandbox ?? 'on'),
+    });
+    if (!sandbox.host.ready) {
+      logger.warn({ reason: sandbox.host.reason }, 'no sandbox: confined commands are refused');
+    }
     const brokers = brokerPlane({
       store,
       events,
       nodes,
       models,
       profiles,
+      sandbox,
       ...(opts.brokers?.relaunchBudget !== undefined && {
         relaunchBudget: opts.brokers.relaunchBudget,
       }),
@@ -258,6 +274,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       questions,
       focuses: focusService({ store, nodes }),
       supervisor,
+      sandbox,
       viewer: viewerService(store, events, {
         linkTtlMs: opts.viewer?.linkTtlMs,
         now: opts.viewer?.now,

@@ -1,6 +1,7 @@
 /**
  * The daemon process: `node src/main.ts [--home DIR] [--tcp [HOST:]PORT] [--log-level LEVEL]
- * [--brokers N]` (`--brokers`: brokers at once; default `SVC_BROKERS`, else 4).
+ * [--brokers N] [--sandbox on|off]` (`--brokers`: brokers at once; default `SVC_BROKERS`, else 4;
+ * `--sandbox off`: commands of nodes and scoped tokens run unconfined, and say so).
  * SIGTERM or SIGINT (or `POST /v1/shutdown`) drains requests, ends event streams, closes the
  * database, removes socket and lock, and exits 0. A start failure prints one line and exits 1.
  */
@@ -18,6 +19,7 @@ try {
       'log-level': { type: 'string' },
       brokers: { type: 'string' },
       foreground: { type: 'boolean' },
+      sandbox: { type: 'string' },
     },
     strict: true,
   });
@@ -35,6 +37,7 @@ try {
     ...(values.tcp !== undefined && { tcp: parseTcpSpec(values.tcp) }),
     ...(values['log-level'] !== undefined && { logLevel: values['log-level'] }),
     ...(concurrency !== undefined && { brokers: { concurrency } }),
+    ...(values.sandbox !== undefined && { sandbox: sandboxMode(values.sandbox) }),
     installSignalHandlers: true,
   });
   await daemon.closed;
@@ -42,4 +45,10 @@ try {
 } catch (error) {
   process.stderr.write(`svc daemon: ${(error as Error).message}\n`);
   process.exit(1);
+}
+
+/** `--sandbox on|off`: off is the person's explicit choice to run agents' commands unconfined. */
+function sandboxMode(value: string): 'on' | 'off' {
+  if (value === 'on' || value === 'off') return value;
+  throw new TypeError(`--sandbox must be on or off; received ${JSON.stringify(value)}`);
 }

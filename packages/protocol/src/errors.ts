@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   // A plugin a provider call reached failed, or answered what the daemon cannot pass on.
   provider_error: 502,
   not_ready: 503,
+  // A command that must run confined, on a host where the sandbox cannot be made (issue 28).
+  sandbox_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

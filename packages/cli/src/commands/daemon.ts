@@ -23,6 +23,10 @@ export function registerDaemon(program: Command, runtime: Runtime): void {
     )
     .option('--brokers <n>', 'node brokers that run at once (default: SVC_BROKERS, else 4)')
     .option(
+      '--sandbox <on|off>',
+      "off runs agents' and scoped tokens' commands unconfined, with your whole account (default on)",
+    )
+    .option(
       '--log-level <level>',
       `how much logs/daemon.log holds: ${LOG_LEVELS.join(', ')} (default info; debug adds routine reads)`,
     )
@@ -51,8 +55,18 @@ const loadDaemon = () => import('@svc/daemon');
 
 async function start(
   ctx: Context,
-  opts: { foreground?: boolean; tcp?: string | true; brokers?: string; logLevel?: string },
+  opts: {
+    foreground?: boolean;
+    tcp?: string | true;
+    brokers?: string;
+    logLevel?: string;
+    sandbox?: string;
+  },
 ) {
+  const sandbox = opts.sandbox;
+  if (sandbox !== undefined && sandbox !== 'on' && sandbox !== 'off') {
+    throw new UsageError(`--sandbox must be on or off; received '${sandbox}'`);
+  }
   // `--tcp` alone (DESIGN: "svc daemon start --tcp"): 127.0.0.1, any free port.
   const tcp =
     opts.tcp === undefined
@@ -79,6 +93,7 @@ async function start(
       tcp: tcp ?? false,
       ...(brokers !== undefined && { brokers: { concurrency: brokers } }),
       ...(logLevel !== undefined && { logLevel }),
+      ...(sandbox !== undefined && { sandbox }),
       installSignalHandlers: true,
     });
     await printStatus(ctx);
@@ -92,6 +107,7 @@ async function start(
     ...(tcp !== undefined && { tcp: listenSpec(tcp) }),
     ...(brokers !== undefined && { brokers }),
     ...(logLevel !== undefined && { logLevel }),
+    ...(sandbox !== undefined && { sandbox }),
   });
   return printStatus(ctx);
 }

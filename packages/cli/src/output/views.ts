@@ -6,6 +6,30 @@ import { renderFields } from './table.ts';
 /** `GET /v1/status`, or as much of it as is known (a foreground daemon before its first request). */
 export type StatusView = Partial<SystemStatus>;
 
+/**
+ * Confinement as readiness is shown: ready with its bounds, or what is wrong and the fix. Off is
+ * said plainly: agents' commands then run as the person.
+ */
+function renderSandbox(sandbox: StatusView['sandbox'], colors: Palette): string {
+  if (sandbox === undefined) return '-';
+  if (sandbox.mode === 'off') {
+    return colors.yellow(
+      `OFF: agents' and scoped tokens' commands run unconfined (${sandbox.fix ?? ''})`,
+    );
+  }
+  if (!sandbox.ready) {
+    return colors.yellow(
+      `not ready: ${sandbox.reason ?? ''}; commands are refused. Fix: ${sandbox.fix ?? ''}`,
+    );
+  }
+  const { pids, memory_bytes, by } = sandbox.limits;
+  const bounds =
+    by === null
+      ? 'processes and memory unbounded'
+      : `${pids ?? '∞'} processes${memory_bytes === null ? '' : `, ${Math.round(memory_bytes / 1024 ** 2)} MiB`} per command (${by})`;
+  return `${colors.green('ready')} ${sandbox.tool ?? ''}, network ${sandbox.network}, ${bounds}`;
+}
+
 export function renderStatus(status: StatusView, colors: Palette): string {
   const state = status.status ?? 'unknown';
   return renderFields(
@@ -22,6 +46,7 @@ export function renderStatus(status: StatusView, colors: Palette): string {
           ? '-'
           : `${status.brokers.active} of ${status.brokers.concurrency} running, ${status.brokers.queued} queued`,
       ],
+      ['sandbox', renderSandbox(status.sandbox, colors)],
       ['uptime', status.uptime_s === undefined ? '-' : formatDuration(status.uptime_s)],
       ['started', cell(status.started_at)],
     ],

@@ -91,7 +91,7 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
   const { port, model, signal } = options;
   const emit = options.onEvent ?? (() => {});
   const session = await port.load();
-  const { node, cwd, home } = session;
+  const { node, cwd, home, sandbox } = session;
   if (session.directive.action !== 'continue') return directiveExit(session.directive);
   const tools = new Map<string, LoopTool>([
     ...toolsFor(node.scopes, session.tools).map((t) => [t.name, builtin(t)] as const),
@@ -150,6 +150,7 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
         port,
         cwd,
         home,
+        sandbox,
         signal,
         idempotencyKey: `${node.id}:${index}:${call.id}`,
       });
@@ -291,7 +292,8 @@ async function runTool(
   try {
     return await tool.run(call.input, ctx);
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) {
+    // A host that cannot confine the command is no fault of the node: the model reads why.
+    if (error instanceof ApiError && (error.status < 500 || error.code === 'sandbox_unavailable')) {
       return { output: `${error.code}: ${error.message}`, is_error: true };
     }
     throw error;

@@ -30,6 +30,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError, DaemonError } from '../errors.ts';
+import type { SandboxPlan } from '../sandbox/plan.ts';
 import { DAEMON_VERSION } from '../version.ts';
 import type { BrokerLoad, BrokerNode, BrokerPort, WaitChildrenAnswer } from './port.ts';
 
@@ -43,6 +44,8 @@ export interface HttpBrokerPortOptions {
   cwd: string;
   /** The daemon's home, kept out of the files tools (`BrokerLoad.home`). */
   home?: string | undefined;
+  /** How the node's commands are confined (`BrokerLoad.sandbox`). */
+  sandbox?: SandboxPlan | undefined;
   /** Per request; a daemon that does not answer in time is a fault. Default 30 s. */
   timeoutMs?: number;
 }
@@ -69,7 +72,7 @@ interface CallOptions {
 }
 
 export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBrokerPort {
-  const { socketPath, nodeId, token, cwd, home } = options;
+  const { socketPath, nodeId, token, cwd, home, sandbox } = options;
   for (const key of ['socketPath', 'nodeId', 'token', 'cwd'] as const) {
     if (typeof options[key] !== 'string' || options[key] === '') {
       throw new TypeError(`createHttpBrokerPort: \`${key}\` must be a non-empty string`);
@@ -164,7 +167,7 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
       const session = await call('broker.claim', brokerSessionSchema, {
         body: { pid: process.pid, broker_version: DAEMON_VERSION },
       });
-      return { ...session, cwd, home };
+      return { ...session, cwd, home, sandbox };
     },
     async pluginToken(plugin, group) {
       return (await call('broker.pluginToken.mint', pluginTokenSchema, { body: { plugin, group } }))

@@ -49,6 +49,7 @@ const port = createHttpBrokerPort({
   token: launch.token,
   cwd: process.cwd(),
   home: launch.home,
+  sandbox: launch.sandbox,
 });
 const viewers =
   launch.viewer_socket_path === undefined

@@ -13,6 +13,7 @@
  * (the daemon unreachable, a 5xx) rejects with another error. Tools turn a refusal into an error
  * result the model reads; the loop treats anything else as a fault.
  */
+
 import type {
   brokerSessionSchema,
   directiveSchema,
@@ -39,6 +40,7 @@ import type {
   turnSchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import type { SandboxPlan } from '../sandbox/plan.ts';
 
 export type Directive = z.output<typeof directiveSchema>;
 export type BrokerNode = z.output<typeof nodeSchema>;
@@ -71,6 +73,11 @@ export interface BrokerLoad extends z.output<typeof brokerSessionSchema> {
   cwd: string;
   /** The daemon's home: the files tools keep a node with a scope list out of it. */
   home?: string | undefined;
+  /**
+   * How the node's commands are confined, and so what its file tools reach (the launch's
+   * `sandbox`); none: its `bash` refuses to run and its file tools reach its worktree only.
+   */
+  sandbox?: SandboxPlan | undefined;
 }
 
 export type WaitMode = 'all' | 'any';

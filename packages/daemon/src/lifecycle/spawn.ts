@@ -15,6 +15,8 @@ export interface SpawnDaemonOptions {
   brokers?: number;
   /** pino level of `logs/daemon.log` (`--log-level`); default `info`. */
   logLevel?: string;
+  /** `--sandbox off`: the commands of nodes and scoped tokens run unconfined (and say so). */
+  sandbox?: 'on' | 'off';
   /** How long to wait for `/healthz`; default 10 s. */
   timeoutMs?: number;
 }
@@ -38,6 +40,7 @@ export async function spawnDaemon(
   if (opts.tcp !== undefined) args.push('--tcp', opts.tcp);
   if (opts.brokers !== undefined) args.push('--brokers', String(opts.brokers));
   if (opts.logLevel !== undefined) args.push('--log-level', opts.logLevel);
+  if (opts.sandbox !== undefined) args.push('--sandbox', opts.sandbox);
   const log = openSync(paths.logFile, 'a', 0o600);
   let exited: string | null = null;
   try {

@@ -1,8 +1,11 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
+import type { Readable } from 'node:stream';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import { sandboxedSpawn } from '../sandbox/command.ts';
+import type { SandboxPlan } from '../sandbox/plan.ts';
 
 /** Each of stdout and stderr is kept up to this many bytes; the rest is dropped, `truncated` set. */
 export const BASH_OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -23,14 +26,33 @@ export interface BashResult {
   stderr: string;
   truncated: boolean;
   duration_ms: number;
+  /**
+   * How it ran: `bubblewrap`, confined; `off`, unconfined because the daemon was started with
+   * `--sandbox off` (with `warning` saying so); `null`, the person's own command.
+   */
+  sandbox: 'bubblewrap' | 'off' | null;
+  warning?: string;
 }
+
+/**
+ * How a command runs: `null`, the person's own (unconfined); otherwise the plan of the token or
+ * node it runs for, and the mark its processes carry.
+ */
+export type Confinement = { plan: SandboxPlan; tag?: { name: string; value: string } } | null;
+
+export const SANDBOX_OFF_WARNING =
+  "this command ran unconfined: the daemon was started with --sandbox off, so it had the whole of the person's account";
 
 /**
  * Runs one command with `/bin/sh -c` in its own process group, so a timeout (or `stop`, when the
  * daemon gives up draining) kills everything the command started, not only the shell. A non-zero
  * exit is a result, not an error; a kill shows as `exit_code: null` with the `signal`.
  */
-export async function runBash(input: BashInput, stop: AbortSignal): Promise<BashResult> {
+export async function runBash(
+  input: BashInput,
+  stop: AbortSignal,
+  confine: Confinement = null,
+): Promise<BashResult> {
   const timeout = input.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS;
   if (timeout > BASH_TIMEOUT_MAX_MS) {
     throw new ApiError(
@@ -42,14 +64,32 @@ export async function runBash(input: BashInput, stop: AbortSignal): Promise<Bash
       },
     );
   }
-  await checkCwd(input.cwd);
+  checkAbsolute(input.cwd);
+  const sandboxed = confine !== null && confine.plan.mode === 'on';
+  // Before the host is asked whether `cwd` exists: a path outside the sandbox is refused as
+  // such, so a confined caller learns nothing of what lies outside it.
+  const jail = sandboxed ? sandboxedSpawn(confine.plan, input, confine.tag) : null;
+  try {
+    await checkCwd(input.cwd);
+  } catch (error) {
+    await jail?.done();
+    throw error;
+  }
   const started = performance.now();
-  const child = spawn('/bin/sh', ['-c', input.command], {
-    cwd: input.cwd,
-    env: { ...process.env, ...input.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child =
+    jail === null
+      ? spawn('/bin/sh', ['-c', input.command], {
+          cwd: input.cwd,
+          env: { ...process.env, ...input.env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: true,
+        })
+      : (spawn(jail.file, jail.args, {
+          env: jail.env,
+          stdio: ['ignore', 'pipe', 'pipe', ...jail.fds],
+          detached: true,
+        }) as ChildProcessByStdio<null, Readable, Readable>);
+  jail?.spawned();
   const stdout = capped(child.stdout);
   const stderr = capped(child.stderr);
   const kill = () => killGroup(child.pid);
@@ -72,9 +112,10 @@ export async function runBash(input: BashInput, stop: AbortSignal): Promise<Bash
         child.once('close', () => clearTimeout(late));
       });
     },
-  ).finally(() => {
+  ).finally(async () => {
     clearTimeout(timer);
     stop.removeEventListener('abort', kill);
+    await jail?.done();
   });
 
   return {
@@ -84,10 +125,12 @@ export async function runBash(input: BashInput, stop: AbortSignal): Promise<Bash
     stderr: stderr.text(),
     truncated: stdout.truncated() || stderr.truncated(),
     duration_ms: Math.round(performance.now() - started),
+    sandbox: confine === null ? null : sandboxed ? 'bubblewrap' : 'off',
+    ...(confine !== null && !sandboxed && { warning: SANDBOX_OFF_WARNING }),
   };
 }
 
-async function checkCwd(cwd: string): Promise<void> {
+function checkAbsolute(cwd: string): void {
   if (!isAbsolute(cwd)) {
     throw new ApiError(
       'invalid_request',
@@ -95,6 +138,9 @@ async function checkCwd(cwd: string): Promise<void> {
       { field: 'cwd' },
     );
   }
+}
+
+async function checkCwd(cwd: string): Promise<void> {
   const info = await stat(cwd).catch(() => null);
   if (info === null || !info.isDirectory()) {
     throw new ApiError(

@@ -35,6 +35,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
 import type { Job } from '../store/jobs.ts';
 import {
@@ -69,11 +70,12 @@ export interface BrokerPlaneDeps {
   nodes: Pick<NodeService, 'move' | 'submit'>;
   models: Pick<ModelService, 'connection'>;
   profiles: Pick<ProfileService, 'find' | 'envValues'>;
+  sandbox: Pick<SandboxService, 'forNode'>;
   relaunchBudget?: number;
 }
 
 export function brokerPlane(deps: BrokerPlaneDeps) {
-  const { store, events, nodes, models, profiles } = deps;
+  const { store, events, nodes, models, profiles, sandbox } = deps;
   const budget = deps.relaunchBudget ?? DEFAULT_RELAUNCH_BUDGET;
   const now = () => new Date().toISOString();
 
@@ -165,6 +167,7 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
           ...(connection.script !== undefined && { script: connection.script }),
         },
         env: profiles.envValues(node.profile),
+        sandbox: sandbox.forNode(node),
       };
     },
     unlaunchable(nodeId, error) {

@@ -18,6 +18,7 @@ import {
   tryParseScope,
 } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import { type Layer, viewAllows } from '../sandbox/view.ts';
 import { decodeContent, textOrBase64 } from './file-content.ts';
 import { noteWrite, tempName, unnote } from './write-notes.ts';
 
@@ -43,6 +44,11 @@ export interface FilesAccess {
    * remove should the writer be killed outright; none, no note.
    */
   pending?: string | undefined;
+  /**
+   * A node's sandbox view (`../sandbox/view.ts`): when given, it alone decides what is reached,
+   * so the node's file tools see exactly what its shell sees; `scopes` only names refusals.
+   */
+  view?: readonly Layer[] | undefined;
 }
 
 export interface FileReadInput {
@@ -388,13 +394,27 @@ async function danglingTarget(head: string): Promise<string | null> {
  * so where a link points (it may be the daemon's home) never reaches the answer.
  */
 function permit(given: string, real: string, access: Access, who: FilesAccess): void {
-  // Every scope reaches every path: the owner's everywhere, a viewer session's (fenced, `home`
-  // set) but in the home and /proc.
-  if (who.scopes === null && (who.home === undefined || !fenced(real, who.home))) return;
-  if (who.roots?.some((root) => isWithin(root, real)) === true) return;
   const wanted = wantedScope(access, real);
-  if (wanted !== null && (who.scopes === null || listCovers(who.scopes, wanted))) {
-    if (!fenced(real, who.home)) return;
+  if (who.view !== undefined) {
+    if (viewAllows(who.view, real, access)) return;
+  } else {
+    // Every scope reaches every path: the owner's everywhere, a viewer session's (fenced,
+    // `home` set) but in the home and /proc.
+    if (who.scopes === null && (who.home === undefined || !fenced(real, who.home))) return;
+    if (who.roots?.some((root) => isWithin(root, real)) === true) return;
+  }
+  const covered = wanted !== null && (who.scopes === null || listCovers(who.scopes, wanted));
+  if (covered || (who.view !== undefined && fenced(real, who.home))) {
+    if (!fenced(real, who.home)) {
+      if (who.view === undefined) return;
+      // Covered by a scope, yet what the sandbox hides (a secret store, another's worktree)
+      // or binds read-only: the shell would not reach it either.
+      throw new ApiError(
+        'forbidden',
+        `${show(given)} is hidden from this node's sandbox, or read-only in it`,
+        { field: 'path' },
+      );
+    }
     // Named by the path as given: where a link led stays unsaid, as below.
     throw new ApiError(
       'forbidden',

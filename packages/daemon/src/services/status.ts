@@ -7,7 +7,7 @@ import type { DaemonContext, TcpInfo } from '../context.ts';
  * was the largest part of the handler's cost.
  */
 export function statusJsonWriter(ctx: DaemonContext): () => string {
-  let fixed: { head: string; place: string } | undefined;
+  let fixed: { head: string; place: string; sandbox: string } | undefined;
   let tcp: TcpInfo | null | undefined;
   let tcpJson = 'null';
   return () => {
@@ -21,6 +21,7 @@ export function statusJsonWriter(ctx: DaemonContext): () => string {
         started_at: ctx.startedAt.toISOString(),
       }).slice(0, -1),
       place: JSON.stringify({ home: ctx.home, socket_path: ctx.socketPath }).slice(1, -1),
+      sandbox: JSON.stringify(ctx.sandbox.status()),
     };
     const now = ctx.tcp();
     if (now !== tcp) {
@@ -28,7 +29,7 @@ export function statusJsonWriter(ctx: DaemonContext): () => string {
       tcpJson = JSON.stringify(now);
     }
     const brokers = JSON.stringify(ctx.supervisor.stats());
-    return `${fixed.head},"uptime_s":${uptime(ctx)},${fixed.place},"tcp":${tcpJson},"brokers":${brokers}}`;
+    return `${fixed.head},"uptime_s":${uptime(ctx)},${fixed.place},"tcp":${tcpJson},"brokers":${brokers},"sandbox":${fixed.sandbox}}`;
   };
 }
 

@@ -68,7 +68,7 @@ const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url)
 /** What the supervisor asks of the nodes' record (implemented by the broker plane service). */
 export interface SupervisorHooks {
   /** The model (with its key) and profile env of `node`'s launch; throws when it cannot run. */
-  launchOf(node: NodeRow): Pick<BrokerLaunch, 'model' | 'env'>;
+  launchOf(node: NodeRow): Pick<BrokerLaunch, 'model' | 'env' | 'sandbox'>;
   /** The node cannot be launched (its model is not ready): a fatal fault. */
   unlaunchable(nodeId: string, error: unknown): void;
   /** Its broker died while it ran (or before claiming it): count it; relaunch or fail. */
@@ -214,7 +214,7 @@ export function createSupervisor(
   }
 
   function launch(row: NodeRow): void {
-    let parts: Pick<BrokerLaunch, 'model' | 'env'>;
+    let parts: Pick<BrokerLaunch, 'model' | 'env' | 'sandbox'>;
     try {
       parts = hooks.launchOf(row);
     } catch (error) {

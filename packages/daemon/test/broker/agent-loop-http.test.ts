@@ -32,7 +32,14 @@ function nodeWithPort(task: string, scopes = ['svc:llm', 'svc:act']) {
   const id = daemon.createNode({ task, cwd: dir, scopes });
   const token = `svc_node_${id}`;
   tokens.set(token, id);
-  const connect = () => createHttpBrokerPort({ socketPath, nodeId: id, token, cwd: dir });
+  const connect = () =>
+    createHttpBrokerPort({
+      socketPath,
+      nodeId: id,
+      token,
+      cwd: dir,
+      sandbox: daemon.get(id).sandbox,
+    });
   return { id, connect };
 }
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgentLoop } from '../../src/broker/agent-loop.ts';
 import type { BrokerPort, TurnRecord } from '../../src/broker/port.ts';
 import { createLanguageModel } from '../../src/broker/providers/index.ts';
+import { marked } from '../../src/supervisor/process-tree.ts';
 import { startFakeAnthropic } from './fixtures/fake-anthropic.ts';
 import type { FakeProvider } from './fixtures/fake-provider.ts';
 import { MemoryDaemon } from './memory-daemon.ts';
@@ -159,7 +160,11 @@ describe('abort', () => {
     expect(await until(() => pidFiles.every(existsSync) && readPids().length === 2, 10_000)).toBe(
       true,
     );
-    const pids = readPids();
+    // The pids the command wrote are its sandbox's own (a PID namespace of its own): the host's
+    // are found by the mark every process of this broker's commands carries.
+    expect(readPids()).toHaveLength(2);
+    const pids = marked(id, process.pid).map((p) => p.pid);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
     expect(pids.every(alive)).toBe(true);
 
     const abortedAt = performance.now();

@@ -7,6 +7,8 @@
  * children, an atomic check-and-park for waits). Everything crosses it as JSON, as on the wire.
  * `connect(...).sever()` plays a broker whose process died: every later call of it rejects.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   availableTools,
   type Budgets,
@@ -28,12 +30,17 @@ import type {
   Turn,
 } from '../../src/broker/port.ts';
 import { ApiError } from '../../src/errors.ts';
+import { makePlan, type SandboxPlan } from '../../src/sandbox/plan.ts';
+import { probeSandbox, type SandboxHost } from '../../src/sandbox/probe.ts';
+import { loadSandboxSettings } from '../../src/sandbox/settings.ts';
 
 export interface MemoryNode {
   node: BrokerNode;
   cwd: string;
   /** The daemon's home, as a launch names it (`BrokerLoad.home`). */
   home?: string | undefined;
+  /** The node's sandbox plan, made as the daemon makes it (`BrokerLoad.sandbox`). */
+  sandbox: SandboxPlan;
   turns: Turn[];
   mail: Mail[];
   faults: FaultReport[];
@@ -47,6 +54,19 @@ export interface PortCall {
   node: string;
   op: keyof BrokerPort;
   args: unknown[];
+}
+
+let host: SandboxHost | undefined;
+
+/**
+ * The plan a real daemon on `home` makes for a node with `scopes` whose worktree is `cwd`: the
+ * host probed for real (bubblewrap), the person's default settings.
+ */
+function nodePlan(home: string | undefined, scopes: Scope[] | null, cwd: string): SandboxPlan {
+  const svcHome = home ?? join(tmpdir(), 'svc-memory-daemon-no-home');
+  host ??= probeSandbox(svcHome);
+  const settings = loadSandboxSettings(svcHome);
+  return makePlan({ settings, host, svcHome, scopes, worktree: cwd });
 }
 
 const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -101,6 +121,7 @@ export class MemoryDaemon {
       node,
       cwd: fields.cwd,
       home: fields.home,
+      sandbox: nodePlan(fields.home, node.scopes, fields.cwd),
       turns: [],
       mail: [],
       faults: [],
@@ -207,6 +228,7 @@ export class MemoryDaemon {
         directive: directiveAfterRecord(),
         cwd: self.cwd,
         home: self.home,
+        sandbox: self.sandbox,
       }),
       // It installs no plugins, so there is no directory-mode group to sign for.
       pluginToken: async (plugin) => {

@@ -25,4 +25,11 @@ export const bashResultSchema = z.object({
   stderr: z.string(),
   truncated: z.boolean().describe('stdout or stderr was cut at the output limit'),
   duration_ms: z.number().nonnegative(),
+  sandbox: z
+    .enum(['bubblewrap', 'off'])
+    .nullable()
+    .describe(
+      "bubblewrap: confined to the caller's scopes; off: unconfined, the daemon runs with --sandbox off; null: the owner's own command, unconfined by design",
+    ),
+  warning: z.string().optional().describe('said when a command that should be confined was not'),
 });

@@ -33,6 +33,30 @@ export const directiveSchema = z.object({
 });
 
 /**
+ * A node's sandbox plan (the daemon's `sandbox/plan.ts`): the layers of the person's files its
+ * commands see (and its file tools reach), its network, its bounds, and what the host can do.
+ */
+export const sandboxPlanSchema = z.strictObject({
+  mode: z.enum(['on', 'off']),
+  host: z.strictObject({
+    ready: z.boolean(),
+    bwrap: z.string().nullable(),
+    version: z.string().nullable(),
+    reason: z.string().nullable(),
+    fix: z.string().nullable(),
+    cgroup: z
+      .strictObject({ kind: z.enum(['v1', 'v2']), pids: z.string(), memory: z.string().nullable() })
+      .nullable(),
+    prlimit: z.string().nullable(),
+  }),
+  layers: z.array(z.strictObject({ path: z.string(), kind: z.enum(['rw', 'ro', 'hide']) })),
+  network: z.enum(['none', 'host']),
+  home: z.string(),
+  pids: z.number().int().positive(),
+  memoryBytes: z.number().int().positive(),
+});
+
+/**
  * Given to the broker process on stdin when the daemon spawns it; never an HTTP body or answer.
  * It is the one place the model key and the profile env values leave the daemon.
  */
@@ -58,6 +82,9 @@ export const brokerLaunchSchema = z.strictObject({
     script: z.array(scriptedTurnSchema).optional(),
   }),
   env: z.record(z.string(), z.string()).describe('the profile env store, for plugin calls'),
+  sandbox: sandboxPlanSchema
+    .optional()
+    .describe("how the node's commands are confined; none: its bash refuses to run (fail closed)"),
 });
 
 /** `POST …/broker/claim`: the broker binds itself to its node (queued → running). */

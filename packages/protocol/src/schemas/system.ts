@@ -13,6 +13,29 @@ export const tcpListenerSchema = z.object({
   base_url: z.url(),
 });
 
+/**
+ * Confinement of the commands of nodes and scoped tokens (docs/security.md, "The sandbox"), shown
+ * as model readiness is: whether it is on, whether this host can make it, and if not why and how
+ * to fix it.
+ */
+export const sandboxStatusSchema = z.object({
+  mode: z
+    .enum(['on', 'off'])
+    .describe('off: started with --sandbox off; such commands run unconfined'),
+  ready: z.boolean().describe('this host can make the sandbox (bubblewrap works here)'),
+  tool: z.string().nullable().describe('the sandbox tool and version, e.g. "bubblewrap 0.8.0"'),
+  reason: z.string().nullable().describe('why commands are refused or unconfined'),
+  fix: z.string().nullable().describe('what to do about it'),
+  network: z
+    .enum(['none', 'host'])
+    .describe("a confined command's network unless its profile says more"),
+  limits: z.object({
+    pids: z.number().int().nullable().describe('processes one command may hold; null: unbounded'),
+    memory_bytes: z.number().int().nullable().describe("one command's memory; null: unbounded"),
+    by: z.enum(['cgroup', 'rlimit']).nullable(),
+  }),
+});
+
 export const statusResponseSchema = z.object({
   status: z.literal('ready'),
   version: z.string(),
@@ -29,6 +52,7 @@ export const statusResponseSchema = z.object({
       queued: z.number().int().nonnegative().describe('nodes waiting for a broker slot'),
     })
     .describe('the broker slots (`svc daemon start --brokers N`)'),
+  sandbox: sandboxStatusSchema,
 });
 
 export const providerReadinessSchema = z.object({

@@ -10,7 +10,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import { z } from 'zod';
+import { ApiError } from '../../errors.ts';
 import { type BashResult, runBash } from '../../services/bash.ts';
+import { BROKER_TAG_ENV, brokerTag } from '../../supervisor/broker-tag.ts';
 import type { BrokerPort } from '../port.ts';
 import { defineTool } from './tool.ts';
 
@@ -42,7 +44,14 @@ export const bashTool = defineTool({
       .optional()
       .describe('kill the command after this long (default 60000)'),
   }),
-  async run({ command, cwd, timeout_ms }, { cwd: home, signal, port }) {
+  async run({ command, cwd, timeout_ms }, { cwd: home, signal, port, sandbox, node }) {
+    // Fail closed: a node is never the person, so no plan means no command (not a bare one).
+    if (sandbox === undefined) {
+      throw new ApiError(
+        'sandbox_unavailable',
+        'this node was launched without a sandbox plan, so its commands cannot be confined',
+      );
+    }
     const job = await port.recordJob({
       state: 'running',
       kind: 'bash',
@@ -56,6 +65,7 @@ export const bashTool = defineTool({
       result = await runBash(
         { command, cwd: cwd ?? home, timeout_ms },
         AbortSignal.any([signal, cancel.signal]),
+        { plan: sandbox, tag: { name: BROKER_TAG_ENV, value: brokerTag(node.id, process.pid) } },
       );
     } catch (error) {
       await settle(port, { state: 'failed', id: job.id, exit_code: null });

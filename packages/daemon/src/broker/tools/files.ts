@@ -1,7 +1,7 @@
 /**
- * `read_file`, `write_file`, `list_files`: the daemon's own files service, run in the broker with
- * the node's scope list, plus the node's working directory (its worktree), which it reaches
- * without a files scope. A path may be relative to that directory. A refusal, or a failure of
+ * `read_file`, `write_file`, `list_files`: the daemon's own files service, run in the broker over
+ * the node's sandbox view: its worktree, the directories its files scopes (or, holding every
+ * scope, the daemon's defaults) bind, less what the sandbox hides — what its `bash` sees. A path may be relative to that directory. A refusal, or a failure of
  * the host's file system, is a tool error the model reads.
  */
 import { realpath } from 'node:fs/promises';
@@ -93,10 +93,9 @@ async function files(
   const root = await realpath(ctx.cwd).catch(() => null);
   const who: FilesAccess = {
     scopes: ctx.node.scopes,
-    roots: root === null ? [] : [root],
-    // Fenced from the home as its token is on the files routes: a node holding every scope
-    // (an owner's, given no list) is not, holding the bash that reads the home anyway.
-    home: ctx.home === undefined || ctx.node.scopes === null ? undefined : realHome(ctx.home),
+    // Exactly what its shell sees (the sandbox's layers); with no plan, its worktree alone.
+    view: ctx.sandbox?.layers ?? (root === null ? [] : [{ path: root, kind: 'rw' as const }]),
+    home: ctx.home === undefined ? undefined : realHome(ctx.home),
     pending: ctx.home === undefined ? undefined : writeNotesDir(ctx.home),
   };
   try {

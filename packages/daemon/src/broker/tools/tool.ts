@@ -7,6 +7,7 @@
 import { BUILTIN_TOOLS, type BuiltinToolName } from '@svc/protocol';
 import type { JSONSchema7 } from 'ai';
 import { z } from 'zod';
+import type { SandboxPlan } from '../../sandbox/plan.ts';
 import type { LoopExit } from '../loop-exit.ts';
 import type { ToolSpec } from '../model-turn.ts';
 import type { BrokerNode, BrokerPort } from '../port.ts';
@@ -18,6 +19,8 @@ export interface ToolContext {
   cwd: string;
   /** The daemon's home, which the files tools fence off (`FilesAccess.home`). */
   home?: string | undefined;
+  /** The node's sandbox: its commands run in it, its file tools see what it shows. */
+  sandbox?: SandboxPlan | undefined;
   /** Aborted by cancel or interrupt: a tool stops at once (and kills what it started). */
   signal: AbortSignal;
   /** Unique per call of this node and stable across relaunches, for idempotent side effects. */

@@ -1,0 +1,175 @@
+/**
+ * Bounds of one confined command's processes and memory, where the host lets this user set them:
+ * a control group of its own under the daemon's (cgroup v1's `pids` and `memory` hierarchies, as
+ * root has them writable; or a cgroup v2 tree this user was delegated). A fork bomb then meets
+ * `pids.max`, a runaway build the memory bound, and the machine keeps answering. Where no group
+ * can be made, a user other than root is still bounded in processes: `RLIMIT_NPROC` set inside
+ * the sandbox's own user namespace counts only the sandbox's processes (Linux ≥ 5.14 counts it
+ * per user namespace); root is exempt from it, which is why root needs the groups.
+ */
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Where a command's groups are made: one directory per controller. */
+export interface CgroupBase {
+  kind: 'v1' | 'v2';
+  /** v1: the `pids` and `memory` parents; v2: the one parent (both controllers in it). */
+  pids: string;
+  memory: string | null;
+}
+
+/** A command's own groups: where its first process writes its pid, and how to take them down. */
+export interface CommandGroups {
+  procs: string[];
+  /** Kills what is left in them and removes them (best effort: the next start sweeps the rest). */
+  remove(): Promise<void>;
+}
+
+/** Under the daemon's own group: `svc-sandbox/<key>/<command>`, the key one per daemon home. */
+const PARENT = 'svc-sandbox';
+
+/**
+ * Finds (and makes) the parent groups, or says why there are none. Tried once at the daemon's
+ * start; the brokers are handed the answer.
+ */
+export function detectCgroups(key: string): { base: CgroupBase } | { reason: string } {
+  let lines: string[];
+  try {
+    lines = readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n');
+  } catch {
+    return { reason: 'no /proc/self/cgroup' };
+  }
+  const own = new Map<string, string>();
+  for (const line of lines) {
+    const [, controllers = '', path = '/'] = line.split(':');
+    for (const c of controllers.split(',')) own.set(c, path);
+  }
+  const v1 = (controller: string) => {
+    const path = own.get(controller);
+    if (path === undefined) return null;
+    const dir = join('/sys/fs/cgroup', controller, path, PARENT, key);
+    try {
+      mkdirSync(dir, { recursive: true });
+      probeWritable(dir, controller === 'pids' ? 'pids.max' : 'memory.limit_in_bytes');
+      return dir;
+    } catch {
+      return null;
+    }
+  };
+  const pids = v1('pids');
+  if (pids !== null) return { base: { kind: 'v1', pids, memory: v1('memory') } };
+  // cgroup v2: a group below the daemon's own needs the daemon's group to hand down `pids` and
+  // `memory`, which a group holding processes (the daemon's) may not do unless it is a
+  // delegated, threaded or empty parent. Tried, not assumed.
+  const unified = own.get('');
+  if (unified !== undefined) {
+    const parent = join('/sys/fs/cgroup', unified, PARENT);
+    const dir = join(parent, key);
+    try {
+      mkdirSync(dir, { recursive: true });
+      appendFileSync(join(parent, 'cgroup.subtree_control'), '+pids +memory');
+      appendFileSync(join(dir, 'cgroup.subtree_control'), '+pids +memory');
+      probeWritable(dir, 'pids.max');
+      return { base: { kind: 'v2', pids: dir, memory: dir } };
+    } catch {
+      // Not delegated to this user: no groups.
+    }
+  }
+  return { reason: 'no writable cgroup (pids) for this user' };
+}
+
+/** A throwaway child proves the limit file can be written. */
+function probeWritable(dir: string, file: string): void {
+  const probe = join(dir, `probe-${process.pid}`);
+  mkdirSync(probe, { recursive: true });
+  try {
+    appendFileSync(join(probe, file), '64');
+  } finally {
+    rmdirSync(probe);
+  }
+}
+
+/** Makes the groups of one command, named `name`, with its bounds. Throws when it cannot. */
+export function makeGroups(
+  base: CgroupBase,
+  name: string,
+  limits: { pids: number; memoryBytes: number },
+): CommandGroups {
+  const made: string[] = [];
+  const pidsDir = join(base.pids, name);
+  mkdirSync(pidsDir);
+  made.push(pidsDir);
+  try {
+    appendFileSync(join(pidsDir, 'pids.max'), String(limits.pids));
+    if (base.kind === 'v2') {
+      appendFileSync(join(pidsDir, 'memory.max'), String(limits.memoryBytes));
+      appendFileSync(join(pidsDir, 'memory.swap.max'), '0');
+    } else if (base.memory !== null) {
+      const memDir = join(base.memory, name);
+      mkdirSync(memDir);
+      made.push(memDir);
+      appendFileSync(join(memDir, 'memory.limit_in_bytes'), String(limits.memoryBytes));
+    }
+  } catch (error) {
+    void removeGroups(made);
+    throw error;
+  }
+  return {
+    procs: made.map((dir) => join(dir, 'cgroup.procs')),
+    remove: () => removeGroups(made),
+  };
+}
+
+/**
+ * Kills what is still in the groups, then removes them. A group empties only once the kernel has
+ * reaped its last task, so the removal is tried a few times; a leftover is swept at next start.
+ */
+async function removeGroups(dirs: readonly string[]): Promise<void> {
+  for (const dir of dirs) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      for (const pid of tasks(dir)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+      try {
+        rmdirSync(dir);
+        break;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') break;
+        if (code !== 'EBUSY') break;
+        await sleep(attempt < 10 ? 1 : 20);
+      }
+    }
+  }
+}
+
+function tasks(dir: string): number[] {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Removes the groups a previous daemon's commands left behind (all empty by then, or killed). */
+export async function sweepGroups(base: CgroupBase): Promise<void> {
+  for (const parent of new Set([base.pids, base.memory].filter((d) => d !== null))) {
+    let names: string[];
+    try {
+      names = readdirSync(parent, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+    } catch {
+      continue;
+    }
+    await removeGroups(names.map((name) => join(parent, name)));
+  }
+}

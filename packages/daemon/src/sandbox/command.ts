@@ -1,0 +1,214 @@
+/**
+ * One confined command: the `bwrap` invocation a plan makes for it. Every bind is made from a
+ * descriptor opened here and checked to be the directory the plan named (`--bind-fd`), so a
+ * directory swapped for a link between the plan and the mount leads nowhere; the command's first
+ * process joins its control groups before `bwrap` starts anything.
+ */
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs';
+import { posix } from 'node:path';
+import { isWithin } from '@svc/protocol';
+import { ApiError } from '../errors.ts';
+import { type CommandGroups, makeGroups } from './cgroup.ts';
+import type { SandboxPlan } from './plan.ts';
+import { unavailableMessage } from './probe.ts';
+import { systemArgs } from './system.ts';
+import { viewAllows } from './view.ts';
+
+/** Linux `O_PATH` (the same on every architecture Node runs on): a handle, not an open for I/O. */
+const O_PATH = 0o10000000;
+
+export interface SandboxedSpawn {
+  file: string;
+  args: string[];
+  /** The environment of the launcher (`bwrap` clears it for the command). */
+  env: Record<string, string>;
+  /** Descriptors the launcher inherits as fd 3, 4, … */
+  fds: number[];
+  /** After the command ended: its groups killed and removed. */
+  done(): Promise<void>;
+  /** Right after the spawn: the descriptors are the child's now. */
+  spawned(): void;
+}
+
+let counter = 0;
+
+/**
+ * The spawn of `command` in `cwd` under `plan`, with `env` added to the sandbox's own minimal
+ * environment. Throws `ApiError`: `sandbox_unavailable` (503) when the host cannot confine,
+ * `invalid_request` when `cwd` is outside what the sandbox shows.
+ */
+export function sandboxedSpawn(
+  plan: SandboxPlan,
+  input: { command: string; cwd: string; env?: Record<string, string> | undefined },
+  tag?: { name: string; value: string },
+): SandboxedSpawn {
+  const { host } = plan;
+  if (!host.ready || host.bwrap === null) {
+    throw new ApiError('sandbox_unavailable', unavailableMessage(host));
+  }
+  if (input.cwd !== '/tmp' && !viewAllows(plan.layers, posix.normalize(input.cwd), 'read')) {
+    throw new ApiError(
+      'invalid_request',
+      `cwd ${JSON.stringify(input.cwd)} is outside this command's sandbox, which shows ${shown(plan)}`,
+      { field: 'cwd' },
+    );
+  }
+  const fds: number[] = [];
+  const mounts: string[] = [];
+  const remounts: string[] = [];
+  try {
+    for (const layer of plan.layers) {
+      if (layer.kind === 'hide') {
+        // Only what a shallower bind shows needs hiding; elsewhere the path is already absent.
+        const under = plan.layers.some(
+          (l) => l.kind !== 'hide' && l.path !== layer.path && isWithin(l.path, layer.path),
+        );
+        if (!under) continue;
+        const kind = kindOf(layer.path);
+        if (kind === 'dir') {
+          mounts.push('--tmpfs', layer.path);
+          remounts.push('--remount-ro', layer.path);
+        } else if (kind === 'file') {
+          mounts.push('--ro-bind', '/dev/null', layer.path);
+        }
+        continue;
+      }
+      const fd = openPath(layer.path);
+      if (fd === null) continue;
+      fds.push(fd);
+      mounts.push(
+        layer.kind === 'rw' ? '--bind-fd' : '--ro-bind-fd',
+        String(fds.length + 2),
+        layer.path,
+      );
+    }
+  } catch (error) {
+    for (const fd of fds) closeSync(fd);
+    throw error;
+  }
+
+  const env: Record<string, string> = {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: plan.home,
+    TMPDIR: '/tmp',
+    LANG: process.env.LANG ?? 'C.UTF-8',
+    TERM: 'dumb',
+    SHELL: '/bin/sh',
+    SVC_SANDBOX: 'bubblewrap',
+    ...(tag === undefined ? {} : { [tag.name]: tag.value }),
+    ...input.env,
+  };
+  const setenv = Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]);
+  const shell =
+    plan.host.prlimit === null
+      ? ['/bin/sh', '-c', input.command]
+      : [plan.host.prlimit, `--nproc=${plan.pids}`, '--', '/bin/sh', '-c', input.command];
+  const bwrapArgs = [
+    '--unshare-all',
+    ...(plan.network === 'host' ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--clearenv',
+    ...setenv,
+    ...systemArgs(),
+    ...mounts,
+    ...remounts,
+    '--chdir',
+    input.cwd,
+    '--',
+    ...shell,
+  ];
+
+  let groups: CommandGroups | null = null;
+  if (host.cgroup !== null) {
+    try {
+      groups = makeGroups(host.cgroup, `${process.pid}-${++counter}`, plan);
+    } catch (error) {
+      for (const fd of fds) closeSync(fd);
+      throw new ApiError(
+        'sandbox_unavailable',
+        `the command's control group could not be made: ${(error as Error).message}`,
+      );
+    }
+  }
+  const launcherEnv: Record<string, string> = {
+    PATH: '/usr/bin:/bin',
+    ...(tag === undefined ? {} : { [tag.name]: tag.value }),
+  };
+  const closeFds = () => {
+    for (const fd of fds.splice(0)) {
+      try {
+        closeSync(fd);
+      } catch {
+        // Closed already.
+      }
+    }
+  };
+  if (groups === null) {
+    return {
+      file: host.bwrap,
+      args: bwrapArgs,
+      env: launcherEnv,
+      fds,
+      spawned: closeFds,
+      done: async () => closeFds(),
+    };
+  }
+  // The shell joins the groups, then becomes bwrap: nothing of the command runs outside them.
+  const made = groups;
+  return {
+    file: '/bin/sh',
+    args: [
+      '-c',
+      'for f in $SVC_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; exec "$@"',
+      'svc-sandbox',
+      host.bwrap,
+      ...bwrapArgs,
+    ],
+    env: { ...launcherEnv, SVC_CGROUP_PROCS: made.procs.join(' ') },
+    fds,
+    spawned: closeFds,
+    done: async () => {
+      closeFds();
+      await made.remove();
+    },
+  };
+}
+
+/** A handle on `path` that is `path` itself (no link followed on the way), or `null`. */
+function openPath(path: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(path, O_PATH | constants.O_NOFOLLOW);
+  } catch {
+    return null; // gone since the plan: nothing to bind
+  }
+  try {
+    // O_NOFOLLOW with O_PATH opens a link itself rather than failing: refused here.
+    if (!fstatSync(fd).isSymbolicLink() && readlinkSync(`/proc/self/fd/${fd}`) === path) {
+      return fd;
+    }
+  } catch {
+    // Cannot be named back: refused below.
+  }
+  closeSync(fd);
+  return null;
+}
+
+function kindOf(path: string): 'dir' | 'file' | null {
+  try {
+    const info = lstatSync(path);
+    return info.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return null;
+  }
+}
+
+function shown(plan: SandboxPlan): string {
+  const binds = plan.layers.filter((l) => l.kind !== 'hide').map((l) => `${l.path} (${l.kind})`);
+  return binds.length === 0
+    ? 'only the system and /tmp'
+    : `${binds.join(', ')}, the system and /tmp`;
+}

@@ -1,0 +1,73 @@
+/**
+ * The daemon's side of confinement: what this host can do (probed once), the person's settings,
+ * and the plan of each caller — a token with a scope list for `POST /v1/bash`, a node for every
+ * command it runs (its broker's `bash` tool, or its token on `POST /v1/bash`).
+ */
+import type { Scope } from '@svc/protocol';
+import { worktreePath } from '../services/worktrees.ts';
+import type { NodeRow } from '../store/nodes.ts';
+import { makePlan, type SandboxPlan } from './plan.ts';
+import { probeSandbox, type SandboxHost } from './probe.ts';
+import type { NetworkPolicy, SandboxSettings } from './settings.ts';
+
+export interface SandboxStatus {
+  mode: 'on' | 'off';
+  ready: boolean;
+  tool: string | null;
+  reason: string | null;
+  fix: string | null;
+  network: NetworkPolicy;
+  limits: { pids: number | null; memory_bytes: number | null; by: 'cgroup' | 'rlimit' | null };
+}
+
+/** What of a node's row its plan reads: its id and its scope list (JSON text; null = all). */
+export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes'>;
+
+export function sandboxService(deps: { home: string; settings: SandboxSettings }) {
+  const { home, settings } = deps;
+  // Probed at start even when off: `svc status` then says whether turning it on would work.
+  const host: SandboxHost = probeSandbox(home);
+
+  return {
+    host,
+    settings,
+
+    /** The plan of a token's own command (`POST /v1/bash`): its files scopes, no worktree. */
+    forToken(scopes: readonly Scope[]): SandboxPlan {
+      return makePlan({ settings, host, svcHome: home, scopes });
+    },
+
+    /** The plan of every command of node `node`: its scopes (or the defaults), its worktree. */
+    forNode(node: NodeSandboxInput): SandboxPlan {
+      return makePlan({
+        settings,
+        host,
+        svcHome: home,
+        scopes: node.scopes === null ? null : (JSON.parse(node.scopes) as Scope[]),
+        worktree: worktreePath(home, node.id),
+      });
+    },
+
+    status(): SandboxStatus {
+      const by = host.cgroup !== null ? 'cgroup' : host.prlimit !== null ? 'rlimit' : null;
+      return {
+        mode: settings.mode,
+        ready: host.ready,
+        tool: host.ready ? host.version : null,
+        reason:
+          settings.mode === 'off'
+            ? 'started with --sandbox off: commands of nodes and scoped tokens run unconfined'
+            : host.reason,
+        fix: settings.mode === 'off' ? 'restart the daemon without --sandbox off' : host.fix,
+        network: settings.network,
+        limits: {
+          pids: by === null ? null : settings.pids,
+          memory_bytes: host.cgroup?.memory != null ? settings.memoryBytes : null,
+          by,
+        },
+      };
+    },
+  };
+}
+
+export type SandboxService = ReturnType<typeof sandboxService>;
