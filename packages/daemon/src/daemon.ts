@@ -144,6 +144,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const sandbox = sandboxService({
       home: paths.home,
       settings: loadSandboxSettings(paths.home, opts.sandbox ?? 'on'),
+      profiles,
     });
     if (!sandbox.host.ready) {
       logger.warn({ reason: sandbox.host.reason }, 'no sandbox: confined commands are refused');

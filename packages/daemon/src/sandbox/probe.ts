@@ -31,13 +31,18 @@ const INSTALL_FIX =
 
 /** Looks for `bwrap` and tries it. `home` keys this daemon's command groups. */
 export function probeSandbox(home: string): SandboxHost {
-  const bwrap = findOnPath('bwrap');
+  // `SVC_BWRAP` names another build (one not on PATH); named but missing is no fall-back.
+  const named = process.env.SVC_BWRAP;
+  const bwrap = named === undefined || named === '' ? findOnPath('bwrap') : executable(named);
   const none = { bwrap, version: null, cgroup: null, prlimit: null };
   if (bwrap === null) {
     return {
       ...none,
       ready: false,
-      reason: 'bubblewrap (bwrap) is not installed',
+      reason:
+        named === undefined || named === ''
+          ? 'bubblewrap (bwrap) is not installed'
+          : `SVC_BWRAP names ${named}, which is no executable`,
       fix: INSTALL_FIX,
     };
   }
@@ -85,15 +90,19 @@ function findOnPath(name: string): string | null {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/local/bin'];
   for (const dir of dirs) {
     if (dir === '') continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
+    const found = executable(join(dir, name));
+    if (found !== null) return found;
   }
   return null;
+}
+
+function executable(path: string): string | null {
+  try {
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    return null;
+  }
 }
 
 /** What a refused command says: the cause, then the fix. */

@@ -4,6 +4,7 @@
  * command it runs (its broker's `bash` tool, or its token on `POST /v1/bash`).
  */
 import type { Scope } from '@svc/protocol';
+import type { ProfileService } from '../services/profiles.ts';
 import { worktreePath } from '../services/worktrees.ts';
 import type { NodeRow } from '../store/nodes.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
@@ -20,11 +21,15 @@ export interface SandboxStatus {
   limits: { pids: number | null; memory_bytes: number | null; by: 'cgroup' | 'rlimit' | null };
 }
 
-/** What of a node's row its plan reads: its id and its scope list (JSON text; null = all). */
-export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes'>;
+/** What of a node's row its plan reads: its id, its scope list (JSON text; null = all), its profile. */
+export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes' | 'profile'>;
 
-export function sandboxService(deps: { home: string; settings: SandboxSettings }) {
-  const { home, settings } = deps;
+export function sandboxService(deps: {
+  home: string;
+  settings: SandboxSettings;
+  profiles: Pick<ProfileService, 'find'>;
+}) {
+  const { home, settings, profiles } = deps;
   // Probed at start even when off: `svc status` then says whether turning it on would work.
   const host: SandboxHost = probeSandbox(home);
 
@@ -45,6 +50,7 @@ export function sandboxService(deps: { home: string; settings: SandboxSettings }
         svcHome: home,
         scopes: node.scopes === null ? null : (JSON.parse(node.scopes) as Scope[]),
         worktree: worktreePath(home, node.id),
+        network: profiles.find(node.profile)?.network ?? undefined,
       });
     },
 

@@ -25,6 +25,8 @@ export interface ProfileSettings {
   tools: string[] | null;
   scopes: string[] | null;
   budgets: Budgets;
+  /** Its nodes' sandbox network; `null` = the daemon's default. */
+  network: 'none' | 'host' | null;
   app_id: string | null;
 }
 
@@ -61,6 +63,7 @@ export function profileService(store: Store, events: EventLog) {
       tools: parse<string[]>(r.tools),
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
+      network: r.network as ProfileSettings['network'],
       app_id: r.app_id,
     };
   }
@@ -76,6 +79,7 @@ export function profileService(store: Store, events: EventLog) {
       tools: parse<string[]>(r.tools),
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
+      network: r.network as ProfileSettings['network'],
       env: store.profiles.envNames(r.name),
       app_id: r.app_id,
       created_at: r.created_at,
@@ -125,6 +129,7 @@ export function profileService(store: Store, events: EventLog) {
               body.budgets,
             ),
           ),
+          network: pick(networkOf(body.network, principal), current?.network ?? null),
           app_id: current === undefined ? actor : current.app_id,
           created_at: current?.created_at ?? now,
           updated_at: now,
@@ -208,7 +213,33 @@ function parse<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
-const SETTINGS = ['description', 'model', 'system_prompt', 'tools', 'scopes', 'budgets'] as const;
+const SETTINGS = [
+  'description',
+  'model',
+  'system_prompt',
+  'tools',
+  'scopes',
+  'budgets',
+  'network',
+] as const;
+
+/**
+ * A profile's network, as its setter may grant it: `host` reaches every service on the machine
+ * and beyond, which only the person (the owner's token) hands out; anyone may ask for `none`.
+ */
+function networkOf(
+  network: 'none' | 'host' | null | undefined,
+  principal: Principal,
+): 'none' | 'host' | null | undefined {
+  if (network === 'host' && principal.scopes !== null) {
+    throw new ApiError(
+      'forbidden',
+      "only the owner may give a profile's nodes the host network (network: 'host')",
+      { field: 'network' },
+    );
+  }
+  return network;
+}
 
 function sameSettings(a: ProfileRow, b: ProfileRow): boolean {
   return SETTINGS.every((key) => a[key] === b[key]);

@@ -214,6 +214,9 @@ export function createSupervisor(
   }
 
   function launch(row: NodeRow): void {
+    // Before its plan is made: the sandbox binds the worktree that exists (by its realpath).
+    const cwd = worktreePath(deps.home, row.id);
+    mkdirSync(cwd, { recursive: true, mode: 0o700 });
     let parts: Pick<BrokerLaunch, 'model' | 'env' | 'sandbox'>;
     try {
       parts = hooks.launchOf(row);
@@ -223,8 +226,6 @@ export function createSupervisor(
     }
     const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
     const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
-    const cwd = worktreePath(deps.home, row.id);
-    mkdirSync(cwd, { recursive: true, mode: 0o700 });
     const viewerSocket = viewerSocketPath(viewers, row.id);
     let child: BrokerProcess;
     warmUp();

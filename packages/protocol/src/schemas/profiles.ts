@@ -60,6 +60,13 @@ export const profileEnsureBodySchema = z.strictObject({
     .optional()
     .describe("default scope list of its nodes; null = inherit the creator's"),
   budgets: budgetsInputSchema.optional().describe('default budgets of its nodes'),
+  network: z
+    .enum(['none', 'host'])
+    .nullable()
+    .optional()
+    .describe(
+      "the network of its nodes' sandboxed commands: none, or host (the owner's token only); null = the daemon's default",
+    ),
 });
 
 /** `PUT /v1/profiles/{name}/env/{var}`: the value is stored for brokers and never answered. */
@@ -80,6 +87,10 @@ export const profileSchema = z.object({
   tools: z.array(z.string()).nullable(),
   scopes: z.array(z.string()).nullable(),
   budgets: budgetsSchema,
+  network: z
+    .enum(['none', 'host'])
+    .nullable()
+    .describe("its nodes' sandbox network; null = the daemon's default (none unless configured)"),
   env: z
     .array(z.object({ name: z.string(), updated_at: timestampSchema }))
     .describe('the names in the env store; values are never answered'),
