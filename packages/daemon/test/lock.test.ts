@@ -102,28 +102,41 @@ describe.runIf(linux)('lock of a pid taken by another process since', () => {
         join(home, 'daemon.lock'),
         JSON.stringify({ pid: 999_999_999, started_at: 'x' }),
       );
-      // Each waits for the same instant, then tries; a winner holds on until the others are done.
+      // Each waits for the same instant, then tries; a winner holds on until every other has
+      // said how it fared (its stdin closes then), so no late starter finds a winner gone.
       const at = Date.now() + 1_500;
       const script = `
         const { acquireLock } = await import(${JSON.stringify(lockModule)});
         while (Date.now() < ${at}) {}
-        try { acquireLock(${JSON.stringify(home)}); console.log('won'); await new Promise((r) => setTimeout(r, 1500)); }
-        catch { console.log('lost'); }`;
+        let won = false;
+        try { acquireLock(${JSON.stringify(home)}); won = true; } catch {}
+        console.log(won ? 'won' : 'lost');
+        await new Promise((r) => process.stdin.on('end', r).resume());`;
+      const children = Array.from({ length: 6 }, () =>
+        spawn(process.execPath, ['--input-type=module', '-e', script], {
+          stdio: ['pipe', 'pipe', 'inherit'],
+        }),
+      );
       const outcomes = await Promise.all(
-        Array.from(
-          { length: 6 },
-          () =>
+        children.map(
+          (child) =>
             new Promise<string>((resolve) => {
-              const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-                stdio: ['ignore', 'pipe', 'inherit'],
-              });
               let out = '';
               child.stdout.on('data', (chunk: Buffer) => {
                 out += chunk;
+                if (out.includes('\n')) resolve(out.trim());
               });
               child.once('exit', () => resolve(out.trim()));
             }),
         ),
+      );
+      await Promise.all(
+        children.map((child) => {
+          if (child.exitCode !== null || child.signalCode !== null) return undefined;
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.stdin.end();
+          return exited;
+        }),
       );
       expect(
         outcomes.filter((o) => o === 'won'),

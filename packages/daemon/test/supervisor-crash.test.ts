@@ -7,6 +7,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readLock, spawnDaemon } from '../src/index.ts';
+import { marked } from '../src/supervisor/process-tree.ts';
 import { startFakeAnthropic } from './broker/fixtures/fake-anthropic.ts';
 import type { FakeProvider } from './broker/fixtures/fake-provider.ts';
 import {
@@ -115,7 +116,7 @@ describe('a broker killed mid-turn', () => {
  * A daemon spawned on a home of its own, to be killed: whatever `pids` holds at the end of the
  * file (its successors, stray sleeps) is killed, and the home removed.
  */
-async function daemonToKill() {
+async function daemonToKill(sandbox: 'on' | 'off' = 'on') {
   const home = tempHome();
   const pids: number[] = [];
   cleanups.push(() => {
@@ -126,7 +127,7 @@ async function daemonToKill() {
     }
     rmSync(home, { recursive: true, force: true });
   });
-  const first = await spawnDaemon({ home });
+  const first = await spawnDaemon({ home, sandbox });
   pids.push(first.pid);
   const owner = readFileSync(join(home, 'owner.token'), 'utf8').trim();
   return { home, pids, first, owner };
@@ -169,8 +170,27 @@ describe('a daemon killed mid-run', () => {
     process.kill(second.pid, 'SIGTERM');
   });
 
-  it("kills at its next start what a lost broker's commands left running", async () => {
+  it('a sandboxed command dies with its broker: nothing outlives it, even in a session of its own', async () => {
     const { home, pids, first, owner } = await daemonToKill();
+    const node = await createNode(socketFetch(first.socketPath, owner), {
+      task: 'sleep through a crash',
+      model: scripted('sleeper', [bash('setsid sleep 600 & echo $! > bg.pid; exec sleep 600')]),
+    });
+    const pidFile = join(home, 'worktrees', node.id, 'bg.pid');
+    await eventually(() => existsSync(pidFile), 15_000, 'the sleep started');
+    const broker = brokerProcesses(home).find((b) => b.nodeId === node.id)!;
+    // Its own PID namespace's pids are in the file: the host's carry the broker's mark.
+    const sandboxed = marked(node.id, broker.pid).map((p) => p.pid);
+    expect(sandboxed.length).toBeGreaterThanOrEqual(3);
+    pids.push(...sandboxed);
+    process.kill(first.pid, 'SIGKILL');
+    process.kill(broker.pid, 'SIGKILL');
+    await eventually(() => !sandboxed.some(isRunning), 5_000, 'the sandbox gone with its broker');
+  });
+
+  it("kills at its next start what a lost broker's commands left running (--sandbox off)", async () => {
+    // Unconfined, a command's `setsid` child survives its broker: the daemon finds it by its mark.
+    const { home, pids, first, owner } = await daemonToKill('off');
     const node = await createNode(socketFetch(first.socketPath, owner), {
       task: 'sleep through a restart',
       model: scripted('sleeper', [bash('setsid sleep 600 & echo $! > bg.pid; exec sleep 600')]),

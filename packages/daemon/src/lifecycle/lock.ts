@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homePaths } from '@svc/protocol/home';
 import { DaemonError } from '../errors.ts';
 import { procStat } from './proc-stat.ts';
@@ -81,8 +81,13 @@ function takeOver(path: string, draft: string): boolean {
     else pause(10);
   }
   try {
+    // No lock at all: another starter's may be linked any moment now, outside the marker, so
+    // nothing is removed; the link alone decides. (A remove here took away a lock made between
+    // the read and the remove, and two daemons started: issue 27, "the suite passes every time".)
+    if (!existsSync(path)) return tryLink(draft, path);
     const holder = readLockFile(path);
     if (holder !== null && holds(holder)) return false;
+    // A stale file stays where it is until removed under the marker: nobody can link over it.
     rmSync(path, { force: true });
     return tryLink(draft, path);
   } finally {

@@ -46,7 +46,9 @@ export function sandboxedSpawn(
   if (!host.ready || host.bwrap === null) {
     throw new ApiError('sandbox_unavailable', unavailableMessage(host));
   }
-  if (input.cwd !== '/tmp' && !viewAllows(plan.layers, posix.normalize(input.cwd), 'read')) {
+  const cwd = posix.normalize(input.cwd);
+  // The sandbox's own root and /tmp exist whatever it binds; the rest as its layers say.
+  if (cwd !== '/' && cwd !== '/tmp' && !viewAllows(plan.layers, cwd, 'read')) {
     throw new ApiError(
       'invalid_request',
       `cwd ${JSON.stringify(input.cwd)} is outside this command's sandbox, which shows ${shown(plan)}`,
