@@ -293,6 +293,21 @@ describe('a node: its bash tool and file tools', () => {
     expect(JSON.stringify(results[1]!.output)).not.toContain(d.owner);
   });
 
+  it('gets the env-store values its profile names in command_env, and no other', async () => {
+    await ok(await d.call('/v1/profiles/tooling', json({ command_env: ['TOOL_KEY'] }, 'PUT')));
+    for (const [name, value] of [
+      ['TOOL_KEY', 'tool-key-value-123'],
+      ['PLUGIN_SECRET', 'plugin-secret-456'],
+    ]) {
+      const res = await d.call(`/v1/profiles/tooling/env/${name}`, json({ value }, 'PUT'));
+      expect(res.status).toBe(200);
+    }
+    const { results } = await nodeRun('sb-env', [bash('echo "[$TOOL_KEY][$PLUGIN_SECRET]"')], {
+      profile: 'tooling',
+    });
+    expect(out(results[0]!).stdout).toBe('[tool-key-value-123][]\n');
+  });
+
   it('reaches 127.0.0.1 only when its profile gives the host network', async () => {
     const dial = bash(
       `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3' || echo refused`,

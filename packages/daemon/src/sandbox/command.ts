@@ -97,6 +97,7 @@ export function sandboxedSpawn(
     TERM: 'dumb',
     SHELL: '/bin/sh',
     SVC_SANDBOX: 'bubblewrap',
+    ...plan.env,
     ...(tag === undefined ? {} : { [tag.name]: tag.value }),
     ...input.env,
   };

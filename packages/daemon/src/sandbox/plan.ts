@@ -20,6 +20,8 @@ export interface SandboxPlan {
   home: string;
   pids: number;
   memoryBytes: number;
+  /** Added to the command's environment: the values of its profile's `command_env` names. */
+  env: Record<string, string>;
 }
 
 /**
@@ -40,6 +42,7 @@ export interface PlanInput {
   /** More binds (a git worktree's common directory). */
   extra?: readonly Layer[] | undefined;
   network?: NetworkPolicy | undefined;
+  env?: Record<string, string> | undefined;
 }
 
 export function makePlan(input: PlanInput): SandboxPlan {
@@ -71,6 +74,7 @@ export function makePlan(input: PlanInput): SandboxPlan {
     home: input.worktree === undefined ? '/tmp' : (real(input.worktree) ?? input.worktree),
     pids: settings.pids,
     memoryBytes: settings.memoryBytes,
+    env: input.env ?? {},
   };
 }
 

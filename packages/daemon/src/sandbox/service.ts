@@ -27,7 +27,7 @@ export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes' | 'profile'>;
 export function sandboxService(deps: {
   home: string;
   settings: SandboxSettings;
-  profiles: Pick<ProfileService, 'find'>;
+  profiles: Pick<ProfileService, 'find' | 'envValues'>;
 }) {
   const { home, settings, profiles } = deps;
   // Probed at start even when off: `svc status` then says whether turning it on would work.
@@ -44,13 +44,21 @@ export function sandboxService(deps: {
 
     /** The plan of every command of node `node`: its scopes (or the defaults), its worktree. */
     forNode(node: NodeSandboxInput): SandboxPlan {
+      const profile = profiles.find(node.profile);
+      const stored = profile === null ? {} : profiles.envValues(profile.name);
+      const env = Object.fromEntries(
+        (profile?.command_env ?? []).flatMap((name) =>
+          stored[name] === undefined ? [] : [[name, stored[name]] as const],
+        ),
+      );
       return makePlan({
         settings,
         host,
         svcHome: home,
         scopes: node.scopes === null ? null : (JSON.parse(node.scopes) as Scope[]),
         worktree: worktreePath(home, node.id),
-        network: profiles.find(node.profile)?.network ?? undefined,
+        network: profile?.network ?? undefined,
+        env,
       });
     },
 

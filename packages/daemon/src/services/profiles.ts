@@ -27,6 +27,8 @@ export interface ProfileSettings {
   budgets: Budgets;
   /** Its nodes' sandbox network; `null` = the daemon's default. */
   network: 'none' | 'host' | null;
+  /** Names from its env store its nodes' sandboxed commands get in their environment. */
+  command_env: string[];
   app_id: string | null;
 }
 
@@ -64,6 +66,7 @@ export function profileService(store: Store, events: EventLog) {
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
       network: r.network as ProfileSettings['network'],
+      command_env: parse<string[]>(r.command_env) ?? [],
       app_id: r.app_id,
     };
   }
@@ -80,6 +83,7 @@ export function profileService(store: Store, events: EventLog) {
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
       network: r.network as ProfileSettings['network'],
+      command_env: parse<string[]>(r.command_env) ?? [],
       env: store.profiles.envNames(r.name),
       app_id: r.app_id,
       created_at: r.created_at,
@@ -130,6 +134,7 @@ export function profileService(store: Store, events: EventLog) {
             ),
           ),
           network: pick(networkOf(body.network, principal), current?.network ?? null),
+          command_env: pick(json(body.command_env), current?.command_env ?? null),
           app_id: current === undefined ? actor : current.app_id,
           created_at: current?.created_at ?? now,
           updated_at: now,
@@ -221,6 +226,7 @@ const SETTINGS = [
   'scopes',
   'budgets',
   'network',
+  'command_env',
 ] as const;
 
 /**

@@ -14,6 +14,8 @@ export interface ProfileRow {
   budgets: string;
   /** `none` or `host`: its nodes' sandbox network; `null` = the daemon's default. */
   network: string | null;
+  /** JSON array of env-store names its nodes' commands get; `null` = none. */
+  command_env: string | null;
   app_id: string | null;
   created_at: string;
   updated_at: string;
@@ -34,12 +36,13 @@ export function profileStore(db: Db) {
     ),
     upsert: db.sqlite.prepare(
       `INSERT INTO profiles (name, description, model, system_prompt, tools, scopes, budgets,
-         network, app_id, created_at, updated_at)
+         network, command_env, app_id, created_at, updated_at)
        VALUES (:name, :description, :model, :system_prompt, :tools, :scopes, :budgets, :network,
-         :app_id, :created_at, :updated_at)
+         :command_env, :app_id, :created_at, :updated_at)
        ON CONFLICT (name) DO UPDATE SET description = excluded.description,
          model = excluded.model, system_prompt = excluded.system_prompt, tools = excluded.tools,
          scopes = excluded.scopes, budgets = excluded.budgets, network = excluded.network,
+         command_env = excluded.command_env,
          updated_at = excluded.updated_at`,
     ),
     envNames: db.sqlite.prepare(

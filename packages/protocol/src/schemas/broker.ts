@@ -54,6 +54,7 @@ export const sandboxPlanSchema = z.strictObject({
   home: z.string(),
   pids: z.number().int().positive(),
   memoryBytes: z.number().int().positive(),
+  env: z.record(z.string(), z.string()).describe("the profile's command_env values"),
 });
 
 /**

@@ -67,6 +67,14 @@ export const profileEnsureBodySchema = z.strictObject({
     .describe(
       "the network of its nodes' sandboxed commands: none, or host (the owner's token only); null = the daemon's default",
     ),
+  command_env: z
+    .array(envNameSchema)
+    .max(64)
+    .nullable()
+    .optional()
+    .describe(
+      "names from its env store exported into its nodes' sandboxed commands (e.g. a tool's API key); null = none",
+    ),
 });
 
 /** `PUT /v1/profiles/{name}/env/{var}`: the value is stored for brokers and never answered. */
@@ -91,6 +99,9 @@ export const profileSchema = z.object({
     .enum(['none', 'host'])
     .nullable()
     .describe("its nodes' sandbox network; null = the daemon's default (none unless configured)"),
+  command_env: z
+    .array(z.string())
+    .describe("names from its env store its nodes' sandboxed commands get; the rest stay out"),
   env: z
     .array(z.object({ name: z.string(), updated_at: timestampSchema }))
     .describe('the names in the env store; values are never answered'),
