@@ -230,6 +230,8 @@ describe('profiles, models and the model call', () => {
       tools: null,
       scopes: null,
       budgets: { max_turns: 100, max_tokens: null, max_cost_usd: null },
+      network: null,
+      command_env: [],
       env: [{ name: 'GITHUB_TOKEN', updated_at: NOW, value: 'leak' }],
       app_id: null,
       created_at: NOW,
