@@ -163,7 +163,15 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const concurrency =
       opts.brokers?.concurrency ?? parseConcurrency(process.env.SVC_BROKERS, 'SVC_BROKERS');
     const supervisor = createSupervisor(
-      { home: paths.home, socketPath: paths.socket, store, tokens, logger, hooks: brokers.hooks },
+      {
+        home: paths.home,
+        socketPath: paths.socket,
+        store,
+        tokens,
+        logger,
+        hooks: brokers.hooks,
+        brokerGone: (pid) => sandbox.brokerGone(pid),
+      },
       {
         ...(concurrency !== undefined && { concurrency }),
         ...(opts.brokers?.entry !== undefined && { entry: opts.brokers.entry }),

@@ -57,7 +57,7 @@ async function sleepingNode(detached: boolean, extra: unknown[] = []) {
   // The pids a command writes are its sandbox's own (a PID namespace of its own): the host's are
   // found by the mark every process of this broker's commands carries (the sleeps, the sandbox).
   const commands = () => marked(node.id, broker.pid).map((p) => p.pid);
-  await eventually(() => commands().length > files.length, 2_000, 'sleeping');
+  await eventually(() => commands().length >= files.length, 2_000, 'sleeping');
   const pids = commands();
   expect(pids.every(isRunning)).toBe(true);
   return { id: node.id, pids: [...pids, broker.pid] };

@@ -159,17 +159,21 @@ function tasks(dir: string): number[] {
   }
 }
 
-/** Removes the groups a previous daemon's commands left behind (all empty by then, or killed). */
-export async function sweepGroups(base: CgroupBase): Promise<void> {
+/**
+ * Removes the groups whose names start with `prefix` (all: a previous daemon's, at start; one
+ * broker's, `<pid>-`, when it exited). Which ones is decided now, synchronously: a group made
+ * after this call is never taken.
+ */
+export function sweepGroups(base: CgroupBase, prefix = ''): Promise<void> {
+  const dirs: string[] = [];
   for (const parent of new Set([base.pids, base.memory].filter((d) => d !== null))) {
-    let names: string[];
     try {
-      names = readdirSync(parent, { withFileTypes: true })
-        .filter((e) => e.isDirectory())
-        .map((e) => e.name);
+      for (const e of readdirSync(parent, { withFileTypes: true })) {
+        if (e.isDirectory() && e.name.startsWith(prefix)) dirs.push(join(parent, e.name));
+      }
     } catch {
-      continue;
+      // No parent: nothing to sweep.
     }
-    await removeGroups(names.map((name) => join(parent, name)));
   }
+  return removeGroups(dirs);
 }

@@ -32,6 +32,51 @@ export interface SandboxedSpawn {
 
 let counter = 0;
 
+/** Throws 503 `sandbox_unavailable` when this host cannot confine a command. */
+export function assertConfinable(plan: SandboxPlan): asserts plan is SandboxPlan & {
+  host: { bwrap: string };
+} {
+  if (!plan.host.ready || plan.host.bwrap === null) {
+    throw new ApiError('sandbox_unavailable', unavailableMessage(plan.host));
+  }
+}
+
+/**
+ * Throws 400 when `cwd` is not in what the sandbox shows, before the host is asked whether it
+ * exists: a confined caller learns nothing of what lies outside.
+ */
+export function assertVisible(plan: SandboxPlan, given: string): void {
+  const cwd = posix.normalize(given);
+  // The sandbox's own root and /tmp exist whatever it binds; the rest as its layers say.
+  if (cwd !== '/' && cwd !== '/tmp' && !viewAllows(plan.layers, cwd, 'read')) {
+    throw new ApiError(
+      'invalid_request',
+      `cwd ${JSON.stringify(given)} is outside this command's sandbox, which shows ${shown(plan)}`,
+      { field: 'cwd' },
+    );
+  }
+}
+
+/** A confined command's whole environment: the sandbox's minimal one, its profile's, `env`. */
+export function commandEnv(
+  plan: SandboxPlan,
+  env: Record<string, string> | undefined,
+  tag: { name: string; value: string } | undefined,
+): Record<string, string> {
+  return {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: plan.home,
+    TMPDIR: '/tmp',
+    LANG: process.env.LANG ?? 'C.UTF-8',
+    TERM: 'dumb',
+    SHELL: '/bin/sh',
+    SVC_SANDBOX: 'bubblewrap',
+    ...plan.env,
+    ...(tag === undefined ? {} : { [tag.name]: tag.value }),
+    ...env,
+  };
+}
+
 /**
  * The spawn of `command` in `cwd` under `plan`, with `env` added to the sandbox's own minimal
  * environment. Throws `ApiError`: `sandbox_unavailable` (503) when the host cannot confine,
@@ -42,19 +87,42 @@ export function sandboxedSpawn(
   input: { command: string; cwd: string; env?: Record<string, string> | undefined },
   tag?: { name: string; value: string },
 ): SandboxedSpawn {
+  assertConfinable(plan);
+  assertVisible(plan, input.cwd);
+  return bwrapSpawn(plan, {
+    argv: shellArgv(plan, input.command),
+    cwd: input.cwd,
+    env: commandEnv(plan, input.env, tag),
+    launcherEnv: tag === undefined ? {} : { [tag.name]: tag.value },
+    group: `${process.pid}-${++counter}`,
+  });
+}
+
+/** `/bin/sh -c command`, under `prlimit` where processes are bounded by `RLIMIT_NPROC`. */
+export function shellArgv(plan: SandboxPlan, command: string): string[] {
+  return plan.host.prlimit === null
+    ? ['/bin/sh', '-c', command]
+    : [plan.host.prlimit, `--nproc=${plan.pids}`, '--', '/bin/sh', '-c', command];
+}
+
+/**
+ * `bwrap` running `argv` under `plan`: its binds from checked descriptors, its environment
+ * exactly `env`, joined to control groups named `group` where the host has them. `extra` binds
+ * more, read-only (the session's executor).
+ */
+export function bwrapSpawn(
+  plan: SandboxPlan,
+  run: {
+    argv: string[];
+    cwd: string;
+    env: Record<string, string>;
+    launcherEnv: Record<string, string>;
+    group: string;
+    extra?: { source: string; dest: string }[];
+  },
+): SandboxedSpawn {
+  assertConfinable(plan);
   const { host } = plan;
-  if (!host.ready || host.bwrap === null) {
-    throw new ApiError('sandbox_unavailable', unavailableMessage(host));
-  }
-  const cwd = posix.normalize(input.cwd);
-  // The sandbox's own root and /tmp exist whatever it binds; the rest as its layers say.
-  if (cwd !== '/' && cwd !== '/tmp' && !viewAllows(plan.layers, cwd, 'read')) {
-    throw new ApiError(
-      'invalid_request',
-      `cwd ${JSON.stringify(input.cwd)} is outside this command's sandbox, which shows ${shown(plan)}`,
-      { field: 'cwd' },
-    );
-  }
   const fds: number[] = [];
   const mounts: string[] = [];
   const remounts: string[] = [];
@@ -88,24 +156,9 @@ export function sandboxedSpawn(
     for (const fd of fds) closeSync(fd);
     throw error;
   }
+  for (const bind of run.extra ?? []) mounts.push('--ro-bind', bind.source, bind.dest);
 
-  const env: Record<string, string> = {
-    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-    HOME: plan.home,
-    TMPDIR: '/tmp',
-    LANG: process.env.LANG ?? 'C.UTF-8',
-    TERM: 'dumb',
-    SHELL: '/bin/sh',
-    SVC_SANDBOX: 'bubblewrap',
-    ...plan.env,
-    ...(tag === undefined ? {} : { [tag.name]: tag.value }),
-    ...input.env,
-  };
-  const setenv = Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]);
-  const shell =
-    plan.host.prlimit === null
-      ? ['/bin/sh', '-c', input.command]
-      : [plan.host.prlimit, `--nproc=${plan.pids}`, '--', '/bin/sh', '-c', input.command];
+  const setenv = Object.entries(run.env).flatMap(([k, v]) => ['--setenv', k, v]);
   const bwrapArgs = [
     '--unshare-all',
     ...(plan.network === 'host' ? ['--share-net'] : []),
@@ -119,15 +172,15 @@ export function sandboxedSpawn(
     ...mounts,
     ...remounts,
     '--chdir',
-    input.cwd,
+    run.cwd,
     '--',
-    ...shell,
+    ...run.argv,
   ];
 
   let groups: CommandGroups | null = null;
   if (host.cgroup !== null) {
     try {
-      groups = makeGroups(host.cgroup, `${process.pid}-${++counter}`, plan);
+      groups = makeGroups(host.cgroup, run.group, plan);
     } catch (error) {
       for (const fd of fds) closeSync(fd);
       throw new ApiError(
@@ -136,10 +189,7 @@ export function sandboxedSpawn(
       );
     }
   }
-  const launcherEnv: Record<string, string> = {
-    PATH: '/usr/bin:/bin',
-    ...(tag === undefined ? {} : { [tag.name]: tag.value }),
-  };
+  const launcherEnv: Record<string, string> = { PATH: '/usr/bin:/bin', ...run.launcherEnv };
   const closeFds = () => {
     for (const fd of fds.splice(0)) {
       try {

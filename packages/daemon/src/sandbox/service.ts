@@ -7,6 +7,7 @@ import type { Scope } from '@svc/protocol';
 import type { ProfileService } from '../services/profiles.ts';
 import { worktreePath } from '../services/worktrees.ts';
 import type { NodeRow } from '../store/nodes.ts';
+import { sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';
 import type { NetworkPolicy, SandboxSettings } from './settings.ts';
@@ -60,6 +61,11 @@ export function sandboxService(deps: {
         network: profile?.network ?? undefined,
         env,
       });
+    },
+
+    /** Removes the control groups broker `pid` made for its node's sandbox and commands. */
+    brokerGone(pid: number): void {
+      if (host.cgroup !== null) void sweepGroups(host.cgroup, `${pid}-`);
     },
 
     status(): SandboxStatus {

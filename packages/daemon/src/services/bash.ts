@@ -4,8 +4,9 @@ import { isAbsolute } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
-import { sandboxedSpawn } from '../sandbox/command.ts';
+import { assertConfinable, assertVisible, commandEnv, sandboxedSpawn } from '../sandbox/command.ts';
 import type { SandboxPlan } from '../sandbox/plan.ts';
+import type { SandboxSession } from '../sandbox/session.ts';
 
 /** Each of stdout and stderr is kept up to this many bytes; the rest is dropped, `truncated` set. */
 export const BASH_OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -38,7 +39,15 @@ export interface BashResult {
  * How a command runs: `null`, the person's own (unconfined); otherwise the plan of the token or
  * node it runs for, and the mark its processes carry.
  */
-export type Confinement = { plan: SandboxPlan; tag?: { name: string; value: string } } | null;
+export type Confinement = {
+  plan: SandboxPlan;
+  tag?: { name: string; value: string };
+  /**
+   * The node's sandbox, reused by its commands (`../sandbox/session.ts`); `null` when it could
+   * not be made, and then each command gets a sandbox of its own.
+   */
+  session?: () => Promise<SandboxSession | null>;
+} | null;
 
 export const SANDBOX_OFF_WARNING =
   "this command ran unconfined: the daemon was started with --sandbox off, so it had the whole of the person's account";
@@ -66,6 +75,13 @@ export async function runBash(
   }
   checkAbsolute(input.cwd);
   const sandboxed = confine !== null && confine.plan.mode === 'on';
+  if (sandboxed && confine.session !== undefined) {
+    assertConfinable(confine.plan);
+    assertVisible(confine.plan, input.cwd);
+    await checkCwd(input.cwd);
+    const session = await confine.session();
+    if (session !== null) return runInSession(session, input, stop, timeout, confine);
+  }
   // Before the host is asked whether `cwd` exists: a path outside the sandbox is refused as
   // such, so a confined caller learns nothing of what lies outside it.
   const jail = sandboxed ? sandboxedSpawn(confine.plan, input, confine.tag) : null;
@@ -128,6 +144,38 @@ export async function runBash(
     sandbox: confine === null ? null : sandboxed ? 'bubblewrap' : 'off',
     ...(confine !== null && !sandboxed && { warning: SANDBOX_OFF_WARNING }),
   };
+}
+
+/** The command in its node's sandbox session; the same result as a sandbox of its own. */
+async function runInSession(
+  session: SandboxSession,
+  input: BashInput,
+  stop: AbortSignal,
+  timeout: number,
+  confine: NonNullable<Confinement>,
+): Promise<BashResult> {
+  const started = performance.now();
+  const kill = new AbortController();
+  const timer = setTimeout(() => kill.abort(), timeout);
+  try {
+    const env = commandEnv(confine.plan, input.env, confine.tag);
+    const r = await session.run(
+      { command: input.command, cwd: input.cwd, env },
+      AbortSignal.any([stop, kill.signal]),
+    );
+    const cut = (b: Buffer) => b.subarray(0, BASH_OUTPUT_CAP_BYTES).toString('utf8');
+    return {
+      exit_code: r.code,
+      signal: r.signal,
+      stdout: cut(r.stdout),
+      stderr: cut(r.stderr),
+      truncated: r.stdout.length > BASH_OUTPUT_CAP_BYTES || r.stderr.length > BASH_OUTPUT_CAP_BYTES,
+      duration_ms: Math.round(performance.now() - started),
+      sandbox: 'bubblewrap',
+    };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function checkAbsolute(cwd: string): void {

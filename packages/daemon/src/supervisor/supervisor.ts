@@ -100,6 +100,8 @@ export interface SupervisorDeps {
   tokens: TokenService;
   logger: Logger;
   hooks: SupervisorHooks;
+  /** A broker process is gone: what it left of its commands' control groups goes too. */
+  brokerGone?: (pid: number) => void;
 }
 
 export interface Supervisor extends NodeRuntime {
@@ -259,6 +261,7 @@ export function createSupervisor(
     // First: what a broker that died unasked left running (init holds it now) goes before the
     // node's next broker starts, whose processes carry another mark.
     signalAll(marked(nodeId, broker.process.pid), 'SIGKILL');
+    deps.brokerGone?.(broker.process.pid);
     active.delete(nodeId);
     rmSync(broker.viewerSocket, { force: true });
     // The temp file of a write its file tool was making when it was killed.

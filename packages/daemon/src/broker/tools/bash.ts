@@ -11,6 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
+import type { SandboxPlan } from '../../sandbox/plan.ts';
+import { openSession, type SandboxSession } from '../../sandbox/session.ts';
 import { type BashResult, runBash } from '../../services/bash.ts';
 import { BROKER_TAG_ENV, brokerTag } from '../../supervisor/broker-tag.ts';
 import type { BrokerPort } from '../port.ts';
@@ -65,7 +67,11 @@ export const bashTool = defineTool({
       result = await runBash(
         { command, cwd: cwd ?? home, timeout_ms },
         AbortSignal.any([signal, cancel.signal]),
-        { plan: sandbox, tag: { name: BROKER_TAG_ENV, value: brokerTag(node.id, process.pid) } },
+        {
+          plan: sandbox,
+          tag: { name: BROKER_TAG_ENV, value: brokerTag(node.id, process.pid) },
+          session: () => sessionOf(sandbox),
+        },
       );
     } catch (error) {
       await settle(port, { state: 'failed', id: job.id, exit_code: null });
@@ -84,6 +90,21 @@ export const bashTool = defineTool({
     return { output, job_id: job.id };
   },
 });
+
+/**
+ * The node's one sandbox, made at its first command and reused (`../../sandbox/session.ts`);
+ * `null` once it could not be made, so each command then gets a sandbox of its own. A session
+ * that ended (its executor died) is made again at the next command.
+ */
+const sessions = new WeakMap<SandboxPlan, Promise<SandboxSession | null>>();
+function sessionOf(plan: SandboxPlan): Promise<SandboxSession | null> {
+  let session = sessions.get(plan);
+  if (session === undefined) {
+    session = openSession(plan, () => sessions.delete(plan)).catch(() => null);
+    sessions.set(plan, session);
+  }
+  return session;
+}
 
 /**
  * The command as a job's title, cut at `TITLE_MAX` without splitting a surrogate pair (half a
