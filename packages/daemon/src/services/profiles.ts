@@ -25,8 +25,12 @@ export interface ProfileSettings {
   tools: string[] | null;
   scopes: string[] | null;
   budgets: Budgets;
+  /** Its nodes' default git workspace, checked at each create; `null`: plain directories. */
+  workspace: ProfileWorkspace | null;
   app_id: string | null;
 }
+
+export type ProfileWorkspace = NonNullable<Profile['workspace']>;
 
 /**
  * Whose profiles a caller sees: the owner (and the owner's nodes) every one; an app, and the
@@ -61,6 +65,7 @@ export function profileService(store: Store, events: EventLog) {
       tools: parse<string[]>(r.tools),
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
+      workspace: parse<ProfileWorkspace>(r.workspace),
       app_id: r.app_id,
     };
   }
@@ -76,6 +81,7 @@ export function profileService(store: Store, events: EventLog) {
       tools: parse<string[]>(r.tools),
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
+      workspace: parse<ProfileWorkspace>(r.workspace),
       env: store.profiles.envNames(r.name),
       app_id: r.app_id,
       created_at: r.created_at,
@@ -124,6 +130,13 @@ export function profileService(store: Store, events: EventLog) {
               current === undefined ? DEFAULT_BUDGETS : (JSON.parse(current.budgets) as Budgets),
               body.budgets,
             ),
+          ),
+          // Only its shape here: whether a creator may work in it is asked at each node's create.
+          workspace: pick(
+            json(
+              body.workspace && { repo: body.workspace.repo, base: body.workspace.base ?? null },
+            ),
+            current?.workspace ?? null,
           ),
           app_id: current === undefined ? actor : current.app_id,
           created_at: current?.created_at ?? now,
@@ -208,7 +221,15 @@ function parse<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
-const SETTINGS = ['description', 'model', 'system_prompt', 'tools', 'scopes', 'budgets'] as const;
+const SETTINGS = [
+  'description',
+  'model',
+  'system_prompt',
+  'tools',
+  'scopes',
+  'budgets',
+  'workspace',
+] as const;
 
 function sameSettings(a: ProfileRow, b: ProfileRow): boolean {
   return SETTINGS.every((key) => a[key] === b[key]);

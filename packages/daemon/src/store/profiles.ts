@@ -12,6 +12,8 @@ export interface ProfileRow {
   scopes: string | null;
   /** JSON `{max_turns, max_tokens, max_cost_usd}`. */
   budgets: string;
+  /** JSON `{repo, base}`: its nodes' default git workspace; `null` = plain directories. */
+  workspace: string | null;
   app_id: string | null;
   created_at: string;
   updated_at: string;
@@ -32,12 +34,13 @@ export function profileStore(db: Db) {
     ),
     upsert: db.sqlite.prepare(
       `INSERT INTO profiles (name, description, model, system_prompt, tools, scopes, budgets,
-         app_id, created_at, updated_at)
-       VALUES (:name, :description, :model, :system_prompt, :tools, :scopes, :budgets, :app_id,
-         :created_at, :updated_at)
+         workspace, app_id, created_at, updated_at)
+       VALUES (:name, :description, :model, :system_prompt, :tools, :scopes, :budgets, :workspace,
+         :app_id, :created_at, :updated_at)
        ON CONFLICT (name) DO UPDATE SET description = excluded.description,
          model = excluded.model, system_prompt = excluded.system_prompt, tools = excluded.tools,
-         scopes = excluded.scopes, budgets = excluded.budgets, updated_at = excluded.updated_at`,
+         scopes = excluded.scopes, budgets = excluded.budgets, workspace = excluded.workspace,
+         updated_at = excluded.updated_at`,
     ),
     envNames: db.sqlite.prepare(
       'SELECT name, updated_at FROM profile_env WHERE profile = ? ORDER BY name',

@@ -4,7 +4,10 @@
  * - A node is started when it is `queued` and a slot is free, oldest first: the supervisor mints
  *   a node token (the node's scopes and app, bound to the node), hands a broker process its
  *   launch message on stdin, and records the process (`brokers`). The broker itself takes the
- *   node (`broker.claim`: queued → running).
+ *   node (`broker.claim`: queued → running). First its worktree is made (or kept from an earlier
+ *   launch): a plain directory, or a `git worktree` for a node with a workspace, whose launch
+ *   message names it (`workspace`) for the sandbox; a worktree git cannot make fails the node
+ *   (`worktree_failed`).
  * - Warm spares: loading a broker's modules costs far more than the fork, so broker processes are
  *   started ahead of need (one per free slot, at least one) and wait, loaded, for a launch. A
  *   launch takes a spare and a replacement starts after it; spares are killed at close. They
@@ -32,12 +35,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { socketPathProblem } from '@svc/protocol/home';
 import type { Logger } from '../lifecycle/logger.ts';
+import { addGitWorktree } from '../services/git-worktree.ts';
 import type { NodeRuntime } from '../services/node-runtime.ts';
 import type { TokenService } from '../services/tokens.ts';
 import { worktreePath } from '../services/worktrees.ts';
 import { sweepWrites, writeNotesDir } from '../services/write-notes.ts';
 import type { Store } from '../store/index.ts';
-import type { NodeRow } from '../store/nodes.ts';
+import { type NodeRow, type Workspace, workspaceOf } from '../store/nodes.ts';
 import { brokerBundle } from './broker-bundle.ts';
 import {
   type BrokerExit,
@@ -69,8 +73,11 @@ const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url)
 export interface SupervisorHooks {
   /** The model (with its key) and profile env of `node`'s launch; throws when it cannot run. */
   launchOf(node: NodeRow): Pick<BrokerLaunch, 'model' | 'env'>;
-  /** The node cannot be launched (its model is not ready): a fatal fault. */
-  unlaunchable(nodeId: string, error: unknown): void;
+  /**
+   * The node cannot be launched: a fatal fault, `code` saying what failed (default
+   * `model_not_ready`; `worktree_failed` when git could not make its worktree).
+   */
+  unlaunchable(nodeId: string, error: unknown, code?: string): void;
   /** Its broker died while it ran (or before claiming it): count it; relaunch or fail. */
   crashed(nodeId: string, message: string): void;
   /** The daemon stopped while it ran: relaunch, not counted against the node. */
@@ -221,10 +228,16 @@ export function createSupervisor(
       hooks.unlaunchable(row.id, error);
       return;
     }
+    const cwd = worktreePath(deps.home, row.id);
+    const workspace = workspaceOf(row);
+    try {
+      makeWorktree(cwd, workspace);
+    } catch (error) {
+      hooks.unlaunchable(row.id, error, 'worktree_failed');
+      return;
+    }
     const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
     const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
-    const cwd = worktreePath(deps.home, row.id);
-    mkdirSync(cwd, { recursive: true, mode: 0o700 });
     const viewerSocket = viewerSocketPath(viewers, row.id);
     let child: BrokerProcess;
     warmUp();
@@ -237,6 +250,7 @@ export function createSupervisor(
           socket_path: deps.socketPath,
           home: deps.home,
           cwd,
+          workspace,
           viewer_socket_path: viewerSocket,
           ...parts,
         },
@@ -347,6 +361,16 @@ export function createSupervisor(
       queued: store.nodes.countInState('queued'),
     }),
   };
+}
+
+/**
+ * The node's worktree at its launch: kept from an earlier one, else made, a plain directory or a
+ * `git worktree` of its workspace's repository (`addGitWorktree`). A git call blocks the daemon
+ * for its length: a checkout, once per node.
+ */
+function makeWorktree(path: string, workspace: Workspace | null): void {
+  if (workspace === null) mkdirSync(path, { recursive: true, mode: 0o700 });
+  else addGitWorktree(workspace, path);
 }
 
 /**
