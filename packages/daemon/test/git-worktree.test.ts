@@ -4,7 +4,15 @@
  * deletes it; what is refused at create is refused with nothing made.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { worktreeMounts } from '../src/services/git-worktree.ts';
@@ -197,6 +205,18 @@ describe('a node with a git workspace', () => {
     expect(failed.state).toBe('failed');
     expect(failed.outcome?.error).toMatchObject({ code: 'worktree_failed' });
     expect(failed.outcome?.error?.message).toMatch(new RegExp(`svc/${fork.id}`));
+    expect(existsSync(worktree(fork.id))).toBe(false);
+  });
+
+  it('a common git directory replaced by a link since the create fails the launch', async () => {
+    const repo = makeRepo();
+    const source = await ranNode(repo);
+    renameSync(join(repo, '.git'), join(repo, 'git-real'));
+    symlinkSync(join(repo, 'git-real'), join(repo, '.git'));
+    const fork = await ok<GitNode>(await t.call(`/v1/nodes/${source.id}/fork`, json({})));
+    const failed = await waitForNode(t.call, fork.id, isFinal);
+    expect(failed.outcome?.error).toMatchObject({ code: 'worktree_failed' });
+    expect(failed.outcome?.error?.message).toMatch(/no longer at/);
     expect(existsSync(worktree(fork.id))).toBe(false);
   });
 

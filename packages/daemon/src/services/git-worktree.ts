@@ -5,7 +5,7 @@
  * `.git` file or the repository's own directory, both of which the node (or anyone since) may
  * have rewritten.
  */
-import { chmodSync, lstatSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Workspace } from '../store/nodes.ts';
 import { git } from './git.ts';
@@ -34,9 +34,17 @@ export function worktreeMounts(node: { workspace: Workspace | null | undefined }
 /**
  * Makes the worktree at `path` (where nothing is, or a relaunch reuses what is): on the node's
  * branch when it has one still (a closed worktree comes back on it), else on a new branch from
- * the workspace's base. Throws an `Error` saying what git said.
+ * the workspace's base. Throws an `Error` saying what failed (git's words, or a common git
+ * directory that is no longer where the create found it), at every launch.
  */
 export function addGitWorktree(workspace: Workspace, path: string): void {
+  // What the sandbox mounts is the recorded path: a link swapped in for it since the create
+  // would have it mount (and git write) wherever the link points.
+  if (realOrNull(workspace.git_common_dir) !== workspace.git_common_dir) {
+    throw new Error(
+      `the git directory of ${workspace.repo} is no longer at ${workspace.git_common_dir} (moved, or replaced by a link)`,
+    );
+  }
   if (existsAt(path)) return;
   const at = { gitDir: workspace.git_common_dir };
   // An entry left by a worktree removed without git (a pruned tree) would hold the branch.
@@ -128,6 +136,14 @@ function branchExists(workspace: Workspace): boolean {
 /** git names a worktree's admin directory after the worktree's: the node id (see `addGitWorktree`). */
 function adminDir(workspace: Workspace, nodeId: string): string {
   return join(workspace.git_common_dir, 'worktrees', nodeId);
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
 }
 
 function isDirectory(path: string): boolean {
