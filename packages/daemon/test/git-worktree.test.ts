@@ -14,6 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { brokerLaunchSchema } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { worktreeMounts } from '../src/services/git-worktree.ts';
 import { createNode, isFinal, type NodeDto, ok, waitForNode } from './broker-fixtures.ts';
@@ -358,6 +359,18 @@ describe('worktreeMounts', () => {
     expect(worktreeMounts({ workspace: null })).toEqual([]);
     const workspace = { repo: '/r', git_common_dir: '/r/.git', branch: 'svc/x', base: null };
     expect(worktreeMounts({ workspace })).toEqual([{ path: '/r/.git', writable: true }]);
+    // As the broker has it: its launch message.
+    const launch = brokerLaunchSchema.parse({
+      node_id: 'nd_01JABCDEFGHJKMNPQRSTVWXYZ0',
+      token: 'svc_node_x',
+      socket_path: '/s.sock',
+      cwd: '/h/worktrees/nd_01JABCDEFGHJKMNPQRSTVWXYZ0',
+      workspace,
+      model: { provider: 'scripted', model: 'r' },
+      env: {},
+    });
+    expect(worktreeMounts(launch)).toEqual([{ path: '/r/.git', writable: true }]);
+    expect(worktreeMounts({ ...launch, workspace: undefined })).toEqual([]);
   });
 });
 

@@ -24,9 +24,10 @@ export function branchName(nodeId: string): string {
 /**
  * What a node's sandbox must mount, besides its worktree, for git to work in it: the
  * repository's common git directory (objects, refs, and the worktree's own admin directory
- * under `worktrees/`), read-write, as recorded at create. Nothing for a plain directory.
+ * under `worktrees/`), read-write, as recorded at create. Nothing for a plain directory. Takes
+ * a node DTO, a node row's parsed `workspaceOf`, or the broker's launch message.
  */
-export function worktreeMounts(node: { workspace: Workspace | null | undefined }): Mount[] {
+export function worktreeMounts(node: { workspace?: Workspace | null | undefined }): Mount[] {
   if (node.workspace == null) return [];
   return [{ path: node.workspace.git_common_dir, writable: true }];
 }
