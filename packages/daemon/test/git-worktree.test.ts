@@ -10,6 +10,7 @@ import {
   mkdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -164,6 +165,32 @@ describe('a node with a git workspace', () => {
     expect(existsSync(worktree(node.id))).toBe(false);
     expect(branches(repo)).toEqual([]);
     expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(worktree(node.id));
+  });
+
+  it('a worktree whose .git the node rewrote: close is 409, abandon still removes it', async () => {
+    const repo = makeRepo();
+    const node = await ranNode(repo, ['echo "gitdir: /nowhere" > .git']);
+    const refused = await post(node.id, 'close');
+    expect(refused.status).toBe(409);
+    expect(await envelope(refused)).toMatchObject({ code: 'invalid_state', field: 'id' });
+    expect(existsSync(worktree(node.id))).toBe(true);
+    const abandoned = await post(node.id, 'abandon');
+    expect(await ok(abandoned)).toMatchObject({ removed: true, branch: { kept: false } });
+    expect(existsSync(worktree(node.id))).toBe(false);
+    expect(branches(repo)).toEqual([]);
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(worktree(node.id));
+  });
+
+  it("abandon of a link put in the worktree's place never removes where it points", async () => {
+    const repo = makeRepo();
+    const [a, b] = await Promise.all([ranNode(repo), ranNode(repo)]);
+    rmSync(worktree(a!.id), { recursive: true });
+    symlinkSync(worktree(b!.id), worktree(a!.id));
+    expect((await post(a!.id, 'close')).status).toBe(409); // a link is no worktree git made
+    expect((await post(a!.id, 'abandon')).status).toBe(200);
+    expect(existsSync(worktree(a!.id))).toBe(false);
+    expect(readFileSync(join(worktree(b!.id), 'README'), 'utf8')).toBe('hello\n');
+    expect(branches(repo)).toEqual([`svc/${b!.id}`]);
   });
 
   it('a recycled node comes back on its kept branch after a close', async () => {
