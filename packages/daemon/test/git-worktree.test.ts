@@ -319,6 +319,11 @@ describe('what a create is refused', () => {
     const after = await t.call('/v1/nodes?limit=200').then((r) => ok<{ data: unknown[] }>(r));
     expect(after.data.length).toBe(before.data.length);
     expect(branches(repo)).toEqual([]);
+    // The app form counts for the creator's own app only (test-app's, as appToken makes).
+    const otherApp = await t.appToken(['svc:llm', 'svc:act', `svc:files:rw:app:other-app:${repo}`]);
+    expect((await create({ workspace: { repo } }, otherApp.token)).status).toBe(403);
+    const ownApp = await t.appToken(['svc:llm', 'svc:act', `svc:files:rw:app:test-app:${repo}`]);
+    expect((await create({ workspace: { repo } }, ownApp.token)).status).toBe(200);
     // A scope over the repository (a parent of it) is enough.
     const { token } = await t.appToken([
       'svc:llm',

@@ -365,6 +365,7 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
         ? null
         : resolveWorkspace(wanted, id, {
             ceiling: scopeCeiling(principal),
+            appId: principal.appId,
             home,
             from: body.workspace === undefined ? `profile '${profileName}'` : 'workspace',
           });
@@ -712,6 +713,7 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
             ? null
             : forkWorkspace(sourceWorkspace, newId_, {
                 ceiling: scopeCeiling(principal),
+                appId: principal.appId,
                 home,
                 from: `the workspace of ${source.id}`,
               });

@@ -2,9 +2,9 @@
  * A git workspace asked for at create (docs/nodes.md "Workspaces"), checked and recorded: the
  * repository must be a git work tree with a commit to start from, and what the node's sandbox
  * will mount read-write (the common git directory) and what its worktree holds (the repository)
- * must lie inside a `svc:files:rw:user:<dir>` of the creator's ceiling; the owner's covers all.
- * Only the user form counts: the app form `svc:files:rw:app:<id>:<dir>` names an app's own space,
- * no host path (docs/api-v1.md "Files"). Nothing in svc's own home but its worktrees is taken.
+ * must lie inside a `svc:files:rw:user:<dir>` of the creator's ceiling, or the app form
+ * `svc:files:rw:app:<id>:<dir>` naming the creator's own app (SPEC: host files a run of that app
+ * may mount); the owner's ceiling covers all. Nothing in svc's own home but its worktrees.
  */
 import { realpathSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
@@ -25,12 +25,15 @@ export type WorkspaceInput = Omit<z.output<typeof workspaceInputSchema>, 'base'>
 export interface WorkspaceCheck {
   /** The creator's ceiling (`null`: the owner's, every path). */
   ceiling: Ceiling;
+  /** The creator's app, whose app form of a files scope counts too (`null`: the owner's). */
+  appId: string | null;
   /** svc's home: refused but for its `worktrees/`. */
   home: string | undefined;
   /** Where the request came from, for messages: the body, or a profile. */
   from: string;
 }
 
+const USER_RW = 'svc:files:rw:user:';
 const REPO_FIELD = 'workspace.repo';
 const BASE_FIELD = 'workspace.base';
 
@@ -99,9 +102,13 @@ function requireCovered(path: string, check: WorkspaceCheck): void {
   if (check.ceiling === null) return;
   const wanted = wantedScope('rw', path) ?? 'svc:files:rw:user:/';
   if (listCovers(check.ceiling, wanted)) return;
+  const dir = wanted.slice(USER_RW.length);
+  if (check.appId !== null && listCovers(check.ceiling, `svc:files:rw:app:${check.appId}:${dir}`)) {
+    return;
+  }
   throw new ApiError(
     'scope_missing',
-    `${check.from}: no files scope of this token covers ${path} read-write (needs '${wanted}' or wider); a git workspace must lie inside a svc:files:rw:user:<dir> its creator holds`,
+    `${check.from}: no files scope of this token covers ${path} read-write (needs '${wanted}' or wider, or its app form); a git workspace must lie inside a svc:files:rw:user:<dir> its creator holds`,
     { field: wanted, received: check.ceiling },
   );
 }
