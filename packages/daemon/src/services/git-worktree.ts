@@ -8,7 +8,7 @@
 import { chmodSync, lstatSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Workspace } from '../store/nodes.ts';
-import { git } from './git.ts';
+import { git, gitAsync } from './git.ts';
 
 /** A host path a node's sandbox mounts at its own place. */
 export interface Mount {
@@ -35,10 +35,11 @@ export function worktreeMounts(node: { workspace?: Workspace | null | undefined 
 /**
  * Makes the worktree at `path` (where nothing is, or a relaunch reuses what is): on the node's
  * branch when it has one still (a closed worktree comes back on it), else on a new branch from
- * the workspace's base. Throws an `Error` saying what failed (git's words, or a common git
- * directory that is no longer where the create found it), at every launch.
+ * the workspace's base. Rejects with an `Error` saying what failed (git's words, or a common
+ * git directory that is no longer where the create found it), at every launch. In the
+ * background: a checkout may take a while.
  */
-export function addGitWorktree(workspace: Workspace, path: string): void {
+export async function addGitWorktree(workspace: Workspace, path: string): Promise<void> {
   // What the sandbox mounts is the recorded path: a link swapped in for it since the create
   // would have it mount (and git write) wherever the link points.
   if (realOrNull(workspace.git_common_dir) !== workspace.git_common_dir) {
@@ -49,10 +50,18 @@ export function addGitWorktree(workspace: Workspace, path: string): void {
   if (existsAt(path)) return;
   const at = { gitDir: workspace.git_common_dir };
   // An entry left by a worktree removed without git (a pruned tree) would hold the branch.
-  git(at, ['worktree', 'prune']);
-  const added = branchExists(workspace)
-    ? git(at, ['worktree', 'add', path, workspace.branch])
-    : git(at, ['worktree', 'add', '-b', workspace.branch, path, workspace.base ?? 'HEAD']);
+  await gitAsync(at, ['worktree', 'prune']);
+  const kept = (await gitAsync(at, branchQuery(workspace))).ok;
+  const added = kept
+    ? await gitAsync(at, ['worktree', 'add', path, workspace.branch])
+    : await gitAsync(at, [
+        'worktree',
+        'add',
+        '-b',
+        workspace.branch,
+        path,
+        workspace.base ?? 'HEAD',
+      ]);
   if (!added.ok) {
     throw new Error(
       `could not make the git worktree of ${workspace.repo} on ${workspace.branch}: ${added.error}`,
@@ -126,12 +135,11 @@ function branchOutcome(workspace: Workspace): GitRemoval['branch'] {
 }
 
 function branchExists(workspace: Workspace): boolean {
-  return git({ gitDir: workspace.git_common_dir }, [
-    'rev-parse',
-    '--verify',
-    '--quiet',
-    `refs/heads/${workspace.branch}`,
-  ]).ok;
+  return git({ gitDir: workspace.git_common_dir }, branchQuery(workspace)).ok;
+}
+
+function branchQuery(workspace: Workspace): string[] {
+  return ['rev-parse', '--verify', '--quiet', `refs/heads/${workspace.branch}`];
 }
 
 /** git names a worktree's admin directory after the worktree's: the node id (see `addGitWorktree`). */

@@ -6,9 +6,10 @@
  * transport (`protocol.allow=never`), and each filter driver the repository configures (a smudge
  * filter runs at checkout, a clean filter at `status`). The settings travel in git's
  * `GIT_CONFIG_COUNT` environment, which outranks every config file, reaches the git processes a
- * command starts, and never parses a driver's name. Calls are synchronous and bounded.
+ * command starts, and never parses a driver's name. Calls are bounded; `gitAsync` is for those
+ * that may take long (a checkout), which would otherwise hold the daemon's event loop.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 
 /** Longer than any checkout of a sane repository; a stuck git is killed, not waited on. */
 const GIT_TIMEOUT_MS = 120_000;
@@ -36,8 +37,19 @@ export interface GitResult {
 /** `git <args>` at `place`, with what git would run by itself turned off. */
 export function git(place: GitPlace, args: readonly string[]): GitResult {
   const at = placeArgs(place);
-  return run([...at, ...args], [...HARDENED, ...filterDrivers(at).flatMap(neutralized)]);
+  const drivers = filterDrivers(run([...at, ...LIST_FILTERS], HARDENED));
+  return run([...at, ...args], [...HARDENED, ...drivers.flatMap(neutralized)]);
 }
+
+/** `git` without blocking: the same call, run in the background. */
+export async function gitAsync(place: GitPlace, args: readonly string[]): Promise<GitResult> {
+  const at = placeArgs(place);
+  const drivers = filterDrivers(await runAsync([...at, ...LIST_FILTERS], HARDENED));
+  return runAsync([...at, ...args], [...HARDENED, ...drivers.flatMap(neutralized)]);
+}
+
+/** Every `filter.*` setting of the repository's config, its includes followed. */
+const LIST_FILTERS = ['config', '--null', '--get-regexp', '^filter\\.'];
 
 function placeArgs(place: GitPlace): string[] {
   if ('cwd' in place) return ['-C', place.cwd];
@@ -47,9 +59,8 @@ function placeArgs(place: GitPlace): string[] {
   ];
 }
 
-/** The filter drivers the repository's config (with its includes) names. */
-function filterDrivers(at: readonly string[]): string[] {
-  const listed = run([...at, 'config', '--null', '--get-regexp', '^filter\\.'], HARDENED);
+/** The filter drivers named in `LIST_FILTERS`'s answer. */
+function filterDrivers(listed: GitResult): string[] {
   if (!listed.ok) return []; // none (git answers 1), or no repository: the real call says so
   const names = new Set<string>();
   for (const entry of listed.stdout.split('\0')) {
@@ -82,13 +93,31 @@ function run(args: readonly string[], settings: readonly Setting[]): GitResult {
   if (result.error !== undefined) {
     return { ok: false, stdout: '', error: `git could not run: ${result.error.message}` };
   }
-  const firstLine = result.stderr.split('\n').find((line) => line.trim() !== '') ?? '';
-  const ended = result.signal === null ? `git exited ${result.status}` : `git was killed`;
-  return {
-    ok: result.status === 0,
-    stdout: result.stdout,
-    error: firstLine.trim() || ended,
+  return resultOf(result.status === 0, result.stdout, result.stderr, result.signal !== null);
+}
+
+function runAsync(args: readonly string[], settings: readonly Setting[]): Promise<GitResult> {
+  const options = {
+    encoding: 'utf8' as const,
+    env: gitEnv(settings),
+    timeout: GIT_TIMEOUT_MS,
+    maxBuffer: MAX_OUTPUT,
   };
+  return new Promise((resolve) => {
+    execFile('git', args, options, (error, stdout, stderr) => {
+      if (error !== null && typeof error.code === 'string') {
+        resolve({ ok: false, stdout: '', error: `git could not run: ${error.message}` });
+        return;
+      }
+      resolve(resultOf(error === null, stdout, stderr, error?.killed === true));
+    });
+  });
+}
+
+function resultOf(ok: boolean, stdout: string, stderr: string, killed: boolean): GitResult {
+  const firstLine = stderr.split('\n').find((line) => line.trim() !== '') ?? '';
+  const ended = killed ? 'git was killed (it ran too long)' : 'git failed';
+  return { ok, stdout, error: firstLine.trim() || ended };
 }
 
 /**

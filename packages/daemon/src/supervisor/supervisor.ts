@@ -5,9 +5,9 @@
  *   a node token (the node's scopes and app, bound to the node), hands a broker process its
  *   launch message on stdin, and records the process (`brokers`). The broker itself takes the
  *   node (`broker.claim`: queued → running). First its worktree is made (or kept from an earlier
- *   launch): a plain directory, or a `git worktree` for a node with a workspace, whose launch
- *   message names it (`workspace`) for the sandbox; a worktree git cannot make fails the node
- *   (`worktree_failed`).
+ *   launch): a plain directory, or a `git worktree` for a node with a workspace, made in the
+ *   background while the node holds its slot, and named in the launch message (`workspace`) for
+ *   the sandbox; a worktree git cannot make fails the node (`worktree_failed`).
  * - Warm spares: loading a broker's modules costs far more than the fork, so broker processes are
  *   started ahead of need (one per free slot, at least one) and wait, loaded, for a launch. A
  *   launch takes a spare and a replacement starts after it; spares are killed at close. They
@@ -151,6 +151,8 @@ export function createSupervisor(
   // after the first loads them without compiling.
   const env = { ...process.env, NODE_COMPILE_CACHE: join(cache, 'node') };
   const active = new Map<string, Active>();
+  /** Git nodes whose worktree is being made (`launch`), each holding a slot. */
+  const preparing = new Set<string>();
   /** Started, loaded (or loading), waiting for a launch; oldest first. */
   const spares: BrokerProcess[] = [];
   /** Set by the first launch: from then on spares are kept. */
@@ -170,14 +172,19 @@ export function createSupervisor(
   /** Starts queued nodes, oldest first, while slots are free; then tops up the spares. */
   function fill(): void {
     if (closed) return;
-    if (active.size < concurrency) {
+    if (busy() < concurrency) {
       for (const row of store.nodes.inStates(['queued'])) {
-        if (active.size >= concurrency) break;
+        if (busy() >= concurrency) break;
         // A node woken while its previous broker still exits waits for that exit.
-        if (!active.has(row.id)) launch(row);
+        if (!active.has(row.id) && !preparing.has(row.id)) launch(row);
       }
     }
     if (warm) topUpSpares();
+  }
+
+  /** Slots taken: brokers, and nodes whose git worktree is being made for theirs. */
+  function busy(): number {
+    return active.size + preparing.size;
   }
 
   function warmUp(): void {
@@ -220,7 +227,39 @@ export function createSupervisor(
     return spawnBroker({ entry: script, cwd: worktrees, env });
   }
 
+  /**
+   * Starts `row`'s broker; a git node's worktree first, in the background (a checkout may take a
+   * while), its slot held meanwhile. A node cancelled while git worked is not started.
+   */
   function launch(row: NodeRow): void {
+    const workspace = workspaceOf(row);
+    if (workspace === null) {
+      start(row, null);
+      return;
+    }
+    const cwd = worktreePath(deps.home, row.id);
+    preparing.add(row.id);
+    addGitWorktree(workspace, cwd)
+      .then(
+        () => {
+          preparing.delete(row.id);
+          if (closed) return;
+          const now = store.nodes.get(row.id);
+          if (now?.state === 'queued' && !active.has(row.id)) start(now, workspace);
+        },
+        (error: unknown) => {
+          preparing.delete(row.id);
+          if (!closed) hooks.unlaunchable(row.id, error, 'worktree_failed');
+        },
+      )
+      .catch((error: unknown) => {
+        logger.error({ err: error, node_id: row.id }, 'could not launch a git node');
+      })
+      .finally(schedule);
+  }
+
+  /** Mints the node's token and hands a broker its launch; its worktree is there (or made here). */
+  function start(row: NodeRow, workspace: Workspace | null): void {
     let parts: Pick<BrokerLaunch, 'model' | 'env'>;
     try {
       parts = hooks.launchOf(row);
@@ -229,12 +268,13 @@ export function createSupervisor(
       return;
     }
     const cwd = worktreePath(deps.home, row.id);
-    const workspace = workspaceOf(row);
-    try {
-      makeWorktree(cwd, workspace);
-    } catch (error) {
-      hooks.unlaunchable(row.id, error, 'worktree_failed');
-      return;
+    if (workspace === null) {
+      try {
+        mkdirSync(cwd, { recursive: true, mode: 0o700 });
+      } catch (error) {
+        hooks.unlaunchable(row.id, error, 'worktree_failed');
+        return;
+      }
     }
     const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
     const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
@@ -361,16 +401,6 @@ export function createSupervisor(
       queued: store.nodes.countInState('queued'),
     }),
   };
-}
-
-/**
- * The node's worktree at its launch: kept from an earlier one, else made, a plain directory or a
- * `git worktree` of its workspace's repository (`addGitWorktree`). A git call blocks the daemon
- * for its length: a checkout, once per node.
- */
-function makeWorktree(path: string, workspace: Workspace | null): void {
-  if (workspace === null) mkdirSync(path, { recursive: true, mode: 0o700 });
-  else addGitWorktree(workspace, path);
 }
 
 /**
