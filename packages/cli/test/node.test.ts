@@ -153,6 +153,7 @@ describe('svc node', () => {
       path: join(idle.home(), 'worktrees', a.id),
       exists: false,
       removed: false,
+      branch: null,
     });
   });
 

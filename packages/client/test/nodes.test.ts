@@ -135,6 +135,7 @@ describe('client.nodes', () => {
       path: join(home, 'worktrees', node.id),
       exists: false,
       removed: false, // it never ran, so it never had one
+      branch: null, // a plain directory
     });
     await expect(client.nodes.worktree.abandon(node.id)).resolves.toMatchObject({ exists: false });
     expect(() => client.nodes.worktree.abandon('run_01ARZ3NDEKTSV4RRFFQ69G5FAV')).toThrow(

@@ -124,7 +124,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     tokens.ensureOwner(paths.ownerToken);
     const models = modelService(store, events);
     const profiles = profileService(store, events);
-    const nodes = nodeService({ store, events, profiles, models });
+    const nodes = nodeService({ store, events, profiles, models, home: paths.home });
     nodes.start();
     cleanups.unshift(() => nodes.close());
     const runs = runService(store, events, nodes, (ids) =>

@@ -8,6 +8,8 @@
  * gives the host network; a fork bomb meets its bound while the daemon answers. Where no sandbox
  * can be made, such commands are refused with 503 and run nothing.
  */
+
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -291,6 +293,31 @@ describe('a node: its bash tool and file tools', () => {
     expect(shell.stdout).toMatch(/pwd=.*\/worktrees\/nd_/);
     expect(results[1]).toMatchObject({ status: 'error' });
     expect(JSON.stringify(results[1]!.output)).not.toContain(d.owner);
+  });
+
+  it('commits in its git worktree: the repository’s common directory is bound for git', async () => {
+    const repo = join(scratch, 'repo');
+    mkdirSync(repo);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.email', 'person@example.com');
+    git('config', 'user.name', 'Person');
+    writeFileSync(join(repo, 'README'), 'hello\n');
+    git('add', 'README');
+    git('commit', '-q', '-m', 'first');
+    const { node, results } = await nodeRun(
+      'sb-git',
+      [
+        bash(
+          'echo more >> README && git commit -q -am "from the sandbox" && git log --oneline | wc -l',
+        ),
+      ],
+      { workspace: { repo } },
+    );
+    expect(out(results[0]!)).toMatchObject({ exit_code: 0, stdout: '2\n' });
+    expect(git('log', '--format=%s', '-1', `svc/${node.id}`).trim()).toBe('from the sandbox');
+    expect(git('log', '--format=%s', '-1', 'main').trim()).toBe('first');
   });
 
   it('gets the env-store values its profile names in command_env, and no other', async () => {

@@ -47,6 +47,7 @@ describe('nodes.worktree', () => {
       path: worktree(id),
       exists: false,
       removed: true,
+      branch: null, // a plain directory
     });
     expect(existsSync(worktree(id))).toBe(false);
     // Again: nothing left to close, and the answer says this call removed nothing.

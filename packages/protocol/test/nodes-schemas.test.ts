@@ -57,6 +57,7 @@ function sampleNode(overrides: Record<string, unknown> = {}) {
     outcome: null,
     output_schema: null,
     metadata: {},
+    workspace: null,
     created_at: NOW,
     updated_at: NOW,
     started_at: null,
@@ -95,6 +96,22 @@ describe('node create body', () => {
     expect(ok(nodeCreateBodySchema, { task: 'x', budgets: { turns: 3 } })).toBe(false);
     const labels = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
     expect(ok(nodeCreateBodySchema, { task: 'x', metadata: labels })).toBe(false);
+  });
+
+  it('takes a git workspace: an absolute repo, a base that is never an option nor a range', () => {
+    const body = (workspace: unknown) => ({ task: 'x', workspace });
+    expect(ok(nodeCreateBodySchema, body({ repo: '/src/app' }))).toBe(true);
+    for (const base of ['main', 'release/1.2', 'v1.0.0', 'a1b2c3d']) {
+      expect(ok(nodeCreateBodySchema, body({ repo: '/src/app', base }))).toBe(true);
+    }
+    for (const base of ['-x', '--upload-pack=evil', 'main..dev', 'HEAD~1', 'a b', '']) {
+      expect(ok(nodeCreateBodySchema, body({ repo: '/src/app', base }))).toBe(false);
+    }
+    expect(ok(nodeCreateBodySchema, body({ repo: 'src/app' }))).toBe(false);
+    expect(ok(nodeCreateBodySchema, body({ repo: '/src/app', branch: 'x' }))).toBe(false);
+    expect(ok(nodeCreateBodySchema, body(null))).toBe(false);
+    expect(ok(profileEnsureBodySchema, { workspace: null })).toBe(true);
+    expect(ok(profileEnsureBodySchema, { workspace: { repo: '/src/app' } })).toBe(true);
   });
 
   it("accepts a script only with provider 'scripted', and every turn says something", () => {
@@ -230,6 +247,7 @@ describe('profiles, models and the model call', () => {
       tools: null,
       scopes: null,
       budgets: { max_turns: 100, max_tokens: null, max_cost_usd: null },
+      workspace: null,
       network: null,
       command_env: [],
       env: [{ name: 'GITHUB_TOKEN', updated_at: NOW, value: 'leak' }],

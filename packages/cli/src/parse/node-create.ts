@@ -3,6 +3,7 @@
  * "Create body") from flags, checked before anything is sent.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { NodeCreateParams } from '@svc/client';
 import {
   nodeCreateBodySchema,
@@ -26,6 +27,7 @@ export interface CreateOptions {
   maxCostUsd?: string;
   outputSchema?: string;
   label?: string[];
+  repo?: string;
 }
 
 /** Adds the create flags to `command`. */
@@ -44,7 +46,8 @@ export function withCreateOptions(command: Command): Command {
     .option('--max-tokens <n>', 'token budget (input plus output)')
     .option('--max-cost-usd <usd>', 'cost budget')
     .option('--output-schema <file>', 'JSON Schema file the result must match')
-    .option('--label <key=value>', 'a metadata label (repeatable)', collect, []);
+    .option('--label <key=value>', 'a metadata label (repeatable)', collect, [])
+    .option('--repo <dir>', 'work in a git worktree of this repository, on branch svc/<node id>');
 }
 
 /** Commander's parser for a repeatable option: each use adds its value to the list. */
@@ -80,6 +83,8 @@ export function createBody(task: string[], opts: CreateOptions): NodeCreateParam
     body.output_schema = schema as Record<string, unknown>;
   }
   if (opts.label !== undefined && opts.label.length > 0) body.metadata = labels(opts.label);
+  // The daemon runs on this host: a relative directory is this shell's.
+  if (opts.repo !== undefined) body.workspace = { repo: resolve(opts.repo) };
   // The daemon's own schema, so a bad flag value is a usage error here, before anything is sent.
   const checked = nodeCreateBodySchema.safeParse(body);
   const issue = checked.error?.issues[0];
@@ -104,6 +109,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   output_schema: '--output-schema',
   metadata: '--label',
   script: '--script',
+  workspace: '--repo',
 };
 
 /**

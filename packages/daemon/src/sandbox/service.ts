@@ -4,9 +4,10 @@
  * command it runs (its broker's `bash` tool, or its token on `POST /v1/bash`).
  */
 import type { Scope } from '@svc/protocol';
+import { worktreeMounts } from '../services/git-worktree.ts';
 import type { ProfileService } from '../services/profiles.ts';
 import { worktreePath } from '../services/worktrees.ts';
-import type { NodeRow } from '../store/nodes.ts';
+import type { NodeRow, Workspace } from '../store/nodes.ts';
 import { sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';
@@ -23,7 +24,7 @@ export interface SandboxStatus {
 }
 
 /** What of a node's row its plan reads: its id, its scope list (JSON text; null = all), its profile. */
-export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes' | 'profile'>;
+export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes' | 'profile' | 'workspace'>;
 
 export function sandboxService(deps: {
   home: string;
@@ -58,6 +59,10 @@ export function sandboxService(deps: {
         svcHome: home,
         scopes: node.scopes === null ? null : (JSON.parse(node.scopes) as Scope[]),
         worktree: worktreePath(home, node.id),
+        // A git worktree's repository: its common git directory, as recorded at create.
+        extra: worktreeMounts({
+          workspace: node.workspace === null ? null : (JSON.parse(node.workspace) as Workspace),
+        }).map((m) => ({ path: m.path, kind: m.writable ? ('rw' as const) : ('ro' as const) })),
         network: profile?.network ?? undefined,
         env,
       });

@@ -170,9 +170,9 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         sandbox: sandbox.forNode(node),
       };
     },
-    unlaunchable(nodeId, error) {
+    unlaunchable(nodeId, error, code = 'model_not_ready') {
       const message = error instanceof Error ? error.message : String(error);
-      fault(nodeId, { code: 'model_not_ready', message, fatal: true }, true);
+      fault(nodeId, { code, message, fatal: true }, true);
     },
     crashed(nodeId, message) {
       fault(nodeId, { code: 'broker_crashed', message, fatal: false }, true);

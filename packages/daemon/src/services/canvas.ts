@@ -28,7 +28,7 @@ import type { CronService } from './crons.ts';
 import type { EventLog } from './events.ts';
 import type { NodeService } from './nodes.ts';
 import type { Principal } from './tokens.ts';
-import { removeTree, removeWorktrees } from './tree-removal.ts';
+import { type RemovedNode, removeTree, removeWorktrees } from './tree-removal.ts';
 
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 export type AttentionItem = z.output<typeof attentionItemSchema>;
@@ -304,7 +304,7 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
       const olderThanS = opts.olderThanS ?? PRUNE_DEFAULT_OLDER_THAN_S;
       const limit = opts.limit ?? PRUNE_LIMIT_DEFAULT;
       const dryRun = opts.dryRun === true;
-      const removed: string[] = [];
+      const removed: RemovedNode[] = [];
       const result = store.db.transaction((afterCommit) => {
         const cutoff = new Date(Date.now() - olderThanS * 1000).toISOString();
         const found = store.canvas.pruneCandidates({

@@ -453,7 +453,7 @@ function lexicalOf(path: string): string {
  * directory holds no whitespace, comma or control character and has a bounded length, so any
  * scope covering `path` covers that prefix too. `null` when not even `/` fits (never).
  */
-function wantedScope(access: Access, path: string): Scope | null {
+export function wantedScope(access: Access, path: string): Scope | null {
   let dir = path;
   for (;;) {
     const scope = `svc:files:${access}:user:${dir}`;

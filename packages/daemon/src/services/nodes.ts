@@ -26,6 +26,7 @@ import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
 import type { Job } from '../store/jobs.ts';
+import { toJson } from '../store/json.ts';
 import type { Mail, MailFrom } from '../store/mail.ts';
 import {
   type Node,
@@ -36,6 +37,7 @@ import {
   toNode,
   type Visibility,
   type WaitingOn,
+  workspaceOf,
 } from '../store/nodes.ts';
 import type { EventLog } from './events.ts';
 import type { ModelService } from './models.ts';
@@ -45,6 +47,7 @@ import { compileOutputSchema, compileUsable } from './output-schema.ts';
 import type { ProfileService, ProfileSettings } from './profiles.ts';
 import { appsReadable, checkScopes } from './scopes.ts';
 import type { Principal } from './tokens.ts';
+import { forkWorkspace, resolveWorkspace } from './workspace.ts';
 
 /** The longest delay a Node timer takes (a signed 32-bit count of ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -80,9 +83,11 @@ export interface NodeServiceDeps {
   events: EventLog;
   profiles: Pick<ProfileService, 'settings'>;
   models: Pick<ModelService, 'config'>;
+  /** svc's home, which no git workspace may lie in (its worktrees aside). */
+  home?: string | undefined;
 }
 
-export function nodeService({ store, events, profiles, models }: NodeServiceDeps) {
+export function nodeService({ store, events, profiles, models, home }: NodeServiceDeps) {
   let runtime: NodeRuntime = idleRuntime;
   const timers = new Map<string, NodeJS.Timeout>();
   /** Called in the transaction that makes a node final (`onFinal`). */
@@ -354,6 +359,16 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     );
     if (body.output_schema !== undefined) compileUsable(body.output_schema);
     const id = newId('node');
+    const wanted = body.workspace ?? settings?.workspace ?? undefined;
+    const workspace =
+      wanted === undefined
+        ? null
+        : resolveWorkspace(wanted, id, {
+            ceiling: scopeCeiling(principal),
+            appId: principal.appId,
+            home,
+            from: body.workspace === undefined ? `profile '${profileName}'` : 'workspace',
+          });
     const at = now();
     const row: NodeRow = {
       id,
@@ -377,6 +392,7 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
       outcome: null,
       output_schema: body.output_schema === undefined ? null : JSON.stringify(body.output_schema),
       metadata: JSON.stringify(body.metadata ?? {}),
+      workspace: toJson(workspace),
       created_at: at,
       updated_at: at,
       started_at: null,
@@ -691,9 +707,20 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
           grantOf(parent?.run_id),
         );
         const newId_ = newId('node');
+        const sourceWorkspace = workspaceOf(source);
+        const workspace =
+          sourceWorkspace === null
+            ? null
+            : forkWorkspace(sourceWorkspace, newId_, {
+                ceiling: scopeCeiling(principal),
+                appId: principal.appId,
+                home,
+                from: `the workspace of ${source.id}`,
+              });
         const at = now();
         const row: NodeRow = {
           ...source,
+          workspace: toJson(workspace),
           id: newId_,
           parent_id: parent?.id ?? null,
           root_id: parent?.root_id ?? newId_,

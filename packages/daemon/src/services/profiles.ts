@@ -25,12 +25,16 @@ export interface ProfileSettings {
   tools: string[] | null;
   scopes: string[] | null;
   budgets: Budgets;
+  /** Its nodes' default git workspace, checked at each create; `null`: plain directories. */
+  workspace: ProfileWorkspace | null;
   /** Its nodes' sandbox network; `null` = the daemon's default. */
   network: 'none' | 'host' | null;
   /** Names from its env store its nodes' sandboxed commands get in their environment. */
   command_env: string[];
   app_id: string | null;
 }
+
+export type ProfileWorkspace = NonNullable<Profile['workspace']>;
 
 /**
  * Whose profiles a caller sees: the owner (and the owner's nodes) every one; an app, and the
@@ -65,6 +69,7 @@ export function profileService(store: Store, events: EventLog) {
       tools: parse<string[]>(r.tools),
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
+      workspace: parse<ProfileWorkspace>(r.workspace),
       network: r.network as ProfileSettings['network'],
       command_env: parse<string[]>(r.command_env) ?? [],
       app_id: r.app_id,
@@ -82,6 +87,7 @@ export function profileService(store: Store, events: EventLog) {
       tools: parse<string[]>(r.tools),
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
+      workspace: parse<ProfileWorkspace>(r.workspace),
       network: r.network as ProfileSettings['network'],
       command_env: parse<string[]>(r.command_env) ?? [],
       env: store.profiles.envNames(r.name),
@@ -132,6 +138,13 @@ export function profileService(store: Store, events: EventLog) {
               current === undefined ? DEFAULT_BUDGETS : (JSON.parse(current.budgets) as Budgets),
               body.budgets,
             ),
+          ),
+          // Only its shape here: whether a creator may work in it is asked at each node's create.
+          workspace: pick(
+            json(
+              body.workspace && { repo: body.workspace.repo, base: body.workspace.base ?? null },
+            ),
+            current?.workspace ?? null,
           ),
           network: pick(networkOf(body.network, principal), current?.network ?? null),
           command_env: pick(json(body.command_env), current?.command_env ?? null),
@@ -225,6 +238,7 @@ const SETTINGS = [
   'tools',
   'scopes',
   'budgets',
+  'workspace',
   'network',
   'command_env',
 ] as const;

@@ -17,19 +17,19 @@ import { requireMayMail, scopeCeiling } from './node-ceiling.ts';
 import type { CreateBody, NodeService } from './nodes.ts';
 import { requireScope } from './scopes.ts';
 import type { Principal } from './tokens.ts';
-import { removeTree } from './tree-removal.ts';
+import { type RemovedNode, removeTree } from './tree-removal.ts';
 
 export type Run = z.output<typeof runSchema>;
 
 /**
- * @param removed called after a `runs.delete` commits with the removed node ids (the daemon
+ * @param removed called after a `runs.delete` commits with the removed nodes (the daemon
  * removes their worktrees)
  */
 export function runService(
   store: Store,
   events: EventLog,
   nodes: NodeService,
-  removed: (ids: readonly string[]) => void = () => {},
+  removed: (nodes: readonly RemovedNode[]) => void = () => {},
 ) {
   function toRun(run: RunRow, root: NodeRow): Run {
     const node = toNode(root);
@@ -193,9 +193,9 @@ export function runService(
             `run ${id} still has ${live.length} live node(s), e.g. ${live[0]!.id}; cancel them first`,
           );
         }
-        removeTree(store, root.id, run.id);
+        const gone = removeTree(store, root.id, run.id);
         events.record('run.deleted', run.id, { run_id: run.id });
-        afterCommit(() => removed(ids));
+        afterCommit(() => removed(gone));
         return { id: run.id, deleted: true as const };
       });
     },

@@ -4,7 +4,11 @@
  */
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Store } from '../store/index.ts';
+import type { NodeRow } from '../store/nodes.ts';
 import { abandonWorktree } from './worktrees.ts';
+
+/** A removed node whose worktree goes after the commit: a git node's branch with it. */
+export type RemovedNode = Pick<NodeRow, 'id' | 'workspace'>;
 
 /**
  * In the caller's transaction: the tree's nodes with all that hangs on them (turns, mail,
@@ -12,31 +16,35 @@ import { abandonWorktree } from './worktrees.ts';
  * gone), the app's handles on their questions (a question reads its run's words) and their
  * events with the run's (`node.turn` events carry the very transcripts being removed). The human
  * requests behind the questions stay: they are the person's inbox history, which outlives the
- * asking node (migration 007). Answers the node ids, whose worktrees go after the commit
+ * asking node (migration 007). Answers the nodes, whose worktrees go after the commit
  * (`removeWorktrees`).
  * @param runId the tree's run, or `null` (then only the nodes' events go)
  */
-export function removeTree(store: Store, rootId: string, runId: string | null): string[] {
-  const ids = store.nodes.treeIds(rootId);
+export function removeTree(store: Store, rootId: string, runId: string | null): RemovedNode[] {
+  const nodes = store.nodes.treeWorktrees(rootId);
+  const ids = nodes.map((n) => n.id);
   store.memory.deleteNodeSpaces(ids);
   store.questions.deleteNodes(ids);
   store.nodeEvents.deleteRun(runId ?? rootId, rootId);
   store.nodes.deleteTree(rootId);
-  return ids;
+  return nodes;
 }
 
 /** After the commit: the removed nodes' worktrees; a failure is logged, the removal stands. */
 export function removeWorktrees(
   home: string,
   logger: Pick<Logger, 'warn'>,
-  ids: readonly string[],
+  nodes: readonly RemovedNode[],
 ): void {
-  for (const id of ids) {
+  for (const node of nodes) {
     try {
       // Every node removed was final (its row is gone now, its state with it).
-      abandonWorktree(home, { id, state: 'done' });
+      abandonWorktree(home, { ...node, state: 'done' });
     } catch (error) {
-      logger.warn({ err: error, node_id: id }, 'could not remove the worktree of a removed node');
+      logger.warn(
+        { err: error, node_id: node.id },
+        'could not remove the worktree of a removed node',
+      );
     }
   }
 }

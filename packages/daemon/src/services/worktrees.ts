@@ -2,16 +2,29 @@
  * A node's worktree, `SVC_HOME/worktrees/<node id>`: the directory its broker works in (the
  * default directory of its `bash` calls). The supervisor makes it at the node's first launch and
  * keeps it across relaunches, revives and recycles, so a node picks up its files where it left
- * them. Closing or abandoning it removes it, as `git worktree remove` does, with or without
- * `--force`: close refuses while it holds anything, abandon discards what it holds.
+ * them. It is a plain directory, or for a node with a git workspace a `git worktree` of its
+ * repository (`./git-worktree.ts`). Closing or abandoning it removes it, as `git worktree remove`
+ * does, with or without `--force`: close refuses while it holds anything (a plain directory's
+ * entries, a git worktree's uncommitted changes) and keeps a git node's branch; abandon discards
+ * what it holds, the branch too.
  */
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FINAL_STATES, isFinal, type NodeState, type worktreeSchema } from '@svc/protocol';
+import { FINAL_STATES, isFinal, type worktreeSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { type NodeRow, workspaceOf } from '../store/nodes.ts';
+import {
+  abandonGitWorktree,
+  closeGitWorktree,
+  closeRefusal,
+  type GitRemoval,
+} from './git-worktree.ts';
 
 export type Worktree = z.output<typeof worktreeSchema>;
+
+/** What closing or abandoning reads of a node. */
+export type WorktreeNode = Pick<NodeRow, 'id' | 'state' | 'workspace'>;
 
 /** The worktree directory of node `id` under `home`. */
 export function worktreePath(home: string, id: string): string {
@@ -20,10 +33,26 @@ export function worktreePath(home: string, id: string): string {
 
 /**
  * Removes the worktree of a final node when it holds nothing; 409 `invalid_state` while it holds
- * files, naming how many, so that nothing a node made is lost by a close.
+ * files (a git worktree: uncommitted changes), naming how many, so that nothing a node made is
+ * lost by a close. A git node's branch stays, with what it committed.
  */
-export function closeWorktree(home: string, node: { id: string; state: NodeState }): Worktree {
+export function closeWorktree(home: string, node: WorktreeNode): Worktree {
   const path = finalNodeWorktree(home, node, 'closed');
+  const workspace = workspaceOf(node);
+  if (workspace !== null) {
+    const refusal = closeRefusal(workspace, node.id, path);
+    if (refusal !== null) throw new ApiError('invalid_state', refusal, { field: 'id' });
+    try {
+      return answer(node.id, path, closeGitWorktree(workspace, path));
+    } catch (error) {
+      // What git still refuses after the checks (a locked worktree, one whose `.git` changed).
+      throw new ApiError(
+        'invalid_state',
+        `git could not remove the worktree at ${path} (${(error as Error).message}); abandon it to discard it`,
+        { field: 'id' },
+      );
+    }
+  }
   const held = entries(path);
   if (held > 0) {
     throw new ApiError(
@@ -35,9 +64,16 @@ export function closeWorktree(home: string, node: { id: string; state: NodeState
   return remove(node.id, path);
 }
 
-/** Removes the worktree of a final node and everything in it. */
-export function abandonWorktree(home: string, node: { id: string; state: NodeState }): Worktree {
-  return remove(node.id, finalNodeWorktree(home, node, 'abandoned'));
+/** Removes the worktree of a final node and everything in it; a git node's branch too. */
+export function abandonWorktree(home: string, node: WorktreeNode): Worktree {
+  const path = finalNodeWorktree(home, node, 'abandoned');
+  const workspace = workspaceOf(node);
+  if (workspace !== null) return answer(node.id, path, abandonGitWorktree(workspace, path));
+  return remove(node.id, path);
+}
+
+function answer(nodeId: string, path: string, removal: GitRemoval): Worktree {
+  return { node_id: nodeId, path, exists: false, removed: removal.removed, branch: removal.branch };
 }
 
 /**
@@ -47,7 +83,7 @@ export function abandonWorktree(home: string, node: { id: string; state: NodeSta
  */
 function finalNodeWorktree(
   home: string,
-  node: { id: string; state: NodeState },
+  node: Pick<NodeRow, 'id' | 'state'>,
   done: string,
 ): string {
   if (!isFinal(node.state)) {
@@ -75,7 +111,7 @@ function remove(nodeId: string, path: string): Worktree {
   const removed = existsAt(path);
   // Never follows a link: a node that swapped its worktree for one loses the link, not its target.
   rmSync(path, { recursive: true, force: true });
-  return { node_id: nodeId, path, exists: false, removed };
+  return { node_id: nodeId, path, exists: false, removed, branch: null };
 }
 
 /** Whether anything is at `path`, a dangling link included (`lstat`, never followed). */

@@ -11,6 +11,7 @@ import { fromJson } from './json.ts';
 export type Node = z.output<typeof nodeSchema>;
 export type WaitingOn = NonNullable<Node['waiting_on']>;
 export type Outcome = NonNullable<Node['outcome']>;
+export type Workspace = NonNullable<Node['workspace']>;
 
 /** The model a node runs, as stored: the DTO's `{provider, model}` plus a scripted model's turns. */
 export interface StoredModel {
@@ -41,6 +42,8 @@ export interface NodeRow {
   outcome: string | null;
   output_schema: string | null;
   metadata: string;
+  /** JSON `Workspace` (`{repo, git_common_dir, branch, base}`); `null`: a plain directory. */
+  workspace: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -99,10 +102,10 @@ export function nodeStore(db: Db) {
     insert: db.sqlite.prepare(
       `INSERT INTO nodes (id, parent_id, root_id, run_id, app_id, profile, title, task, state,
          state_reason, waiting_on, scopes, model, budgets, outcome, output_schema, metadata,
-         created_at, updated_at)
+         workspace, created_at, updated_at)
        VALUES (:id, :parent_id, :root_id, :run_id, :app_id, :profile, :title, :task, :state,
          :state_reason, :waiting_on, :scopes, :model, :budgets, :outcome, :output_schema, :metadata,
-         :created_at, :updated_at)`,
+         :workspace, :created_at, :updated_at)`,
     ),
     get: db.sqlite.prepare('SELECT * FROM nodes WHERE id = ?'),
     visible: db.sqlite.prepare(`SELECT * FROM nodes n WHERE n.id = :id AND ${VISIBLE}`),
@@ -145,6 +148,7 @@ export function nodeStore(db: Db) {
        FROM nodes WHERE root_id = ?`,
     ),
     treeIds: db.sqlite.prepare('SELECT id FROM nodes WHERE root_id = ?'),
+    treeWorktrees: db.sqlite.prepare('SELECT id, workspace FROM nodes WHERE root_id = ?'),
     deleteTree: db.sqlite.prepare(
       `DELETE FROM nodes WHERE id IN (
          WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT n.id FROM nodes n JOIN sub ON n.parent_id = sub.id)
@@ -176,7 +180,8 @@ export function nodeStore(db: Db) {
     /** Writes every mutable column of `row` back. */
     save(row: NodeRow): void {
       counts.clear();
-      const { app_id, profile, scopes, model, output_schema, created_at, ...mutable } = row;
+      const { app_id, profile, scopes, model, output_schema, workspace, created_at, ...mutable } =
+        row;
       q.save.run({ ...mutable });
     },
     list(vis: Visibility, f: NodeFilter): NodeRow[] {
@@ -217,6 +222,10 @@ export function nodeStore(db: Db) {
     treeIds(rootId: string): string[] {
       return (q.treeIds.all(rootId) as { id: string }[]).map((r) => r.id);
     },
+    /** What removing a tree's worktrees needs of its nodes: their ids and workspaces. */
+    treeWorktrees(rootId: string): Pick<NodeRow, 'id' | 'workspace'>[] {
+      return q.treeWorktrees.all(rootId) as unknown as Pick<NodeRow, 'id' | 'workspace'>[];
+    },
     /** Deletes a node and everything below it (turns, mail, reports, jobs cascade). */
     deleteTree(id: string): void {
       counts.clear();
@@ -254,9 +263,15 @@ export function toNode(row: NodeRow): Node {
     outcome: fromJson<Outcome>(row.outcome),
     output_schema: fromJson<Record<string, unknown>>(row.output_schema),
     metadata: JSON.parse(row.metadata) as Record<string, string>,
+    workspace: workspaceOf(row),
     created_at: row.created_at,
     updated_at: row.updated_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
   };
+}
+
+/** A node's git workspace as recorded at create; `null`: a plain-directory worktree. */
+export function workspaceOf(row: Pick<NodeRow, 'workspace'>): Workspace | null {
+  return fromJson<Workspace>(row.workspace);
 }

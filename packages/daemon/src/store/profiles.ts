@@ -12,6 +12,8 @@ export interface ProfileRow {
   scopes: string | null;
   /** JSON `{max_turns, max_tokens, max_cost_usd}`. */
   budgets: string;
+  /** JSON `{repo, base}`: its nodes' default git workspace; `null` = plain directories. */
+  workspace: string | null;
   /** `none` or `host`: its nodes' sandbox network; `null` = the daemon's default. */
   network: string | null;
   /** JSON array of env-store names its nodes' commands get; `null` = none. */
@@ -36,13 +38,13 @@ export function profileStore(db: Db) {
     ),
     upsert: db.sqlite.prepare(
       `INSERT INTO profiles (name, description, model, system_prompt, tools, scopes, budgets,
-         network, command_env, app_id, created_at, updated_at)
-       VALUES (:name, :description, :model, :system_prompt, :tools, :scopes, :budgets, :network,
-         :command_env, :app_id, :created_at, :updated_at)
+         workspace, network, command_env, app_id, created_at, updated_at)
+       VALUES (:name, :description, :model, :system_prompt, :tools, :scopes, :budgets, :workspace,
+         :network, :command_env, :app_id, :created_at, :updated_at)
        ON CONFLICT (name) DO UPDATE SET description = excluded.description,
          model = excluded.model, system_prompt = excluded.system_prompt, tools = excluded.tools,
-         scopes = excluded.scopes, budgets = excluded.budgets, network = excluded.network,
-         command_env = excluded.command_env,
+         scopes = excluded.scopes, budgets = excluded.budgets, workspace = excluded.workspace,
+         network = excluded.network, command_env = excluded.command_env,
          updated_at = excluded.updated_at`,
     ),
     envNames: db.sqlite.prepare(

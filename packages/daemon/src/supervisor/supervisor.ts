@@ -4,7 +4,10 @@
  * - A node is started when it is `queued` and a slot is free, oldest first: the supervisor mints
  *   a node token (the node's scopes and app, bound to the node), hands a broker process its
  *   launch message on stdin, and records the process (`brokers`). The broker itself takes the
- *   node (`broker.claim`: queued → running).
+ *   node (`broker.claim`: queued → running). First its worktree is made (or kept from an earlier
+ *   launch): a plain directory, or a `git worktree` for a node with a workspace, made in the
+ *   background while the node holds its slot, and named in the launch message (`workspace`) for
+ *   the sandbox; a worktree git cannot make fails the node (`worktree_failed`).
  * - Warm spares: loading a broker's modules costs far more than the fork, so broker processes are
  *   started ahead of need (one per free slot, at least one) and wait, loaded, for a launch. A
  *   launch takes a spare and a replacement starts after it; spares are killed at close. They
@@ -32,12 +35,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { socketPathProblem } from '@svc/protocol/home';
 import type { Logger } from '../lifecycle/logger.ts';
+import { addGitWorktree } from '../services/git-worktree.ts';
 import type { NodeRuntime } from '../services/node-runtime.ts';
 import type { TokenService } from '../services/tokens.ts';
 import { worktreePath } from '../services/worktrees.ts';
 import { sweepWrites, writeNotesDir } from '../services/write-notes.ts';
 import type { Store } from '../store/index.ts';
-import type { NodeRow } from '../store/nodes.ts';
+import { type NodeRow, type Workspace, workspaceOf } from '../store/nodes.ts';
 import { brokerBundle } from './broker-bundle.ts';
 import {
   type BrokerExit,
@@ -69,8 +73,11 @@ const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url)
 export interface SupervisorHooks {
   /** The model (with its key) and profile env of `node`'s launch; throws when it cannot run. */
   launchOf(node: NodeRow): Pick<BrokerLaunch, 'model' | 'env' | 'sandbox'>;
-  /** The node cannot be launched (its model is not ready): a fatal fault. */
-  unlaunchable(nodeId: string, error: unknown): void;
+  /**
+   * The node cannot be launched: a fatal fault, `code` saying what failed (default
+   * `model_not_ready`; `worktree_failed` when git could not make its worktree).
+   */
+  unlaunchable(nodeId: string, error: unknown, code?: string): void;
   /** Its broker died while it ran (or before claiming it): count it; relaunch or fail. */
   crashed(nodeId: string, message: string): void;
   /** The daemon stopped while it ran: relaunch, not counted against the node. */
@@ -146,6 +153,8 @@ export function createSupervisor(
   // after the first loads them without compiling.
   const env = { ...process.env, NODE_COMPILE_CACHE: join(cache, 'node') };
   const active = new Map<string, Active>();
+  /** Git nodes whose worktree is being made (`launch`), each holding a slot. */
+  const preparing = new Set<string>();
   /** Started, loaded (or loading), waiting for a launch; oldest first. */
   const spares: BrokerProcess[] = [];
   /** Set by the first launch: from then on spares are kept. */
@@ -165,14 +174,19 @@ export function createSupervisor(
   /** Starts queued nodes, oldest first, while slots are free; then tops up the spares. */
   function fill(): void {
     if (closed) return;
-    if (active.size < concurrency) {
+    if (busy() < concurrency) {
       for (const row of store.nodes.inStates(['queued'])) {
-        if (active.size >= concurrency) break;
+        if (busy() >= concurrency) break;
         // A node woken while its previous broker still exits waits for that exit.
-        if (!active.has(row.id)) launch(row);
+        if (!active.has(row.id) && !preparing.has(row.id)) launch(row);
       }
     }
     if (warm) topUpSpares();
+  }
+
+  /** Slots taken: brokers, and nodes whose git worktree is being made for theirs. */
+  function busy(): number {
+    return active.size + preparing.size;
   }
 
   function warmUp(): void {
@@ -215,10 +229,49 @@ export function createSupervisor(
     return spawnBroker({ entry: script, cwd: worktrees, env });
   }
 
+  /**
+   * Starts `row`'s broker; a git node's worktree first, in the background (a checkout may take a
+   * while), its slot held meanwhile. A node cancelled while git worked is not started.
+   */
   function launch(row: NodeRow): void {
+    const workspace = workspaceOf(row);
+    if (workspace === null) {
+      start(row, null);
+      return;
+    }
+    const cwd = worktreePath(deps.home, row.id);
+    preparing.add(row.id);
+    addGitWorktree(workspace, cwd)
+      .then(
+        () => {
+          preparing.delete(row.id);
+          if (closed) return;
+          const now = store.nodes.get(row.id);
+          if (now?.state === 'queued' && !active.has(row.id)) start(now, workspace);
+        },
+        (error: unknown) => {
+          preparing.delete(row.id);
+          if (!closed) hooks.unlaunchable(row.id, error, 'worktree_failed');
+        },
+      )
+      .catch((error: unknown) => {
+        logger.error({ err: error, node_id: row.id }, 'could not launch a git node');
+      })
+      .finally(schedule);
+  }
+
+  /** Mints the node's token and hands a broker its launch; its worktree is there (or made here). */
+  function start(row: NodeRow, workspace: Workspace | null): void {
     // Before its plan is made: the sandbox binds the worktree that exists (by its realpath).
     const cwd = worktreePath(deps.home, row.id);
-    mkdirSync(cwd, { recursive: true, mode: 0o700 });
+    if (workspace === null) {
+      try {
+        mkdirSync(cwd, { recursive: true, mode: 0o700 });
+      } catch (error) {
+        hooks.unlaunchable(row.id, error, 'worktree_failed');
+        return;
+      }
+    }
     let parts: Pick<BrokerLaunch, 'model' | 'env' | 'sandbox'>;
     try {
       parts = hooks.launchOf(row);
@@ -240,6 +293,7 @@ export function createSupervisor(
           socket_path: deps.socketPath,
           home: deps.home,
           cwd,
+          workspace,
           viewer_socket_path: viewerSocket,
           ...parts,
         },

@@ -112,6 +112,7 @@ export class MemoryDaemon {
       outcome: null,
       output_schema: null,
       metadata: {},
+      workspace: null,
       created_at: at,
       updated_at: at,
       started_at: null,

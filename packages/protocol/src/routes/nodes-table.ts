@@ -299,7 +299,8 @@ export const nodesRoutes = [
     method: 'POST',
     path: '/v1/nodes/{id}/worktree/close',
     auth: ACT,
-    summary: "Remove a final node's worktree when it holds nothing (409 while it holds files)",
+    summary:
+      "Remove a final node's worktree when it holds nothing (409 while it holds files or uncommitted git changes); a git node's branch is kept",
     params: nodeParamsSchema,
     response: worktreeSchema,
   },
@@ -308,7 +309,7 @@ export const nodesRoutes = [
     method: 'POST',
     path: '/v1/nodes/{id}/worktree/abandon',
     auth: ACT,
-    summary: "Remove a final node's worktree and everything in it",
+    summary: "Remove a final node's worktree and everything in it, a git node's branch too",
     params: nodeParamsSchema,
     response: worktreeSchema,
   },

@@ -18,6 +18,7 @@ import {
   turnSchema,
   turnUsageSchema,
   WAIT_MAX_S,
+  workspaceSchema,
 } from './nodes.ts';
 import { pluginCommandSchema, pluginSchema } from './plugins.ts';
 
@@ -71,6 +72,12 @@ export const brokerLaunchSchema = z.strictObject({
   cwd: absolutePathSchema
     .optional()
     .describe("the node's worktree, the broker's working directory (default: where it started)"),
+  workspace: workspaceSchema
+    .nullable()
+    .optional()
+    .describe(
+      "the node's git workspace, `cwd` being a git worktree of it (its sandbox mounts `worktreeMounts` of it); none: a plain directory",
+    ),
   viewer_socket_path: absolutePathSchema
     .optional()
     .describe(

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { FINAL_STATES, NODE_STATES } from '../nodes/state-machine.ts';
 import {
+  absolutePathSchema,
   idSchema,
   LIST_LIMIT_MAX,
   listQuerySchema,
@@ -134,6 +135,49 @@ export const waitingOnSchema = z.discriminatedUnion('for', [
     .describe('parked at a budget; raising it (nodes.update) wakes the node'),
 ]);
 
+// ── workspaces ───────────────────────────────────────────────────────────────────────────────
+
+/**
+ * What a git node's branch starts from: a branch, tag or commit of its repository. Letters,
+ * digits and `._/-` only, no leading `-` (never read as an option) and no `..` (no range).
+ */
+export const gitBaseSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/)
+  .describe('a branch, tag or commit: letters, digits and ._/- (no leading -, no ..)');
+
+/**
+ * A git workspace asked for (`nodes.create`, `runs.start`, a profile): the node's worktree is a
+ * `git worktree` of `repo` on branch `svc/<node id>` instead of a plain directory.
+ */
+export const workspaceInputSchema = z.strictObject({
+  repo: absolutePathSchema.describe(
+    'a directory of a git work tree inside a svc:files:rw:user:<dir> the creator holds (the owner: any)',
+  ),
+  base: gitBaseSchema
+    .optional()
+    .describe(
+      "what the node's branch starts from (default: the repository's HEAD at its first launch)",
+    ),
+});
+
+/** A node's git workspace, as recorded at create (docs/nodes.md "Workspaces"). */
+export const workspaceSchema = z.object({
+  repo: z.string().describe("the repository's top-level work tree (its realpath)"),
+  git_common_dir: z
+    .string()
+    .describe(
+      "the repository's common git directory, recorded at create: what the node's sandbox mounts read-write besides its worktree",
+    ),
+  branch: z.string().describe('the branch its worktree is on: svc/<node id>'),
+  base: z
+    .string()
+    .nullable()
+    .describe("what the branch starts from; null = the repository's HEAD at the first launch"),
+});
+
 // ── the node ─────────────────────────────────────────────────────────────────────────────────
 
 export const nodeSchema = z.object({
@@ -158,6 +202,9 @@ export const nodeSchema = z.object({
   outcome: outcomeSchema.nullable().describe('set once final'),
   output_schema: jsonSchemaObject.nullable(),
   metadata: z.record(z.string(), z.string()),
+  workspace: workspaceSchema
+    .nullable()
+    .describe('a git worktree of a repository; null = a plain-directory worktree'),
   created_at: timestampSchema,
   updated_at: timestampSchema,
   started_at: timestampSchema.nullable().describe('its first turn'),
@@ -192,6 +239,9 @@ const nodeCreateShape = {
     .optional()
     .describe('the submitted result must match it; nodes.parse answers it parsed'),
   metadata: metadataSchema.optional(),
+  workspace: workspaceInputSchema
+    .optional()
+    .describe("a git worktree instead of a plain directory; default: the profile's, else none"),
 };
 
 export const nodeCreateBodySchema = z.strictObject(nodeCreateShape);
@@ -362,7 +412,8 @@ export const jobParamsSchema = z.object({ id: idSchema('node'), job_id: idSchema
 
 /**
  * A node's worktree, `SVC_HOME/worktrees/<node id>`: the directory its broker works in, made at
- * its first launch and kept across relaunches until it is closed or abandoned.
+ * its first launch (a plain directory, or a `git worktree` for a node with a workspace) and kept
+ * across relaunches until it is closed or abandoned.
  */
 export const worktreeSchema = z.object({
   node_id: idSchema('node'),
@@ -371,6 +422,16 @@ export const worktreeSchema = z.object({
   removed: z
     .boolean()
     .describe('whether this call removed it; false when there was none (removed already)'),
+  branch: z
+    .object({
+      name: z.string().describe('svc/<node id>'),
+      repo: z.string(),
+      kept: z
+        .boolean()
+        .describe('whether the branch is still there: close keeps it, abandon deletes it'),
+    })
+    .nullable()
+    .describe("a git node's branch; null for a plain-directory worktree"),
 });
 
 // ── turns (the trace) ───────────────────────────────────────────────────────────────────────

@@ -13,7 +13,7 @@ import {
   timestampSchema,
 } from './common.ts';
 import { modelChoiceSchema, modelRefSchema } from './models.ts';
-import { budgetsInputSchema, budgetsSchema } from './nodes.ts';
+import { budgetsInputSchema, budgetsSchema, workspaceInputSchema } from './nodes.ts';
 
 /** A tool a profile may allow: a built-in (`bash`, `spawn`, …) or a plugin group `<plugin>:<group>`. */
 export const toolNameSchema = z
@@ -60,6 +60,12 @@ export const profileEnsureBodySchema = z.strictObject({
     .optional()
     .describe("default scope list of its nodes; null = inherit the creator's"),
   budgets: budgetsInputSchema.optional().describe('default budgets of its nodes'),
+  workspace: workspaceInputSchema
+    .nullable()
+    .optional()
+    .describe(
+      "default git workspace of its nodes, checked at each node's create against its creator; null = plain directories",
+    ),
   network: z
     .enum(['none', 'host'])
     .nullable()
@@ -95,6 +101,10 @@ export const profileSchema = z.object({
   tools: z.array(z.string()).nullable(),
   scopes: z.array(z.string()).nullable(),
   budgets: budgetsSchema,
+  workspace: z
+    .object({ repo: z.string(), base: z.string().nullable() })
+    .nullable()
+    .describe("its nodes' default git workspace; null = plain-directory worktrees"),
   network: z
     .enum(['none', 'host'])
     .nullable()

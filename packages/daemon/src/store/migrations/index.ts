@@ -14,7 +14,8 @@ import { sql as transcriptSearch } from './013-transcript-search.ts';
 import { sql as shareCreatorToken } from './014-share-creator-token.ts';
 import { sql as focuses } from './015-focuses.ts';
 import { sql as idempotencyMade } from './016-idempotency-made.ts';
-import { sql as profileNetwork } from './017-profile-network.ts';
+import { sql as workspaces } from './017-workspaces.ts';
+import { sql as profileNetwork } from './018-profile-network.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -37,5 +38,6 @@ export const migrations: readonly string[] = [
   shareCreatorToken,
   focuses,
   idempotencyMade,
+  workspaces,
   profileNetwork,
 ];
