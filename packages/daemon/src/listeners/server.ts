@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorEnvelope } from '@svc/protocol';
+import { ApiError } from '../errors.ts';
 import type { App } from '../http/app.ts';
+import { BODY_FAULT } from '../http/input.ts';
 import type { Listener } from '../http/listener.ts';
 
 /** An HTTP server for one listener, counting requests in flight so a shutdown can drain them. */
@@ -55,12 +57,13 @@ export function listenerServer(app: App, listener: Listener): ListenerServer {
 function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
   // A peer that reset or timed out is gone, and a socket with an answer under way is not ours to
   // write to (node's own default handler makes the same checks).
-  if (
-    error.code === 'ECONNRESET' ||
-    !socket.writable ||
-    (socket as { _httpMessage?: unknown })._httpMessage
-  ) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight !== undefined && inFlight !== null) {
+    refuseBody(error, socket, inFlight);
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
@@ -81,4 +84,28 @@ function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
       'Connection: close\r\n\r\n' +
       body,
   );
+}
+
+/** The requests whose body fault was handed to their reader: the parser repeats its error. */
+const faulted = new WeakSet<object>();
+
+/**
+ * A parse error in the body of a request being answered: its reader is told (`BODY_FAULT`), so
+ * the request path answers 400 and closes the connection. Without a reader waiting (the answer
+ * is written, or was decided without the body) there is nothing to answer with: the connection
+ * is cut.
+ */
+function refuseBody(error: NodeJS.ErrnoException, socket: Duplex, res: ServerResponse): void {
+  const req = res.req;
+  if (faulted.has(req)) return;
+  if (res.headersSent || req.listenerCount(BODY_FAULT) === 0) {
+    socket.destroy();
+    return;
+  }
+  faulted.add(req);
+  const message =
+    error.code === 'HPE_INVALID_EOF_STATE'
+      ? 'the request body ended early'
+      : 'the request body is not valid HTTP/1.1 framing (a chunk size or chunk end is malformed)';
+  req.emit(BODY_FAULT, new ApiError('invalid_request', message));
 }
