@@ -9,18 +9,32 @@ import { ERROR_STATUS, type ErrorCode, REQUEST_ID_HEADER } from './errors.ts';
 import type { RouteDef } from './routes/route-def.ts';
 import { routes } from './routes/table.ts';
 import { errorEnvelopeSchema } from './schemas/common.ts';
+import { wireForms } from './schemas/wire-form.ts';
 
 type JsonObject = Record<string, unknown>;
-
-const ERROR_REF = { $ref: '#/components/responses/Error' };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
-    override: io === 'output' ? openAnswerObjects : () => {},
+    override: (ctx) => {
+      if (io === 'output') openAnswerObjects(ctx);
+      wireForm(ctx);
+    },
   });
   return rest;
+}
+
+/** What `shownAs` and `checkedAs` (schemas/wire-form.ts) say of a schema. */
+function wireForm(ctx: { zodSchema: unknown; jsonSchema: JsonObject }): void {
+  const form = wireForms.get(ctx.zodSchema as z.ZodType);
+  if (form === undefined) return;
+  if (form.replace) {
+    for (const key of Object.keys(ctx.jsonSchema)) {
+      if (key !== 'description') delete ctx.jsonSchema[key];
+    }
+  }
+  Object.assign(ctx.jsonSchema, form.schema);
 }
 
 /**
@@ -65,38 +79,107 @@ function parameters(route: RouteDef): JsonObject[] {
   return out;
 }
 
-/** The error codes a route can answer besides `internal_error`, by what the route has. */
-function errorCodes(route: RouteDef): ErrorCode[] {
-  const codes: ErrorCode[] = ['invalid_request'];
-  if (route.auth.kind !== 'public') codes.push('unauthorized');
-  if (route.auth.kind === 'owner' || route.auth.kind === 'node') codes.push('forbidden');
-  if (route.auth.kind === 'scope') codes.push('scope_missing');
-  if (route.params !== undefined) codes.push('not_found');
-  if (route.body !== undefined) {
-    codes.push('payload_too_large', 'validation_failed');
+/**
+ * The codes a route may answer: those every route of its kind shares, one per step of the
+ * daemon's request path (docs/api-v1.md), and those its table entry names (`errors`).
+ */
+function errorCodes(route: RouteDef): Set<ErrorCode> {
+  const codes = new Set<ErrorCode>([
+    // A request target, query or header the request path refuses (two Hosts, a bad escape, an
+    // Idempotency-Key too long), a body whose framing or JSON is broken.
+    'invalid_request',
+    // A Host the TCP listener does not serve (DNS rebinding); a token not for this route.
+    'forbidden',
+    // The daemon is shutting down.
+    'not_ready',
+    'internal_error',
+  ]);
+  if (route.auth.kind !== 'public') codes.add('unauthorized');
+  if (route.auth.kind === 'scope') codes.add('scope_missing');
+  if (route.params !== undefined) codes.add('not_found');
+  if (route.params !== undefined || route.query !== undefined || route.body !== undefined) {
+    codes.add('validation_failed');
   }
-  codes.push(...(route.errors ?? []), 'internal_error');
+  if (route.method !== 'GET') {
+    // Every body is read with the one limit; an Idempotency-Key sent again with another request.
+    codes.add('payload_too_large');
+    codes.add('conflict');
+  }
+  for (const code of route.errors ?? []) codes.add(code);
   return codes;
 }
 
-function operation(route: RouteDef): JsonObject {
-  const success = {
-    description: route.stream === 'sse' ? 'an SSE stream; each data: is this schema' : 'success',
-    content: {
-      [route.stream === 'sse' ? 'text/event-stream' : (route.produces ?? 'application/json')]: {
-        schema: jsonSchema(route.response, 'output'),
-      },
-    },
+const ERROR_REF = '#/components/responses/Error';
+
+/** The error answers of `route`, one per status, each naming the codes it carries. */
+function errorResponses(route: RouteDef): JsonObject {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodes(route)) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: JsonObject = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[String(status)] = {
+      $ref: ERROR_REF,
+      description: `an error envelope: ${codes.join(', ')}`,
+    };
+  }
+  // Answered by the HTTP parser's refusal, before any route is known: every route may get it.
+  out['431'] = {
+    $ref: ERROR_REF,
+    description: 'an error envelope (invalid_request): the request headers are too large',
   };
-  const responses: JsonObject = { '200': success };
-  for (const code of errorCodes(route)) responses[String(ERROR_STATUS[code])] = ERROR_REF;
+  return out;
+}
+
+/** `nodes.stream` → `NodesStreamEvent`: the component holding one event of a stream. */
+function eventComponentName(route: RouteDef): string {
+  const words = route.id.split(/[.-]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1));
+  return `${words.join('')}Event`;
+}
+
+const REQUEST_ID_HEADERS = { [REQUEST_ID_HEADER]: { $ref: '#/components/headers/RequestId' } };
+
+/**
+ * The success answer. An SSE stream's body is text (OpenAPI 3.1 has no schema for one event),
+ * so its media type is described as such, and one event's `data:` is a component schema, where
+ * generators read it, named by `x-svc-event-data`.
+ */
+function successResponses(route: RouteDef, events: Record<string, JsonObject>): JsonObject {
+  let content: JsonObject;
+  if (route.stream === 'sse') {
+    const name = eventComponentName(route);
+    events[name] = jsonSchema(route.response, 'output');
+    content = {
+      'text/event-stream': {
+        schema: { type: 'string', contentMediaType: 'text/event-stream' },
+        'x-svc-event-data': { $ref: `#/components/schemas/${name}` },
+      },
+    };
+  } else {
+    const type = route.produces ?? 'application/json';
+    content = { [type]: { schema: jsonSchema(route.response, 'output') } };
+  }
+  const description =
+    route.stream === 'sse'
+      ? 'an SSE stream: each event has id: (its seq), event: (its kind) and data:, the JSON the x-svc-event-data schema describes'
+      : 'success';
+  const out: JsonObject = { '200': { description, headers: REQUEST_ID_HEADERS, content } };
+  if (route.noContent !== undefined) {
+    out['204'] = { description: route.noContent, headers: REQUEST_ID_HEADERS };
+  }
+  return out;
+}
+
+function operation(route: RouteDef, events: Record<string, JsonObject>): JsonObject {
   const op: JsonObject = {
     operationId: route.id,
     summary: route.summary,
     tags: [route.id.split('.')[0]],
     security: route.auth.kind === 'public' ? [] : [{ bearer: [] }],
     parameters: parameters(route),
-    responses,
+    responses: { ...successResponses(route, events), ...errorResponses(route) },
   };
   if (route.auth.kind === 'scope') op['x-svc-scope'] = route.auth.scope;
   if (route.auth.kind !== 'public') op['x-svc-auth'] = route.auth.kind;
@@ -119,9 +202,10 @@ function operation(route: RouteDef): JsonObject {
 
 export function buildOpenApiDocument(info: { version?: string } = {}): JsonObject {
   const paths: Record<string, JsonObject> = {};
+  const events: Record<string, JsonObject> = {};
   for (const route of routes) {
     const item = paths[route.path] ?? {};
-    item[route.method.toLowerCase()] = operation(route);
+    item[route.method.toLowerCase()] = operation(route, events);
     paths[route.path] = item;
   }
   return {
@@ -142,11 +226,17 @@ export function buildOpenApiDocument(info: { version?: string } = {}): JsonObjec
           description: 'svc_owner_…, svc_app_… or svc_node_… token',
         },
       },
-      schemas: { ErrorEnvelope: jsonSchema(errorEnvelopeSchema, 'output') },
+      schemas: { ErrorEnvelope: jsonSchema(errorEnvelopeSchema, 'output'), ...events },
+      headers: {
+        RequestId: {
+          description: "the request's id: the caller's if it sent a valid one, else a new one",
+          schema: { type: 'string' },
+        },
+      },
       responses: {
         Error: {
           description: 'an error envelope; the status follows its code',
-          headers: { [REQUEST_ID_HEADER]: { schema: { type: 'string' } } },
+          headers: REQUEST_ID_HEADERS,
           content: {
             'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } },
           },
