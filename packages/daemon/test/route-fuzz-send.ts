@@ -4,7 +4,14 @@
  * what its answer must be: under 500, a DESIGN §6 envelope on every 4xx, `Svc-Request-Id` on all.
  */
 import { Agent, type ClientRequest, type IncomingHttpHeaders, request } from 'node:http';
-import { ERROR_STATUS, isErrorCode, REQUEST_ID_HEADER, type RouteDef } from '@svc/protocol';
+import {
+  buildOpenApiDocument,
+  ERROR_STATUS,
+  findRoute,
+  isErrorCode,
+  REQUEST_ID_HEADER,
+  type RouteDef,
+} from '@svc/protocol';
 
 /** An answer slower than this is a hang (the long polls are sent `timeout_s=0`). */
 export const HANG_MS = 5_000;
@@ -90,6 +97,34 @@ export interface JudgeOptions {
   own: boolean;
   /** The route documents 503 `not_ready` (docs/api-v1.md: a model call, a pattern check). */
   notReady: boolean;
+  /**
+   * The statuses the route's OpenAPI entry lists, when the request reached the route (see
+   * `reachedRoute`): any other status is a gap in the contract clients are generated from.
+   */
+  statuses?: ReadonlySet<string>;
+}
+
+type Operation = { responses: Record<string, unknown> };
+const paths = buildOpenApiDocument().paths as Record<string, Record<string, Operation>>;
+
+/** The statuses `GET /v1/openapi.json` lists for `route`. */
+export function documentedStatuses(route: RouteDef): ReadonlySet<string> {
+  const operation = paths[route.path]?.[route.method.toLowerCase()];
+  return new Set(Object.keys(operation?.responses ?? {}));
+}
+
+// A target the request path normalises (dot segments, backslashes) may reach another route.
+const UNUSUAL_PATH = /\/\.|%2e|\\/i;
+
+/**
+ * Whether `sent` reaches `route` itself, as the daemon's router matches it: a bad parameter that
+ * still fills the segment does, a mangled one that makes another path (or method) does not.
+ */
+export function reachedRoute(route: RouteDef, sent: Sent): boolean {
+  const path = sent.target.split('?')[0] ?? '';
+  if (UNUSUAL_PATH.test(path)) return false;
+  const match = findRoute(sent.method, path);
+  return match !== null && 'route' in match && match.route.id === route.id;
 }
 
 /**
@@ -112,6 +147,9 @@ export function problemsOf(
   const given = sent.headers['svc-request-id'];
   if (given !== undefined && CALLER_ID.test(given) && requestId !== given) {
     problems.push(`Svc-Request-Id ${String(requestId)}, not the caller's ${given}`);
+  }
+  if (opts.statuses !== undefined && !opts.statuses.has(String(answer.status))) {
+    problems.push(`status ${answer.status} is not in the route's OpenAPI responses`);
   }
   if (sent.method === 'HEAD') {
     if (answer.status >= 500) problems.push(`${answer.status}`);
