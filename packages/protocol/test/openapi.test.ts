@@ -193,10 +193,16 @@ describe('patterns every common engine reads alike', () => {
 
   it('holds none of ECMAScript-only or engine-specific syntax', () => {
     expect(patterns.length).toBeGreaterThan(20);
-    // \0 and \uNNNN are ECMAScript's; \p{..} is not in every engine; RE2 has no lookaround
-    // or backreference.
-    const unportable = /\\0|\\[pP]\{|\\u[0-9a-fA-F{]|\\x\{|\(\?<?[=!]|\(\?<[A-Za-z]|\\[1-9]|\\k</;
+    // \0 and \uNNNN are ECMAScript's; \p{..} is not in every engine; \s is ASCII-only in RE2;
+    // RE2 has no lookaround or backreference.
+    const unportable =
+      /\\0|\\[pP]\{|\\u[0-9a-fA-F{]|\\x\{|\\[sS]|\(\?<?[=!]|\(\?<[A-Za-z]|\\[1-9]|\\k</;
     expect(patterns.filter((p) => unportable.test(p))).toEqual([]);
+    // What the document held before (issue 26): each is caught.
+    for (const bad of ['^\\/[^\\0]*$', '^[^\\s\\p{Cc}]+$', '^[\\u2028]$', '^(?!x)', '(a)\\1']) {
+      expect(unportable.test(bad), bad).toBe(true);
+    }
+    expect(unportable.test('^[^\\x00-\\x20]+$')).toBe(false);
   });
 
   it('compiles in ECMAScript (with and without the u flag) and in RE2', () => {
