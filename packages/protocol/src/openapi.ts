@@ -67,6 +67,17 @@ function parameters(route: RouteDef): JsonObject[] {
       out.push(param);
     }
   }
+  if (mayReplay(route)) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'a repeat with the same key, token, method, path, query and body answers the first answer again (Idempotent-Replayed: true); kept 24 h',
+      // The daemon's check (http/idempotency.ts): 1 to 255 visible ASCII characters.
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    });
+  }
   if (route.stream === 'sse') {
     out.push({
       name: 'Last-Event-ID',
@@ -77,6 +88,11 @@ function parameters(route: RouteDef): JsonObject[] {
     });
   }
   return out;
+}
+
+/** A route whose answers an `Idempotency-Key` replays: a change, made with a bearer. */
+function mayReplay(route: RouteDef): boolean {
+  return route.method !== 'GET' && route.auth.kind !== 'public';
 }
 
 /**
@@ -100,11 +116,10 @@ function errorCodes(route: RouteDef): Set<ErrorCode> {
   if (route.params !== undefined || route.query !== undefined || route.body !== undefined) {
     codes.add('validation_failed');
   }
-  if (route.method !== 'GET') {
-    // Every body is read with the one limit; an Idempotency-Key sent again with another request.
-    codes.add('payload_too_large');
-    codes.add('conflict');
-  }
+  // Every body is read with the one limit.
+  if (route.method !== 'GET') codes.add('payload_too_large');
+  // An Idempotency-Key sent again with another request, or while its first is still running.
+  if (mayReplay(route)) codes.add('conflict');
   for (const code of route.errors ?? []) codes.add(code);
   return codes;
 }

@@ -312,6 +312,7 @@ describe('buildOpenApiDocument', () => {
     expect(revoke.security).toEqual([{ bearer: [] }]);
     expect(revoke.parameters).toEqual([
       expect.objectContaining({ name: 'id', in: 'path', required: true }),
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
     ]);
     expect(revoke.responses).toHaveProperty(
       '404',
