@@ -17,3 +17,6 @@ export const SPACE_OR_CONTROL =
 
 /** `UNSHOWABLE`'s bidirectional controls, as literal characters for a character class. */
 export const BIDI_CONTROLS = '\u202a-\u202e\u2066-\u2069';
+
+/** `UNSHOWABLE`'s characters as the body of a portable character class (`SPACE_OR_CONTROL`). */
+export const UNSHOWABLE_CLASS = `\\x00-\\x1f\\x7f-\\x9f${BIDI_CONTROLS}`;

@@ -14,10 +14,12 @@ import type { z } from 'zod';
 import {
   buildOpenApiDocument,
   formatScope,
+  memoryPathProblem,
   type RouteDef,
   routes,
   SCOPE_PATTERN,
   tryParseScope,
+  uploadFilenameSchema,
 } from '../src/index.ts';
 import { SPACE_OR_CONTROL } from '../src/text.ts';
 import { parsedScope } from './arbitraries.ts';
@@ -190,6 +192,41 @@ describe('the scope grammar', () => {
       expect(tryParseScope(scope).ok, scope).toBe(false);
       expect(grammar.test(scope), scope).toBe(false);
     }
+  });
+});
+
+describe('a pattern said for a .refine takes exactly what the check takes', () => {
+  const text = fc.string({
+    unit: fc.constantFrom('a', 'b', '.', '/', '\\', ' ', '\u0007', '\u009f', '\u202e', 'é'),
+    maxLength: 8,
+  });
+  const judge = (schema: Json) => {
+    const pattern = new RegExp(schema.pattern as string);
+    const not = (schema.not as { enum?: string[] } | undefined)?.enum ?? [];
+    return (v: string) => pattern.test(v) && !not.includes(v) && v.length >= 1;
+  };
+
+  it("a memory document's path: relative, no empty, '.' or '..' segment, no control", () => {
+    const schema = bodyOf('put', '/v1/memory/document').properties.path as Json;
+    const documented = judge(schema);
+    fc.assert(
+      fc.property(text, (path) => {
+        expect(documented(path), JSON.stringify(path)).toBe(memoryPathProblem(path) === null);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("an upload's file name: no / or \\, no control, not . or ..", () => {
+    const schema = bodyOf('post', '/v1/uploads').properties.filename as Json;
+    const documented = judge(schema);
+    fc.assert(
+      fc.property(text, (name) => {
+        const taken = uploadFilenameSchema.safeParse(name).success;
+        expect(documented(name), JSON.stringify(name)).toBe(taken);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

@@ -57,12 +57,16 @@ export const objectReceiverSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('argv'),
-    argv: z
-      .array(processText(32_768))
-      .min(1)
-      .max(OBJECT_ARGV_MAX)
-      .refine((argv) => argv[0] !== '', 'the program (argv[0]) must not be empty')
-      .describe('a program and its arguments, run without a shell; the delivery on stdin'),
+    argv: checkedAs(
+      z
+        .array(processText(32_768))
+        .min(1)
+        .max(OBJECT_ARGV_MAX)
+        .refine((argv) => argv[0] !== '', 'the program (argv[0]) must not be empty')
+        .describe('a program and its arguments, run without a shell; the delivery on stdin'),
+      // Inside `not`, so `items` still judges the first one (beside `prefixItems` it would not).
+      { not: { prefixItems: [{ const: '' }] } },
+    ),
     cwd: absolutePathSchema
       .optional()
       .describe("the program's working directory; default the home directory of the daemon's user"),
