@@ -1,18 +1,19 @@
 /**
- * The OpenAPI document agrees with the daemon's checks of request bodies (issue 26, item 9): each
- * route's body schema is judged beside the document's JSON Schema for it (by Ajv, the validator
- * most JavaScript clients use), on seeded valid-shaped bodies and their one-field breaks (the route fuzz's
- * inputs). The document must take every body the daemon's schema takes, so a client generated
- * from it never refuses a good request, and refuse every body the schema refuses, so it is as
- * tight as the check: what a `.refine` checks is said with JSON Schema keywords too.
+ * The OpenAPI document agrees with the daemon's checks of request bodies and query parameters
+ * (issue 26, item 9): each route's schema is judged beside the document's JSON Schema for it (by
+ * Ajv, the validator most JavaScript clients use), on seeded valid-shaped inputs and their
+ * one-field breaks (the route fuzz's inputs). The document must take every input the daemon's
+ * schema takes, so a client generated from it never refuses a good request, and refuse every
+ * input the schema refuses, so it is as tight as the check: what a `.refine` checks is said with
+ * JSON Schema keywords too.
  */
-
 import { buildOpenApiDocument, type RouteDef, routes, tryParseScope } from '@svc/protocol';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import {
   BAD_FIELDS,
+  BAD_QUERY_VALUES,
   oddValuesOf,
   rng,
   SCALE,
@@ -22,7 +23,10 @@ import {
 } from './route-fuzz-inputs.ts';
 
 type Json = Record<string, unknown>;
-type Operation = { requestBody?: { content: Record<string, { schema: Json }> } };
+type Operation = {
+  parameters: { name: string; in: string; schema: Json }[];
+  requestBody?: { content: Record<string, { schema: Json }> };
+};
 const paths = buildOpenApiDocument().paths as Record<string, Record<string, Operation>>;
 
 /**
@@ -128,6 +132,70 @@ describe(`the document's body schemas agree with the daemon's (seed ${SEED})`, (
         disagreements.push(
           `the document takes what the daemon refuses at '${field}' (${parsed.error.issues[0]?.message}): ${show(body)}`,
         );
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
+});
+
+/**
+ * The value a client holding `wire` in a query parameter of `schema` has: an integer or a flag
+ * as its own type, when `wire` is how a client writes it (`'1'`, not `'01'`: undefined, skipped);
+ * any other text as text, which the schema's type then refuses.
+ */
+function typedOf(schema: Json, wire: string): unknown {
+  if (schema.type === 'integer' && /^-?\d+$/.test(wire)) {
+    const n = Number(wire);
+    return Number.isSafeInteger(n) && String(n) === wire ? n : undefined;
+  }
+  if (schema.type === 'boolean' && (wire === 'true' || wire === 'false')) return wire === 'true';
+  return wire;
+}
+
+/** Query values to try for `name`: the valid one, the fuzz's bad ones, and an integer's bounds. */
+function wiresOf(name: string, schema: Json, valid: string | undefined): string[] {
+  const decoded = BAD_QUERY_VALUES.flatMap((v) => {
+    try {
+      return [decodeURIComponent(v)];
+    } catch {
+      return [];
+    }
+  });
+  const odd = oddValuesOf(name).filter((v): v is string => typeof v === 'string');
+  const bounds = [schema.minimum, schema.maximum].flatMap((b) =>
+    typeof b === 'number' ? [b - 1, b, b + 1].map(String) : [],
+  );
+  return [...new Set([...(valid === undefined ? [] : [valid]), ...decoded, ...odd, ...bounds])];
+}
+
+describe(`the document's query parameters agree with the daemon's (seed ${SEED})`, () => {
+  // Not the attachment link's content route: its parts are a credential, so its schema takes any
+  // value and every fault is the service's 404 (uploads.test.ts); the document says the bounds a
+  // working link has.
+  const withQuery = routes.filter(
+    (r: RouteDef) => r.query !== undefined && r.id !== 'attachments.content',
+  ) as RouteDef[];
+
+  it.each(withQuery.map((r) => [r.id, r] as const))('%s', (_id, route) => {
+    const query = route.query!;
+    const base = (validSample(query, seedOf(route.id)) ?? {}) as Record<string, string>;
+    expect(query.safeParse(base).success, `a valid query of ${route.id}`).toBe(true);
+    const operation = paths[route.path]?.[route.method.toLowerCase()];
+    const disagreements: string[] = [];
+    for (const param of operation?.parameters.filter((p) => p.in === 'query') ?? []) {
+      const check = ajv.compile(param.schema);
+      for (const wire of wiresOf(param.name, param.schema, base[param.name])) {
+        const typed = typedOf(param.schema, wire);
+        if (typed === undefined) continue;
+        const parsed = query.safeParse({ ...base, [param.name]: wire });
+        // Refused for another parameter's sake (one whose value depends on this one's).
+        const field = parsed.success ? undefined : parsed.error.issues[0]?.path[0];
+        if (field !== undefined && field !== param.name) continue;
+        const documented = check(typed);
+        if (parsed.success !== documented) {
+          const who = documented ? 'the document takes' : 'the document refuses';
+          disagreements.push(`${who} ${param.name}=${show(wire)}, the daemon the other way`);
+        }
       }
     }
     expect(disagreements).toEqual([]);
