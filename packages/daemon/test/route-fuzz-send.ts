@@ -12,6 +12,8 @@ import {
   REQUEST_ID_HEADER,
   type RouteDef,
 } from '@svc/protocol';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 
 /** An answer slower than this is a hang (the long polls are sent `timeout_s=0`). */
 export const HANG_MS = 5_000;
@@ -104,8 +106,29 @@ export interface JudgeOptions {
   statuses?: ReadonlySet<string>;
 }
 
-type Operation = { responses: Record<string, unknown> };
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+};
 const paths = buildOpenApiDocument().paths as Record<string, Record<string, Operation>>;
+
+const ajv = new Ajv2020({ strict: false });
+addFormats.default(ajv);
+const answerChecks = new Map<string, ValidateFunction>();
+
+/**
+ * The check of a JSON success of `route` by its OpenAPI schema, as a client generated from the
+ * document (with Ajv) makes it: an answer it refuses would break that client.
+ */
+function documentedAnswer(route: RouteDef): ValidateFunction | undefined {
+  const held = answerChecks.get(route.id);
+  if (held !== undefined) return held;
+  const operation = paths[route.path]?.[route.method.toLowerCase()];
+  const schema = operation?.responses['200']?.content?.['application/json']?.schema;
+  if (schema === undefined) return undefined;
+  const check = ajv.compile(schema);
+  answerChecks.set(route.id, check);
+  return check;
+}
 
 /** The statuses `GET /v1/openapi.json` lists for `route`. */
 export function documentedStatuses(route: RouteDef): ReadonlySet<string> {
@@ -216,8 +239,18 @@ function successProblems(route: RouteDef, answer: Answer): string[] {
   } catch {
     return [`a ${answer.status} whose JSON does not parse`];
   }
+  const problems: string[] = [];
   const checked = route.response.safeParse(body);
-  if (checked.success) return [];
-  const issue = checked.error.issues[0];
-  return [`the answer is off its schema at ${issue?.path.join('.')}: ${issue?.message}`];
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    problems.push(`the answer is off its schema at ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const documented = documentedAnswer(route);
+  if (documented !== undefined && !documented(body)) {
+    const error = documented.errors?.[0];
+    problems.push(
+      `the answer is off its OpenAPI schema at ${error?.instancePath || '/'}: ${error?.message}`,
+    );
+  }
+  return problems;
 }

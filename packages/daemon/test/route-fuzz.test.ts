@@ -463,6 +463,9 @@ describe('the fuzz judges what it should', () => {
   it('checks a success against the route response schema', () => {
     const json = { ...id, 'content-type': 'application/json' };
     expect(judged(200, '{"status":"ready"}', json)[0]).toMatch(/^the answer is off its schema/);
+    expect(judged(200, '{"status":"ready"}', json)[1]).toMatch(
+      /^the answer is off its OpenAPI schema/,
+    );
     expect(judged(200, '{"status"', json)).toEqual(['a 200 whose JSON does not parse']);
     expect(judged(200, 'ok', { ...id, 'content-type': 'text/plain' })).toEqual([
       'a 200 that is not JSON',
