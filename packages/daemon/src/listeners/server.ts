@@ -55,8 +55,7 @@ export function listenerServer(app: App, listener: Listener): ListenerServer {
  * the same status with the error envelope and a `Svc-Request-Id`, as every answer of the daemon.
  */
 function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
-  // A peer that reset or timed out is gone, and a socket with an answer under way is not ours to
-  // write to (node's own default handler makes the same checks).
+  // A peer that reset or timed out is gone (node's own default handler makes the same check).
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -90,15 +89,15 @@ function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
 const faulted = new WeakSet<object>();
 
 /**
- * A parse error in the body of a request being answered: its reader is told (`BODY_FAULT`), so
- * the request path answers 400 and closes the connection. Without a reader waiting (the answer
- * is written, or was decided without the body) there is nothing to answer with: the connection
- * is cut.
+ * A parse error while a request is being answered. In its body, still being read: its reader is
+ * told (`BODY_FAULT`), so the request path answers 400 and closes the connection. Otherwise (the
+ * answer is under way, was decided without the body, or the error is in a request pipelined
+ * behind it) an answer is not ours to write: the connection is cut, as node's own handler does.
  */
 function refuseBody(error: NodeJS.ErrnoException, socket: Duplex, res: ServerResponse): void {
   const req = res.req;
   if (faulted.has(req)) return;
-  if (res.headersSent || req.listenerCount(BODY_FAULT) === 0) {
+  if (res.headersSent || req.complete || req.listenerCount(BODY_FAULT) === 0) {
     socket.destroy();
     return;
   }
