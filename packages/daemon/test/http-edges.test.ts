@@ -208,6 +208,28 @@ describe('a body whose framing breaks is answered 400', () => {
     await raw.closed;
   });
 
+  it('a malformed request pipelined behind a whole one ends the connection, never refusing the whole one', async () => {
+    const raw = await open('unix');
+    const body = JSON.stringify({ app_id: 'edges', scopes: [] });
+    raw.socket.write(
+      head([
+        'POST /v1/connect HTTP/1.1',
+        'Host: localhost',
+        auth(),
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+      ]) +
+        body +
+        'NOT HTTP AT ALL\r\n\r\n',
+    );
+    // A connection whose parser failed must not wait for more: it is closed. The whole request
+    // is never refused for what followed it: it may go unanswered (the connection is gone), but
+    // a 400 would say its body was broken.
+    await raw.closed;
+    const answer = await raw.answer.catch(() => null);
+    expect(answer?.status ?? 200).toBe(200);
+  });
+
   it('and neither is logged as a bug', async () => {
     const log = await daemonLog(t.home);
     expect(log).not.toContain('unhandled error');
