@@ -4,7 +4,16 @@
  * what its answer must be: under 500, a DESIGN §6 envelope on every 4xx, `Svc-Request-Id` on all.
  */
 import { Agent, type ClientRequest, type IncomingHttpHeaders, request } from 'node:http';
-import { ERROR_STATUS, isErrorCode, REQUEST_ID_HEADER, type RouteDef } from '@svc/protocol';
+import {
+  buildOpenApiDocument,
+  ERROR_STATUS,
+  findRoute,
+  isErrorCode,
+  REQUEST_ID_HEADER,
+  type RouteDef,
+} from '@svc/protocol';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 
 /** An answer slower than this is a hang (the long polls are sent `timeout_s=0`). */
 export const HANG_MS = 5_000;
@@ -90,6 +99,55 @@ export interface JudgeOptions {
   own: boolean;
   /** The route documents 503 `not_ready` (docs/api-v1.md: a model call, a pattern check). */
   notReady: boolean;
+  /**
+   * The statuses the route's OpenAPI entry lists, when the request reached the route (see
+   * `reachedRoute`): any other status is a gap in the contract clients are generated from.
+   */
+  statuses?: ReadonlySet<string>;
+}
+
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+};
+const paths = buildOpenApiDocument().paths as Record<string, Record<string, Operation>>;
+
+const ajv = new Ajv2020({ strict: false });
+addFormats.default(ajv);
+const answerChecks = new Map<string, ValidateFunction>();
+
+/**
+ * The check of a JSON success of `route` by its OpenAPI schema, as a client generated from the
+ * document (with Ajv) makes it: an answer it refuses would break that client.
+ */
+function documentedAnswer(route: RouteDef): ValidateFunction | undefined {
+  const held = answerChecks.get(route.id);
+  if (held !== undefined) return held;
+  const operation = paths[route.path]?.[route.method.toLowerCase()];
+  const schema = operation?.responses['200']?.content?.['application/json']?.schema;
+  if (schema === undefined) return undefined;
+  const check = ajv.compile(schema);
+  answerChecks.set(route.id, check);
+  return check;
+}
+
+/** The statuses `GET /v1/openapi.json` lists for `route`. */
+export function documentedStatuses(route: RouteDef): ReadonlySet<string> {
+  const operation = paths[route.path]?.[route.method.toLowerCase()];
+  return new Set(Object.keys(operation?.responses ?? {}));
+}
+
+// A target the request path normalises (dot segments, backslashes) may reach another route.
+const UNUSUAL_PATH = /\/\.|%2e|\\/i;
+
+/**
+ * Whether `sent` reaches `route` itself, as the daemon's router matches it: a bad parameter that
+ * still fills the segment does, a mangled one that makes another path (or method) does not.
+ */
+export function reachedRoute(route: RouteDef, sent: Sent): boolean {
+  const path = sent.target.split('?')[0] ?? '';
+  if (UNUSUAL_PATH.test(path)) return false;
+  const match = findRoute(sent.method, path);
+  return match !== null && 'route' in match && match.route.id === route.id;
 }
 
 /**
@@ -112,6 +170,9 @@ export function problemsOf(
   const given = sent.headers['svc-request-id'];
   if (given !== undefined && CALLER_ID.test(given) && requestId !== given) {
     problems.push(`Svc-Request-Id ${String(requestId)}, not the caller's ${given}`);
+  }
+  if (opts.statuses !== undefined && !opts.statuses.has(String(answer.status))) {
+    problems.push(`status ${answer.status} is not in the route's OpenAPI responses`);
   }
   if (sent.method === 'HEAD') {
     if (answer.status >= 500) problems.push(`${answer.status}`);
@@ -178,8 +239,18 @@ function successProblems(route: RouteDef, answer: Answer): string[] {
   } catch {
     return [`a ${answer.status} whose JSON does not parse`];
   }
+  const problems: string[] = [];
   const checked = route.response.safeParse(body);
-  if (checked.success) return [];
-  const issue = checked.error.issues[0];
-  return [`the answer is off its schema at ${issue?.path.join('.')}: ${issue?.message}`];
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    problems.push(`the answer is off its schema at ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const documented = documentedAnswer(route);
+  if (documented !== undefined && !documented(body)) {
+    const error = documented.errors?.[0];
+    problems.push(
+      `the answer is off its OpenAPI schema at ${error?.instancePath || '/'}: ${error?.message}`,
+    );
+  }
+  return problems;
 }

@@ -36,7 +36,14 @@ import {
   YEARLY,
 } from './route-fuzz-cases.ts';
 import { rng, SCALE, SEED, seedOf } from './route-fuzz-inputs.ts';
-import { type Answer, problemsOf, rawSender, type Sent } from './route-fuzz-send.ts';
+import {
+  type Answer,
+  documentedStatuses,
+  problemsOf,
+  rawSender,
+  reachedRoute,
+  type Sent,
+} from './route-fuzz-send.ts';
 
 type Json = Record<string, unknown>;
 
@@ -360,6 +367,7 @@ async function walk(route: RouteDef): Promise<string[]> {
   for (const auth of r.some(garbage, 3))
     push(`bearer '${auth.slice(0, 24)}'`, auth === '' ? null : auth, [valid!]);
 
+  const statuses = documentedStatuses(route);
   const failures: string[] = [];
   for (const c of cases) {
     const before = dbState();
@@ -367,6 +375,7 @@ async function walk(route: RouteDef): Promise<string[]> {
     const problems = problemsOf(route, c.sent, answer, {
       own: c.own,
       notReady: NOT_READY.has(route.id),
+      ...(reachedRoute(route, c.sent) && { statuses }),
     });
     const refused = answer.status >= 400;
     const read = (c.sent.method === 'GET' || c.sent.method === 'HEAD') && answer.status < 400;
@@ -434,9 +443,29 @@ describe('the fuzz judges what it should', () => {
     ).toEqual([]);
   });
 
+  it("flags a status the route's OpenAPI entry does not list, and only on the route itself", () => {
+    const statuses = documentedStatuses(route);
+    const answer = (status: number, code: string) => ({
+      status,
+      headers: { ...id, 'x-should-retry': 'false' },
+      text: envelope(code),
+    });
+    const opts = { own: true, notReady: false, statuses };
+    expect(problemsOf(route, sent, answer(400, 'invalid_request'), opts)).toEqual([]);
+    expect(problemsOf(route, sent, answer(409, 'invalid_state'), opts)).toEqual([
+      "status 409 is not in the route's OpenAPI responses",
+    ]);
+    expect(reachedRoute(route, sent)).toBe(true);
+    expect(reachedRoute(route, { ...sent, target: '/v1/status/x' })).toBe(false);
+    expect(reachedRoute(route, { ...sent, method: 'DELETE' })).toBe(false);
+  });
+
   it('checks a success against the route response schema', () => {
     const json = { ...id, 'content-type': 'application/json' };
     expect(judged(200, '{"status":"ready"}', json)[0]).toMatch(/^the answer is off its schema/);
+    expect(judged(200, '{"status":"ready"}', json)[1]).toMatch(
+      /^the answer is off its OpenAPI schema/,
+    );
     expect(judged(200, '{"status"', json)).toEqual(['a 200 whose JSON does not parse']);
     expect(judged(200, 'ok', { ...id, 'content-type': 'text/plain' })).toEqual([
       'a 200 that is not JSON',

@@ -1,39 +1,19 @@
 /**
  * The OpenAPI 3.1 document of `/v1`, generated from the route table so it cannot drift from what
- * the daemon validates. OpenAPI 3.1 schemas are JSON Schema 2020-12, which `z.toJSONSchema`
- * emits directly. Requests are described on the input side of each schema (what goes on the
- * wire, e.g. a query integer as a decimal string), answers on the output side.
+ * the daemon validates (docs/api-v1.md, "The OpenAPI document"): schemas in
+ * `openapi-schema.ts`, each route's answers in `openapi-responses.ts`.
  */
-import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode, REQUEST_ID_HEADER } from './errors.ts';
+import type { z } from 'zod';
+import {
+  errorResponses,
+  mayReplay,
+  REQUEST_ID_HEADERS,
+  successResponses,
+} from './openapi-responses.ts';
+import { type JsonObject, jsonSchema } from './openapi-schema.ts';
 import type { RouteDef } from './routes/route-def.ts';
 import { routes } from './routes/table.ts';
 import { errorEnvelopeSchema } from './schemas/common.ts';
-
-type JsonObject = Record<string, unknown>;
-
-const ERROR_REF = { $ref: '#/components/responses/Error' };
-
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
-    io,
-    unrepresentable: 'any',
-    override: io === 'output' ? openAnswerObjects : () => {},
-  });
-  return rest;
-}
-
-/**
- * zod marks a plain object's output closed (`additionalProperties: false`) because parsing
- * strips unknown keys. An answer must stay open instead: `/v1` only grows (DESIGN §6), and a
- * client validating against this document must accept fields a newer daemon adds. Strict
- * objects (request bodies) keep their `false`.
- */
-function openAnswerObjects(ctx: { zodSchema: unknown; jsonSchema: JsonObject }): void {
-  const def = (ctx.zodSchema as { _zod: { def: { type: string; catchall?: unknown } } })._zod.def;
-  if (def.type === 'object' && def.catchall === undefined)
-    delete ctx.jsonSchema.additionalProperties;
-}
 
 function parameters(route: RouteDef): JsonObject[] {
   const out: JsonObject[] = [];
@@ -53,6 +33,17 @@ function parameters(route: RouteDef): JsonObject[] {
       out.push(param);
     }
   }
+  if (mayReplay(route)) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'a repeat with the same key, token, method, path, query and body answers the first answer again (Idempotent-Replayed: true); kept 24 h',
+      // The daemon's check (http/idempotency.ts): 1 to 255 visible ASCII characters.
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    });
+  }
   if (route.stream === 'sse') {
     out.push({
       name: 'Last-Event-ID',
@@ -65,38 +56,14 @@ function parameters(route: RouteDef): JsonObject[] {
   return out;
 }
 
-/** The error codes a route can answer besides `internal_error`, by what the route has. */
-function errorCodes(route: RouteDef): ErrorCode[] {
-  const codes: ErrorCode[] = ['invalid_request'];
-  if (route.auth.kind !== 'public') codes.push('unauthorized');
-  if (route.auth.kind === 'owner' || route.auth.kind === 'node') codes.push('forbidden');
-  if (route.auth.kind === 'scope') codes.push('scope_missing');
-  if (route.params !== undefined) codes.push('not_found');
-  if (route.body !== undefined) {
-    codes.push('payload_too_large', 'validation_failed');
-  }
-  codes.push(...(route.errors ?? []), 'internal_error');
-  return codes;
-}
-
-function operation(route: RouteDef): JsonObject {
-  const success = {
-    description: route.stream === 'sse' ? 'an SSE stream; each data: is this schema' : 'success',
-    content: {
-      [route.stream === 'sse' ? 'text/event-stream' : (route.produces ?? 'application/json')]: {
-        schema: jsonSchema(route.response, 'output'),
-      },
-    },
-  };
-  const responses: JsonObject = { '200': success };
-  for (const code of errorCodes(route)) responses[String(ERROR_STATUS[code])] = ERROR_REF;
+function operation(route: RouteDef, events: Record<string, JsonObject>): JsonObject {
   const op: JsonObject = {
     operationId: route.id,
     summary: route.summary,
     tags: [route.id.split('.')[0]],
     security: route.auth.kind === 'public' ? [] : [{ bearer: [] }],
     parameters: parameters(route),
-    responses,
+    responses: { ...successResponses(route, events), ...errorResponses(route) },
   };
   if (route.auth.kind === 'scope') op['x-svc-scope'] = route.auth.scope;
   if (route.auth.kind !== 'public') op['x-svc-auth'] = route.auth.kind;
@@ -119,9 +86,10 @@ function operation(route: RouteDef): JsonObject {
 
 export function buildOpenApiDocument(info: { version?: string } = {}): JsonObject {
   const paths: Record<string, JsonObject> = {};
+  const events: Record<string, JsonObject> = {};
   for (const route of routes) {
     const item = paths[route.path] ?? {};
-    item[route.method.toLowerCase()] = operation(route);
+    item[route.method.toLowerCase()] = operation(route, events);
     paths[route.path] = item;
   }
   return {
@@ -142,11 +110,17 @@ export function buildOpenApiDocument(info: { version?: string } = {}): JsonObjec
           description: 'svc_owner_…, svc_app_… or svc_node_… token',
         },
       },
-      schemas: { ErrorEnvelope: jsonSchema(errorEnvelopeSchema, 'output') },
+      schemas: { ErrorEnvelope: jsonSchema(errorEnvelopeSchema, 'output'), ...events },
+      headers: {
+        RequestId: {
+          description: "the request's id: the caller's if it sent a valid one, else a new one",
+          schema: { type: 'string' },
+        },
+      },
       responses: {
         Error: {
           description: 'an error envelope; the status follows its code',
-          headers: { [REQUEST_ID_HEADER]: { schema: { type: 'string' } } },
+          headers: REQUEST_ID_HEADERS,
           content: {
             'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } },
           },

@@ -11,6 +11,7 @@ import {
   listQuerySchema,
   newId,
   nodeRoutes,
+  type RouteDef,
   routeById,
   routes,
 } from '../src/index.ts';
@@ -164,6 +165,45 @@ describe('findRoute', () => {
   it('lets HEAD reach a GET route', () => {
     expect(findRoute('HEAD', '/healthz')).toMatchObject({ route: { id: 'healthz.get' } });
   });
+
+  it("takes a path as its most literal template's: /v1/runs/all allows GET only, not /v1/runs/{id}'s DELETE", () => {
+    expect(findRoute('OPTIONS', '/v1/runs/all')).toEqual({ allowed: ['GET', 'HEAD'] });
+    expect(findRoute('DELETE', '/v1/runs/all')).toEqual({ allowed: ['GET', 'HEAD'] });
+    expect(findRoute('GET', '/v1/nodes/parse')).toEqual({ allowed: ['POST'] });
+    expect(findRoute('DELETE', `/v1/runs/${newId('run')}`)).toMatchObject({
+      route: { id: 'runs.delete' },
+    });
+  });
+
+  it('never hides a request a less literal template would serve: no parameter takes a literal of the table', () => {
+    const segments = (path: string) => path.split('/').slice(1);
+    const hidden: string[] = [];
+    const table: readonly RouteDef[] = routes;
+    for (const literal of table) {
+      for (const other of table) {
+        const [a, b] = [segments(literal.path), segments(other.path)];
+        if (a.length !== b.length || literal.path === other.path) continue;
+        const values: Record<string, string> = {};
+        const overlaps = a.every((seg, i) => {
+          const them = b[i]!;
+          if (them.startsWith('{')) {
+            if (!seg.startsWith('{')) values[them.slice(1, -1)] = seg;
+            return true;
+          }
+          return seg === them;
+        });
+        if (!overlaps || Object.keys(values).length === 0) continue;
+        const shape = other.params?.shape as Record<
+          string,
+          { safeParse(v: unknown): { success: boolean } }
+        >;
+        if (Object.entries(values).every(([k, v]) => shape[k]?.safeParse(v).success)) {
+          hidden.push(`${other.method} ${other.path} takes ${literal.path}`);
+        }
+      }
+    }
+    expect(hidden).toEqual([]);
+  });
 });
 
 describe('schemas', () => {
@@ -272,8 +312,12 @@ describe('buildOpenApiDocument', () => {
     expect(revoke.security).toEqual([{ bearer: [] }]);
     expect(revoke.parameters).toEqual([
       expect.objectContaining({ name: 'id', in: 'path', required: true }),
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
     ]);
-    expect(revoke.responses).toHaveProperty('404', { $ref: '#/components/responses/Error' });
+    expect(revoke.responses).toHaveProperty(
+      '404',
+      expect.objectContaining({ $ref: '#/components/responses/Error' }),
+    );
     const healthz = doc.paths['/healthz']?.get as Record<string, unknown>;
     expect(healthz.security).toEqual([]);
     expect(healthz.responses).not.toHaveProperty('401');

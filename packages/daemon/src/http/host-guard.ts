@@ -13,6 +13,21 @@ export function isAllowedHost(listener: Listener, host: string | undefined): boo
   return hostSet(listener).has(host.toLowerCase());
 }
 
+/**
+ * Whether the request holds at most one `Host` field (RFC 9112 §3.2: more is a 400). Node keeps
+ * the first of several in `headers.host`, so only the raw list shows a second.
+ */
+export function hasOneHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue;
+    if (seen) return false;
+    seen = true;
+  }
+  return true;
+}
+
 /** `Host` values accepted on a TCP listener; also the origins CORS allows (with `http://`). */
 export function allowedHosts(listener: { host: string; port: number }): string[] {
   const names = [...new Set(['127.0.0.1', 'localhost', '[::1]', hostLiteral(listener.host)])];

@@ -9,6 +9,14 @@ import { validationError } from './errors.ts';
 /** A `\uD800`–`\uDFFF` escape in JSON text: the only way a lone surrogate gets into a body. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
+/**
+ * The event the listener's parse-error handler emits on a request whose body it cannot frame
+ * (a bad chunk size, a body cut short by the client's FIN), with the refusal to answer. Node
+ * would close the connection without a word; the body's reader answers it as a 400 instead,
+ * through the request path, so it carries the request's id and is logged as every answer is.
+ */
+export const BODY_FAULT = Symbol('svc.bodyFault');
+
 /** Largest request body accepted: the protocol's, which the CLI checks before sending too. */
 export const MAX_BODY_BYTES = REQUEST_BODY_MAX_BYTES;
 
@@ -100,6 +108,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
     const endedEarly = () =>
       reject(new ApiError('invalid_request', 'the request body ended early'));
     req.once('error', endedEarly);
+    req.once(BODY_FAULT, reject);
     req.once('close', () => {
       if (!req.complete) endedEarly();
     });

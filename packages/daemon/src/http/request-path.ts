@@ -8,9 +8,10 @@ import { authenticate, matchRoute } from './auth.ts';
 import { Call, type Reply } from './call.ts';
 import { corsHeaders, corsOrigin, preflightResponse } from './cors.ts';
 import { errorResponse, handleError } from './errors.ts';
-import { isAllowedHost } from './host-guard.ts';
+import { hasOneHost, isAllowedHost } from './host-guard.ts';
 import { idempotency } from './idempotency.ts';
 import { readInput } from './input.ts';
+import { lingerOnClose } from './linger.ts';
 import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
 import type { Routes } from './route.ts';
@@ -126,8 +127,10 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     );
 
     const answer = (reply: Reply) => {
-      // What is left of a refused body must not be read as the next request.
-      if (reply.status === 413) extra.Connection = 'close';
+      if (bodyUnread(req)) {
+        extra.Connection = 'close';
+        lingerOnClose(req);
+      }
       const gone = res.closed;
       try {
         writeReply(res, reply, extra)?.catch((error) => failed(error));
@@ -166,6 +169,13 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
       return answer(errorResponse(c, new ApiError('not_ready', 'the daemon is shutting down')));
     }
     if (target.bad !== undefined) return answer(errorResponse(c, target.bad));
+    if (!hasOneHost(req.rawHeaders)) {
+      // RFC 9112 §3.2: two Hosts name no one target, and the guard below would judge one of them.
+      const error = new ApiError('invalid_request', 'a request carries one Host header', {
+        field: 'Host',
+      });
+      return answer(errorResponse(c, error));
+    }
     if (!isAllowedHost(listener, host)) {
       // DNS rebinding (see `isAllowedHost`): refused before anything else, CORS included.
       const shown = JSON.stringify(host?.toLowerCase() ?? '');
@@ -190,6 +200,19 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     if (reply instanceof Promise) reply.catch((error) => handleError(error, c)).then(answer);
     else answer(reply);
   };
+}
+
+/**
+ * Whether the request has a body its answer leaves unread: one refused before it is read (an
+ * unknown route, a wrong method, no valid token, past the size limit), or a GET's, which is never
+ * read. Node would read such a body to its end and drop it to keep the connection open, however
+ * long it is and whoever sent it; the answer closes the connection instead, so what is read is
+ * bounded by what is in flight, and no rest of it is taken for the next request.
+ */
+function bodyUnread(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**

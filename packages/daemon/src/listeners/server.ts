@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorEnvelope } from '@svc/protocol';
+import { ApiError } from '../errors.ts';
 import type { App } from '../http/app.ts';
+import { BODY_FAULT } from '../http/input.ts';
 import type { Listener } from '../http/listener.ts';
 
 /** An HTTP server for one listener, counting requests in flight so a shutdown can drain them. */
@@ -53,14 +55,14 @@ export function listenerServer(app: App, listener: Listener): ListenerServer {
  * the same status with the error envelope and a `Svc-Request-Id`, as every answer of the daemon.
  */
 function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
-  // A peer that reset or timed out is gone, and a socket with an answer under way is not ours to
-  // write to (node's own default handler makes the same checks).
-  if (
-    error.code === 'ECONNRESET' ||
-    !socket.writable ||
-    (socket as { _httpMessage?: unknown })._httpMessage
-  ) {
+  // A peer that reset or timed out is gone (node's own default handler makes the same check).
+  if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight !== undefined && inFlight !== null) {
+    refuseBody(error, socket, inFlight);
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
@@ -81,4 +83,28 @@ function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
       'Connection: close\r\n\r\n' +
       body,
   );
+}
+
+/** The requests whose body fault was handed to their reader: the parser repeats its error. */
+const faulted = new WeakSet<object>();
+
+/**
+ * A parse error while a request is being answered. In its body, still being read: its reader is
+ * told (`BODY_FAULT`), so the request path answers 400 and closes the connection. Otherwise (the
+ * answer is under way, was decided without the body, or the error is in a request pipelined
+ * behind it) an answer is not ours to write: the connection is cut, as node's own handler does.
+ */
+function refuseBody(error: NodeJS.ErrnoException, socket: Duplex, res: ServerResponse): void {
+  const req = res.req;
+  if (faulted.has(req)) return;
+  if (res.headersSent || req.complete || req.listenerCount(BODY_FAULT) === 0) {
+    socket.destroy();
+    return;
+  }
+  faulted.add(req);
+  const message =
+    error.code === 'HPE_INVALID_EOF_STATE'
+      ? 'the request body ended early'
+      : 'the request body is not valid HTTP/1.1 framing (a chunk size or chunk end is malformed)';
+  req.emit(BODY_FAULT, new ApiError('invalid_request', message));
 }

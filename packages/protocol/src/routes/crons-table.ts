@@ -26,6 +26,7 @@ export const cronsRoutes = [
       "Create a cron: each fire creates a root node with its task, inside the creator's scope ceiling",
     body: cronCreateBodySchema,
     response: cronSchema,
+    errors: ['not_found'],
   },
   {
     id: 'crons.list',

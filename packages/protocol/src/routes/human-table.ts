@@ -150,5 +150,6 @@ export const humanRoutes = [
     summary: "The ticket's response (409 while it has none)",
     params: ticketParamsSchema,
     response: humanResponseSchema,
+    errors: ['invalid_state'],
   },
 ] as const satisfies readonly RouteDef[];

@@ -123,5 +123,6 @@ export const modelRoutes = [
     summary: 'One model call made by the daemon with its stored credentials (no tools)',
     body: llmBodySchema,
     response: llmResponseSchema,
+    errors: ['not_found', 'invalid_state', 'rate_limited'],
   },
 ] as const satisfies readonly RouteDef[];

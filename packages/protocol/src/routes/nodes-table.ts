@@ -61,6 +61,7 @@ export const nodesRoutes = [
     summary: "Create a node (queued); its scopes must lie inside the creator's ceiling",
     body: nodeCreateBodySchema,
     response: nodeSchema,
+    errors: ['not_found', 'invalid_state'],
   },
   {
     id: 'nodes.list',
@@ -128,6 +129,7 @@ export const nodesRoutes = [
     summary: 'The outcome of a final node (409 invalid_state while it is not final)',
     params: nodeParamsSchema,
     response: outcomeSchema,
+    errors: ['invalid_state'],
   },
   {
     id: 'nodes.waitForOutcome',
@@ -147,6 +149,7 @@ export const nodesRoutes = [
     summary: 'Create a node, then wait up to timeout_s for its outcome',
     body: nodeCreateAndWaitBodySchema,
     response: nodeWaitResultSchema,
+    errors: ['not_found', 'invalid_state'],
   },
   {
     id: 'nodes.parse',
@@ -156,6 +159,7 @@ export const nodesRoutes = [
     summary: 'Create a node with an output_schema, wait, and answer its result parsed',
     body: nodeParseBodySchema,
     response: nodeParseResultSchema,
+    errors: ['not_found', 'invalid_state'],
   },
   {
     id: 'nodes.stream',
@@ -167,6 +171,8 @@ export const nodesRoutes = [
     query: nodeStreamQuerySchema,
     response: nodeEventSchema,
     stream: 'sse',
+    noContent:
+      'the node (its subtree too, when asked) is settled and every event after the cursor was sent: nothing will follow, so an SSE client stops reconnecting',
   },
   {
     id: 'nodes.events',
@@ -206,6 +212,7 @@ export const nodesRoutes = [
     summary: 'Revive every failed (optionally cancelled) node, e.g. after a crash',
     body: nodeReviveAllBodySchema,
     response: nodeReviveAllResultSchema,
+    errors: ['not_found'],
   },
   {
     id: 'nodes.promote',

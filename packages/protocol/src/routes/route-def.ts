@@ -40,6 +40,8 @@ export interface RouteDef {
   consumes?: string;
   /** The media type of a success answer that is not JSON (e.g. a file's bytes). */
   produces?: string;
+  /** When the route answers 204 with no body, why (a stream with nothing left to send). */
+  noContent?: string;
   /** Codes the handler answers beyond those the route's auth and parts imply (OpenAPI lists them). */
   errors?: readonly ErrorCode[];
 }

@@ -42,6 +42,7 @@ export const runsRoutes = [
     summary: "Start a run: a root node; its scopes must lie inside the app's grant",
     body: runStartBodySchema,
     response: runSchema,
+    errors: ['not_found'],
   },
   {
     id: 'runs.list',
@@ -159,6 +160,8 @@ export const runsRoutes = [
     query: runStreamQuerySchema,
     response: nodeEventSchema,
     stream: 'sse',
+    noContent:
+      "the run's tree is settled and every event after the cursor was sent: nothing will follow, so an SSE client stops reconnecting",
   },
   {
     id: 'runs.wait',
@@ -178,5 +181,6 @@ export const runsRoutes = [
     summary: 'Start a run with an output_schema, wait, and answer its result parsed',
     body: runParseBodySchema,
     response: runParseResultSchema,
+    errors: ['not_found'],
   },
 ] as const satisfies readonly RouteDef[];

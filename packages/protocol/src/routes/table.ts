@@ -189,6 +189,7 @@ export const routes = [
       'Read a slice of a file: UTF-8 text or base64, with the whole size and whether bytes remain',
     query: filesReadQuerySchema,
     response: filesReadResultSchema,
+    errors: ['not_found', 'conflict'],
   },
   {
     id: 'files.write',
@@ -207,6 +208,7 @@ export const routes = [
     summary: "A directory's entries sorted by name, with whether more exist",
     query: filesListQuerySchema,
     response: filesListResultSchema,
+    errors: ['not_found', 'conflict'],
   },
   ...modelRoutes,
   ...nodesRoutes,

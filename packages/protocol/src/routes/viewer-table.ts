@@ -16,6 +16,7 @@ export const viewerRoutes = [
     summary:
       'A one-time login link for the web viewer, valid 60 s; 409 while the TCP listener is off',
     response: viewerLinkSchema,
+    errors: ['invalid_state'],
   },
   {
     id: 'viewer.logout',

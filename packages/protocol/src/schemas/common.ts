@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors.ts';
 import { ID_PREFIXES, type IdKind } from '../ids.ts';
+import { SCOPE_PATTERN } from '../scopes/grammar.ts';
 import { MAX_SCOPE_LENGTH } from '../scopes/parse.ts';
+import { checkedAs, shownAs } from './wire-form.ts';
 
 /** An id of one kind: its prefix and a ULID. */
 export function idSchema(kind: IdKind) {
@@ -22,15 +24,20 @@ export const nameSchema = z
 export const timestampSchema = z.iso.datetime();
 
 /**
- * One scope string. Only its shape is checked here; the vocabulary is checked by
+ * One scope string. Only its length is checked here; the vocabulary is checked by
  * `parseScopeList`, whose reasons (legacy names, `svc:act` without `svc:llm`) are the answer.
+ * The OpenAPI document carries the vocabulary's grammar, so a client can check it before sending.
  */
-export const scopeSchema = z.string().min(1).max(MAX_SCOPE_LENGTH).describe('a scope string');
+export const scopeSchema = checkedAs(
+  z.string().min(1).max(MAX_SCOPE_LENGTH).describe('a scope string (docs/api-v1.md, "Scopes")'),
+  { pattern: SCOPE_PATTERN },
+);
 
 /** An absolute host path (the daemon resolves and checks it; no NUL byte). */
 export const absolutePathSchema = z
   .string()
-  .regex(/^\/[^\0]*$/)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what is refused; `\x00` is how every engine reads it (not `\0`).
+  .regex(/^\/[^\x00]*$/)
   .max(4096)
   .describe('an absolute path');
 
@@ -42,29 +49,42 @@ export const ENV_VALUE_MAX_LENGTH = 32_768;
  * (Node's `spawn` throws on one, quoting the value, and the value may be a secret).
  */
 export function processText(max: number) {
-  return z
-    .string()
-    .max(max)
-    .regex(/^[^\0]*$/, 'must not contain a NUL character');
+  return (
+    z
+      .string()
+      .max(max)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what is refused; `\x00` is how every engine reads it (not `\0`).
+      .regex(/^[^\x00]*$/, 'must not contain a NUL character')
+  );
 }
 
-/** A query flag: `true` or `false` on the wire, a boolean after parsing. */
-export const queryBool = z
-  .enum(['true', 'false'])
-  .transform((v) => v === 'true')
-  .describe('true or false');
+/**
+ * A query flag: `true` or `false` on the wire, a boolean after parsing; a `boolean` in the
+ * OpenAPI document, which clients serialise as those two words.
+ */
+export const queryBool = shownAs(
+  z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .describe('true or false'),
+  { type: 'boolean' },
+);
 
 /**
- * A non-negative integer carried in a query string. Input is the decimal string, output the
- * number, so the OpenAPI document (input side) shows what goes on the wire.
+ * A non-negative integer carried in a query string: the decimal string is read, the number is
+ * the output. The OpenAPI document shows the integer with its bounds, which clients serialise
+ * as that decimal string.
  */
 export function queryInt(min: number, max: number) {
-  return z
-    .string()
-    .regex(/^\d{1,16}$/) // Number.MAX_SAFE_INTEGER has 16 digits; `max` refuses the rest
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-    .describe(`an integer from ${min} to ${max}`);
+  return shownAs(
+    z
+      .string()
+      .regex(/^\d{1,16}$/) // Number.MAX_SAFE_INTEGER has 16 digits; `max` refuses the rest
+      .transform(Number)
+      .pipe(z.number().int().min(min).max(max))
+      .describe(`an integer from ${min} to ${max}`),
+    { type: 'integer', minimum: min, maximum: max },
+  );
 }
 
 export const LIST_LIMIT_MAX = 200;

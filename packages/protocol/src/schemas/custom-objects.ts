@@ -14,6 +14,7 @@ import {
   timestampSchema,
 } from './common.ts';
 import { jsonSchemaObject, TITLE_MAX } from './nodes.ts';
+import { checkedAs } from './wire-form.ts';
 
 export const OBJECT_EVENT_NAME = /^[a-z][a-z0-9_.-]{0,62}$/;
 export const OBJECT_EVENTS_MAX = 100;
@@ -56,12 +57,16 @@ export const objectReceiverSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('argv'),
-    argv: z
-      .array(processText(32_768))
-      .min(1)
-      .max(OBJECT_ARGV_MAX)
-      .refine((argv) => argv[0] !== '', 'the program (argv[0]) must not be empty')
-      .describe('a program and its arguments, run without a shell; the delivery on stdin'),
+    argv: checkedAs(
+      z
+        .array(processText(32_768))
+        .min(1)
+        .max(OBJECT_ARGV_MAX)
+        .refine((argv) => argv[0] !== '', 'the program (argv[0]) must not be empty')
+        .describe('a program and its arguments, run without a shell; the delivery on stdin'),
+      // Inside `not`, so `items` still judges the first one (beside `prefixItems` it would not).
+      { not: { prefixItems: [{ const: '' }] } },
+    ),
     cwd: absolutePathSchema
       .optional()
       .describe("the program's working directory; default the home directory of the daemon's user"),
@@ -71,14 +76,17 @@ export const objectReceiverSchema = z.discriminatedUnion('kind', [
 export const customObjectRegisterBodySchema = z.strictObject({
   name: z.string().min(1).max(TITLE_MAX),
   description: descriptionSchema.optional(),
-  events: z
-    .record(objectEventNameSchema, objectEventDeclSchema)
-    .refine((events) => Object.keys(events).length > 0, 'declare at least one event')
-    .refine(
-      (events) => Object.keys(events).length <= OBJECT_EVENTS_MAX,
-      `at most ${OBJECT_EVENTS_MAX} events`,
-    )
-    .describe('the event catalog: name → {description?, schema?}'),
+  events: checkedAs(
+    z
+      .record(objectEventNameSchema, objectEventDeclSchema)
+      .refine((events) => Object.keys(events).length > 0, 'declare at least one event')
+      .refine(
+        (events) => Object.keys(events).length <= OBJECT_EVENTS_MAX,
+        `at most ${OBJECT_EVENTS_MAX} events`,
+      )
+      .describe('the event catalog: name → {description?, schema?}'),
+    { minProperties: 1, maxProperties: OBJECT_EVENTS_MAX },
+  ),
   receiver: objectReceiverSchema,
 });
 

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { idSchema, listQuerySchema, timestampSchema } from './common.ts';
 import { jsonSchemaObject, TITLE_MAX } from './nodes.ts';
+import { checkedAs } from './wire-form.ts';
 
 export const HUMAN_KINDS = ['question', 'approval', 'review'] as const;
 export const HUMAN_REQUEST_STATES = [
@@ -94,9 +95,8 @@ export const humanRequestCreateBodySchema = z.strictObject({
   kind: humanKindSchema.optional().describe("default 'question'"),
   title: z.string().min(1).max(TITLE_MAX),
   body: z.string().max(HUMAN_BODY_MAX).optional().describe("markdown; default ''"),
-  options: z
-    .array(optionSchema)
-    .max(HUMAN_OPTIONS_MAX)
+  // Distinct: the service refuses a repeated option (422), as a choice could not tell them apart.
+  options: checkedAs(z.array(optionSchema).max(HUMAN_OPTIONS_MAX), { uniqueItems: true })
     .optional()
     .describe("choices; an approval's are approve and reject"),
   response_schema: jsonSchemaObject

@@ -4,11 +4,12 @@
  * caller (SPEC "Scope vocabulary", rules 2 and 3); writes are checked against its scopes.
  */
 import { z } from 'zod';
-import { UNSHOWABLE } from '../text.ts';
+import { UNSHOWABLE, UNSHOWABLE_CLASS } from '../text.ts';
 import { listQuerySchema, queryInt, timestampSchema } from './common.ts';
 import { MEMORY_PATH_MAX, MEMORY_SPACE_PATTERN, memoryPathProblem } from './memory-space.ts';
 // One grammar of media types (RFC 9110) wherever svc takes one.
 import { mediaTypeSchema } from './uploads.ts';
+import { checkedAs } from './wire-form.ts';
 
 export const MEMORY_KINDS = ['knowledge', 'preference'] as const;
 export const MEMORY_PRIVACY = ['public', 'friends', 'private'] as const;
@@ -32,15 +33,34 @@ export const memorySpaceSchema = z
     "'user' (the person's documents), 'app:<id>' (an app's; ':profile:<p>' narrows to one profile) or 'node:<nd_…>' (a node's own)",
   );
 
-export const memoryPathSchema = z
-  .string()
-  .superRefine((path, ctx) => {
-    const problem = memoryPathProblem(path);
-    if (problem !== null) ctx.addIssue({ code: 'custom', message: `path ${problem}` });
-  })
-  .describe(
-    `a relative path of '/'-separated segments, e.g. prefs/food.md: no empty, '.' or '..' segment, no control character, at most ${MEMORY_PATH_MAX} characters`,
-  );
+/**
+ * One segment of a document path, for the OpenAPI document: not empty, `.` or `..` (a segment
+ * starting with a dot has a second character that is not one, or a third), no `/` or control.
+ * Written without a lookahead, which RE2 lacks, and linear: the alternatives part at the first
+ * two characters.
+ */
+const PATH_SEGMENT = (() => {
+  const c = `[^/${UNSHOWABLE_CLASS}]`;
+  const first = `[^./${UNSHOWABLE_CLASS}]`;
+  return `(?:${first}${c}*|\\.${first}${c}*|\\.\\.${c}+)`;
+})();
+
+export const memoryPathSchema = checkedAs(
+  z
+    .string()
+    .superRefine((path, ctx) => {
+      const problem = memoryPathProblem(path);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: `path ${problem}` });
+    })
+    .describe(
+      `a relative path of '/'-separated segments, e.g. prefs/food.md: no empty, '.' or '..' segment, no control character, at most ${MEMORY_PATH_MAX} characters`,
+    ),
+  {
+    minLength: 1,
+    maxLength: MEMORY_PATH_MAX,
+    pattern: `^${PATH_SEGMENT}(?:/${PATH_SEGMENT})*$`,
+  },
+);
 
 /** A document without its content: what lists answer. */
 export const memoryDocumentSummarySchema = z.object({
@@ -94,14 +114,17 @@ const ifVersionDescription =
 export const memoryWriteBodySchema = z.strictObject({
   space: memorySpaceSchema.optional().describe("default 'user'"),
   path: memoryPathSchema,
-  title: z
-    .string()
-    .min(1)
-    .max(MEMORY_TITLE_MAX)
-    .refine(
-      (title) => !UNSHOWABLE.test(title),
-      'must not hold a control or bidirectional character',
-    )
+  title: checkedAs(
+    z
+      .string()
+      .min(1)
+      .max(MEMORY_TITLE_MAX)
+      .refine(
+        (title) => !UNSHOWABLE.test(title),
+        'must not hold a control or bidirectional character',
+      ),
+    { pattern: `^[^${UNSHOWABLE_CLASS}]*$` },
+  )
     .optional()
     .describe("default: kept, or for a new document the path's last segment"),
   kind: memoryKindSchema.optional().describe("default: kept, or 'knowledge'"),

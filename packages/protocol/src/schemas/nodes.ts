@@ -17,6 +17,7 @@ import {
 } from './common.ts';
 import { eventsQuerySchema } from './events.ts';
 import { modelChoiceSchema, modelRefSchema } from './models.ts';
+import { checkedAs } from './wire-form.ts';
 
 export const nodeStateSchema = z.enum(NODE_STATES);
 export const finalStateSchema = z.enum(FINAL_STATES);
@@ -32,12 +33,15 @@ export const jsonSchemaObject = z
 export const METADATA_MAX_KEYS = 16;
 
 /** Free-form labels for the caller's own bookkeeping; the daemon never interprets them. */
-export const metadataSchema = z
-  .record(z.string().min(1).max(64), z.string().max(512))
-  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, {
-    message: `at most ${METADATA_MAX_KEYS} metadata keys`,
-  })
-  .describe(`up to ${METADATA_MAX_KEYS} string labels`);
+export const metadataSchema = checkedAs(
+  z
+    .record(z.string().min(1).max(64), z.string().max(512))
+    .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, {
+      message: `at most ${METADATA_MAX_KEYS} metadata keys`,
+    })
+    .describe(`up to ${METADATA_MAX_KEYS} string labels`),
+  { maxProperties: METADATA_MAX_KEYS },
+);
 
 // ── budgets and usage ────────────────────────────────────────────────────────────────────────
 
@@ -86,16 +90,19 @@ export const outcomeSchema = z.object({
 });
 
 /** `nodes.result.submit` and the broker's submit: a result, a summary, or both. */
-export const resultSubmitBodySchema = z
-  .strictObject({
-    result: jsonValue
-      .optional()
-      .describe('required, and checked, when the node has an output_schema'),
-    summary: z.string().max(100_000).optional(),
-  })
-  .refine((b) => b.result !== undefined || b.summary !== undefined, {
-    message: 'submit a result, a summary, or both',
-  });
+export const resultSubmitBodySchema = checkedAs(
+  z
+    .strictObject({
+      result: jsonValue
+        .optional()
+        .describe('required, and checked, when the node has an output_schema'),
+      summary: z.string().max(100_000).optional(),
+    })
+    .refine((b) => b.result !== undefined || b.summary !== undefined, {
+      message: 'submit a result, a summary, or both',
+    }),
+  { anyOf: [{ required: ['result'] }, { required: ['summary'] }] },
+);
 
 // ── waits ────────────────────────────────────────────────────────────────────────────────────
 
@@ -301,13 +308,16 @@ export const nodeListQuerySchema = listQuerySchema.extend({
 });
 
 /** `PATCH /v1/nodes/{id}`: what may change besides state. Raising a budget wakes a node parked at it. */
-export const nodeUpdateBodySchema = z
-  .strictObject({
-    title: titleSchema.optional(),
-    budgets: budgetsInputSchema.optional(),
-    metadata: metadataSchema.optional().describe('replaces the labels'),
-  })
-  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
+export const nodeUpdateBodySchema = checkedAs(
+  z
+    .strictObject({
+      title: titleSchema.optional(),
+      budgets: budgetsInputSchema.optional(),
+      metadata: metadataSchema.optional().describe('replaces the labels'),
+    })
+    .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' }),
+  { minProperties: 1 },
+);
 
 /** Cancel, interrupt and yield: an optional human-readable reason (becomes `state_reason`). */
 export const reasonBodySchema = z.strictObject({ reason: z.string().min(1).max(2000).optional() });
@@ -335,10 +345,13 @@ export const nodeReviveBodySchema = z.strictObject({
 });
 
 export const nodeReviveAllBodySchema = z.strictObject({
-  states: z
-    .array(z.enum(['failed', 'cancelled']))
-    .min(1)
-    .refine((states) => new Set(states).size === states.length, 'each state at most once')
+  states: checkedAs(
+    z
+      .array(z.enum(['failed', 'cancelled']))
+      .min(1)
+      .refine((states) => new Set(states).size === states.length, 'each state at most once'),
+    { uniqueItems: true },
+  )
     .optional()
     .describe("default ['failed']: a cancellation was somebody's decision"),
   root_id: idSchema('node').optional().describe('only this tree'),

@@ -4,8 +4,10 @@
  * path (SPEC, "Installing a plugin").
  */
 import { z } from 'zod';
+import { SPACE_OR_CONTROL } from '../text.ts';
 import { nameSchema, timestampSchema } from './common.ts';
 import { envNameSchema } from './profiles.ts';
+import { checkedAs } from './wire-form.ts';
 
 export const pluginParamsSchema = z.object({ name: nameSchema });
 
@@ -17,27 +19,31 @@ export const pluginParamsSchema = z.object({ name: nameSchema });
 export const BEARER_TOKEN_PATTERN = /^[\x21-\x7e]{1,4096}$/;
 
 /** An http(s) URL without credentials, query or fragment: where the handler is mounted. */
-export const pluginEndpointSchema = z
-  .string()
-  .max(2000)
-  // Stored as given and used as the audience of the tokens the directory signs: a space or a
-  // control character, which the URL parser drops, would make an audience no plugin matches.
-  .regex(/^[^\s\p{Cc}]+$/u, 'no whitespace or control characters')
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (
-        (url.protocol === 'http:' || url.protocol === 'https:') &&
-        url.username === '' &&
-        url.password === '' &&
-        url.search === '' &&
-        url.hash === ''
-      );
-    } catch {
-      return false;
-    }
-  }, 'an http(s) URL with no credentials, query or fragment')
-  .describe('the public URL where the handler is mounted, mount path included');
+export const pluginEndpointSchema = checkedAs(
+  z
+    .string()
+    .max(2000)
+    // Stored as given and used as the audience of the tokens the directory signs: a space or a
+    // control character, which the URL parser drops, would make an audience no plugin matches.
+    .regex(/^[^\s\p{Cc}]+$/u, 'no whitespace or control characters')
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return (
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          url.username === '' &&
+          url.password === '' &&
+          url.search === '' &&
+          url.hash === ''
+        );
+      } catch {
+        return false;
+      }
+    }, 'an http(s) URL with no credentials, query or fragment')
+    .describe('the public URL where the handler is mounted, mount path included'),
+  // The same set as the check's `\s\p{Cc}`, written so every regex engine reads it alike.
+  { pattern: `^[^${SPACE_OR_CONTROL}]+$` },
+);
 
 /** `POST /v1/plugins`: `svc pkg plugin install --endpoint URL --name N [--auth-env NAME]`. */
 export const pluginInstallBodySchema = z.strictObject({
@@ -53,9 +59,16 @@ export const pluginInstallBodySchema = z.strictObject({
     .describe(
       "the variable holding the shared token, read by the calling broker from its profile's env store",
     ),
-  token: z
-    .string()
-    .regex(BEARER_TOKEN_PATTERN, 'visible ASCII characters, as a bearer token is (RFC 6750 §2.1)')
+  // RE2 refuses a repetition past 1000, so the document says the length apart.
+  token: checkedAs(
+    z
+      .string()
+      .regex(
+        BEARER_TOKEN_PATTERN,
+        'visible ASCII characters, as a bearer token is (RFC 6750 §2.1)',
+      ),
+    { pattern: '^[\\x21-\\x7e]+$', maxLength: 4096 },
+  )
     .optional()
     .describe('the bearer for fetching a token-guarded archive now; used once, never stored'),
 });

@@ -4,8 +4,9 @@
  * capability URL on the TCP listener that serves its bytes without a bearer.
  */
 import { z } from 'zod';
-import { UNSHOWABLE } from '../text.ts';
+import { UNSHOWABLE, UNSHOWABLE_CLASS } from '../text.ts';
 import { idSchema, queryInt, timestampSchema } from './common.ts';
+import { checkedAs } from './wire-form.ts';
 
 /** The largest upload taken, decoded: the same 1 MiB as a `files.write` (SPEC Limits). */
 export const UPLOAD_MAX_BYTES = 1_048_576;
@@ -20,14 +21,17 @@ export const DEFAULT_MEDIA_TYPE = 'application/octet-stream';
  * A file's name, not a path: no `/`, no control character, not `.` or `..`. It travels back in a
  * `Content-Disposition` header, so nothing in it may break a header line.
  */
-export const uploadFilenameSchema = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[^/\\]+$/u, 'must be a file name: no / or \\')
-  .refine((name) => !UNSHOWABLE.test(name), 'must not hold a control or bidirectional character')
-  .refine((name) => name !== '.' && name !== '..', 'must be a file name, not . or ..')
-  .describe('the file name (no directory)');
+export const uploadFilenameSchema = checkedAs(
+  z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[^/\\]+$/u, 'must be a file name: no / or \\')
+    .refine((name) => !UNSHOWABLE.test(name), 'must not hold a control or bidirectional character')
+    .refine((name) => name !== '.' && name !== '..', 'must be a file name, not . or ..')
+    .describe('the file name (no directory)'),
+  { pattern: `^[^/\\\\${UNSHOWABLE_CLASS}]+$`, not: { enum: ['.', '..'] } },
+);
 
 /** RFC 9110 §5.6.2: a token is one or more `tchar`. */
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]{1,127}";

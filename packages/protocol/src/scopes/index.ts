@@ -1,4 +1,5 @@
 export { ceilingViolation, covers, listCovers, parsedCovers } from './covers.ts';
+export { SCOPE_PATTERN } from './grammar.ts';
 export { LEGACY_SCOPES } from './legacy.ts';
 export { parseScopeList, SCOPE_REQUIRES } from './list.ts';
 export {
