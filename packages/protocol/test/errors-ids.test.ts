@@ -31,8 +31,9 @@ describe('error envelope', () => {
       internal_error: 500,
       provider_error: 502,
       not_ready: 503,
+      sandbox_unavailable: 503,
     });
-    expect(Object.keys(ERROR_STATUS)).toHaveLength(15);
+    expect(Object.keys(ERROR_STATUS)).toHaveLength(16);
   });
 
   it('builds { error: { code, message, request_id } } and adds field/received only when given', () => {

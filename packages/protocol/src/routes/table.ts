@@ -174,9 +174,11 @@ export const routes = [
     method: 'POST',
     path: '/v1/bash',
     auth: { kind: 'scope', scope: 'svc:act' },
-    summary: 'Run one command in an absolute working directory; a non-zero exit is a value',
+    summary:
+      "Run one command in an absolute working directory (a scoped token's in its sandbox); a non-zero exit is a value",
     body: bashBodySchema,
     response: bashResultSchema,
+    errors: ['sandbox_unavailable'],
   },
   // `svc:act` at the route; the path's realpath must then be covered by a files scope of the
   // caller (the owner's `null` covers all), checked where the path is resolved.

@@ -152,7 +152,9 @@ export const gitBaseSchema = z
   .string()
   .min(1)
   .max(256)
-  .regex(/^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/)
+  // No lookahead (RE2 and others lack it): a dot is always followed by another character but a
+  // dot, save at the end, and the first character is no `-`.
+  .regex(/^(?:[A-Za-z0-9_/]|\.[A-Za-z0-9_/-])(?:[A-Za-z0-9_/-]|\.[A-Za-z0-9_/-])*\.?$/)
   .describe('a branch, tag or commit: letters, digits and ._/- (no leading -, no ..)');
 
 /**
