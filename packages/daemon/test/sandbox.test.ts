@@ -320,6 +320,34 @@ describe('a node: its bash tool and file tools', () => {
     expect(git('log', '--format=%s', '-1', 'main').trim()).toBe('first');
   });
 
+  it('reaches only the domains its profile allows, through its proxy', async () => {
+    await ok(
+      await d.call('/v1/profiles/listed', json({ network: { allow: ['127.0.0.1'] } }, 'PUT')),
+    );
+    const before = connections;
+    const { results } = await nodeRun(
+      'sb-net-list',
+      [
+        // The listed host, tunnelled through the proxy (no_proxy emptied: 127.0.0.1 is on it by
+        // default); the host's server speaks no HTTP, hence --http0.9.
+        bash(
+          `no_proxy= NO_PROXY= curl -s -p --http0.9 http://127.0.0.1:${port}/ || echo failed-$?`,
+        ),
+        // Any other host: the proxy says 403, before any lookup.
+        bash(`curl -s -o /dev/null -w '%{http_code}' http://example.com/; echo`),
+        bash('curl -s https://example.org/ >/dev/null; echo "exit=$?"'),
+        // Around the proxy: no network at all.
+        bash(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null || echo direct-refused`),
+      ],
+      { profile: 'listed' },
+    );
+    expect(out(results[0]!).stdout).toContain('hello from the host');
+    expect(out(results[1]!).stdout).toBe('403\n');
+    expect(out(results[2]!).stdout).not.toBe('exit=0\n');
+    expect(out(results[3]!).stdout).toContain('direct-refused');
+    expect(connections).toBe(before + 1);
+  });
+
   it('gets the env-store values its profile names in command_env, and no other', async () => {
     await ok(await d.call('/v1/profiles/tooling', json({ command_env: ['TOOL_KEY'] }, 'PUT')));
     for (const [name, value] of [

@@ -27,7 +27,11 @@ function renderSandbox(sandbox: StatusView['sandbox'], colors: Palette): string 
     by === null
       ? 'processes and memory unbounded'
       : `${pids ?? '∞'} processes${memory_bytes === null ? '' : `, ${Math.round(memory_bytes / 1024 ** 2)} MiB`} per command (${by})`;
-  return `${colors.green('ready')} ${sandbox.tool ?? ''}, network ${sandbox.network}, ${bounds}`;
+  const network =
+    typeof sandbox.network === 'string'
+      ? sandbox.network
+      : `only ${sandbox.network.allow.join(', ')}`;
+  return `${colors.green('ready')} ${sandbox.tool ?? ''}, network ${network}, ${bounds}`;
 }
 
 export function renderStatus(status: StatusView, colors: Palette): string {

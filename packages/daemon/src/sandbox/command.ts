@@ -11,6 +11,7 @@ import { ApiError } from '../errors.ts';
 import { type CommandGroups, makeGroups } from './cgroup.ts';
 import type { SandboxPlan } from './plan.ts';
 import { unavailableMessage } from './probe.ts';
+import { PROXY_ENV } from './proxy.ts';
 import { systemArgs } from './system.ts';
 import { viewAllows } from './view.ts';
 
@@ -71,6 +72,8 @@ export function commandEnv(
     TERM: 'dumb',
     SHELL: '/bin/sh',
     SVC_SANDBOX: 'bubblewrap',
+    // A list of domains is reached through the node's proxy (`./proxy.ts`).
+    ...(typeof plan.network === 'object' ? PROXY_ENV : {}),
     ...plan.env,
     ...(tag === undefined ? {} : { [tag.name]: tag.value }),
     ...env,
@@ -118,7 +121,7 @@ export function bwrapSpawn(
     env: Record<string, string>;
     launcherEnv: Record<string, string>;
     group: string;
-    extra?: { source: string; dest: string }[];
+    extra?: { source: string; dest: string; writable?: boolean }[];
   },
 ): SandboxedSpawn {
   assertConfinable(plan);
@@ -156,7 +159,9 @@ export function bwrapSpawn(
     for (const fd of fds) closeSync(fd);
     throw error;
   }
-  for (const bind of run.extra ?? []) mounts.push('--ro-bind', bind.source, bind.dest);
+  for (const bind of run.extra ?? []) {
+    mounts.push(bind.writable === true ? '--bind' : '--ro-bind', bind.source, bind.dest);
+  }
 
   const setenv = Object.entries(run.env).flatMap(([k, v]) => ['--setenv', k, v]);
   const bwrapArgs = [

@@ -9,10 +9,13 @@
  * unconfined: the supervisor's mark finds it, and the sandbox's PID namespace ends with it).
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { bwrapSpawn, shellArgv } from './command.ts';
 import type { SandboxPlan } from './plan.ts';
+import { PROXY_PORT, PROXY_SOCKET_IN_SANDBOX, startProxy } from './proxy.ts';
 
 /** Bytes of each stream a command's result keeps; one more tells it was cut. */
 const KEEP = 1024 * 1024 + 1;
@@ -65,7 +68,16 @@ function handle(m) {
     child.once('close', () => clearTimeout(late));
   });
 }
-send({ ready: true });
+const ready = () => send({ ready: true });
+if (process.env.SVC_PROXY_SOCKET) {
+  // The node's network is a list of domains: 127.0.0.1:${PROXY_PORT} leads to its proxy.
+  const net = require('node:net');
+  net.createServer((c) => {
+    const u = net.connect(process.env.SVC_PROXY_SOCKET);
+    c.pipe(u); u.pipe(c);
+    c.on('error', () => u.destroy()); u.on('error', () => c.destroy());
+  }).listen(${PROXY_PORT}, '127.0.0.1', ready);
+} else ready();
 `;
 
 export interface SessionResult {
@@ -92,6 +104,20 @@ export interface SandboxSession {
 
 let sessions = 0;
 
+/** The node's proxy on a socket in a directory of this process's own (0700). */
+async function proxyFor(allow: readonly string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-proxy-'));
+  const path = join(dir, 'proxy.sock');
+  const server = await startProxy(path, allow);
+  return {
+    path,
+    close: () => {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * Starts the node's sandbox and its executor; resolves once it answers, or rejects (the caller
  * then makes a sandbox per command instead: slower, as confined).
@@ -100,14 +126,24 @@ export async function openSession(
   plan: SandboxPlan,
   onEnd: () => void = () => {},
 ): Promise<SandboxSession> {
+  const proxy = typeof plan.network === 'object' ? await proxyFor(plan.network.allow) : null;
   const jail = bwrapSpawn(plan, {
     argv: [EXECUTOR_PATH, '--max-old-space-size=64', '-e', EXECUTOR],
     cwd: '/',
     // The executor's own: no mark, so what the supervisor finds by it is the commands alone.
-    env: { PATH: '/usr/bin:/bin', HOME: plan.home },
+    env: {
+      PATH: '/usr/bin:/bin',
+      HOME: plan.home,
+      ...(proxy !== null && { SVC_PROXY_SOCKET: PROXY_SOCKET_IN_SANDBOX }),
+    },
     launcherEnv: {},
     group: `${process.pid}-session-${++sessions}`,
-    extra: [{ source: realpathSync(process.execPath), dest: EXECUTOR_PATH }],
+    extra: [
+      { source: realpathSync(process.execPath), dest: EXECUTOR_PATH },
+      ...(proxy === null
+        ? []
+        : [{ source: proxy.path, dest: PROXY_SOCKET_IN_SANDBOX, writable: true }]),
+    ],
   });
   const child = spawn(jail.file, jail.args, {
     env: jail.env,
@@ -170,6 +206,7 @@ export async function openSession(
     dead ??= new Error(why);
     if (live) onEnd();
     onReady?.(false);
+    proxy?.close();
     for (const job of pending.values()) job.reject(dead);
     pending.clear();
     void jail.done();

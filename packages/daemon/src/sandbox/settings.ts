@@ -8,12 +8,13 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix } from 'node:path';
+import { type NetworkPolicy, networkPolicySchema } from '@svc/protocol';
 import { z } from 'zod';
 import { DaemonError } from '../errors.ts';
 import type { Layer } from './view.ts';
 
 export type SandboxMode = 'on' | 'off';
-export type NetworkPolicy = 'none' | 'host';
+export type { NetworkPolicy };
 
 export interface SandboxSettings {
   mode: SandboxMode;
@@ -73,7 +74,7 @@ const fileSchema = z.strictObject({
     .max(256)
     .optional(),
   hide: z.array(z.string().startsWith('/')).max(256).optional(),
-  network: z.enum(['none', 'host']).optional(),
+  network: networkPolicySchema.optional(),
   pids: z.number().int().min(16).max(1_000_000).optional(),
   memory_mb: z.number().int().min(64).max(1_048_576).optional(),
 });

@@ -1,3 +1,4 @@
+import type { NetworkPolicy } from '@svc/protocol';
 import {
   type Budgets,
   DEFAULT_BUDGETS,
@@ -28,7 +29,7 @@ export interface ProfileSettings {
   /** Its nodes' default git workspace, checked at each create; `null`: plain directories. */
   workspace: ProfileWorkspace | null;
   /** Its nodes' sandbox network; `null` = the daemon's default. */
-  network: 'none' | 'host' | null;
+  network: NetworkPolicy | null;
   /** Names from its env store its nodes' sandboxed commands get in their environment. */
   command_env: string[];
   app_id: string | null;
@@ -70,7 +71,7 @@ export function profileService(store: Store, events: EventLog) {
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
       workspace: parse<ProfileWorkspace>(r.workspace),
-      network: r.network as ProfileSettings['network'],
+      network: networkFrom(r.network),
       command_env: parse<string[]>(r.command_env) ?? [],
       app_id: r.app_id,
     };
@@ -88,7 +89,7 @@ export function profileService(store: Store, events: EventLog) {
       scopes: parse<string[]>(r.scopes),
       budgets: JSON.parse(r.budgets) as Budgets,
       workspace: parse<ProfileWorkspace>(r.workspace),
-      network: r.network as ProfileSettings['network'],
+      network: networkFrom(r.network),
       command_env: parse<string[]>(r.command_env) ?? [],
       env: store.profiles.envNames(r.name),
       app_id: r.app_id,
@@ -146,7 +147,7 @@ export function profileService(store: Store, events: EventLog) {
             ),
             current?.workspace ?? null,
           ),
-          network: pick(networkOf(body.network, principal), current?.network ?? null),
+          network: pick(networkText(networkOf(body.network, principal)), current?.network ?? null),
           command_env: pick(json(body.command_env), current?.command_env ?? null),
           app_id: current === undefined ? actor : current.app_id,
           created_at: current?.created_at ?? now,
@@ -248,17 +249,27 @@ const SETTINGS = [
  * and beyond, which only the person (the owner's token) hands out; anyone may ask for `none`.
  */
 function networkOf(
-  network: 'none' | 'host' | null | undefined,
+  network: NetworkPolicy | null | undefined,
   principal: Principal,
-): 'none' | 'host' | null | undefined {
-  if (network === 'host' && principal.scopes !== null) {
+): NetworkPolicy | null | undefined {
+  if (network != null && network !== 'none' && principal.scopes !== null) {
     throw new ApiError(
       'forbidden',
-      "only the owner may give a profile's nodes the host network (network: 'host')",
+      "only the owner may give a profile's nodes a network (the host's, or a list of domains)",
       { field: 'network' },
     );
   }
   return network;
+}
+
+/** Stored as `none`, `host`, or the `{allow}` object's JSON. */
+function networkText(network: NetworkPolicy | null | undefined): string | null | undefined {
+  return network == null || typeof network === 'string' ? network : JSON.stringify(network);
+}
+
+function networkFrom(text: string | null): NetworkPolicy | null {
+  if (text === null) return null;
+  return text.startsWith('{') ? (JSON.parse(text) as NetworkPolicy) : (text as NetworkPolicy);
 }
 
 function sameSettings(a: ProfileRow, b: ProfileRow): boolean {

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { absolutePathSchema, idSchema, queryInt, timestampSchema } from './common.ts';
 import { modelRefSchema, scriptedTurnSchema } from './models.ts';
+import { networkPolicySchema } from './network.ts';
 import {
   mailSchema,
   nodeSchema,
@@ -51,7 +52,7 @@ export const sandboxPlanSchema = z.strictObject({
     prlimit: z.string().nullable(),
   }),
   layers: z.array(z.strictObject({ path: z.string(), kind: z.enum(['rw', 'ro', 'hide']) })),
-  network: z.enum(['none', 'host']),
+  network: networkPolicySchema,
   home: z.string(),
   pids: z.number().int().positive(),
   memoryBytes: z.number().int().positive(),

@@ -12,6 +12,7 @@ export * from './llm.ts';
 export * from './memory.ts';
 export * from './memory-space.ts';
 export * from './models.ts';
+export * from './network.ts';
 export * from './node-events.ts';
 export * from './nodes.ts';
 export * from './plugins.ts';

@@ -13,6 +13,7 @@ import {
   timestampSchema,
 } from './common.ts';
 import { modelChoiceSchema, modelRefSchema } from './models.ts';
+import { networkPolicySchema } from './network.ts';
 import { budgetsInputSchema, budgetsSchema, workspaceInputSchema } from './nodes.ts';
 
 /** A tool a profile may allow: a built-in (`bash`, `spawn`, …) or a plugin group `<plugin>:<group>`. */
@@ -66,8 +67,7 @@ export const profileEnsureBodySchema = z.strictObject({
     .describe(
       "default git workspace of its nodes, checked at each node's create against its creator; null = plain directories",
     ),
-  network: z
-    .enum(['none', 'host'])
+  network: networkPolicySchema
     .nullable()
     .optional()
     .describe(
@@ -105,8 +105,7 @@ export const profileSchema = z.object({
     .object({ repo: z.string(), base: z.string().nullable() })
     .nullable()
     .describe("its nodes' default git workspace; null = plain-directory worktrees"),
-  network: z
-    .enum(['none', 'host'])
+  network: networkPolicySchema
     .nullable()
     .describe("its nodes' sandbox network; null = the daemon's default (none unless configured)"),
   command_env: z

@@ -1,6 +1,7 @@
 /** Liveness, health, status, readiness and shutdown of the daemon. */
 import { z } from 'zod';
 import { absolutePathSchema, okSchema, timestampSchema } from './common.ts';
+import { networkPolicySchema } from './network.ts';
 
 /** `GET /healthz` (liveness) and `POST /v1/shutdown`. */
 export { okSchema as healthzResponseSchema, okSchema as shutdownResponseSchema };
@@ -26,9 +27,9 @@ export const sandboxStatusSchema = z.object({
   tool: z.string().nullable().describe('the sandbox tool and version, e.g. "bubblewrap 0.8.0"'),
   reason: z.string().nullable().describe('why commands are refused or unconfined'),
   fix: z.string().nullable().describe('what to do about it'),
-  network: z
-    .enum(['none', 'host'])
-    .describe("a confined command's network unless its profile says more"),
+  network: networkPolicySchema.describe(
+    "a confined command's network unless its profile says more",
+  ),
   limits: z.object({
     pids: z.number().int().nullable().describe('processes one command may hold; null: unbounded'),
     memory_bytes: z.number().int().nullable().describe("one command's memory; null: unbounded"),

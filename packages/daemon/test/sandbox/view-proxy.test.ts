@@ -1,0 +1,71 @@
+/** The sandbox's pure rules: the layer order and view, and the proxy's domain match. */
+import { describe, expect, it } from 'vitest';
+import { hostAllowed } from '../../src/sandbox/proxy.ts';
+import { orderLayers, scopeLayers, viewAllows } from '../../src/sandbox/view.ts';
+
+describe('the view', () => {
+  const layers = orderLayers([
+    { path: '/home/me', kind: 'ro' },
+    { path: '/home/me/.svc', kind: 'hide' },
+    { path: '/home/me/.svc/worktrees/nd_1', kind: 'rw' },
+    { path: '/home/me/src', kind: 'rw' },
+    { path: '/home/me/.ssh', kind: 'hide' },
+  ]);
+  it('is decided by the deepest layer holding the path', () => {
+    expect(viewAllows(layers, '/home/me/notes.md', 'read')).toBe(true);
+    expect(viewAllows(layers, '/home/me/notes.md', 'rw')).toBe(false);
+    expect(viewAllows(layers, '/home/me/src/a.ts', 'rw')).toBe(true);
+    expect(viewAllows(layers, '/home/me/.svc/owner.token', 'read')).toBe(false);
+    expect(viewAllows(layers, '/home/me/.svc/worktrees/nd_1/x', 'rw')).toBe(true);
+    expect(viewAllows(layers, '/home/me/.svc/worktrees/nd_2/x', 'read')).toBe(false);
+    expect(viewAllows(layers, '/home/me/.ssh/id_ed25519', 'read')).toBe(false);
+    expect(viewAllows(layers, '/etc/passwd', 'read')).toBe(false);
+  });
+  it('mounts shallower paths first, and at one path a hide wins over a bind, rw over ro', () => {
+    expect(layers.map((l) => l.path)).toEqual([
+      '/home/me',
+      '/home/me/.svc',
+      '/home/me/src',
+      '/home/me/.ssh',
+      '/home/me/.svc/worktrees/nd_1',
+    ]);
+    expect(
+      orderLayers([
+        { path: '/a', kind: 'hide' },
+        { path: '/a', kind: 'rw' },
+      ]),
+    ).toEqual([{ path: '/a', kind: 'hide' }]);
+    expect(
+      orderLayers([
+        { path: '/a', kind: 'rw' },
+        { path: '/a', kind: 'ro' },
+      ]),
+    ).toEqual([{ path: '/a', kind: 'rw' }]);
+  });
+  it("binds a scope list's user files scopes only", () => {
+    expect(
+      scopeLayers([
+        'svc:llm',
+        'svc:files:read:user:/data',
+        'svc:files:rw:user:/work',
+        'svc:files:rw:app:notes:/x',
+      ]),
+    ).toEqual([
+      { path: '/data', kind: 'ro' },
+      { path: '/work', kind: 'rw' },
+    ]);
+  });
+});
+
+describe("the proxy's domains", () => {
+  it('matches a name exactly, or the names below a *. pattern', () => {
+    const allow = ['github.com', '*.pypi.org'];
+    expect(hostAllowed(allow, 'github.com')).toBe(true);
+    expect(hostAllowed(allow, 'GitHub.com.')).toBe(true);
+    expect(hostAllowed(allow, 'api.github.com')).toBe(false);
+    expect(hostAllowed(allow, 'files.pypi.org')).toBe(true);
+    expect(hostAllowed(allow, 'pypi.org')).toBe(false);
+    expect(hostAllowed(allow, 'evilpypi.org')).toBe(false);
+    expect(hostAllowed(allow, 'github.com.evil.net')).toBe(false);
+  });
+});
