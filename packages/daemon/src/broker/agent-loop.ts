@@ -35,6 +35,7 @@ import type {
   TurnRecord,
 } from './port.ts';
 import type { LanguageModelV4 } from './providers/index.ts';
+import { warmSandbox } from './tools/bash.ts';
 import {
   type BrokerTool,
   type LoopStop,
@@ -98,6 +99,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     ...pluginTools(session.plugins, options.env ?? {}),
   ]);
   const specs = Object.fromEntries([...tools].map(([name, t]) => [name, t.spec]));
+  // Its sandbox is made while the model takes its first turn, so its first command finds it.
+  if (sandbox !== undefined && tools.has('bash')) warmSandbox(sandbox);
   const messages: ModelMessage[] = [];
   const seenMail = new Set<number>();
 

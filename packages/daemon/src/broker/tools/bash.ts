@@ -97,6 +97,11 @@ export const bashTool = defineTool({
  * that ended (its executor died) is made again at the next command.
  */
 const sessions = new WeakMap<SandboxPlan, Promise<SandboxSession | null>>();
+
+/** Starts the node's sandbox ahead of its first command (while its model thinks). */
+export function warmSandbox(plan: SandboxPlan): void {
+  if (plan.mode === 'on' && plan.host.ready) void sessionOf(plan);
+}
 function sessionOf(plan: SandboxPlan): Promise<SandboxSession | null> {
   let session = sessions.get(plan);
   if (session === undefined) {
