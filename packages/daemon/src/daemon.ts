@@ -234,6 +234,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
         // Brokers are killed, not drained: their nodes stay running and the next start
         // relaunches them from what is recorded.
         await supervisor.close();
+        await sandbox.close();
         const grace = opts.drainTimeoutMs ?? 30_000;
         const giveUp = setTimeout(() => hardStop.abort(), grace);
         await Promise.all([unix?.close(grace), tcp?.close(grace)]);

@@ -159,6 +159,12 @@ function tasks(dir: string): number[] {
   }
 }
 
+/** Removes this daemon's parent groups (at its close), with whatever is still below them. */
+export async function removeBase(base: CgroupBase): Promise<void> {
+  await sweepGroups(base);
+  await removeGroups([...new Set([base.pids, base.memory].filter((d) => d !== null))]);
+}
+
 /**
  * Removes the groups whose names start with `prefix` (all: a previous daemon's, at start; one
  * broker's, `<pid>-`, when it exited). Which ones is decided now, synchronously: a group made

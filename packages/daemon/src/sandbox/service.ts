@@ -8,7 +8,7 @@ import { worktreeMounts } from '../services/git-worktree.ts';
 import type { ProfileService } from '../services/profiles.ts';
 import { worktreePath } from '../services/worktrees.ts';
 import type { NodeRow, Workspace } from '../store/nodes.ts';
-import { sweepGroups } from './cgroup.ts';
+import { removeBase, sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';
 import type { NetworkPolicy, SandboxSettings } from './settings.ts';
@@ -66,6 +66,11 @@ export function sandboxService(deps: {
         network: profile?.network ?? undefined,
         env,
       });
+    },
+
+    /** At the daemon's close: its control groups go (its brokers are gone by then). */
+    close(): Promise<void> {
+      return host.cgroup === null ? Promise.resolve() : removeBase(host.cgroup);
     },
 
     /** Removes the control groups broker `pid` made for its node's sandbox and commands. */
