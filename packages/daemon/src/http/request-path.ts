@@ -14,8 +14,9 @@ import { readInput } from './input.ts';
 import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
 import type { Routes } from './route.ts';
-import { refuseForViewer, viewerPrincipal } from './viewer-auth.ts';
+import { viewerPrincipal } from './viewer-auth.ts';
 import { viewerHeaders } from './viewer-pages.ts';
+import { refuseForViewer, refuseViewerInput } from './viewer-rights.ts';
 import { isViewerPath, serveViewer } from './viewer-static.ts';
 
 // A caller's id is echoed only when it is short and inert in a log line or a header.
@@ -77,6 +78,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     }
     const run = () => {
       try {
+        refuseViewerInput(c, c.input as { body?: unknown });
         const reply = handler(c, c.input as never);
         return reply instanceof Promise ? reply.catch((error) => handleError(error, c)) : reply;
       } catch (error) {

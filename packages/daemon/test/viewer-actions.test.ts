@@ -1,0 +1,194 @@
+/**
+ * What a viewer session may change beyond reading, over real HTTP on TCP with a real login: it
+ * steers nodes (message, interrupt, cancel, revive, fork, budgets) and starts nodes and runs,
+ * but never one holding `svc:act` (bash and files), so no agent it starts runs a command for it.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createNode,
+  getNode,
+  isFinal,
+  type NodeDto,
+  scripted,
+  submit,
+  toolCall,
+  toolResults,
+  waitForNode,
+} from './broker-fixtures.ts';
+import { json, type RawResponse, rawRequest, startTestDaemon, type TestDaemon } from './helpers.ts';
+
+const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', import.meta.url));
+
+type Session = (method: string, path: string, body?: unknown) => Promise<RawResponse>;
+
+/** Logs in through a fresh link and answers a caller that speaks as the viewer page does. */
+async function viewerSession(t: TestDaemon): Promise<Session> {
+  const res = await t.call('/v1/viewer/links', json({}));
+  const { url } = (await res.json()) as { url: string };
+  const { host, port } = t.daemon.tcp!;
+  const login = await rawRequest(
+    { host, port },
+    { path: new URL(url).pathname + new URL(url).search },
+  );
+  expect(login.status).toBe(303);
+  const set = login.headers['set-cookie'];
+  const cookie = (Array.isArray(set) ? set[0] : set)!.split(';')[0]!;
+  const key = String(login.headers.location).slice('/viewer/#key='.length);
+  return (method, path, body) =>
+    rawRequest(
+      { host, port },
+      {
+        method,
+        path,
+        headers: {
+          cookie,
+          'svc-viewer': key,
+          origin: `http://127.0.0.1:${port}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      },
+    );
+}
+
+const parsed = <T>(res: RawResponse) => JSON.parse(res.body) as T;
+const errorOf = (res: RawResponse) =>
+  parsed<{ error: { code: string; field?: string; message: string } }>(res).error;
+
+async function nodeCount(t: TestDaemon): Promise<number> {
+  const res = await t.call('/v1/nodes?limit=200');
+  return ((await res.json()) as { data: unknown[] }).data.length;
+}
+
+describe('a viewer session on nodes a broker runs', () => {
+  let t: TestDaemon;
+  let as: Session;
+  beforeAll(async () => {
+    t = await startTestDaemon({ tcp: { host: '127.0.0.1', port: 0 }, brokers: { concurrency: 2 } });
+    as = await viewerSession(t);
+  });
+  afterAll(() => t.stop());
+
+  it('starts a node with the scopes it names, and that node has no bash', async () => {
+    const res = await as('POST', '/v1/nodes', {
+      task: 'try bash, then submit',
+      scopes: ['svc:llm'],
+      model: scripted('viewer', [toolCall('bash', { command: 'echo ran' }), submit({ ok: 1 })]),
+    });
+    expect(res.status, res.body).toBe(200);
+    const node = parsed<NodeDto & { scopes: string[] }>(res);
+    expect(node.scopes).toEqual(['svc:llm']);
+    expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+    // The model asked for bash; the broker offered it no such tool, so nothing ran.
+    const results = await toolResults(t.call, node.id, 1);
+    expect(results.map((r) => `${r.name}:${r.status}`)).toEqual(['submit:ok']);
+  });
+
+  it("refuses a node, run or fork that would hold 'svc:act', or the owner's whole list, and makes none", async () => {
+    const model = scripted('viewer', [submit({})]);
+    const source = await createNode(t.call, { task: 'a source', model });
+    await waitForNode(t.call, source.id, isFinal);
+    const before = await nodeCount(t);
+    for (const [path, body] of [
+      ['/v1/nodes', { task: 'x', model }],
+      ['/v1/nodes', { task: 'x', model, scopes: ['svc:llm', 'svc:act'] }],
+      ['/v1/runs', { task: 'x', model }],
+      ['/v1/runs', { task: 'x', model, scopes: ['svc:act', 'svc:llm'] }],
+      [`/v1/nodes/${source.id}/fork`, {}],
+      [`/v1/nodes/${source.id}/fork`, { scopes: ['svc:llm', 'svc:act'] }],
+    ] as const) {
+      const res = await as('POST', path, body);
+      expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(403);
+      expect(errorOf(res)).toMatchObject({ code: 'forbidden', field: 'scopes' });
+    }
+    expect(await nodeCount(t)).toBe(before);
+  });
+
+  it('starts a run and forks a node without svc:act', async () => {
+    const model = scripted('viewer', [submit({ ok: true })]);
+    const run = await as('POST', '/v1/runs', { task: 'a run', model, scopes: ['svc:llm'] });
+    expect(run.status, run.body).toBe(200);
+    const root = parsed<{ node_id: string }>(run).node_id;
+    expect((await getNode(t.call, root)) as unknown).toMatchObject({ scopes: ['svc:llm'] });
+    const fork = await as('POST', `/v1/nodes/${root}/fork`, { scopes: ['svc:llm'] });
+    expect(fork.status, fork.body).toBe(200);
+    expect(parsed<{ scopes: string[] }>(fork).scopes).toEqual(['svc:llm']);
+  });
+
+  it("raises a node's budget, and changes nothing else of it", async () => {
+    const node = await createNode(t.call, {
+      task: 'report, then submit',
+      title: 'budgeted',
+      budgets: { max_turns: 1 },
+      model: scripted('short', [toolCall('report', { text: 'half way' }), submit({ ok: 1 })]),
+    });
+    await waitForNode(t.call, node.id, (n) => n.state === 'waiting');
+    const retitled = await as('PATCH', `/v1/nodes/${node.id}`, {
+      title: 'renamed',
+      budgets: { max_turns: 2 },
+    });
+    expect(retitled.status).toBe(403);
+    expect(errorOf(retitled)).toMatchObject({ code: 'forbidden', field: 'title' });
+    expect(await getNode(t.call, node.id)).toMatchObject({ title: 'budgeted', state: 'waiting' });
+    const raised = await as('PATCH', `/v1/nodes/${node.id}`, { budgets: { max_turns: 2 } });
+    expect(raised.status, raised.body).toBe(200);
+    expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
+  });
+});
+
+describe('a viewer session steering nodes', () => {
+  let t: TestDaemon;
+  let as: Session;
+  let node: NodeDto;
+  beforeAll(async () => {
+    // One slot, held by an idle broker: every later node stays queued until the test moves it.
+    t = await startTestDaemon({
+      tcp: { host: '127.0.0.1', port: 0 },
+      brokers: { concurrency: 1, entry: IDLE_BROKER },
+    });
+    as = await viewerSession(t);
+    const model = scripted('idle', [{ text: 'x' }]);
+    await createNode(t.call, { task: 'holds the only slot', model });
+    node = await createNode(t.call, { task: 'steered from the viewer', model });
+  });
+  afterAll(() => t.stop());
+
+  const state = async () => (await getNode(t.call, node.id)).state;
+
+  it('interrupts, messages, cancels and revives a node', async () => {
+    const interrupted = await as('POST', `/v1/nodes/${node.id}/interrupt`, { reason: 'hold on' });
+    expect(interrupted.status, interrupted.body).toBe(200);
+    expect(await state()).toBe('waiting');
+    const mail = await as('POST', `/v1/nodes/${node.id}/messages`, { text: 'go on' });
+    expect(mail.status, mail.body).toBe(200);
+    expect(await state()).toBe('queued');
+    const cancelled = await as('POST', `/v1/nodes/${node.id}/cancel`, {});
+    expect(cancelled.status, cancelled.body).toBe(200);
+    expect(await state()).toBe('cancelled');
+    const revived = await as('POST', `/v1/nodes/${node.id}/revive`, { message: 'again' });
+    expect(revived.status, revived.body).toBe(200);
+    expect(await state()).toBe('queued');
+  });
+
+  it('gets the state machine’s 409 for a move the node’s state does not allow', async () => {
+    const revive = await as('POST', `/v1/nodes/${node.id}/revive`, {});
+    expect(revive.status).toBe(409);
+    expect(errorOf(revive).code).toBe('invalid_state');
+  });
+
+  it('still runs no command, makes no cron, human request or token', async () => {
+    for (const [path, body] of [
+      ['/v1/bash', { command: 'true', cwd: '/' }],
+      ['/v1/nodes/create-and-wait', { task: 'x', scopes: ['svc:llm'] }],
+      ['/v1/crons', { schedule: '0 0 1 1 *', task: { task: 'x', scopes: ['svc:llm'] } }],
+      ['/v1/connect', {}],
+      ['/v1/viewer/links', {}],
+      [`/v1/nodes/${node.id}/recycle`, { task: 'x' }],
+    ] as const) {
+      const res = await as('POST', path, body);
+      expect(res.status, path).toBe(403);
+      expect(errorOf(res).code).toBe('forbidden');
+    }
+  });
+});
