@@ -1,0 +1,117 @@
+import { tokens, usd } from '../format.ts';
+import { Json } from '../parts.tsx';
+import type { SvcEvent, Turn } from '../types.ts';
+
+type ToolCall = Turn['tool_calls'][number];
+
+/** Output longer than this many lines (or characters) shows its head, the rest a click away. */
+const FOLD_LINES = 12;
+const FOLD_CHARS = 1200;
+
+/**
+ * The node's turns (its `node.turn` events) with each tool call's result beside it: a turn is
+ * recorded with its calls pending, and each call's result comes later as a `node.tool` event,
+ * matched here by the call's id. Success and error are told apart by a word and a colour.
+ */
+export function Transcript({ events }: { events: readonly SvcEvent[] }) {
+  const results = new Map<string, ToolCall>();
+  const turns: Turn[] = [];
+  for (const e of events) {
+    if (e.kind === 'node.turn') {
+      const turn = e.payload.turn as Turn | undefined;
+      if (turn !== undefined) turns.push(turn);
+    } else if (e.kind === 'node.tool') {
+      const call = e.payload.tool_call as ToolCall | undefined;
+      if (call !== undefined) results.set(call.id, call);
+    }
+  }
+  if (turns.length === 0) return null;
+  return (
+    <section aria-labelledby="transcript-title">
+      <h3 id="transcript-title">Transcript</h3>
+      <ol class="transcript">
+        {turns.map((turn) => (
+          <li key={turn.index} class="turn">
+            <h4>
+              Turn {turn.index}{' '}
+              <span class="muted">
+                {tokens(turn.usage.input_tokens)} in / {tokens(turn.usage.output_tokens)} out
+                {turn.cost_usd !== null && ` · ${usd(turn.cost_usd)}`}
+              </span>
+            </h4>
+            {turn.input.map((m, i) => (
+              <blockquote key={i} class="input">
+                <pre class="text">{m.text}</pre>
+              </blockquote>
+            ))}
+            {turn.text !== '' && <pre class="text model-text">{turn.text}</pre>}
+            {turn.tool_calls.length > 0 && (
+              <ul class="tool-calls">
+                {turn.tool_calls.map((call) => (
+                  <ToolCallItem key={call.id} call={results.get(call.id) ?? call} />
+                ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+const STATUS_WORD = { ok: 'ok', error: 'error', pending: 'running' } as const;
+
+function ToolCallItem({ call }: { call: ToolCall }) {
+  return (
+    <li class={`tool tool-${call.status}`} data-tool={call.name} data-status={call.status}>
+      <div class="tool-call">
+        <span class={`badge badge-tool-${call.status}`}>{STATUS_WORD[call.status]}</span>{' '}
+        <code>{call.name}</code> <span class="muted">{inputSummary(call.input)}</span>
+        <details>
+          <summary>input</summary>
+          <Json value={call.input} />
+        </details>
+      </div>
+      {call.status !== 'pending' && (
+        <div class="tool-result">
+          <Output value={call.output} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** A result as text: a string as is, a command's streams as themselves, anything else as JSON. */
+function Output({ value }: { value: unknown }) {
+  const text =
+    typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value, null, 2);
+  if (text === '') return <p class="muted">(no output)</p>;
+  const lines = text.split('\n');
+  if (lines.length <= FOLD_LINES && text.length <= FOLD_CHARS) {
+    return <pre class="text output">{text}</pre>;
+  }
+  const head = lines.slice(0, FOLD_LINES).join('\n').slice(0, FOLD_CHARS);
+  return (
+    <details class="folded">
+      <summary>
+        <pre class="text output">{head}</pre>
+        <span class="muted">
+          … show all {lines.length} lines ({text.length} characters)
+        </span>
+      </summary>
+      <pre class="text output">{text}</pre>
+    </details>
+  );
+}
+
+/** One line of a call's input: its first string field or its JSON, cut short. */
+function inputSummary(input: unknown): string {
+  let text = '';
+  if (typeof input === 'string') text = input;
+  else if (input !== null && typeof input === 'object') {
+    const first = Object.values(input).find((v) => typeof v === 'string');
+    text = typeof first === 'string' ? first : JSON.stringify(input);
+  }
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
