@@ -121,6 +121,8 @@ function Budgets({ node, onChange }: { node: SvcNode; onChange: () => void }) {
     Object.fromEntries(BUDGETS.map(([key]) => [key, String(node.budgets[key] ?? '')])),
   );
   const parked = node.waiting_on?.for === 'budget';
+  // Open at first when the node is parked at a budget; after that the person's to fold.
+  const [open] = useState(parked);
   function save(e: Event) {
     e.preventDefault();
     const budgets: Record<string, number | null> = {};
@@ -137,28 +139,30 @@ function Budgets({ node, onChange }: { node: SvcNode; onChange: () => void }) {
       .then(onChange);
   }
   return (
-    <details open={parked}>
-      <summary>Budgets{parked && ' (parked at one: raise it to go on)'}</summary>
-      <form class="inline" aria-label="Budgets" onSubmit={save}>
-        {BUDGETS.map(([key, label, step]) => (
-          <label key={key} class="field">
-            {label}
-            <input
-              type="number"
-              min={step}
-              step={step}
-              value={values[key]}
-              placeholder="no limit"
-              onInput={(e) => setValues({ ...values, [key]: e.currentTarget.value })}
-            />
-          </label>
-        ))}
-        <button type="submit" disabled={action.busy}>
-          Save budgets
-        </button>
-      </form>
+    <>
+      <details open={open}>
+        <summary>Budgets{parked && ' (parked at one: raise it to go on)'}</summary>
+        <form class="inline" aria-label="Budgets" onSubmit={save}>
+          {BUDGETS.map(([key, label, step]) => (
+            <label key={key} class="field">
+              {label}
+              <input
+                type="number"
+                min={step}
+                step={step}
+                value={values[key]}
+                placeholder="no limit"
+                onInput={(e) => setValues({ ...values, [key]: e.currentTarget.value })}
+              />
+            </label>
+          ))}
+          <button type="submit" disabled={action.busy}>
+            Save budgets
+          </button>
+        </form>
+      </details>
       <StatusLine status={action.status} />
-    </details>
+    </>
   );
 }
 

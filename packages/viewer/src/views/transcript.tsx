@@ -81,25 +81,63 @@ function ToolCallItem({ call }: { call: ToolCall }) {
   );
 }
 
-/** A result as text: a string as is, a command's streams as themselves, anything else as JSON. */
+interface CommandResult {
+  exit_code: number | null;
+  stdout: string;
+  stderr: string;
+  truncated?: boolean;
+  duration_ms?: number;
+}
+
+function isCommand(value: unknown): value is CommandResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as CommandResult).stdout === 'string' &&
+    typeof (value as CommandResult).stderr === 'string'
+  );
+}
+
+/**
+ * A result as people read it: a command's exit code and its streams as text, a string as is,
+ * anything else as JSON; each folded past a dozen lines.
+ */
 function Output({ value }: { value: unknown }) {
+  if (isCommand(value)) {
+    const failed = value.exit_code !== 0;
+    return (
+      <>
+        <p class={failed ? 'exit error' : 'exit muted'}>
+          exit {value.exit_code ?? 'none (killed)'}
+          {value.duration_ms !== undefined && ` · ${value.duration_ms}ms`}
+          {value.truncated === true && ' · output truncated'}
+        </p>
+        {value.stdout !== '' && <Folded text={value.stdout} />}
+        {value.stderr !== '' && <Folded text={value.stderr} stderr />}
+        {value.stdout === '' && value.stderr === '' && <p class="muted">(no output)</p>}
+      </>
+    );
+  }
   const text =
     typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value, null, 2);
   if (text === '') return <p class="muted">(no output)</p>;
-  const lines = text.split('\n');
-  if (lines.length <= FOLD_LINES && text.length <= FOLD_CHARS) {
-    return <pre class="text output">{text}</pre>;
-  }
+  return <Folded text={text} />;
+}
+
+function Folded({ text, stderr = false }: { text: string; stderr?: boolean }) {
+  const cls = stderr ? 'text output stderr' : 'text output';
+  const lines = text.replace(/\n$/, '').split('\n');
+  if (lines.length <= FOLD_LINES && text.length <= FOLD_CHARS) return <pre class={cls}>{text}</pre>;
   const head = lines.slice(0, FOLD_LINES).join('\n').slice(0, FOLD_CHARS);
   return (
     <details class="folded">
       <summary>
-        <pre class="text output">{head}</pre>
+        <pre class={cls}>{head}</pre>
         <span class="muted">
           … show all {lines.length} lines ({text.length} characters)
         </span>
       </summary>
-      <pre class="text output">{text}</pre>
+      <pre class={cls}>{text}</pre>
     </details>
   );
 }
