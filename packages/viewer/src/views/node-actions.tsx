@@ -42,6 +42,9 @@ export function NodeActions({ node, onChange }: { node: SvcNode; onChange: () =>
           />
         )}
         {can('revive') && <Revive node={node} busy={action.busy} post={post} />}
+        <a class="button" href={href.newChild(node.id)}>
+          New child node
+        </a>
       </div>
       <StatusLine status={action.status} />
       {can('message') && <Message busy={action.busy} post={post} />}

@@ -6,6 +6,7 @@ import { Json, Loaded, StateBadge, Time } from '../parts.tsx';
 import { href } from '../router.ts';
 import type { Page, SvcEvent, SvcNode } from '../types.ts';
 import { useLoad } from '../use-load.ts';
+import { useNow } from '../use-now.ts';
 import { EventLine } from './event-line.tsx';
 import { NodeActions } from './node-actions.tsx';
 import { Transcript } from './transcript.tsx';
@@ -30,6 +31,7 @@ export function NodeView({ id, version }: { id: string; version: number }) {
     [id, version],
   );
   const events = useLoad(() => eventPages(id, pages), [id, version, pages, local]);
+  const now = useNow(node.state === 'ready' && node.value.state === 'running');
   return (
     <section aria-labelledby="node-title">
       <p>
@@ -47,9 +49,14 @@ export function NodeView({ id, version }: { id: string; version: number }) {
               </h2>
               <p class="node-summary muted">
                 {n.model === null ? 'no model' : `${n.model.provider}/${n.model.model}`} ·{' '}
-                {n.usage.turns} {n.usage.turns === 1 ? 'turn' : 'turns'} ·{' '}
-                {tokens(n.usage.input_tokens + n.usage.output_tokens)} tokens ·{' '}
-                {usd(n.usage.cost_usd)} · {span(n.started_at ?? n.created_at, n.finished_at)}
+                {n.usage.turns}
+                {n.budgets.max_turns === null ? '' : ` of ${n.budgets.max_turns}`}{' '}
+                {n.usage.turns === 1 ? 'turn' : 'turns'} ·{' '}
+                {tokens(n.usage.input_tokens + n.usage.output_tokens)}
+                {n.budgets.max_tokens === null ? '' : ` of ${tokens(n.budgets.max_tokens)}`} tokens
+                · {usd(n.usage.cost_usd)}
+                {n.budgets.max_cost_usd === null ? '' : ` of ${usd(n.budgets.max_cost_usd)}`} ·{' '}
+                {span(n.started_at ?? n.created_at, n.finished_at, now)}
                 {!FINAL.has(n.state) && n.started_at !== null && ' so far'}
               </p>
               {n.waiting_on !== null && n.state === 'waiting' && (
