@@ -3,6 +3,9 @@
  * steers nodes (message, interrupt, cancel, revive, fork, budgets) and starts nodes and runs,
  * but never one holding `svc:act` (bash and files), so no agent it starts runs a command for it.
  */
+import { writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,19 +25,24 @@ const IDLE_BROKER = fileURLToPath(new URL('./fixtures/idle-broker.ts', import.me
 
 type Session = (method: string, path: string, body?: unknown) => Promise<RawResponse>;
 
-/** Logs in through a fresh link and answers a caller that speaks as the viewer page does. */
-async function viewerSession(t: TestDaemon): Promise<Session> {
+/** A fresh link's session as the viewer page holds it: its cookie and page key as headers. */
+async function viewerLogin(t: TestDaemon): Promise<Record<string, string>> {
   const res = await t.call('/v1/viewer/links', json({}));
   const { url } = (await res.json()) as { url: string };
   const { host, port } = t.daemon.tcp!;
-  const login = await rawRequest(
-    { host, port },
-    { path: new URL(url).pathname + new URL(url).search },
-  );
+  const link = new URL(url);
+  const login = await rawRequest({ host, port }, { path: link.pathname + link.search });
   expect(login.status).toBe(303);
   const set = login.headers['set-cookie'];
   const cookie = (Array.isArray(set) ? set[0] : set)!.split(';')[0]!;
   const key = String(login.headers.location).slice('/viewer/#key='.length);
+  return { cookie, 'svc-viewer': key, origin: `http://127.0.0.1:${port}` };
+}
+
+/** Logs in through a fresh link and answers a caller that speaks as the viewer page does. */
+async function viewerSession(t: TestDaemon): Promise<Session> {
+  const headers = await viewerLogin(t);
+  const { host, port } = t.daemon.tcp!;
   return (method, path, body) =>
     rawRequest(
       { host, port },
@@ -42,9 +50,7 @@ async function viewerSession(t: TestDaemon): Promise<Session> {
         method,
         path,
         headers: {
-          cookie,
-          'svc-viewer': key,
-          origin: `http://127.0.0.1:${port}`,
+          ...headers,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -136,6 +142,104 @@ describe('a viewer session on nodes a broker runs', () => {
     expect(await waitForNode(t.call, node.id, isFinal)).toMatchObject({ state: 'done' });
   });
 });
+
+describe("the viewer page's live view of a model writing", () => {
+  let t: TestDaemon;
+  let headers: Record<string, string>;
+  beforeAll(async () => {
+    t = await startTestDaemon({ tcp: { host: '127.0.0.1', port: 0 }, brokers: { concurrency: 2 } });
+    headers = await viewerLogin(t);
+  });
+  afterAll(() => t.stop());
+
+  /** Opens the live view; answers the status and, as it comes, the body until it ends. */
+  function follow(id: string, extra: Record<string, string> = headers) {
+    const { host, port } = t.daemon.tcp!;
+    let body = '';
+    let opened: () => void = () => {};
+    const open = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const ended = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        { host, port, path: `/viewer/live/nodes/${id}`, headers: extra },
+        (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            body += chunk;
+            opened();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    return { open, ended };
+  }
+
+  it('relays the text as the model writes it, and ends with the broker', async () => {
+    const text = 'Here is what I found, word by word.';
+    const node = await createNode(t.call, {
+      task: 'wait for a go, then write',
+      // Holds the broker (running) until the test has the live view open; bounded at 20 s.
+      model: scripted('live', [
+        toolCall('bash', {
+          command: 'for i in $(seq 1 400); do [ -f go ] && break; sleep 0.05; done',
+        }),
+        { text, tool_calls: [{ name: 'yield', input: {} }] },
+      ]),
+    });
+    await waitForNode(t.call, node.id, (n) => n.state === 'running');
+    await waitForAttach(t, node.id);
+    const live = follow(node.id);
+    await live.open;
+    writeFileSync(join(t.home, 'worktrees', node.id, 'go'), '');
+    const { status, body } = await live.ended;
+    expect(status).toBe(200);
+    const frames = body.split('\n\n').filter((f) => f.startsWith('event: '));
+    const deltas = frames
+      .filter((f) => f.startsWith('event: text.delta\n'))
+      .map((f) => (JSON.parse(f.split('\ndata: ')[1]!) as { delta: string }).delta);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(text);
+    const kinds = frames.map((f) => f.slice('event: '.length, f.indexOf('\n')));
+    expect(kinds).toContain('turn.started');
+    expect(kinds).toContain('turn.recorded');
+    expect(kinds).not.toContain('turn');
+    expect(kinds.at(-1)).toBe('end');
+  });
+
+  it('is the viewer session’s only: no page key or a bearer is 401; an unknown node 404; a node no broker runs 409', async () => {
+    const node = await createNode(t.call, {
+      task: 'done at once',
+      model: scripted('x', [submit({})]),
+    });
+    await waitForNode(t.call, node.id, isFinal);
+    const { cookie } = headers;
+    const keyless = await follow(node.id, { cookie: cookie! }).ended;
+    expect(keyless.status).toBe(401);
+    const bearer = await follow(node.id, { authorization: `Bearer ${t.ownerToken}` }).ended;
+    expect(bearer.status).toBe(401);
+    expect(bearer.body).not.toContain(t.ownerToken);
+    const unknown = await follow('nd_01AAAAAAAAAAAAAAAAAAAAAAAA').ended;
+    expect(unknown.status).toBe(404);
+    const bad = await follow('..%2F..%2Fstatus').ended;
+    expect([400, 404]).toContain(bad.status);
+    const idle = await follow(node.id).ended;
+    expect(idle.status).toBe(409);
+    expect(JSON.parse(idle.body).error.code).toBe('invalid_state');
+  });
+});
+
+/** Waits (bounded) until the node's broker has its viewer socket up. */
+async function waitForAttach(t: TestDaemon, id: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await t.call(`/v1/nodes/${id}/attach`, json({}))).status !== 200) {
+    if (Date.now() > deadline) throw new Error(`no viewer socket for ${id}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 describe('a viewer session steering nodes', () => {
   let t: TestDaemon;

@@ -185,7 +185,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     }
     let reply: Reply | Promise<Reply>;
     try {
-      reply = viewer !== null ? serveViewer(c, ctx, viewer.port) : routed(c, req, listener);
+      reply = viewer !== null ? serveViewer(c, ctx, viewer) : routed(c, req, listener);
     } catch (error) {
       reply = handleError(error, c);
     }
