@@ -9,7 +9,7 @@
  * `SVC_VIEWER_SCREENSHOTS=1` also writes each view's screenshot to docs/viewer/ (docs/viewer.md
  * shows them).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,7 @@ const call = (
   tool_calls: [{ name, input }],
   usage,
 });
+const WRITTEN = 'The logs show two timeouts, both at the cache; raising its pool should fix it.';
 const submit = (result: unknown) => call('submit', { result, summary: 'all done' });
 
 /** Polls `check` every 50 ms until it answers a value, for at most `ms`. */
@@ -66,7 +67,7 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
   let base = '';
   const problems: string[] = [];
   const n = {} as Record<
-    'tools' | 'asks' | 'budget' | 'failed' | 'yields' | 'sleeps' | 'doomed',
+    'tools' | 'asks' | 'budget' | 'failed' | 'yields' | 'sleeps' | 'doomed' | 'writes',
     Node
   >;
 
@@ -152,6 +153,11 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
     ]);
     n.sleeps = await create('sleeps in bash', [call('bash', { command: 'sleep 120' })]);
     n.doomed = await create('to be cancelled', [call('yield', {}), submit({})]);
+    // Runs until the test says go (a file in its worktree), then writes its text; bounded at 20 s.
+    n.writes = await create('writes as you watch', [
+      call('bash', { command: 'for i in $(seq 1 400); do [ -f go ] && break; sleep 0.05; done' }),
+      { text: WRITTEN, tool_calls: [{ name: 'yield', input: {} }] },
+    ]);
     await reach(n.tools, 'done');
     await reach(n.asks, 'waiting');
     await reach(n.budget, 'waiting');
@@ -159,6 +165,7 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
     await reach(n.yields, 'waiting');
     await reach(n.doomed, 'waiting');
     await reach(n.sleeps, 'running');
+    await reach(n.writes, 'running');
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -233,6 +240,26 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
   });
 
   describe("a node's page", () => {
+    it('shows the text as the model writes it, before the turn is recorded', async () => {
+      await open(`#/nodes/${n.writes.id}`);
+      await page.locator('[data-live="open"]').waitFor();
+      // Every text the live block shows, as it changes.
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (globalThis as unknown as { seen: string[] }).seen = seen;
+        new MutationObserver(() => {
+          const text = document.querySelector('.live-text')?.textContent;
+          if (text) seen.push(text);
+        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
+      writeFileSync(join(home, 'worktrees', n.writes.id, 'go'), '');
+      await reach(n.writes, 'waiting');
+      await page.locator('.transcript .model-text', { hasText: WRITTEN }).waitFor();
+      const seen = await page.evaluate(() => (globalThis as unknown as { seen: string[] }).seen);
+      expect(seen).toContain(WRITTEN);
+      expect(await page.locator('.live-turn').count()).toBe(0);
+    });
+
     it('shows each tool call with its result beside it, success and error told apart, long output folded', async () => {
       await open(`#/nodes/${n.tools.id}`);
       const bash = page.locator('li.tool[data-tool="bash"]');

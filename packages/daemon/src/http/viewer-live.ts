@@ -10,6 +10,13 @@ import { viewerPrincipal } from './viewer-auth.ts';
 export const LIVE_PREFIX = '/viewer/live/nodes/';
 /** A line of the broker's socket longer than this is no loop event of ours: the relay ends. */
 const LINE_MAX = 1 << 20;
+/**
+ * A node turns running as its broker is launched, a moment before the broker's socket is up:
+ * the page asks as it sees `running`, so the relay waits that moment out (bounded) rather than
+ * answer a 409 the page would only ask again after.
+ */
+const SOCKET_WAIT_MS = 3_000;
+const SOCKET_POLL_MS = 50;
 
 /**
  * `GET /viewer/live/nodes/{id}`: what the node's model is writing, as it writes it. The broker
@@ -23,7 +30,7 @@ const LINE_MAX = 1 << 20;
  * daemon's shutdown. Backpressure is the socket's: a page that reads slowly pauses it, and the
  * broker drops a viewer that falls too far behind.
  */
-export function serveLive(c: Call, ctx: DaemonContext, listener: Listener): Reply {
+export async function serveLive(c: Call, ctx: DaemonContext, listener: Listener): Promise<Reply> {
   const id = c.path.slice(LIVE_PREFIX.length);
   const found = viewerPrincipal(listener, c.headers, ctx.viewer, ctx.tokens.ownerPrincipal);
   if (found === null) {
@@ -35,8 +42,15 @@ export function serveLive(c: Call, ctx: DaemonContext, listener: Listener): Repl
   if (!isId('node', id)) {
     throw new ApiError('not_found', `no node ${JSON.stringify(id)}`, { field: 'id' });
   }
-  const node = ctx.nodes.readableRow(id, found.principal);
-  const path = ctx.nodes.viewerSocket(node.id);
+  let node = ctx.nodes.readableRow(id, found.principal);
+  let path = ctx.nodes.viewerSocket(node.id);
+  for (let waited = 0; path === null && node.state === 'running' && waited < SOCKET_WAIT_MS; ) {
+    await new Promise((resolve) => setTimeout(resolve, SOCKET_POLL_MS));
+    waited += SOCKET_POLL_MS;
+    if (c.signal.aborted) throw new ApiError('invalid_state', 'the client went away');
+    node = ctx.nodes.readableRow(id, found.principal);
+    path = ctx.nodes.viewerSocket(node.id);
+  }
   if (path === null) {
     throw new ApiError('invalid_state', `node is '${node.state}' and has no live broker to follow`);
   }

@@ -45,7 +45,7 @@ export function serveViewer(
   c: Call,
   ctx: DaemonContext,
   listener: Extract<Listener, { kind: 'tcp' }>,
-): Reply {
+): Reply | Promise<Reply> {
   const path = c.path;
   const port = listener.port;
   if (c.method !== 'GET' && c.method !== 'HEAD') {

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { allPages, api } from '../api.ts';
 import { span, tokens, usd } from '../format.ts';
+import { useLiveText } from '../live-text.ts';
 import { FINAL } from '../node-rules.ts';
 import { Json, Loaded, StateBadge, Time } from '../parts.tsx';
 import { href } from '../router.ts';
@@ -9,7 +10,7 @@ import { useLoad } from '../use-load.ts';
 import { useNow } from '../use-now.ts';
 import { EventLine } from './event-line.tsx';
 import { NodeActions } from './node-actions.tsx';
-import { Transcript } from './transcript.tsx';
+import { LiveTurnView, Transcript } from './transcript.tsx';
 import { WaitingOn } from './waiting-on.tsx';
 
 const EVENTS_PAGE = 100;
@@ -31,7 +32,9 @@ export function NodeView({ id, version }: { id: string; version: number }) {
     [id, version],
   );
   const events = useLoad(() => eventPages(id, pages), [id, version, pages, local]);
-  const now = useNow(node.state === 'ready' && node.value.state === 'running');
+  const running = node.state === 'ready' && node.value.state === 'running';
+  const now = useNow(running);
+  const live = useLiveText(id, running);
   return (
     <section aria-labelledby="node-title">
       <p>
@@ -58,6 +61,12 @@ export function NodeView({ id, version }: { id: string; version: number }) {
                 {n.budgets.max_cost_usd === null ? '' : ` of ${usd(n.budgets.max_cost_usd)}`} ·{' '}
                 {span(n.started_at ?? n.created_at, n.finished_at, now)}
                 {!FINAL.has(n.state) && n.started_at !== null && ' so far'}
+                {live.state === 'open' && (
+                  <span class="following" data-live="open">
+                    {' '}
+                    · following the model live
+                  </span>
+                )}
               </p>
               {n.waiting_on !== null && n.state === 'waiting' && (
                 <p class="waiting">
@@ -86,6 +95,7 @@ export function NodeView({ id, version }: { id: string; version: number }) {
               <Reports events={list} />
               <Jobs events={list} />
               <Transcript events={list} />
+              <LiveTurnView live={live.turn} events={list} />
               <section aria-labelledby="events-title">
                 <h3 id="events-title">Events</h3>
                 <ol class="events">

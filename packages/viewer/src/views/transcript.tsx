@@ -1,4 +1,5 @@
 import { tokens, usd } from '../format.ts';
+import type { LiveTurn } from '../live-text.ts';
 import { Json } from '../parts.tsx';
 import type { SvcEvent, Turn } from '../types.ts';
 
@@ -152,4 +153,28 @@ function inputSummary(input: unknown): string {
   }
   const line = text.split('\n')[0] ?? '';
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * The turn the model is writing, as it writes it (`useLiveText`), until the node's events bring
+ * the recorded turn into the transcript above.
+ */
+export function LiveTurnView({
+  live,
+  events,
+}: {
+  live: LiveTurn | null;
+  events: readonly SvcEvent[];
+}) {
+  if (live === null || live.text === '') return null;
+  const recorded = events.some(
+    (e) => e.kind === 'node.turn' && (e.payload.turn as Turn | undefined)?.index === live.index,
+  );
+  if (recorded) return null;
+  return (
+    <section aria-labelledby="live-turn-title" class="live-turn" aria-live="polite">
+      <h4 id="live-turn-title">Turn {live.index}, being written</h4>
+      <pre class="text model-text live-text">{live.text}</pre>
+    </section>
+  );
 }
