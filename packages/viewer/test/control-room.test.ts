@@ -274,6 +274,12 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
       expect(await folded.getAttribute('open')).toBeNull();
       await folded.locator('summary').click();
       expect(await folded.getAttribute('open')).toBe('');
+      expect(await folded.locator('summary').innerText()).toBe('show less');
+      // The job the bash call ran as, with the same output beside it.
+      const job = page.locator('ul.jobs li').first();
+      await job.locator('summary', { hasText: 'output' }).click();
+      expect(await job.textContent()).toContain('exit 0');
+      expect(await job.locator('details').first().textContent()).toContain('show all 40 lines');
       await shot('node');
     });
 

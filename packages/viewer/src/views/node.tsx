@@ -10,7 +10,7 @@ import { useLoad } from '../use-load.ts';
 import { useNow } from '../use-now.ts';
 import { EventLine } from './event-line.tsx';
 import { NodeActions } from './node-actions.tsx';
-import { LiveTurnView, Transcript } from './transcript.tsx';
+import { LiveTurnView, Output, Transcript } from './transcript.tsx';
 import { WaitingOn } from './waiting-on.tsx';
 
 const EVENTS_PAGE = 100;
@@ -191,13 +191,24 @@ interface Job {
   finished_at: string | null;
 }
 
-/** Each job at its latest event; its output is the result of the tool call that started it. */
+/**
+ * Each job at its latest event, with its output: the result of the tool call that started it
+ * (`tool_call.job_id`), folded as in the transcript.
+ */
 function Jobs({ events }: { events: readonly SvcEvent[] }) {
   const jobs = new Map<string, Job>();
+  const outputs = new Map<string, unknown>();
   for (const e of events) {
     if (e.kind === 'node.job') {
       const job = e.payload.job as Job;
       jobs.set(job.id, job);
+    } else if (e.kind === 'node.tool') {
+      const call = e.payload.tool_call as {
+        job_id: string | null;
+        status: string;
+        output: unknown;
+      };
+      if (call.job_id !== null && call.status !== 'pending') outputs.set(call.job_id, call.output);
     }
   }
   if (jobs.size === 0) return null;
@@ -206,11 +217,17 @@ function Jobs({ events }: { events: readonly SvcEvent[] }) {
       <h3 id="jobs-title">Jobs</h3>
       <ul class="jobs">
         {[...jobs.values()].map((j) => (
-          <li key={j.id}>
+          <li key={j.id} data-job-id={j.id}>
             <StateBadge state={j.state} /> <code>{j.title}</code>{' '}
             <span class="muted">{j.kind}</span>
             {j.exit_code !== null && <span class="muted"> · exit {j.exit_code}</span>}{' '}
             <span class="muted">{span(j.started_at, j.finished_at)}</span>
+            {outputs.has(j.id) && (
+              <details>
+                <summary>output</summary>
+                <Output value={outputs.get(j.id)} />
+              </details>
+            )}
           </li>
         ))}
       </ul>

@@ -103,7 +103,7 @@ function isCommand(value: unknown): value is CommandResult {
  * A result as people read it: a command's exit code and its streams as text, a string as is,
  * anything else as JSON; each folded past a dozen lines.
  */
-function Output({ value }: { value: unknown }) {
+export function Output({ value }: { value: unknown }) {
   if (isCommand(value)) {
     const failed = value.exit_code !== 0;
     return (
@@ -134,9 +134,10 @@ function Folded({ text, stderr = false }: { text: string; stderr?: boolean }) {
     <details class="folded">
       <summary>
         <pre class={cls}>{head}</pre>
-        <span class="muted">
+        <span class="muted more">
           … show all {lines.length} lines ({text.length} characters)
         </span>
+        <span class="muted less">show less</span>
       </summary>
       <pre class={cls}>{text}</pre>
     </details>
