@@ -476,6 +476,26 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
       await page.locator('header nav .count').waitFor({ state: 'detached' });
     });
 
+    it('declines a request only once the person confirms it', async () => {
+      const asked = (await client.request('POST', '/v1/human/requests', {
+        title: 'Lunch at noon?',
+      })) as { id: string; ticket_id: string };
+      const card = page.locator(`article[data-ticket-id="${asked.ticket_id}"]`);
+      await card.waitFor();
+      await card.getByLabel('Note or reason').fill('busy');
+      await card.getByRole('button', { name: 'Decline' }).click();
+      await card.getByRole('button', { name: 'No' }).click();
+      expect(await card.isVisible()).toBe(true);
+      await card.getByRole('button', { name: 'Decline' }).click();
+      await card.getByRole('button', { name: 'Yes, decline' }).click();
+      await page.getByRole('status').filter({ hasText: 'Declined “Lunch at noon?”.' }).waitFor();
+      const request = (await client.request('GET', `/v1/human/requests/${asked.id}`)) as {
+        state: string;
+      };
+      // Declined in the inbox: the asker's request is dismissed.
+      expect(request.state).toBe('dismissed');
+    });
+
     it('shows each answer, and who gave it, in the history', async () => {
       await page.getByRole('link', { name: 'History' }).click();
       const card = page.locator(`article[data-ticket-id="${schemaTicket}"]`);

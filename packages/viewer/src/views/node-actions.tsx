@@ -13,13 +13,15 @@ import type { SvcNode } from '../types.ts';
 export function NodeActions({ node, onChange }: { node: SvcNode; onChange: () => void }) {
   const action = useAction();
   const path = `/v1/nodes/${encodeURIComponent(node.id)}`;
-  const post = (verb: string, body: unknown, done: string) =>
-    action
-      .run(
-        () => api('POST', `${path}/${verb}`, body),
-        () => done,
-      )
-      .then(onChange);
+  // Answers whether it worked, so a form keeps what the person typed when it did not.
+  const post = async (verb: string, body: unknown, done: string) => {
+    const sent = await action.run(
+      () => api('POST', `${path}/${verb}`, body),
+      () => done,
+    );
+    onChange();
+    return sent !== null;
+  };
   const can = (a: Parameters<typeof allows>[1]) => allows(node.state, a);
   return (
     <section aria-labelledby="actions-title" class="node-actions">
@@ -54,7 +56,7 @@ export function NodeActions({ node, onChange }: { node: SvcNode; onChange: () =>
   );
 }
 
-type Post = (verb: string, body: unknown, done: string) => Promise<void>;
+type Post = (verb: string, body: unknown, done: string) => Promise<boolean>;
 
 function Message({ busy, post }: { busy: boolean; post: Post }) {
   const [text, setText] = useState('');
@@ -65,7 +67,7 @@ function Message({ busy, post }: { busy: boolean; post: Post }) {
       onSubmit={(e) => {
         e.preventDefault();
         if (text.trim() === '') return;
-        void post('messages', { text }, 'Message sent.').then(() => setText(''));
+        void post('messages', { text }, 'Message sent.').then((sent) => sent && setText(''));
       }}
     >
       <label for="node-message">Message</label>
@@ -178,15 +180,13 @@ function Fork({ node }: { node: SvcNode }) {
     e.preventDefault();
     const body: Record<string, unknown> = { scopes: scopeList(scopes) };
     if (task.trim() !== '') body.task = task;
-    void action
-      .run(
-        () => api<SvcNode>('POST', `/v1/nodes/${encodeURIComponent(node.id)}/fork`, body),
-        (fork) => {
-          setMade(fork.id);
-          return `Forked as ${fork.title || fork.id}.`;
-        },
-      )
-      .then(() => {});
+    void action.run(
+      () => api<SvcNode>('POST', `/v1/nodes/${encodeURIComponent(node.id)}/fork`, body),
+      (fork) => {
+        setMade(fork.id);
+        return `Forked as ${fork.title || fork.id}.`;
+      },
+    );
   }
   return (
     <details>

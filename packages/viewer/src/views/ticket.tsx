@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ConfirmButton } from '../action.tsx';
 import { api, errorText } from '../api.ts';
 import { Json, StateBadge, Time } from '../parts.tsx';
 import { href } from '../router.ts';
@@ -219,19 +220,18 @@ function Respond({ ticket: t, onDone }: { ticket: Ticket; onDone: Answered }) {
         <button type="submit" disabled={busy}>
           Mark in progress
         </button>
-        <button
-          type="button"
+        <ConfirmButton
+          label="Decline"
+          question="Decline it? The asker gets no answer."
           disabled={busy}
-          onClick={() =>
+          onConfirm={() =>
             void send(
               'cancel',
               note.trim() === '' ? {} : { reason: note },
               `Declined “${t.title}”.`,
             )
           }
-        >
-          Decline
-        </button>
+        />
       </form>
       {error !== null && (
         <p role="alert" class="error">
