@@ -202,10 +202,12 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
       await shot('canvas');
     });
 
-    it('lists roots newest first, each with model, turns, tokens, cost and duration', async () => {
+    it('lists the trees that need the person first, then newest first, each with model, turns, tokens, cost and duration', async () => {
       const ids = await page
         .locator('ul.tree > li')
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-node-id')));
+      // The trees that need the person first (newest first among them), then the rest.
+      expect(ids.slice(0, 3)).toEqual([n.failed.id, n.budget.id, n.asks.id]);
       expect(ids.indexOf(n.doomed.id)).toBeLessThan(ids.indexOf(n.tools.id));
       const row = page.locator(`li[data-node-id="${n.tools.id}"] .node-row`);
       expect(await row.textContent()).toMatch(/demo · 2 turns · 7\.\dk tok · \$0 · \d+(ms|s)/);

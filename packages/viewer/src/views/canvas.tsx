@@ -19,13 +19,22 @@ interface Filter {
 }
 const NO_FILTER: Filter = { state: '', app: '', profile: '', text: '' };
 
+/** A node the person has to act on: it failed, or waits for their answer or a raised budget. */
+function needsYou(n: SvcNode): boolean {
+  return (
+    n.state === 'failed' ||
+    (n.state === 'waiting' && (n.waiting_on?.for === 'human' || n.waiting_on?.for === 'budget'))
+  );
+}
+
 /**
- * Children by parent id ('' for the roots): roots newest first (what was started last is on
- * top), children oldest first (the order they were spawned in).
+ * Children by parent id ('' for the roots): the trees that need the person first, then newest
+ * first (what was started last is on top); children in the order they were spawned.
  */
 function byParent(nodes: readonly SvcNode[]): Map<string, SvcNode[]> {
   const ids = new Set(nodes.map((n) => n.id));
   const children = new Map<string, SvcNode[]>();
+  const urgent = new Set(nodes.filter(needsYou).map((n) => n.root_id));
   for (const node of nodes) {
     // A node whose parent is not in the list is shown as a root rather than lost.
     const key = node.parent_id !== null && ids.has(node.parent_id) ? node.parent_id : '';
@@ -36,7 +45,8 @@ function byParent(nodes: readonly SvcNode[]): Map<string, SvcNode[]> {
   for (const [key, list] of children) {
     list.sort((a, b) =>
       key === ''
-        ? b.created_at.localeCompare(a.created_at)
+        ? Number(urgent.has(b.root_id)) - Number(urgent.has(a.root_id)) ||
+          b.created_at.localeCompare(a.created_at)
         : a.created_at.localeCompare(b.created_at),
     );
   }
@@ -116,7 +126,10 @@ function Tree({
   );
 }
 
-/** What needs the person, then every tree, newest first, filtered; live from node events. */
+/**
+ * What needs the person, then every tree (those that need them first, then newest first),
+ * filtered; live from node events.
+ */
 export function Canvas({ version, inbox }: { version: number; inbox: number }) {
   const load = useLoad(() => allPages<SvcNode>('/v1/nodes'), [version]);
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
