@@ -397,6 +397,8 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
     });
 
     it('creates a node from the form and opens its page, where it finishes', async () => {
+      await open('#/');
+      await open('#/new');
       await page.getByLabel('Scopes').fill('svc:llm');
       await page.getByLabel('Task').fill('write the release notes');
       await page.getByLabel('Title (optional)').fill('release notes');
