@@ -67,7 +67,7 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
   let base = '';
   const problems: string[] = [];
   const n = {} as Record<
-    'tools' | 'asks' | 'budget' | 'failed' | 'yields' | 'sleeps' | 'doomed' | 'writes',
+    'tools' | 'asks' | 'budget' | 'failed' | 'yields' | 'sleeps' | 'doomed' | 'writes' | 'child',
     Node
   >;
 
@@ -166,6 +166,16 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
     await reach(n.doomed, 'waiting');
     await reach(n.sleeps, 'running');
     await reach(n.writes, 'running');
+    // A question from inside a tree: its asker is named with the tree's root.
+    n.child = await create(
+      'asks from inside a tree',
+      [
+        call('ask_human', { title: 'Which region first?', body: '', options: ['eu', 'us'] }),
+        submit({}),
+      ],
+      { parent_id: n.sleeps.id },
+    );
+    await reach(n.child, 'waiting');
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -207,14 +217,14 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
         .locator('ul.tree > li')
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-node-id')));
       // The trees that need the person first (newest first among them), then the rest.
-      expect(ids.slice(0, 3)).toEqual([n.failed.id, n.budget.id, n.asks.id]);
+      expect(ids.slice(0, 4)).toEqual([n.sleeps.id, n.failed.id, n.budget.id, n.asks.id]);
       expect(ids.indexOf(n.doomed.id)).toBeLessThan(ids.indexOf(n.tools.id));
       const row = page.locator(`li[data-node-id="${n.tools.id}"] .node-row`);
       expect(await row.textContent()).toMatch(/demo · 2 turns · 7\.\dk tok · \$0 · \d+(ms|s)/);
     });
 
     it('counts a running node’s duration up, live', async () => {
-      const duration = page.locator(`li[data-node-id="${n.sleeps.id}"] .duration`);
+      const duration = page.locator(`li[data-node-id="${n.sleeps.id}"] > .node-row .duration`);
       const first = await duration.textContent();
       await expect.poll(() => duration.textContent(), { timeout: 5_000 }).not.toBe(first);
     });
@@ -429,7 +439,7 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
     it('shows the open count in the navigation, live', async () => {
       await open('#/inbox');
       const count = page.locator('header nav .count');
-      await expect.poll(() => count.getAttribute('data-open')).toBe('1');
+      await expect.poll(() => count.getAttribute('data-open')).toBe('2');
       const asked = (await client.request('POST', '/v1/human/requests', {
         title: 'How many replicas?',
         body: 'for the new region',
@@ -444,7 +454,7 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
         },
       })) as { ticket_id: string };
       schemaTicket = asked.ticket_id;
-      await expect.poll(() => count.getAttribute('data-open'), { timeout: 10_000 }).toBe('2');
+      await expect.poll(() => count.getAttribute('data-open'), { timeout: 10_000 }).toBe('3');
     });
 
     it("names the asking node by its title, and draws the question's form from its schema", async () => {
@@ -465,7 +475,7 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
       expect(answer.data).toEqual({ replicas: 3, region: 'eu', canary: true });
       await expect
         .poll(() => page.locator('header nav .count').getAttribute('data-open'))
-        .toBe('1');
+        .toBe('2');
     });
 
     it('answers the approval, and its node goes on', async () => {
@@ -477,6 +487,21 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
         .filter({ hasText: 'Answered “Deploy v2?”: approve.' })
         .waitFor();
       await reach(n.asks, 'done');
+      await expect
+        .poll(() => page.locator('header nav .count').getAttribute('data-open'))
+        .toBe('1');
+    });
+
+    it('names a child asker with the tree it is in', async () => {
+      const card = page.locator('article.ticket', { hasText: 'Which region first?' });
+      expect(await card.locator('a.asker').textContent()).toBe('asks from inside a tree');
+      await expect.poll(() => card.locator('a.asker-root').textContent()).toBe('sleeps in bash');
+      await card.getByLabel('eu').check();
+      await card.getByRole('button', { name: 'Send answer' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'Answered “Which region first?”: eu.' })
+        .waitFor();
       await page.locator('header nav .count').waitFor({ state: 'detached' });
     });
 

@@ -38,24 +38,31 @@ export function TicketCard({ ticket: t, onDone }: { ticket: Ticket; onDone: Answ
 /** The asking node by its title, with the tree it belongs to; an app or the owner by name. */
 function Asker({ ticket: t }: { ticket: Ticket }) {
   const id = t.asker.node_id;
-  const node = useLoad(
-    () =>
-      id === null
-        ? Promise.resolve(null)
-        : api<SvcNode>('GET', `/v1/nodes/${encodeURIComponent(id)}`),
-    [id],
-  );
+  const load = useLoad(async () => {
+    if (id === null) return null;
+    const node = await api<SvcNode>('GET', `/v1/nodes/${encodeURIComponent(id)}`);
+    const root =
+      node.root_id === node.id
+        ? null
+        : await api<SvcNode>('GET', `/v1/nodes/${encodeURIComponent(node.root_id)}`).catch(
+            () => null,
+          );
+    return { node, root };
+  }, [id]);
   if (id === null) return <>{t.asker.app_id ?? 'you'}</>;
-  const n = node.state === 'ready' ? node.value : null;
+  const found = load.state === 'ready' ? load.value : null;
   return (
     <>
       <a href={href.node(id)} class="asker">
-        {n?.title || id}
+        {found?.node.title || id}
       </a>
-      {n !== null && n !== undefined && n.root_id !== n.id && (
+      {found?.root != null && (
         <>
           {' '}
-          in the tree of <a href={href.node(n.root_id)}>{n.root_id}</a>
+          in the tree of{' '}
+          <a href={href.node(found.root.id)} class="asker-root">
+            {found.root.title || found.root.id}
+          </a>
         </>
       )}
       {t.asker.app_id !== null && ` (app ${t.asker.app_id})`}
