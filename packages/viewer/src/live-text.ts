@@ -13,10 +13,6 @@ export interface LiveText {
   turn: LiveTurn | null;
 }
 
-/** A broker's socket comes up just after its node turns running: how often, how long to ask. */
-const RETRY_MS = 300;
-const RETRIES = 20;
-
 /**
  * Follows `GET /viewer/live/nodes/{id}` (packages/daemon/src/http/viewer-live.ts) while the node
  * runs: the text of the turn in flight as the model writes it, delta by delta. A fetch, for the
@@ -43,23 +39,18 @@ export function useLiveText(id: string, running: boolean): LiveText {
         }));
       }
     };
+    // One request: the daemon waits out a just-launched broker's socket itself, and answers 204
+    // when there is nothing to follow (the node stopped running meanwhile).
     const follow = async () => {
-      for (let attempt = 0; attempt < RETRIES && !stop.signal.aborted; attempt++) {
-        setLive((l) => ({ ...l, state: 'connecting' }));
-        const res = await fetch(`/viewer/live/nodes/${encodeURIComponent(id)}`, {
-          headers: viewerHeaders(),
-          credentials: 'same-origin',
-          signal: stop.signal,
-        });
-        if (res.status === 409) {
-          await res.body?.cancel();
-          await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-          continue;
-        }
-        if (!res.ok || res.body === null) break;
+      setLive((l) => ({ ...l, state: 'connecting' }));
+      const res = await fetch(`/viewer/live/nodes/${encodeURIComponent(id)}`, {
+        headers: viewerHeaders(),
+        credentials: 'same-origin',
+        signal: stop.signal,
+      });
+      if (res.status === 200 && res.body !== null) {
         setLive((l) => ({ ...l, state: 'open' }));
         await readFrames(res.body, onFrame);
-        break;
       }
       if (!stop.signal.aborted) setLive((l) => ({ ...l, state: 'off' }));
     };

@@ -13,7 +13,7 @@ const LINE_MAX = 1 << 20;
 /**
  * A node turns running as its broker is launched, a moment before the broker's socket is up:
  * the page asks as it sees `running`, so the relay waits that moment out (bounded) rather than
- * answer a 409 the page would only ask again after.
+ * answer that there is nothing to follow.
  */
 const SOCKET_WAIT_MS = 3_000;
 const SOCKET_POLL_MS = 50;
@@ -25,7 +25,7 @@ const SOCKET_POLL_MS = 50;
  * `turn.recorded`, `tool.started`, `tool.recorded`, `loop.ended`) as SSE, each `event:` its type
  * and `data:` the line, to the viewer page of a live session only (its cookie and page key, as a
  * `/v1` route asks them). The transcript the socket sends first is left out: the page has it from
- * the node's events. 409 `invalid_state` while the node has no broker running it; the stream
+ * the node's events. 204 (no stream) while the node has no broker running it; the stream
  * ends with the broker's socket, the session (checked at each chunk and keepalive), the client, or the
  * daemon's shutdown. Backpressure is the socket's: a page that reads slowly pauses it, and the
  * broker drops a viewer that falls too far behind.
@@ -51,9 +51,9 @@ export async function serveLive(c: Call, ctx: DaemonContext, listener: Listener)
     node = ctx.nodes.readableRow(id, found.principal);
     path = ctx.nodes.viewerSocket(node.id);
   }
-  if (path === null) {
-    throw new ApiError('invalid_state', `node is '${node.state}' and has no live broker to follow`);
-  }
+  // Nothing to follow: 204, the end, as a node stream of a settled node answers. The page asks
+  // as it sees `running`, and a node that fails at once is gone by then; that is no error.
+  if (path === null) return c.body(null, 204, { 'Cache-Control': 'no-store' });
   const session = found.session;
   const alive = () => ctx.viewer.isLive(session);
   const encoder = new TextEncoder();
