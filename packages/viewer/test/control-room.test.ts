@@ -236,7 +236,11 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
     });
 
     it('filters by text and state, keeping a match in its tree', async () => {
-      await page.getByRole('searchbox', { name: 'Search' }).fill('budget');
+      // "/" jumps to the search from anywhere on the canvas.
+      await page.locator('body').click({ position: { x: 5, y: 600 } });
+      await page.keyboard.press('/');
+      await page.keyboard.type('budget');
+      expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe('budget');
       await expect.poll(() => page.locator('ul.tree > li').count()).toBe(1);
       await page.getByRole('button', { name: 'Clear' }).click();
       await page.getByRole('combobox', { name: 'State' }).selectOption('failed');

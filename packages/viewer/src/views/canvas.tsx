@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { allPages } from '../api.ts';
 import { span, tokens, usd } from '../format.ts';
 import { Loaded, StateBadge } from '../parts.tsx';
@@ -177,12 +177,26 @@ function Forest({
   const set = (key: keyof Filter) => (e: Event) =>
     setFilter({ ...filter, [key]: (e.currentTarget as HTMLInputElement).value });
   const filtered = filter !== NO_FILTER;
+  const search = useRef<HTMLInputElement>(null);
+  // "/" jumps to the search, as in most places with a list to search; not while typing.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const typing = (e.target as Element | null)?.closest('input, textarea, select') != null;
+      if (e.key !== '/' || typing || e.ctrlKey || e.metaKey || e.altKey) return;
+      e.preventDefault();
+      search.current?.focus();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
   return (
     <>
       <form class="filters" aria-label="Filter nodes" onSubmit={(e) => e.preventDefault()}>
         <label>
           Search
           <input
+            ref={search}
+            aria-keyshortcuts="/"
             type="search"
             value={filter.text}
             placeholder="title, task or id"
