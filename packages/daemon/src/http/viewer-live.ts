@@ -25,10 +25,10 @@ const SOCKET_POLL_MS = 50;
  * `turn.recorded`, `tool.started`, `tool.recorded`, `loop.ended`) as SSE, each `event:` its type
  * and `data:` the line, to the viewer page of a live session only (its cookie and page key, as a
  * `/v1` route asks them). The transcript the socket sends first is left out: the page has it from
- * the node's events. 204 (no stream) while the node has no broker running it; the stream
- * ends with the broker's socket, the session (checked at each chunk and keepalive), the client, or the
- * daemon's shutdown. Backpressure is the socket's: a page that reads slowly pauses it, and the
- * broker drops a viewer that falls too far behind.
+ * the node's events. 204 (no stream) while the node has no broker running it. The stream ends
+ * with the broker's socket, the session (checked at each chunk and keepalive), the client, or
+ * the daemon's shutdown. Backpressure is the socket's: a page that reads slowly pauses it, and
+ * the broker drops a viewer that falls too far behind.
  */
 export async function serveLive(c: Call, ctx: DaemonContext, listener: Listener): Promise<Reply> {
   const id = c.path.slice(LIVE_PREFIX.length);
@@ -76,8 +76,12 @@ export async function serveLive(c: Call, ctx: DaemonContext, listener: Listener)
         unregister();
         c.signal.removeEventListener('abort', onAbort);
         socket?.destroy();
-        controller.enqueue(encoder.encode('event: end\ndata: {}\n\n'));
-        controller.close();
+        try {
+          controller.enqueue(encoder.encode('event: end\ndata: {}\n\n'));
+          controller.close();
+        } catch {
+          // The client cancelled the stream first: there is no one left to tell.
+        }
       };
       c.signal.addEventListener('abort', onAbort);
       controller.enqueue(encoder.encode(': open\n\n'));
