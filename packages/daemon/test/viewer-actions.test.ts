@@ -147,7 +147,12 @@ describe("the viewer page's live view of a model writing", () => {
   let t: TestDaemon;
   let headers: Record<string, string>;
   beforeAll(async () => {
-    t = await startTestDaemon({ tcp: { host: '127.0.0.1', port: 0 }, brokers: { concurrency: 2 } });
+    t = await startTestDaemon({
+      tcp: { host: '127.0.0.1', port: 0 },
+      brokers: { concurrency: 2 },
+      // Keepalives often, so a stream notices a logout while its node is quiet.
+      sseKeepaliveMs: 100,
+    });
     headers = await viewerLogin(t);
   });
   afterAll(() => t.stop());
@@ -208,6 +213,34 @@ describe("the viewer page's live view of a model writing", () => {
     expect(kinds).toContain('turn.recorded');
     expect(kinds).not.toContain('turn');
     expect(kinds.at(-1)).toBe('end');
+  });
+
+  it('ends at logout, while the node still runs', async () => {
+    const node = await createNode(t.call, {
+      task: 'wait for a go',
+      model: scripted('quiet', [
+        toolCall('bash', {
+          command: 'for i in $(seq 1 400); do [ -f go ] && break; sleep 0.05; done',
+        }),
+        submit({}),
+      ]),
+    });
+    await waitForNode(t.call, node.id, (n) => n.state === 'running');
+    await waitForAttach(t, node.id);
+    const session = await viewerLogin(t);
+    const live = follow(node.id, session);
+    await live.open;
+    const { host, port } = t.daemon.tcp!;
+    const out = await rawRequest(
+      { host, port },
+      { method: 'POST', path: '/v1/viewer/logout', headers: session },
+    );
+    expect(out.status).toBe(200);
+    const { status, body } = await live.ended;
+    expect(status).toBe(200);
+    expect(body.endsWith('event: end\ndata: {}\n\n')).toBe(true);
+    expect((await getNode(t.call, node.id)).state).toBe('running');
+    writeFileSync(join(t.home, 'worktrees', node.id, 'go'), '');
   });
 
   it('is the viewer session’s only: no page key or a bearer is 401; an unknown node 404; a node no broker runs 204', async () => {
