@@ -235,6 +235,19 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
       expect(await reason.getAttribute('href')).toMatch(/^#\/inbox\/tk_/);
     });
 
+    it('folds a subtree away and back', async () => {
+      const child = page.locator(`li[data-node-id="${n.child.id}"]`);
+      await child.waitFor();
+      const fold = page.getByRole('button', { name: 'Hide the 1 child of sleeps in bash' });
+      expect(await fold.getAttribute('aria-expanded')).toBe('true');
+      await fold.click();
+      await child.waitFor({ state: 'detached' });
+      const unfold = page.getByRole('button', { name: 'Show the 1 child of sleeps in bash' });
+      expect(await unfold.textContent()).toBe('▸ 1');
+      await unfold.press('Enter');
+      await child.waitFor();
+    });
+
     it('filters by text and state, keeping a match in its tree', async () => {
       // "/" jumps to the search from anywhere on the canvas.
       await page.locator('body').click({ position: { x: 5, y: 600 } });

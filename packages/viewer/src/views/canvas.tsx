@@ -53,6 +53,12 @@ function byParent(nodes: readonly SvcNode[]): Map<string, SvcNode[]> {
   return children;
 }
 
+/** Which subtrees the person folded away, and how to fold or unfold one. */
+interface Fold {
+  folded: ReadonlySet<string>;
+  toggle: (id: string) => void;
+}
+
 const appOf = (n: SvcNode) => n.app_id ?? 'owner';
 
 function matches(n: SvcNode, f: Filter): boolean {
@@ -85,43 +91,62 @@ function Tree({
   tree,
   keep,
   now,
+  fold,
 }: {
   parent: string;
   tree: Map<string, SvcNode[]>;
   keep: Set<string>;
   now: number;
+  fold: Fold;
 }) {
   const list = tree.get(parent)?.filter((n) => keep.has(n.id));
   if (list === undefined || list.length === 0) return null;
   return (
     <ul class={parent === '' ? 'tree' : 'subtree'}>
-      {list.map((node) => (
-        <li key={node.id} data-node-id={node.id} data-state={node.state}>
-          <div class="node-row">
-            <StateBadge state={node.state} />
-            <a href={href.node(node.id)} class="node-title">
-              {node.title || node.id}
-            </a>
-            <span class="muted node-stats">
-              {node.model === null ? '' : `${node.model.model} · `}
-              {node.usage.turns} {node.usage.turns === 1 ? 'turn' : 'turns'} ·{' '}
-              {tokens(node.usage.input_tokens + node.usage.output_tokens)} tok ·{' '}
-              {usd(node.usage.cost_usd)} ·{' '}
-              <span class="duration">
-                {span(node.started_at ?? node.created_at, node.finished_at, now)}
+      {list.map((node) => {
+        const children = tree.get(node.id)?.filter((n) => keep.has(n.id)).length ?? 0;
+        const folded = fold.folded.has(node.id);
+        return (
+          <li key={node.id} data-node-id={node.id} data-state={node.state}>
+            <div class="node-row">
+              {children === 0 ? (
+                <span class="fold-space" />
+              ) : (
+                <button
+                  type="button"
+                  class="fold"
+                  aria-expanded={!folded}
+                  aria-label={`${folded ? 'Show' : 'Hide'} the ${children} ${children === 1 ? 'child' : 'children'} of ${node.title || node.id}`}
+                  onClick={() => fold.toggle(node.id)}
+                >
+                  {folded ? `▸ ${children}` : '▾'}
+                </button>
+              )}
+              <StateBadge state={node.state} />
+              <a href={href.node(node.id)} class="node-title">
+                {node.title || node.id}
+              </a>
+              <span class="muted node-stats">
+                {node.model === null ? '' : `${node.model.model} · `}
+                {node.usage.turns} {node.usage.turns === 1 ? 'turn' : 'turns'} ·{' '}
+                {tokens(node.usage.input_tokens + node.usage.output_tokens)} tok ·{' '}
+                {usd(node.usage.cost_usd)} ·{' '}
+                <span class="duration">
+                  {span(node.started_at ?? node.created_at, node.finished_at, now)}
+                </span>
               </span>
-            </span>
-            {node.state === 'waiting' && node.waiting_on !== null ? (
-              <span class="reason">
-                <WaitingOn waiting={node.waiting_on} />
-              </span>
-            ) : (
-              node.state_reason !== null && <span class="muted reason">{node.state_reason}</span>
-            )}
-          </div>
-          <Tree parent={node.id} tree={tree} keep={keep} now={now} />
-        </li>
-      ))}
+              {node.state === 'waiting' && node.waiting_on !== null ? (
+                <span class="reason">
+                  <WaitingOn waiting={node.waiting_on} />
+                </span>
+              ) : (
+                node.state_reason !== null && <span class="muted reason">{node.state_reason}</span>
+              )}
+            </div>
+            {!folded && <Tree parent={node.id} tree={tree} keep={keep} now={now} fold={fold} />}
+          </li>
+        );
+      })}
     </ul>
   );
 }
@@ -133,6 +158,16 @@ function Tree({
 export function Canvas({ version, inbox }: { version: number; inbox: number }) {
   const load = useLoad(() => allPages<SvcNode>('/v1/nodes'), [version]);
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
+  const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
+  const fold: Fold = {
+    folded,
+    toggle: (id) =>
+      setFolded((now) => {
+        const next = new Set(now);
+        if (!next.delete(id)) next.add(id);
+        return next;
+      }),
+  };
   const running = load.state === 'ready' && load.value.some((n) => n.state === 'running');
   const now = useNow(running);
   return (
@@ -152,7 +187,7 @@ export function Canvas({ version, inbox }: { version: number; inbox: number }) {
               <code>svc node create</code>.
             </p>
           ) : (
-            <Forest nodes={nodes} filter={filter} setFilter={setFilter} now={now} />
+            <Forest nodes={nodes} filter={filter} setFilter={setFilter} now={now} fold={fold} />
           )
         }
       </Loaded>
@@ -165,11 +200,13 @@ function Forest({
   filter,
   setFilter,
   now,
+  fold,
 }: {
   nodes: SvcNode[];
   filter: Filter;
   setFilter: (f: Filter) => void;
   now: number;
+  fold: Fold;
 }) {
   const keep = shown(nodes, filter);
   const apps = [...new Set(nodes.map(appOf))].sort();
@@ -249,7 +286,7 @@ function Forest({
       {keep.size === 0 ? (
         <p>No node matches.</p>
       ) : (
-        <Tree parent="" tree={byParent(nodes)} keep={keep} now={now} />
+        <Tree parent="" tree={byParent(nodes)} keep={keep} now={now} fold={fold} />
       )}
     </>
   );
