@@ -235,6 +235,16 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
       expect(await reason.getAttribute('href')).toMatch(/^#\/inbox\/tk_/);
     });
 
+    it("links a child's page to its parent by title", async () => {
+      await open(`#/nodes/${n.child.id}`);
+      const parent = page.locator('p.parent a');
+      await expect.poll(() => parent.textContent()).toBe('sleeps in bash');
+      await parent.click();
+      await page.getByRole('heading', { name: /sleeps in bash/ }).waitFor();
+      await page.getByRole('link', { name: 'asks from inside a tree' }).first().waitFor();
+      await open('#/');
+    });
+
     it('folds a subtree away and back', async () => {
       const child = page.locator(`li[data-node-id="${n.child.id}"]`);
       await child.waitFor();

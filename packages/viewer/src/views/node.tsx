@@ -68,6 +68,17 @@ export function NodeView({ id, version }: { id: string; version: number }) {
                   </span>
                 )}
               </p>
+              {n.parent_id !== null && (
+                <p class="muted parent">
+                  Child of <NodeLink id={n.parent_id} />
+                  {n.root_id !== n.parent_id && (
+                    <>
+                      {' '}
+                      in the tree of <NodeLink id={n.root_id} />
+                    </>
+                  )}
+                </p>
+              )}
               {n.waiting_on !== null && n.state === 'waiting' && (
                 <p class="waiting">
                   <WaitingOn waiting={n.waiting_on} titles={titles} />
@@ -115,6 +126,12 @@ export function NodeView({ id, version }: { id: string; version: number }) {
       )}
     </section>
   );
+}
+
+/** A node by its title (its id until the title loads, or if it cannot be read). */
+function NodeLink({ id }: { id: string }) {
+  const load = useLoad(() => api<SvcNode>('GET', `/v1/nodes/${encodeURIComponent(id)}`), [id]);
+  return <a href={href.node(id)}>{load.state === 'ready' ? load.value.title || id : id}</a>;
 }
 
 function Outcome({ outcome }: { outcome: NonNullable<SvcNode['outcome']> }) {
