@@ -1,16 +1,20 @@
 /** `svc sys connect --open` against a real daemon: the link it prints logs a browser in once. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DaemonHandle, startDaemon } from '@svc/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Io, run } from '../src/index.ts';
+import { type Io, palette, renderStatus, run } from '../src/index.ts';
 
 let home = '';
 let daemon: DaemonHandle | undefined;
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'svc-cli-v-'));
-  daemon = await startDaemon({ home, logLevel: 'warn' });
+  // A build of its own, so what `svc status` says does not hang on packages/viewer/dist.
+  const dist = join(home, 'viewer-dist');
+  mkdirSync(dist);
+  writeFileSync(join(dist, 'index.html'), '<!doctype html><title>svc</title>');
+  daemon = await startDaemon({ home, logLevel: 'warn', viewer: { dist } });
 });
 afterAll(async () => {
   await daemon?.close();
@@ -38,6 +42,12 @@ async function svc(env: Record<string, string>, ...args: string[]) {
 const login = (url: string) => fetch(url, { redirect: 'manual' });
 
 describe('svc sys connect --open', () => {
+  it('svc status says the viewer waits for the TCP listener while it is off', async () => {
+    const res = await svc({}, 'status');
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^viewer +off \(the TCP listener is off: `svc sys connect --open`/m);
+  });
+
   it('turns TCP on and prints a link that logs in once (SVC_NO_BROWSER=1)', async () => {
     expect(daemon!.tcp).toBeNull();
     const res = await svc({ SVC_NO_BROWSER: '1' }, 'sys', 'connect', '--open');
@@ -69,5 +79,17 @@ describe('svc sys connect --open', () => {
     const res = await svc({ SVC_NO_BROWSER: '1' }, 'sys', 'connect', '--open', '--app', 'x');
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
+  });
+});
+
+describe('svc status', () => {
+  it('says where the viewer is once TCP is on', async () => {
+    const res = await svc({}, 'status');
+    expect(res.stdout).toContain(`viewer   ${daemon!.tcp!.base_url}/viewer/ (log in with`);
+  });
+
+  it('says how to build the viewer when the daemon has no build', () => {
+    const line = renderStatus({ viewer: { url: null, built: false } }, palette(false));
+    expect(line).toMatch(/^viewer +not built: run `npm run build -w @svc\/viewer`$/m);
   });
 });

@@ -1,11 +1,16 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { statusResponseSchema } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_VERSION } from '../src/version.ts';
-import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
+import { json, scratchDirs, startTestDaemon, type TestDaemon } from './helpers.ts';
 
+const newDir = scratchDirs('svcd-status-');
 let t: TestDaemon;
+let dist = '';
 beforeAll(async () => {
-  t = await startTestDaemon({ tcp: false });
+  dist = join(newDir(), 'dist');
+  t = await startTestDaemon({ tcp: false, viewer: { dist } });
 });
 afterAll(() => t.stop());
 
@@ -28,6 +33,7 @@ describe('GET /v1/status', () => {
       socket_path: t.daemon.socketPath,
       tcp: null,
       brokers: { concurrency: expect.any(Number), active: 0, queued: 0 },
+      viewer: { url: null, built: false },
     });
   });
 
@@ -37,8 +43,18 @@ describe('GET /v1/status', () => {
     const { base_url } = (await connected.json()) as { base_url: string };
     const after = await status();
     expect(after.tcp).toMatchObject({ host: '127.0.0.1', base_url });
+    expect(after.viewer.url).toBe(`${base_url}/viewer/`);
     expect(after.started_at).toBe(before.started_at);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await status()).uptime_s).toBeGreaterThan(before.uptime_s);
+  });
+
+  it('says whether the viewer is built, reading the build as it comes and goes', async () => {
+    expect((await status()).viewer.built).toBe(false);
+    mkdirSync(dist, { recursive: true });
+    writeFileSync(join(dist, 'index.html'), '<!doctype html><title>svc</title>');
+    expect((await status()).viewer.built).toBe(true);
+    rmSync(dist, { recursive: true });
+    expect((await status()).viewer.built).toBe(false);
   });
 });

@@ -184,7 +184,7 @@ describe('the session cookie', () => {
     expect(marked.status).toBe(200);
   });
 
-  it("changes nothing but what the viewer's buttons do: no token, link, publish token, command, agent or home file", async () => {
+  it("changes nothing but what the viewer's buttons do: no token, link, publish token, command, agent with the owner's scopes or home file", async () => {
     const { headers } = await login();
     const post = (path: string, body: unknown) =>
       rawRequest(tcp, {
@@ -198,10 +198,13 @@ describe('the session cookie', () => {
       ['/v1/connect', { app_id: 'from-viewer', scopes: ['svc:llm'] }],
       ['/v1/connect', {}],
       ['/v1/bash', { command: `cat ${t.home}/owner.token`, cwd: '/' }],
-      // An agent would act with the owner's scopes, bash and files included.
+      // A node without named scopes would hold the owner's, bash and files included.
       [
         '/v1/nodes',
-        { task: 'cat the owner token', model: { provider: 'scripted', model: 'x', script: [] } },
+        {
+          task: 'cat the owner token',
+          model: { provider: 'scripted', model: 'x', script: [{ text: 'x' }] },
+        },
       ],
       ['/v1/crons', { schedule: '0 0 1 1 *', task: { task: 'x' } }],
       ['/v1/human/requests', { title: 'asked by a page script' }],

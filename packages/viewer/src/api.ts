@@ -38,7 +38,7 @@ export function viewerHeaders(): Record<string, string> {
  * (same origin), with the page key (`viewerHeaders`).
  */
 export async function api<T>(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH',
   path: string,
   body?: unknown,
   again = true,

@@ -3,15 +3,19 @@ import { api, whenUnauthorized } from './api.ts';
 import { useLiveEvents } from './live.ts';
 import { href, type Route, useRoute } from './router.ts';
 import { forgetKey, onNewKey, pageKey } from './session.ts';
+import { useLoad } from './use-load.ts';
 import { Canvas } from './views/canvas.tsx';
 import { Crons } from './views/crons.tsx';
 import { History, Inbox } from './views/inbox.tsx';
+import { NewNode } from './views/new-node.tsx';
 import { NodeView } from './views/node.tsx';
 import { Plugins } from './views/plugins.tsx';
+import { Usage } from './views/usage.tsx';
 
 const NAV: readonly { label: string; href: string; views: Route['view'][] }[] = [
-  { label: 'Canvas', href: href.canvas, views: ['canvas', 'node'] },
+  { label: 'Canvas', href: href.canvas, views: ['canvas', 'node', 'new'] },
   { label: 'Inbox', href: href.inbox, views: ['inbox', 'history'] },
+  { label: 'Usage', href: href.usage, views: ['usage'] },
   { label: 'Crons', href: href.crons, views: ['crons'] },
   { label: 'Plugins', href: href.plugins, views: ['plugins'] },
 ];
@@ -63,6 +67,7 @@ function Shell({ route, onLogout }: { route: Route; onLogout: () => void }) {
               aria-current={item.views.includes(route.view) ? 'page' : undefined}
             >
               {item.label}
+              {item.href === href.inbox && <OpenCount version={live.inbox} />}
             </a>
           ))}
         </nav>
@@ -80,12 +85,34 @@ function Shell({ route, onLogout }: { route: Route; onLogout: () => void }) {
   );
 }
 
+/** The open tickets beside "Inbox" in the navigation, live: what waits for the person. */
+function OpenCount({ version }: { version: number }) {
+  const load = useLoad(
+    () => api<{ by_kind: { ticket: number } }>('GET', '/v1/canvas/attention/counts'),
+    [version],
+  );
+  const open = load.state === 'ready' ? load.value.by_kind.ticket : 0;
+  if (open === 0) return null;
+  return (
+    <span class="count" data-open={open}>
+      {' '}
+      {open}
+      <span class="visually-hidden"> open</span>
+    </span>
+  );
+}
+
 function View({ route, live }: { route: Route; live: ReturnType<typeof useLiveEvents> }) {
   switch (route.view) {
     case 'canvas':
-      return <Canvas version={live.nodes} />;
+      return <Canvas version={live.nodes} inbox={live.inbox} />;
+    case 'new':
+      return <NewNode parent={route.parent} />;
+    case 'usage':
+      return <Usage version={live.nodes} />;
     case 'node':
-      return <NodeView id={route.id} version={live.nodes} />;
+      // A key per node: nothing of one node's page (a form, a status line) carries to the next.
+      return <NodeView key={route.id} id={route.id} version={live.nodes} />;
     case 'inbox':
       return <Inbox ticket={route.ticket} version={live.inbox} />;
     case 'history':

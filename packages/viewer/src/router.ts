@@ -4,6 +4,8 @@ import { useEffect, useState } from 'preact/hooks';
 export type Route =
   | { view: 'canvas' }
   | { view: 'node'; id: string }
+  | { view: 'new'; parent: string | null }
+  | { view: 'usage' }
   | { view: 'inbox'; ticket: string | null }
   | { view: 'history' }
   | { view: 'crons' }
@@ -19,6 +21,8 @@ export function parseHash(hash: string): Route {
   }
   const [first, second] = parts;
   if (first === undefined || first === 'canvas') return { view: 'canvas' };
+  if (first === 'new') return { view: 'new', parent: second ?? null };
+  if (first === 'usage') return { view: 'usage' };
   if (first === 'nodes' && second !== undefined) return { view: 'node', id: second };
   if (first === 'inbox' && second === 'history') return { view: 'history' };
   if (first === 'inbox') return { view: 'inbox', ticket: second ?? null };
@@ -40,6 +44,9 @@ export function useRoute(): Route {
 export const href = {
   canvas: '#/',
   node: (id: string) => `#/nodes/${encodeURIComponent(id)}`,
+  newNode: '#/new',
+  newChild: (parent: string) => `#/new/${encodeURIComponent(parent)}`,
+  usage: '#/usage',
   inbox: '#/inbox',
   ticket: (id: string) => `#/inbox/${encodeURIComponent(id)}`,
   history: '#/inbox/history',

@@ -34,6 +34,15 @@ function renderSandbox(sandbox: StatusView['sandbox'], colors: Palette): string 
   return `${colors.green('ready')} ${sandbox.tool ?? ''}, network ${network}, ${bounds}`;
 }
 
+/** Where the web viewer is, or what it needs first: the TCP listener, or a build. */
+function viewerLine(viewer: StatusView['viewer'], colors: Palette): string {
+  if (viewer === undefined) return '-';
+  if (!viewer.built) return colors.yellow('not built: run `npm run build -w @svc/viewer`');
+  if (viewer.url === null)
+    return 'off (the TCP listener is off: `svc sys connect --open` turns it on)';
+  return `${viewer.url} (log in with \`svc sys connect --open\`)`;
+}
+
 export function renderStatus(status: StatusView, colors: Palette): string {
   const state = status.status ?? 'unknown';
   return renderFields(
@@ -44,6 +53,7 @@ export function renderStatus(status: StatusView, colors: Palette): string {
       ['home', cell(status.home)],
       ['socket', cell(status.socket_path)],
       ['tcp', status.tcp ? status.tcp.base_url : 'off'],
+      ['viewer', viewerLine(status.viewer, colors)],
       [
         'brokers',
         status.brokers === undefined

@@ -15,8 +15,9 @@ import { lingerOnClose } from './linger.ts';
 import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
 import type { Routes } from './route.ts';
-import { refuseForViewer, viewerPrincipal } from './viewer-auth.ts';
+import { viewerPrincipal } from './viewer-auth.ts';
 import { viewerHeaders } from './viewer-pages.ts';
+import { refuseForViewer, refuseViewerInput } from './viewer-rights.ts';
 import { isViewerPath, serveViewer } from './viewer-static.ts';
 
 // A caller's id is echoed only when it is short and inert in a log line or a header.
@@ -78,6 +79,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     }
     const run = () => {
       try {
+        refuseViewerInput(c, c.input as { body?: unknown });
         const reply = handler(c, c.input as never);
         return reply instanceof Promise ? reply.catch((error) => handleError(error, c)) : reply;
       } catch (error) {
@@ -193,7 +195,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     }
     let reply: Reply | Promise<Reply>;
     try {
-      reply = viewer !== null ? serveViewer(c, ctx, viewer.port) : routed(c, req, listener);
+      reply = viewer !== null ? serveViewer(c, ctx, viewer) : routed(c, req, listener);
     } catch (error) {
       reply = handleError(error, c);
     }

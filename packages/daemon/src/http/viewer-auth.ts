@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RouteId } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal, TokenService } from '../services/tokens.ts';
 import type { ViewerService } from '../services/viewer.ts';
@@ -86,34 +85,6 @@ export function viewerPrincipal(
     );
   }
   return { principal, session };
-}
-
-/**
- * What a viewer session may change: the viewer's own actions (answering in the inbox, the crons'
- * buttons, logging out), and nothing else, though it acts as the owner. It reads as the owner
- * (its files reads fenced from `SVC_HOME` as well, http/files.ts), but makes no token, login link
- * or publish token (a session that could would renew itself past its 12 h or outlive its
- * logout), runs no command and starts no agent: a script that ever ran in the page could then do
- * no more than the page's own buttons. The person's CLI holds the owner token for the rest.
- */
-const VIEWER_ACTIONS: ReadonlySet<RouteId> = new Set<RouteId>([
-  'human.inbox.respond',
-  'human.inbox.progress',
-  'human.inbox.cancel',
-  'crons.run',
-  'crons.pause',
-  'crons.resume',
-  'viewer.logout',
-]);
-
-/** 403 when a viewer session changes anything but what the viewer's own buttons do. */
-export function refuseForViewer(c: Call): void {
-  if (c.viewerSession === null || c.method === 'GET' || c.method === 'HEAD') return;
-  if (VIEWER_ACTIONS.has(c.route?.id as RouteId)) return;
-  throw new ApiError(
-    'forbidden',
-    'a viewer session reads, answers the inbox and runs, pauses or resumes crons, nothing else; use svc with the owner token',
-  );
 }
 
 /**

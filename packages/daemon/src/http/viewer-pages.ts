@@ -27,7 +27,7 @@ export function htmlPage(title: string, paragraphs: readonly string[]): string {
 
 export const NOT_BUILT_PAGE = htmlPage('svc viewer: not built', [
   'The daemon serves the web viewer from packages/viewer/dist, which does not exist yet.',
-  'Build it with `npm run build -w @svc/viewer` (npm start and npm test do so first), then reload this page.',
+  'npm install (or npm ci) builds it; so do npm start and npm test. Build it by hand with `npm run build -w @svc/viewer`, then reload this page (`svc status` says whether it is built).',
 ]);
 
 export const LINK_USED_PAGE = htmlPage('svc viewer: link used or expired', [

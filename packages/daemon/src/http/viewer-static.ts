@@ -5,7 +5,9 @@ import { ApiError } from '../errors.ts';
 import { VIEWER_SESSION_TTL_MS } from '../services/viewer.ts';
 import type { Call, Reply } from './call.ts';
 import { errorResponse } from './errors.ts';
+import type { Listener } from './listener.ts';
 import { viewerCookieName } from './viewer-auth.ts';
+import { LIVE_PREFIX, serveLive } from './viewer-live.ts';
 import { LINK_USED_PAGE, NOT_BUILT_PAGE, viewerHeaders } from './viewer-pages.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -35,11 +37,17 @@ export function isViewerPath(path: string): boolean {
  * The viewer's pages: `index.html` (never cached: it names the current build's files), the
  * build's hashed assets (cached for good: a new build has new names), and the login link. The
  * build is read from `ctx.viewerDist` on each request, so a daemon started before the build
- * serves it once it exists, and answers 503 saying how to build it until then. `port` is the TCP
- * listener's, which names the session cookie.
+ * serves it once it exists, and answers 503 saying how to build it until then. The TCP
+ * listener's port names the session cookie. `/viewer/live/nodes/{id}` is the page's live view of
+ * a node's model writing (`viewer-live.ts`).
  */
-export function serveViewer(c: Call, ctx: DaemonContext, port: number): Reply {
+export function serveViewer(
+  c: Call,
+  ctx: DaemonContext,
+  listener: Extract<Listener, { kind: 'tcp' }>,
+): Reply | Promise<Reply> {
   const path = c.path;
+  const port = listener.port;
   if (c.method !== 'GET' && c.method !== 'HEAD') {
     const error = new ApiError('method_not_allowed', `${path} allows GET, HEAD, not ${c.method}`);
     return errorResponse(c, error, viewerHeaders({ Allow: 'GET, HEAD' }));
@@ -55,6 +63,7 @@ export function serveViewer(c: Call, ctx: DaemonContext, port: number): Reply {
     }
     return login(c, ctx, port);
   }
+  if (path.startsWith(LIVE_PREFIX) && c.method === 'GET') return serveLive(c, ctx, listener);
   if (path === '/viewer/' || path === '/viewer/index.html') {
     const index = readDist(ctx.viewerDist, 'index.html');
     if (index === null) {

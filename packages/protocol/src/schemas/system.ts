@@ -53,6 +53,15 @@ export const statusResponseSchema = z.object({
       queued: z.number().int().nonnegative().describe('nodes waiting for a broker slot'),
     })
     .describe('the broker slots (`svc daemon start --brokers N`)'),
+  viewer: z
+    .object({
+      url: z
+        .url()
+        .nullable()
+        .describe("the viewer's page on the TCP listener; null while it is off"),
+      built: z.boolean().describe('whether the daemon has a viewer build to serve'),
+    })
+    .describe('where the web viewer is (`svc sys connect --open` logs in to it)'),
   sandbox: sandboxStatusSchema,
 });
 

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { StatusLine, useAction } from '../action.tsx';
 import { allPages, api } from '../api.ts';
 import { Loaded } from '../parts.tsx';
 import { href } from '../router.ts';
@@ -6,10 +7,17 @@ import type { Page, Ticket } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 import { TicketCard } from './ticket.tsx';
 
-/** Open and in-progress tickets, newest first, each answerable in place; or one ticket. */
+/**
+ * Open and in-progress tickets, newest first, each answerable in place; or one ticket. What an
+ * answer did is said here, above the list, as the answered card leaves it.
+ */
 export function Inbox({ ticket, version }: { ticket: string | null; version: number }) {
   const [local, setLocal] = useState(0);
-  const refresh = () => setLocal(local + 1);
+  const confirm = useAction();
+  const done = (text: string) => {
+    confirm.say({ error: false, text });
+    setLocal((n) => n + 1);
+  };
   const load = useLoad(
     () =>
       ticket === null
@@ -26,12 +34,13 @@ export function Inbox({ ticket, version }: { ticket: string | null; version: num
         </a>
         <a href={href.history}>History</a>
       </nav>
+      <StatusLine status={confirm.status} />
       <Loaded load={load}>
         {(tickets) =>
           tickets.length === 0 ? (
             <p>Nothing waits for you.</p>
           ) : (
-            tickets.map((t) => <TicketCard key={t.id} ticket={t} onChange={refresh} />)
+            tickets.map((t) => <TicketCard key={t.id} ticket={t} onDone={done} />)
           )
         }
       </Loaded>
@@ -39,7 +48,7 @@ export function Inbox({ ticket, version }: { ticket: string | null; version: num
   );
 }
 
-/** Closed tickets, newest first (one page at a time). */
+/** Closed tickets, newest first (one page at a time), each with its answer. */
 export function History({ version }: { version: number }) {
   const [after, setAfter] = useState<string[]>([]);
   const cursor = after.at(-1);
@@ -65,7 +74,7 @@ export function History({ version }: { version: number }) {
           <>
             {page.data.length === 0 && <p>No closed tickets.</p>}
             {page.data.map((t) => (
-              <TicketCard key={t.id} ticket={t} onChange={() => {}} />
+              <TicketCard key={t.id} ticket={t} onDone={() => {}} />
             ))}
             {after.length > 0 && (
               <button type="button" onClick={() => setAfter(after.slice(0, -1))}>

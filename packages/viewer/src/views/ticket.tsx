@@ -1,13 +1,22 @@
 import { useState } from 'preact/hooks';
+import { ConfirmButton } from '../action.tsx';
 import { api, errorText } from '../api.ts';
 import { Json, StateBadge, Time } from '../parts.tsx';
 import { href } from '../router.ts';
-import type { Ticket } from '../types.ts';
+import type { SvcNode, Ticket } from '../types.ts';
+import { useLoad } from '../use-load.ts';
+import { formData, formFields, SchemaFields } from './schema-form.tsx';
 
 const OPEN = new Set(['open', 'in_progress']);
 
-/** One inbox ticket: its content and, while it is open, the ways to answer, note or decline it. */
-export function TicketCard({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void }) {
+/** What became of a ticket, said by the list it sits in (the card itself may be gone). */
+export type Answered = (text: string) => void;
+
+/**
+ * One inbox ticket: who asks (the node's title and its tree), its content and, while it is open,
+ * the ways to answer, note or decline it; once answered, the answer.
+ */
+export function TicketCard({ ticket: t, onDone }: { ticket: Ticket; onDone: Answered }) {
   return (
     <article class="ticket" aria-labelledby={`${t.id}-title`} data-ticket-id={t.id}>
       <header>
@@ -15,39 +24,113 @@ export function TicketCard({ ticket: t, onChange }: { ticket: Ticket; onChange: 
           <a href={href.ticket(t.id)}>{t.title}</a>
         </h3>
         <p class="muted">
-          <StateBadge state={t.state} /> {t.kind} · asked by{' '}
-          {t.asker.node_id !== null ? (
-            <a href={href.node(t.asker.node_id)}>{t.asker.node_id}</a>
-          ) : (
-            (t.asker.app_id ?? 'the owner')
-          )}{' '}
-          · <Time at={t.created_at} />
+          <StateBadge state={t.state} /> {t.kind} · asked by <Asker ticket={t} /> ·{' '}
+          <Time at={t.created_at} />
         </p>
       </header>
       {t.body !== '' && <pre class="text">{t.body}</pre>}
       {t.progress_note !== null && <p>Progress note: {t.progress_note}</p>}
-      {OPEN.has(t.state) && <Respond ticket={t} onChange={onChange} />}
+      {OPEN.has(t.state) ? <Respond ticket={t} onDone={onDone} /> : <Answer ticket={t} />}
     </article>
   );
 }
 
-function Respond({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void }) {
+/** The asking node by its title, with the tree it belongs to; an app or the owner by name. */
+function Asker({ ticket: t }: { ticket: Ticket }) {
+  const id = t.asker.node_id;
+  const load = useLoad(async () => {
+    if (id === null) return null;
+    const node = await api<SvcNode>('GET', `/v1/nodes/${encodeURIComponent(id)}`);
+    const root =
+      node.root_id === node.id
+        ? null
+        : await api<SvcNode>('GET', `/v1/nodes/${encodeURIComponent(node.root_id)}`).catch(
+            () => null,
+          );
+    return { node, root };
+  }, [id]);
+  if (id === null) return <>{t.asker.app_id ?? 'you'}</>;
+  const found = load.state === 'ready' ? load.value : null;
+  return (
+    <>
+      <a href={href.node(id)} class="asker">
+        {found?.node.title || id}
+      </a>
+      {found?.root != null && (
+        <>
+          {' '}
+          in the tree of{' '}
+          <a href={href.node(found.root.id)} class="asker-root">
+            {found.root.title || found.root.id}
+          </a>
+        </>
+      )}
+      {t.asker.app_id !== null && ` (app ${t.asker.app_id})`}
+    </>
+  );
+}
+
+interface Response {
+  text: string | null;
+  choice: string | null;
+  data: unknown;
+  responded_at: string;
+}
+
+/** A closed ticket's answer, and who gave it: the inbox is the owner's, so it was you. */
+function Answer({ ticket: t }: { ticket: Ticket }) {
+  const load = useLoad(
+    () =>
+      t.state === 'answered'
+        ? api<Response>('GET', `/v1/human/inbox/${encodeURIComponent(t.id)}/response`)
+        : Promise.resolve(null),
+    [t.id, t.state],
+  );
+  if (t.state !== 'answered') {
+    return (
+      <p class="muted answer">
+        {t.state}
+        {t.progress_note === null ? '' : `: ${t.progress_note}`}
+      </p>
+    );
+  }
+  if (load.state !== 'ready' || load.value === null) return null;
+  const r = load.value;
+  return (
+    <div class="answer">
+      <p>
+        <strong>Answered by you</strong> · <Time at={r.responded_at} />
+      </p>
+      {r.choice !== null && (
+        <p>
+          Choice: <strong>{r.choice}</strong>
+        </p>
+      )}
+      {r.text !== null && <pre class="text">{r.text}</pre>}
+      {r.data !== null && r.data !== undefined && <Json value={r.data} />}
+    </div>
+  );
+}
+
+function Respond({ ticket: t, onDone }: { ticket: Ticket; onDone: Answered }) {
+  const fields = formFields(t.response_schema);
   const [choice, setChoice] = useState<string | null>(null);
   const [text, setText] = useState('');
   const [data, setData] = useState('');
+  const [values, setValues] = useState<Record<string, string>>({});
   const [note, setNote] = useState('');
-  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const path = `/v1/human/inbox/${encodeURIComponent(t.id)}`;
 
   async function send(action: string, body: Record<string, unknown>, done: string) {
     setBusy(true);
+    setError(null);
     try {
       await api('POST', `${path}/${action}`, body);
-      setStatus({ error: false, text: done });
-      onChange();
-    } catch (error) {
-      setStatus({ error: true, text: errorText(error) });
+      onDone(done);
+    } catch (e) {
+      setError(errorText(e));
     } finally {
       setBusy(false);
     }
@@ -58,15 +141,17 @@ function Respond({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void
     const body: Record<string, unknown> = {};
     if (choice !== null) body.choice = choice;
     if (text.trim() !== '') body.text = text;
-    if (data.trim() !== '') {
+    if (fields !== null) body.data = formData(fields, values);
+    else if (data.trim() !== '') {
       try {
         body.data = JSON.parse(data);
       } catch {
-        setStatus({ error: true, text: 'Data must be JSON.' });
+        setError('Data must be JSON.');
         return;
       }
     }
-    void send('respond', body, 'Answer sent.');
+    const said = [choice, text.trim()].filter((s) => s !== null && s !== '').join(', ');
+    void send('respond', body, `Answered “${t.title}”${said === '' ? '' : `: ${said}`}.`);
   }
 
   return (
@@ -89,6 +174,15 @@ function Respond({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void
             ))}
           </fieldset>
         )}
+        {fields !== null && (
+          <SchemaFields
+            id={t.id}
+            fields={fields}
+            values={values}
+            onChange={setValues}
+            schema={t.response_schema}
+          />
+        )}
         <label for={`${t.id}-text`}>Answer</label>
         <textarea
           id={`${t.id}-text`}
@@ -96,7 +190,7 @@ function Respond({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
         />
-        {t.response_schema !== null && (
+        {t.response_schema !== null && fields === null && (
           <>
             <label for={`${t.id}-data`}>Data (JSON matching the schema)</label>
             <textarea
@@ -121,7 +215,11 @@ function Respond({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void
         aria-label={`Progress on ${t.title}`}
         onSubmit={(e) => {
           e.preventDefault();
-          void send('progress', note.trim() === '' ? {} : { note }, 'Marked in progress.');
+          void send(
+            'progress',
+            note.trim() === '' ? {} : { note },
+            `Marked “${t.title}” in progress.`,
+          );
         }}
       >
         <label for={`${t.id}-note`}>Note or reason</label>
@@ -129,19 +227,22 @@ function Respond({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void
         <button type="submit" disabled={busy}>
           Mark in progress
         </button>
-        <button
-          type="button"
+        <ConfirmButton
+          label="Decline"
+          question="Decline it? The asker gets no answer."
           disabled={busy}
-          onClick={() =>
-            void send('cancel', note.trim() === '' ? {} : { reason: note }, 'Declined.')
+          onConfirm={() =>
+            void send(
+              'cancel',
+              note.trim() === '' ? {} : { reason: note },
+              `Declined “${t.title}”.`,
+            )
           }
-        >
-          Decline
-        </button>
+        />
       </form>
-      {status !== null && (
-        <p role={status.error ? 'alert' : 'status'} class={status.error ? 'error' : 'ok'}>
-          {status.text}
+      {error !== null && (
+        <p role="alert" class="error">
+          {error}
         </p>
       )}
     </>
