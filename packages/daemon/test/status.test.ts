@@ -34,6 +34,15 @@ describe('GET /v1/status', () => {
       tcp: null,
       brokers: { concurrency: expect.any(Number), active: 0, queued: 0 },
       viewer: { url: null, built: false },
+      sandbox: {
+        mode: 'on',
+        ready: true,
+        tool: expect.stringMatching(/^bubblewrap /),
+        reason: null,
+        fix: null,
+        network: 'none',
+        limits: { pids: 512, memory_bytes: expect.any(Number), by: expect.any(String) },
+      },
     });
   });
 
