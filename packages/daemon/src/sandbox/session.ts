@@ -13,6 +13,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { ApiError } from '../errors.ts';
 import { bwrapSpawn, shellArgv } from './command.ts';
 import type { SandboxPlan } from './plan.ts';
 import { PROXY_PORT, PROXY_SOCKET_IN_SANDBOX, startProxy } from './proxy.ts';
@@ -189,8 +190,9 @@ export async function openSession(
       else if (m.e !== undefined) job.err.push(Buffer.from(m.e, 'base64'));
       else {
         pending.delete(m.id!);
-        if (m.error !== undefined) job.reject(new Error(m.error));
-        else {
+        if (m.error !== undefined) {
+          job.reject(new ApiError('invalid_request', `the command could not start: ${m.error}`));
+        } else {
           job.resolve({
             code: m.code ?? null,
             signal: m.signal ?? null,
@@ -203,7 +205,11 @@ export async function openSession(
   });
   let live = false;
   const ended = (why: string) => {
-    dead ??= new Error(why);
+    // A tool error the model reads, not a fault of the node: the next command makes a new one.
+    dead ??= new ApiError(
+      'sandbox_unavailable',
+      `${why} (its memory bound, or a kill); the next command starts it again`,
+    );
     if (live) onEnd();
     onReady?.(false);
     proxy?.close();
