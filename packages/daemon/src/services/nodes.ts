@@ -38,6 +38,7 @@ import {
   type WaitingOn,
 } from '../store/nodes.ts';
 import type { EventLog } from './events.ts';
+import { interrupted, settleOpenRecords } from './final-records.ts';
 import type { ModelService } from './models.ts';
 import { requireMayMail, requireWithinCeiling, scopeCeiling } from './node-ceiling.ts';
 import { idleRuntime, type NodeRuntime } from './node-runtime.ts';
@@ -184,6 +185,11 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     store.nodes.save(row);
     if (from !== t.to) {
       const reason = row.state_reason;
+      // Whatever the node leaves open is settled now, so that its outcome is its last event.
+      if (outcome !== null) {
+        const why = reason ?? `the node is ${t.to}`;
+        settleOpenRecords(store, events, row.id, interrupted(why), at);
+      }
       events.record('node.state', row.id, {
         node_id: row.id,
         from,
