@@ -813,8 +813,8 @@ export function nodeService({ store, events, profiles, models }: NodeServiceDeps
     },
 
     /** The viewer socket of the node's live broker, if the runtime has one. */
-    viewerSocket(nodeId: string): string | null {
-      return runtime.viewerSocket?.(nodeId) ?? null;
+    async viewerSocket(nodeId: string): Promise<string | null> {
+      return (await runtime.viewerSocket?.(nodeId)) ?? null;
     },
 
     /** Queues the root of the node's tree again; its broker restarts from the last recorded turn. */
