@@ -1,22 +1,27 @@
 /**
- * The CLI built into one ESM file, `dist/svc.mjs`, so a command loads one file instead of a few
- * hundred modules with their type stripping: what most of `svc --version` spent its time on.
- * Built from `src/main.ts` with whatever commands it imports (esbuild, a development
+ * The CLI built into one ESM file, `dist/svc/main.mjs`, so a command loads one file instead of a
+ * few hundred modules with their type stripping: what most of `svc --version` spent its time
+ * on. Built from `src/main.ts` with whatever commands it imports (esbuild, a development
  * dependency) the first time it is missing or stale, then reused: `dist/svc.json` lists the
  * workspace files it was built from with their size and mtime, and a run checks those (a stat
- * each) plus `package-lock.json` for the dependencies. `@svc/daemon` stays outside: only the
- * commands that run a daemon load it, from its own sources. Plain JavaScript, so checking costs
- * no type stripping; when the bundle cannot be built or written, `null`: run the sources.
+ * each) plus `package-lock.json` for the dependencies. What is imported on demand (`@svc/daemon`
+ * by the daemon commands, the daemon itself by `--foreground`) is split into chunks of its own,
+ * loaded only then; the daemon's own dependencies stay in `node_modules`, and its files keep
+ * their own `import.meta.url`, so the paths it finds beside itself (its entry, its broker's,
+ * the viewer) are the sources'. Plain JavaScript, so checking costs no type stripping; when the
+ * bundle cannot be built or written, `null`: run the sources.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = join(PACKAGE, 'src', 'main.ts');
 const DIST = join(PACKAGE, 'dist');
-const BUNDLE = join(DIST, 'svc.mjs');
+const OUT = join(DIST, 'svc');
+const BUNDLE = join(OUT, 'main.mjs');
 const MANIFEST = join(DIST, 'svc.json');
+const DAEMON = resolve(PACKAGE, '..', 'daemon');
 /** Where the workspace's dependencies are pinned: a change there rebuilds. */
 const LOCK = resolve(PACKAGE, '..', '..', 'package-lock.json');
 
@@ -47,22 +52,56 @@ function current() {
   }
 }
 
-/** Builds the bundle now; concurrent builders each write their own file and rename it in. */
+/**
+ * The daemon's files as they are but for `import.meta`, which names the source file, and its
+ * dependencies left to `node_modules`.
+ * @type {import('esbuild').Plugin}
+ */
+const daemonInPlace = {
+  name: 'svc-daemon-in-place',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.importer.startsWith(`${DAEMON}/`) && !args.path.startsWith('@svc/')
+        ? { path: args.path, external: true }
+        : undefined,
+    );
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(`${DAEMON}/src/`)) return undefined;
+      const { code } = await b.esbuild.transform(readFileSync(args.path, 'utf8'), {
+        loader: 'ts',
+        format: 'esm',
+        sourcefile: args.path,
+        define: {
+          'import.meta.url': JSON.stringify(pathToFileURL(args.path).href),
+          'import.meta.dirname': JSON.stringify(dirname(args.path)),
+          'import.meta.filename': JSON.stringify(args.path),
+        },
+      });
+      return { contents: code, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+/** Builds the bundle now; concurrent builders each write their own folder and rename it in. */
 async function build() {
-  const { buildSync } = await import('esbuild');
+  const esbuild = await import('esbuild');
   mkdirSync(DIST, { recursive: true });
-  const tmp = join(DIST, `svc-${process.pid}.mjs.tmp`);
-  const result = buildSync({
-    entryPoints: [ENTRY],
+  const tmp = join(DIST, `svc-${process.pid}.tmp`);
+  rmSync(tmp, { recursive: true, force: true });
+  // Async, for the plugin; nothing else runs meanwhile.
+  const result = await esbuild.build({
+    entryPoints: { main: ENTRY },
     absWorkingDir: PACKAGE,
-    outfile: tmp,
+    outdir: tmp,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: `node${process.versions.node.split('.')[0]}`,
-    external: ['@svc/daemon'],
     metafile: true,
     logLevel: 'silent',
+    plugins: [daemonInPlace],
     // CommonJS dependencies inside an ES module still call `require` for node's built-ins.
     banner: {
       js: "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);",
@@ -72,7 +111,15 @@ async function build() {
     .map((p) => resolve(PACKAGE, p))
     .filter((file) => !file.includes('/node_modules/'));
   const stamps = [...inputs, LOCK].map(stamp).filter((s) => s !== null);
-  renameSync(tmp, BUNDLE);
+  // The folder swapped whole: a run loading the old one meanwhile still finds its chunks.
+  const old = join(DIST, `svc-${process.pid}.old`);
+  try {
+    renameSync(OUT, old);
+  } catch {
+    // None yet.
+  }
+  renameSync(tmp, OUT);
+  rmSync(old, { recursive: true, force: true });
   const manifestTmp = `${MANIFEST}.${process.pid}.tmp`;
   writeFileSync(manifestTmp, JSON.stringify({ inputs: stamps }));
   renameSync(manifestTmp, MANIFEST);

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const BIN = resolve(import.meta.dirname, '../bin/svc.js');
-const BUNDLE = resolve(import.meta.dirname, '../dist/svc.mjs');
+const BUNDLE = resolve(import.meta.dirname, '../dist/svc/main.mjs');
 const MAIN = resolve(import.meta.dirname, '../src/main.ts');
 
 /** A Node too old for type stripping, when the machine has one (Debian's system Node, say). */
