@@ -60,11 +60,19 @@ function current() {
 const daemonInPlace = {
   name: 'svc-daemon-in-place',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.importer.startsWith(`${DAEMON}/`) && !args.path.startsWith('@svc/')
-        ? { path: args.path, external: true }
-        : undefined,
-    );
+    // Each to the very file the daemon's sources load, its own `node_modules` first.
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (!args.importer.startsWith(`${DAEMON}/`) || args.path.startsWith('@svc/'))
+        return undefined;
+      if (args.pluginData === 'in-place') return undefined;
+      const found = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'in-place',
+      });
+      return found.errors.length > 0 ? undefined : { path: found.path, external: true };
+    });
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (!args.path.startsWith(`${DAEMON}/src/`)) return undefined;
       const { code } = await b.esbuild.transform(readFileSync(args.path, 'utf8'), {

@@ -76,10 +76,18 @@ async function build(): Promise<void> {
       {
         name: 'svc-in-place',
         setup(b) {
-          // Dependencies load from node_modules as they are; only the workspace is bundled.
-          b.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.path.startsWith('@svc/') ? undefined : { path: args.path, external: true },
-          );
+          // Dependencies load from node_modules as they are, each the very file the sources
+          // load (their package's own `node_modules` first); only the workspace is bundled.
+          b.onResolve({ filter: /^[^./]/ }, async (args) => {
+            if (args.path.startsWith('@svc/') || args.pluginData === 'in-place') return undefined;
+            const found = await b.resolve(args.path, {
+              kind: args.kind,
+              importer: args.importer,
+              resolveDir: args.resolveDir,
+              pluginData: 'in-place',
+            });
+            return found.errors.length > 0 ? undefined : { path: found.path, external: true };
+          });
           b.onLoad({ filter: /\.ts$/ }, async (args) => {
             if (!args.path.startsWith(`${WORKSPACE}/packages/`)) return undefined;
             const { code } = await b.esbuild.transform(readFileSync(args.path, 'utf8'), {
