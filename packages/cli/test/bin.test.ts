@@ -4,7 +4,18 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const BIN = resolve(import.meta.dirname, '../bin/svc.js');
-const BUNDLE = resolve(import.meta.dirname, '../dist/svc/main.mjs');
+/** The current build's entry, as `dist/svc.json` names it. */
+const bundle = () =>
+  resolve(
+    import.meta.dirname,
+    '../dist',
+    (
+      JSON.parse(readFileSync(resolve(import.meta.dirname, '../dist/svc.json'), 'utf8')) as {
+        dir: string;
+      }
+    ).dir,
+    'main.mjs',
+  );
 const MAIN = resolve(import.meta.dirname, '../src/main.ts');
 
 /** A Node too old for type stripping, when the machine has one (Debian's system Node, say). */
@@ -34,15 +45,20 @@ describe('bin/svc.js', () => {
     const inputs = manifest.inputs.map(([file]) => file);
     expect(inputs).toContain(MAIN);
     expect(inputs.some((file) => file.includes('/packages/cli/src/commands/'))).toBe(true);
-    const built = statSync(BUNDLE).mtimeMs;
+    const first = bundle();
+    const built = statSync(first).mtimeMs;
     expect(version().status).toBe(0);
-    expect(statSync(BUNDLE).mtimeMs).toBe(built); // current: reused as it is
-    // A source edited since (its mtime is enough to tell): the next run builds again.
+    expect(bundle()).toBe(first); // current: reused as it is
+    expect(statSync(first).mtimeMs).toBe(built);
+    // A source edited since (its mtime is enough to tell): the next run builds again, into a
+    // folder of its own, and keeps the one a run may still be loading.
     const { atime, mtime } = statSync(MAIN);
     utimesSync(MAIN, atime, new Date(mtime.getTime() + 1_000));
     try {
       expect(version().status).toBe(0);
-      expect(statSync(BUNDLE).mtimeMs).not.toBe(built);
+      expect(bundle()).not.toBe(first);
+      expect(existsSync(bundle())).toBe(true);
+      expect(existsSync(first)).toBe(true);
     } finally {
       utimesSync(MAIN, atime, mtime);
     }

@@ -9,7 +9,7 @@
  * sources (the broker's entry, the grep worker, the viewer, `package.json`) is where it was.
  * Without esbuild, or when a build fails, the caller runs `src/main.ts`.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -58,14 +58,12 @@ function current(): boolean {
 
 async function build(): Promise<void> {
   const esbuild = await import('esbuild');
-  mkdirSync(DIST, { recursive: true });
-  const tmp = join(DIST, `daemon-${process.pid}.tmp`);
-  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(dirname(BUNDLE), { recursive: true });
+  const tmp = `${BUNDLE}.${process.pid}.tmp`;
   const result = await esbuild.build({
-    entryPoints: { main: ENTRY },
+    entryPoints: [ENTRY],
     absWorkingDir: PACKAGE,
-    outdir: tmp,
-    outExtension: { '.js': '.mjs' },
+    outfile: tmp,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -108,15 +106,8 @@ async function build(): Promise<void> {
   });
   const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(PACKAGE, p));
   const stamps = [...inputs, LOCK].map(stamp).filter((s) => s !== null);
-  // The folder swapped whole, as concurrent builders each rename theirs in.
-  const old = join(DIST, `daemon-${process.pid}.old`);
-  try {
-    renameSync(dirname(BUNDLE), old);
-  } catch {
-    // None yet.
-  }
-  renameSync(tmp, dirname(BUNDLE));
-  rmSync(old, { recursive: true, force: true });
+  // One file, replaced whole: a daemon starting from the old one has it open already.
+  renameSync(tmp, BUNDLE);
   const manifestTmp = `${MANIFEST}.${process.pid}.tmp`;
   writeFileSync(manifestTmp, JSON.stringify({ inputs: stamps }));
   renameSync(manifestTmp, MANIFEST);
