@@ -3,7 +3,8 @@
  * `kill -9` of the daemon that must lose neither tokens nor events.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Svc } from '@svc/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -95,7 +96,11 @@ describe('svc daemon lifecycle', () => {
     for (const line of json.stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   });
 
-  it('kill -9, then start again: tokens survive and the event log resumes exactly', async () => {
+  // Eight `svc` processes and a daemon start, each seconds long on a loaded 2-core machine: the
+  // budget is theirs, every wait inside is on an event.
+  it('kill -9, then start again: tokens survive and the event log resumes exactly', {
+    timeout: 90_000,
+  }, async () => {
     const app = await svcJson<{ token: string; token_id: string }>(home, [
       'sys',
       'connect',
@@ -110,8 +115,10 @@ describe('svc daemon lifecycle', () => {
 
     const pid = lockPid(home)!;
     process.kill(pid, 'SIGKILL');
-    // Down once the killed process is reaped (its zombie still answers kill(pid, 0)).
-    await until(async () => (await svc(home, ['daemon', 'status'])).code === 3);
+    // Down once the killed process is reaped (its zombie still answers kill(pid, 0)): read from
+    // /proc, as a CLI process per look would cost seconds each on a loaded machine.
+    await until(() => !alive(pid));
+    expect((await svc(home, ['daemon', 'status'])).code).toBe(3);
 
     const restarted = await svc(home, ['daemon', 'start']);
     expect(restarted.code, restarted.stderr).toBe(0);
@@ -171,14 +178,23 @@ describe('svc daemon start --foreground', () => {
       { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    // Ready once it printed its status: on that output, or its exit, whichever comes first.
+    const printed = new Promise<void>((done, fail) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (stdout.trim().endsWith('}')) done();
+      });
+      void exited.then((code) =>
+        fail(new Error(`the daemon exited (${code}) before it was ready`)),
+      );
+    });
     try {
-      await until(() => stdout.trim().endsWith('}'), 15_000);
-      const printed = JSON.parse(stdout) as Status;
-      expect(printed).toMatchObject({ status: 'ready', pid: child.pid });
-      expect(printed.tcp?.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const health = await fetch(`${printed.tcp?.base_url}/v1/health`);
+      await printed;
+      const status = JSON.parse(stdout) as Status;
+      expect(status).toMatchObject({ status: 'ready', pid: child.pid });
+      expect(status.tcp?.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${status.tcp?.base_url}/v1/health`);
       expect(health.status).toBe(200);
       child.kill('SIGINT');
       expect(await exited).toBe(0);
@@ -201,15 +217,18 @@ describe('svc daemon start --log-level', () => {
     expect(started.code, started.stderr).toBe(0);
     const read = await svc(logHome, ['request', 'GET', '/v1/status']);
     expect(read.code, read.stderr).toBe(0);
-    // Lines reach the file within 100 ms of being logged.
-    await until(async () => {
-      const logs = await svc(logHome, ['daemon', 'logs', '-n', '200', '--json']);
-      return logs.stdout
+    // Lines reach the file within 100 ms of being logged: watched in the file itself, then read
+    // back through `svc daemon logs`.
+    const logged = (text: string) =>
+      text
         .trim()
         .split('\n')
+        .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .some((line) => line.msg === 'request' && line.path === '/v1/status' && line.level === 20);
-    });
+    await until(() => logged(readFileSync(join(logHome, 'logs', 'daemon.log'), 'utf8')));
+    const logs = await svc(logHome, ['daemon', 'logs', '-n', '200', '--json']);
+    expect(logged(logs.stdout)).toBe(true);
   });
 });
 

@@ -1,9 +1,22 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const BIN = resolve(import.meta.dirname, '../bin/svc.js');
+/** The current build's entry, as `dist/svc.json` names it. */
+const bundle = () =>
+  resolve(
+    import.meta.dirname,
+    '../dist',
+    (
+      JSON.parse(readFileSync(resolve(import.meta.dirname, '../dist/svc.json'), 'utf8')) as {
+        dir: string;
+      }
+    ).dir,
+    'main.mjs',
+  );
+const MAIN = resolve(import.meta.dirname, '../src/main.ts');
 
 /** A Node too old for type stripping, when the machine has one (Debian's system Node, say). */
 function oldNode(): string | undefined {
@@ -19,6 +32,43 @@ function oldNode(): string | undefined {
 describe('bin/svc.js', () => {
   it('runs the CLI on this Node', () => {
     const result = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('runs one bundled file, rebuilt when a source it was built from changes', () => {
+    const version = () => spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
+    expect(version().status).toBe(0);
+    const manifest = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, '../dist/svc.json'), 'utf8'),
+    ) as { inputs: [string, number, number][] };
+    const inputs = manifest.inputs.map(([file]) => file);
+    expect(inputs).toContain(MAIN);
+    expect(inputs.some((file) => file.includes('/packages/cli/src/commands/'))).toBe(true);
+    const first = bundle();
+    const built = statSync(first).mtimeMs;
+    expect(version().status).toBe(0);
+    expect(bundle()).toBe(first); // current: reused as it is
+    expect(statSync(first).mtimeMs).toBe(built);
+    // A source edited since (its mtime is enough to tell): the next run builds again, into a
+    // folder of its own, and keeps the one a run may still be loading.
+    const { atime, mtime } = statSync(MAIN);
+    utimesSync(MAIN, atime, new Date(mtime.getTime() + 1_000));
+    try {
+      expect(version().status).toBe(0);
+      expect(bundle()).not.toBe(first);
+      expect(existsSync(bundle())).toBe(true);
+      expect(existsSync(first)).toBe(true);
+    } finally {
+      utimesSync(MAIN, atime, mtime);
+    }
+  });
+
+  it('runs the sources as they are with SVC_CLI_SOURCES=1', () => {
+    const result = spawnSync(process.execPath, [BIN, '--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, SVC_CLI_SOURCES: '1' },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { LOG_LEVELS, resolveHome } from '@svc/protocol/home';
 import type { DaemonContext, TcpInfo } from './context.ts';
 import { directoryKeys } from './directory/keys.ts';
@@ -44,6 +43,7 @@ import { sweepWrites, writeNotesDir } from './services/write-notes.ts';
 import { openStore } from './store/index.ts';
 import { createSupervisor, parseConcurrency } from './supervisor/supervisor.ts';
 import { DAEMON_VERSION } from './version.ts';
+import { DEFAULT_VIEWER_DIST } from './viewer-dist.ts';
 
 export interface StartDaemonOptions {
   /** `SVC_HOME`; default `resolveHome()` (`SVC_HOME` env, then `~/.svc`). */
@@ -83,8 +83,7 @@ export interface StartDaemonOptions {
   sandbox?: SandboxMode;
 }
 
-/** The viewer's build beside this package in the monorepo (`npm run build -w @svc/viewer`). */
-export const DEFAULT_VIEWER_DIST = fileURLToPath(new URL('../../viewer/dist/', import.meta.url));
+export { DEFAULT_VIEWER_DIST };
 
 export interface DaemonHandle {
   home: string;

@@ -3,7 +3,9 @@
  * turn is a slow `bash` call; viewers connected over the unix socket get the transcript so far,
  * then the loop's events live, and the socket is gone with the broker.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +57,31 @@ function view(path: string): Promise<Viewer> {
   });
 }
 
+/**
+ * Asks until the node's broker listens (409 until then): bounded by the node's own progress, as
+ * a loaded machine may take seconds to start a broker.
+ */
+async function listening(attach: () => ReturnType<TestDaemon['call']>) {
+  let answer = await attach();
+  const deadline = Date.now() + 15_000;
+  while (answer.status === 409 && Date.now() < deadline) {
+    await answer.body?.cancel();
+    await sleep(10);
+    answer = await attach();
+  }
+  return answer;
+}
+
+/**
+ * A `bash` call that waits for `name` to appear in the node's worktree (its cwd), bounded at
+ * 30 s: the test opens the gate once its viewers are in place, so the node's progress waits on
+ * the test's events instead of the test racing a `sleep`.
+ */
+const gated = (name: string) =>
+  bash(`for i in $(seq 1500); do [ -e ${name} ] && exit 0; sleep 0.02; done; exit 1`);
+const open = (nodeId: string, name: string) =>
+  writeFileSync(join(t.home, 'worktrees', nodeId, name), '');
+
 /** Waits (bounded) until the viewer has read a line that `match` accepts. */
 async function until(viewer: Viewer, match: (line: Line) => boolean, what: string) {
   await eventually(() => viewer.lines.some(match), 10_000, what);
@@ -75,20 +102,12 @@ describe('nodes.attach on a real broker', () => {
   it('streams the transcript so far, then live events; the socket goes with the broker', async () => {
     const node = await createNode(t.call, {
       task: 'be watched',
-      model: scripted('watched', [
-        bash('echo first'),
-        bash('sleep 1'),
-        submit({ ok: true }, 'watched'),
-      ]),
+      model: scripted('watched', [gated('one'), gated('two'), submit({ ok: true }, 'watched')]),
     });
     const attach = () => t.call(`/v1/nodes/${node.id}/attach`, { method: 'POST' });
 
     // 409 until the broker holds the node and listens, then 200 while it lives.
-    let answer = await attach();
-    for (let i = 0; answer.status === 409 && i < 500; i++) {
-      await sleep(10);
-      answer = await attach();
-    }
+    const answer = await listening(attach);
     expect(answer.status).toBe(200);
     const socketPath = join(t.home, 'run', 'viewers', `${node.id}.sock`);
     expect(await answer.json()).toEqual({ node_id: node.id, socket_path: socketPath });
@@ -97,12 +116,15 @@ describe('nodes.attach on a real broker', () => {
 
     const first = await view(socketPath);
     first.socket.write('viewers are read-only: this is ignored\n');
+    open(node.id, 'one');
     await until(first, (l) => l.type === 'turn.recorded' && l.turn?.index === 2, 'turn 2 live');
 
-    // A second viewer while `sleep 1` runs: the transcript so far, each turn one line, with
+    // A second viewer while turn 2's call runs: the transcript so far, each turn one line, with
     // its calls as last recorded; then the live events of that call and the next turn.
     const second = await view(socketPath);
-    await until(second, (l) => l.type === 'tool.recorded' && l.index === 2, 'the sleep result');
+    await until(second, (l) => l.type === 'turn' && l.index === 2, 'the transcript');
+    open(node.id, 'two');
+    await until(second, (l) => l.type === 'tool.recorded' && l.index === 2, 'the gate result');
     const transcript = second.lines.filter((l) => l.type === 'turn');
     expect(transcript.map((l) => l.index)).toEqual([1, 2]);
     expect(transcript[0]!.tool_calls).toEqual([
@@ -136,7 +158,7 @@ describe('nodes.attach on a real broker', () => {
       task: 'yield, then be watched',
       model: scripted('resumed', [
         { tool_calls: [{ name: 'yield', input: { reason: 'a word first' } }] },
-        bash('sleep 1'),
+        gated('go'),
         submit({ ok: true }),
       ]),
     });
@@ -146,14 +168,11 @@ describe('nodes.attach on a real broker', () => {
 
     const sent = await t.call(`/v1/nodes/${node.id}/messages`, json({ text: 'go on' }));
     expect(sent.status).toBe(200);
-    let answer = await attach();
-    for (let i = 0; answer.status === 409 && i < 500; i++) {
-      await sleep(10);
-      answer = await attach();
-    }
+    const answer = await listening(attach);
     expect(answer.status).toBe(200);
     const { socket_path } = (await answer.json()) as { socket_path: string };
     const viewer = await view(socket_path);
+    open(node.id, 'go');
     await viewer.ended;
     // Turn 1 was recorded by the first broker: the second one loaded it.
     expect(viewer.lines[0]).toMatchObject({
@@ -162,6 +181,32 @@ describe('nodes.attach on a real broker', () => {
       tool_calls: [expect.objectContaining({ name: 'yield', status: 'ok' })],
     });
     expect(viewer.lines.at(-1)).toMatchObject({ type: 'loop.ended', kind: 'submitted' });
+  });
+
+  it('never hands out a socket nobody listens on: a dead one at the path is 409', async () => {
+    const node = await createNode(t.call, {
+      task: 'outlive a dead socket',
+      model: scripted('dead-socket', [gated('go'), submit({ ok: true })]),
+    });
+    const attach = () => t.call(`/v1/nodes/${node.id}/attach`, { method: 'POST' });
+    const answer = await listening(attach);
+    expect(answer.status).toBe(200);
+    const { socket_path } = (await answer.json()) as { socket_path: string };
+    // What a listener killed by a signal leaves: the file, and nobody listening on it.
+    rmSync(socket_path);
+    const child = spawn(process.execPath, [
+      '-e',
+      `require('node:net').createServer().listen(${JSON.stringify(socket_path)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
+    await once(child, 'exit');
+    expect(existsSync(socket_path)).toBe(true);
+    await expect(view(socket_path)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    const refused = await attach();
+    expect(refused.status).toBe(409);
+    expect((await envelope(refused)).code).toBe('invalid_state');
+    rmSync(socket_path);
+    open(node.id, 'go');
+    await waitForNode(t.call, node.id, isFinal);
   });
 
   it('answers 409 invalid_state on a node without a live broker', async () => {
@@ -222,6 +267,20 @@ describe('the viewer socket', () => {
     await fast.ended;
     expect(fast.lines.at(-1)).toEqual({ type: 'loop.ended', kind: 'submitted', reason: 'done' });
     expect(existsSync(sockets.path)).toBe(false);
+  });
+
+  it('names a listening socket only: gone from its path before its listener stops', async () => {
+    const sockets = createViewerSocket({ path: join(dir, 'withdrawn.sock') });
+    await sockets.listen([]);
+    const viewer = await view(sockets.path);
+    viewer.socket.pause(); // holds the close in its grace, the listener still open
+    const closing = sockets.close({ kind: 'submitted', reason: 'done' });
+    expect(existsSync(sockets.path)).toBe(false);
+    await expect(view(sockets.path)).rejects.toMatchObject({ code: 'ENOENT' });
+    viewer.socket.resume();
+    await closing;
+    // Bound under a name of its own and renamed into place: nothing of that name is left.
+    expect(readdirSync(dir).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 
   it('replaces a stale socket file left by a killed broker', async () => {

@@ -79,10 +79,7 @@ export async function turnIndexes(call: Call, id: string): Promise<number[]> {
   return events.map((e) => (e.payload.turn as { index: number }).index);
 }
 
-/**
- * Tool results recorded for the node, waiting (bounded) until there are `count`: a node is done
- * before its broker records the submit call's own result.
- */
+/** Tool results recorded for the node, waiting (bounded) until there are `count`. */
 export async function toolResults(call: Call, id: string, count = 0) {
   const read = async () =>
     (await nodeEvents(call, id, ['node.tool'])).map(

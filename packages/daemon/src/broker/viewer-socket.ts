@@ -11,17 +11,21 @@
  * The loop never waits for a viewer: a write goes to the socket's buffer, and a viewer whose
  * unsent bytes would pass its bound (what its transcript left unsent, plus `maxBufferedBytes`) is
  * disconnected. The socket is 0600 in a 0700 directory the supervisor made, so only the user
- * running the daemon can attach; the file is removed when the broker closes it (and by the
- * supervisor when a broker dies without doing so).
+ * running the daemon can attach. The path names a listening socket only: it is bound under a
+ * name of its own and renamed into place once it listens, and removed first when the broker
+ * closes it (and by the supervisor when a broker dies without doing so).
  */
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { dirname, join } from 'node:path';
 import type { LoopEvent } from './agent-loop.ts';
 import type { LoopExit } from './loop-exit.ts';
 import type { Turn } from './port.ts';
 
 /** Unsent bytes a viewer may fall behind the live events by before it is dropped. */
 export const DEFAULT_VIEWER_BUFFER_BYTES = 1 << 20;
+/** Viewer sockets this process has bound: each stages under a name of its own. */
+let staged = 0;
 /** How long `close` lets viewers take their last lines before cutting them off. */
 const CLOSE_GRACE_MS = 250;
 
@@ -82,15 +86,19 @@ export function createViewerSocket(options: ViewerSocketOptions): ViewerSocket {
       if (opened || closed !== null) throw new TypeError(`viewer socket ${path} was opened`);
       opened = true;
       for (const turn of turns) transcript.set(turn.index, turn);
-      rmSync(path, { force: true });
+      // Bound and listening under a name of its own first, then renamed into place: the path
+      // never names a socket nobody listens on yet. Shorter than the path, so within its limit.
+      const staging = join(dirname(path), `.${process.pid}-${++staged}.sock`);
+      rmSync(staging, { force: true });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(path, () => {
+        server.listen(staging, () => {
           server.off('error', reject);
           resolve();
         });
       });
-      chmodSync(path, 0o600);
+      chmodSync(staging, 0o600);
+      renameSync(staging, path);
     },
     publish(event) {
       if (event.type === 'turn.recorded') {
@@ -107,6 +115,8 @@ export function createViewerSocket(options: ViewerSocketOptions): ViewerSocket {
     close(exit) {
       closed ??= (async () => {
         if (!server.listening) return;
+        // Withdrawn first: no viewer finds it from now on, nor while the listener stops.
+        rmSync(path, { force: true });
         if (exit !== undefined) send(line({ type: 'loop.ended', ...exit }));
         const gone = [...viewers.keys()].map(
           (socket) => new Promise<void>((resolve) => socket.end(resolve).once('close', resolve)),
@@ -119,7 +129,6 @@ export function createViewerSocket(options: ViewerSocketOptions): ViewerSocket {
         clearTimeout(timer);
         for (const socket of viewers.keys()) socket.destroy();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        rmSync(path, { force: true });
       })();
       return closed;
     },

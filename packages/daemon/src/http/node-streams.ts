@@ -9,6 +9,7 @@ import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { type EventDto, toEventDto } from '../services/events.ts';
 import { waitUntil } from '../services/wait-until.ts';
+import type { EventRow } from '../store/events.ts';
 import type { EventSubjects } from '../store/node-events.ts';
 import type { Call, Reply } from './call.ts';
 import { lastEventId } from './events.ts';
@@ -25,16 +26,21 @@ interface EventsQuery {
   follow?: boolean | undefined;
 }
 
+/** The rows as stored: a stream sends them as they are, a page as `EventDto`s. */
 function reader(ctx: DaemonContext, subjects: EventSubjects, kinds: string | undefined) {
   const list = kinds?.split(',');
-  return (after: number, limit: number): EventDto[] =>
-    ctx.store.nodeEvents.page(subjects, after, limit, list).map(toEventDto);
+  return (after: number, limit: number): EventRow[] =>
+    ctx.store.nodeEvents.page(subjects, after, limit, list);
 }
 
 /** A page of events in seq order; `next_cursor` is the last seq of the page. */
 export function eventsPage(ctx: DaemonContext, subjects: EventSubjects, query: EventsQuery) {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const rows = reader(ctx, subjects, query.kinds)(query.after ?? 0, limit + 1);
+  const rows: EventDto[] = reader(
+    ctx,
+    subjects,
+    query.kinds,
+  )(query.after ?? 0, limit + 1).map(toEventDto);
   const data = rows.slice(0, limit);
   return {
     data,

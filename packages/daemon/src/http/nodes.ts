@@ -155,9 +155,9 @@ export function registerNodes(app: Routes, ctx: DaemonContext): void {
     const acknowledged = ctx.store.mail.acknowledge(params.id, body.seqs, new Date().toISOString());
     return c.json({ acknowledged });
   });
-  mount(app, 'nodes.attach', (c, { params }) => {
+  mount(app, 'nodes.attach', async (c, { params }) => {
     const node = toNode(ctx.nodes.visibleRow(params.id, who(c)));
-    const socket = ctx.nodes.viewerSocket(node.id);
+    const socket = await ctx.nodes.viewerSocket(node.id);
     if (socket === null) {
       throw new ApiError(
         'invalid_state',

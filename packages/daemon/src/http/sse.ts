@@ -1,4 +1,6 @@
 import type { EventDto, EventLog } from '../services/events.ts';
+import type { EventRow } from '../store/events.ts';
+import { mayReplay, nextTurn } from './replay-turns.ts';
 
 /** Default interval of `: keepalive` comments, so proxies and clients see a live connection. */
 export const SSE_KEEPALIVE_MS = 15_000;
@@ -29,8 +31,11 @@ export interface EventStreamOptions {
   kinds: readonly string[] | undefined;
   keepaliveMs: number;
   signal: AbortSignal;
-  /** Reads the next page after a seq; default the whole log (filtered by `kinds`). */
-  read?: ((after: number, limit: number) => EventDto[]) | undefined;
+  /**
+   * Reads the next page after a seq; default the whole log (filtered by `kinds`). Rows as
+   * stored go out as they are; events made up by the caller are written as JSON.
+   */
+  read?: ((after: number, limit: number) => readonly (EventRow | EventDto)[]) | undefined;
   /** `false`: end the stream once the backlog (what was committed before it opened) is sent. */
   follow?: boolean | undefined;
   /**
@@ -71,7 +76,7 @@ export function eventStream(
   registry: SseRegistry,
   { after, kinds, keepaliveMs, signal, read, follow = true, alive, settled }: EventStreamOptions,
 ): ReadableStream<Uint8Array> {
-  const readLog = read ?? ((from: number, max: number) => log.list(from, max, kinds));
+  const readLog = read ?? ((from: number, max: number) => log.rows(from, max, kinds));
   const backlogEnd = follow ? Number.POSITIVE_INFINITY : log.lastSeq();
   const readPage = follow
     ? readLog
@@ -127,6 +132,8 @@ export function eventStream(
       signal.addEventListener('abort', abort);
     },
     async pull(controller) {
+      // Every page waits its turn: a long backlog never holds the daemon (`./replay-turns.ts`).
+      while (!mayReplay()) await nextTurn();
       while (!closed && send(controller, PAGE) === 0) {
         if (closed) return; // `send` ended it: the caller's token or session no longer holds
         if (!follow) return abort();
@@ -146,6 +153,20 @@ export function eventStream(
   });
 }
 
-function frame(event: EventDto): string {
-  return `id: ${event.seq}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`;
+/**
+ * One event as SSE, its `data` the event's JSON (`EventDto`, keys in its order). The payload is
+ * stored as `JSON.stringify` wrote it, so it goes out as it is: parsing and writing it again
+ * would give the same text at most of a replay's cost. Text with a line break in it (none that
+ * the daemon writes) is written again, as `data:` holds one line.
+ */
+function frame(event: EventRow | EventDto): string {
+  return `id: ${event.seq}\nevent: ${event.kind}\ndata: ${'subject' in event ? rowJson(event) : JSON.stringify(event)}\n\n`;
+}
+
+/** A row as its `EventDto`'s JSON (its keys, in their order). */
+function rowJson(row: EventRow): string {
+  const payload = row.payload.includes('\n')
+    ? JSON.stringify(JSON.parse(row.payload))
+    : row.payload;
+  return `{"seq":${row.seq},"kind":${JSON.stringify(row.kind)},"subject_id":${JSON.stringify(row.subject)},"payload":${payload},"created_at":${JSON.stringify(row.created_at)}}`;
 }

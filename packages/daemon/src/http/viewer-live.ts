@@ -43,13 +43,14 @@ export async function serveLive(c: Call, ctx: DaemonContext, listener: Listener)
     throw new ApiError('not_found', `no node ${JSON.stringify(id)}`, { field: 'id' });
   }
   let node = ctx.nodes.readableRow(id, found.principal);
-  let path = ctx.nodes.viewerSocket(node.id);
+  // Answered once the broker's socket accepts a connection (the supervisor probes it).
+  let path = await ctx.nodes.viewerSocket(node.id);
   for (let waited = 0; path === null && node.state === 'running' && waited < SOCKET_WAIT_MS; ) {
     await new Promise((resolve) => setTimeout(resolve, SOCKET_POLL_MS));
     waited += SOCKET_POLL_MS;
     if (c.signal.aborted) throw new ApiError('invalid_state', 'the client went away');
     node = ctx.nodes.readableRow(id, found.principal);
-    path = ctx.nodes.viewerSocket(node.id);
+    path = await ctx.nodes.viewerSocket(node.id);
   }
   // Nothing to follow: 204, the end, as a node stream of a settled node answers. The page asks
   // as it sees `running`, and a node that fails at once is gone by then; that is no error.

@@ -34,6 +34,7 @@ import {
   type turnRecordBodySchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
 import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
@@ -48,6 +49,7 @@ import {
 import type { Turn } from '../store/turns.ts';
 import type { SupervisorHooks } from '../supervisor/supervisor.ts';
 import type { EventLog } from './events.ts';
+import { settleOpenRecords } from './final-records.ts';
 import type { ModelChoice, ModelService } from './models.ts';
 import type { NodeService } from './nodes.ts';
 import { offeredPlugins } from './plugins.ts';
@@ -372,9 +374,32 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
       return fault(id, body, true);
     },
 
-    /** `broker.result.submit`: the node's submit tool. */
+    /**
+     * `broker.result.submit`: the node's submit tool. The submit call's own result (and the
+     * calls after it, not run) are recorded with the outcome and before it, as the broker would
+     * record them once answered: the outcome is the node's last event.
+     */
     submit(id: string, body: { result?: unknown; summary?: string | undefined }): Node {
-      return nodes.submit(id, body);
+      return store.db.transaction(() => {
+        let submitted = false;
+        settleOpenRecords(
+          store,
+          events,
+          id,
+          (call) => {
+            if (!submitted && call.name === 'submit') {
+              submitted = true;
+              return { status: 'ok', output: SUBMITTED, job_id: null };
+            }
+            const why = submitted
+              ? `not run: ${SUBMITTED_REASON}`
+              : 'interrupted: the node submitted';
+            return { status: 'error', output: why, job_id: null };
+          },
+          now(),
+        );
+        return nodes.submit(id, body);
+      });
     },
 
     /** `broker.reports.create`. */

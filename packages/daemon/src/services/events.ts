@@ -32,6 +32,10 @@ export function eventLog(store: Store) {
     list(after: number, limit: number, kinds?: readonly string[]): EventDto[] {
       return store.events.list({ after, limit, kinds }).map(toEventDto);
     },
+    /** The rows as stored, payload unparsed: what a stream sends as it is. */
+    rows(after: number, limit: number, kinds?: readonly string[]): EventRow[] {
+      return store.events.list({ after, limit, kinds });
+    },
     lastSeq(): number {
       return store.events.lastSeq();
     },

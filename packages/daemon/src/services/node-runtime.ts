@@ -12,8 +12,11 @@ export interface NodeRuntime {
    * resolves at once. After `relaunch` the node is already queued; `wake` follows the stop.
    */
   stop(nodeId: string, reason: 'cancel' | 'interrupt' | 'relaunch'): Promise<void>;
-  /** The host-local viewer socket of the node's live broker (`nodes.attach`); `null` if none. */
-  viewerSocket?(nodeId: string): string | null;
+  /**
+   * The host-local viewer socket of the node's live broker (`nodes.attach`), once something
+   * listens on it; `null` if none.
+   */
+  viewerSocket?(nodeId: string): Promise<string | null>;
 }
 
 /** Used until a supervisor is plugged in: nodes queue and nothing runs them. */

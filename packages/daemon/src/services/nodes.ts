@@ -40,6 +40,7 @@ import {
   workspaceOf,
 } from '../store/nodes.ts';
 import type { EventLog } from './events.ts';
+import { interrupted, settleOpenRecords } from './final-records.ts';
 import type { ModelService } from './models.ts';
 import { requireMayMail, requireWithinCeiling, scopeCeiling } from './node-ceiling.ts';
 import { idleRuntime, type NodeRuntime } from './node-runtime.ts';
@@ -189,6 +190,11 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
     store.nodes.save(row);
     if (from !== t.to) {
       const reason = row.state_reason;
+      // Whatever the node leaves open is settled now, so that its outcome is its last event.
+      if (outcome !== null) {
+        const why = reason ?? `the node is ${t.to}`;
+        settleOpenRecords(store, events, row.id, interrupted(why), at);
+      }
       events.record('node.state', row.id, {
         node_id: row.id,
         from,
@@ -834,8 +840,8 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
     },
 
     /** The viewer socket of the node's live broker, if the runtime has one. */
-    viewerSocket(nodeId: string): string | null {
-      return runtime.viewerSocket?.(nodeId) ?? null;
+    async viewerSocket(nodeId: string): Promise<string | null> {
+      return (await runtime.viewerSocket?.(nodeId)) ?? null;
     },
 
     /** Queues the root of the node's tree again; its broker restarts from the last recorded turn. */

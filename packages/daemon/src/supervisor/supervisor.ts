@@ -27,7 +27,8 @@
  * - Viewers (`nodes.attach`): each launch names a unix socket under `<home>/run/viewers` (0700)
  *   where the broker, once it holds its node, streams its transcript
  *   (`../broker/viewer-socket.ts`); `viewerSocket` answers it while the node runs on that broker
- *   and the socket is there. A broker that dies without removing it has it removed here.
+ *   and the socket accepts a connection (`./socket-probe.ts`): never a path nobody listens on. A
+ *   broker that dies without removing it has it removed here.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -50,6 +51,7 @@ import {
   spawnBroker,
 } from './broker-process.ts';
 import { descendants, isAlive, marked, signalAll } from './process-tree.ts';
+import { acceptsConnections } from './socket-probe.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -391,12 +393,19 @@ export function createSupervisor(
         }),
       ]);
     },
-    viewerSocket(nodeId) {
-      const path = active.get(nodeId)?.viewerSocket;
-      if (path === undefined || store.nodes.get(nodeId)?.state !== 'running') return null;
-      // The file appears when the broker listens (after its claim) and goes when it closes; a
-      // broker still exiting after its node ended (or parked) is no longer one to attach to.
-      return existsSync(path) ? path : null;
+    async viewerSocket(nodeId) {
+      const live = () => {
+        const broker = active.get(nodeId);
+        // A broker still exiting after its node ended (or parked) is no longer one to attach to.
+        if (broker === undefined || store.nodes.get(nodeId)?.state !== 'running') return null;
+        return broker.process.alive && existsSync(broker.viewerSocket) ? broker : null;
+      };
+      const broker = live();
+      if (broker === null) return null;
+      // The file appears when the broker binds (after its claim) and goes when it closes; only a
+      // connect tells that it listens, and the node's broker is still that one once it has.
+      if (!(await acceptsConnections(broker.viewerSocket))) return null;
+      return live() === broker ? broker.viewerSocket : null;
     },
     brokers: () => [...active].map(([node_id, b]) => ({ node_id, pid: b.process.pid })),
     stats: () => ({

@@ -5,6 +5,10 @@
 import { z } from 'zod';
 import { defineTool } from './tool.ts';
 
+/** The call's own result, and why the calls after it in its turn are not run. */
+export const SUBMITTED = { submitted: true } as const;
+export const SUBMITTED_REASON = 'the node submitted its result';
+
 export const submitTool = defineTool({
   name: 'submit',
   description:
@@ -21,8 +25,8 @@ export const submitTool = defineTool({
   async run(submission, { port }) {
     await port.submitResult(submission);
     return {
-      output: { submitted: true },
-      stop: { exit: { kind: 'submitted', reason: 'the node submitted its result' } },
+      output: SUBMITTED,
+      stop: { exit: { kind: 'submitted', reason: SUBMITTED_REASON } },
     };
   },
 });

@@ -1,0 +1,171 @@
+/**
+ * The CLI built into one ESM file, `dist/svc-<hash>/main.mjs`, so a command loads one file
+ * instead of a few hundred modules with their type stripping: what most of `svc --version`
+ * spent its time on. Built from `src/main.ts` with whatever commands it imports (esbuild, a
+ * development dependency) the first time it is missing or stale, then reused: `dist/svc.json`
+ * names the build's folder and lists the workspace files it was built from with their size and
+ * mtime, and a run checks those (a stat each) plus `package-lock.json` for the dependencies. A
+ * build goes to a folder of its own, never over one a running command may still load chunks
+ * from. What is imported on demand (`@svc/daemon` by the daemon commands, the daemon itself by
+ * `--foreground`) is split into chunks, loaded only then; the daemon's dependencies stay in
+ * `node_modules`, and its files keep their own `import.meta.url`, so the paths it finds beside
+ * itself (its entry, its broker's, the viewer) are the sources'. Plain JavaScript, so checking
+ * costs no type stripping; when the bundle cannot be built or written, `null`: run the sources.
+ */
+import { createHash } from 'node:crypto';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+const ENTRY = join(PACKAGE, 'src', 'main.ts');
+const DIST = join(PACKAGE, 'dist');
+const MANIFEST = join(DIST, 'svc.json');
+/** A build's folder, named for what it was built from: a build never replaces one in use. */
+const BUILT = /^svc-[0-9a-f]{16}$/;
+const DAEMON = resolve(PACKAGE, '..', 'daemon');
+/** Where the workspace's dependencies are pinned: a change there rebuilds. */
+const LOCK = resolve(PACKAGE, '..', '..', 'package-lock.json');
+
+/** @typedef {{ dir: string, inputs: [string, number, number][] }} Manifest */
+
+/** @param {string} file @returns {[string, number, number] | null} */
+function stamp(file) {
+  try {
+    const s = statSync(file);
+    return [file, s.size, s.mtimeMs];
+  } catch {
+    return null;
+  }
+}
+
+/** The current bundle's entry when every input is as it was when it was built, else `null`. */
+function current() {
+  try {
+    /** @type {Manifest} */
+    const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));
+    const bundle = join(DIST, manifest.dir, 'main.mjs');
+    statSync(bundle);
+    const same = manifest.inputs.every(([file, size, mtime]) => {
+      const now = stamp(file);
+      return now !== null && now[1] === size && now[2] === mtime;
+    });
+    return same && BUILT.test(manifest.dir) ? bundle : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The daemon's files as they are but for `import.meta`, which names the source file, and its
+ * dependencies left to `node_modules`.
+ * @type {import('esbuild').Plugin}
+ */
+const daemonInPlace = {
+  name: 'svc-daemon-in-place',
+  setup(b) {
+    // Each to the very file the daemon's sources load, its own `node_modules` first.
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (!args.importer.startsWith(`${DAEMON}/`) || args.path.startsWith('@svc/'))
+        return undefined;
+      if (args.pluginData === 'in-place') return undefined;
+      const found = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'in-place',
+      });
+      return found.errors.length > 0 ? undefined : { path: found.path, external: true };
+    });
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(`${DAEMON}/src/`)) return undefined;
+      const { code } = await b.esbuild.transform(readFileSync(args.path, 'utf8'), {
+        loader: 'ts',
+        format: 'esm',
+        sourcefile: args.path,
+        define: {
+          'import.meta.url': JSON.stringify(pathToFileURL(args.path).href),
+          'import.meta.dirname': JSON.stringify(dirname(args.path)),
+          'import.meta.filename': JSON.stringify(args.path),
+        },
+      });
+      return { contents: code, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+/** Builds the bundle now; concurrent builders each write their own folder and rename it in. */
+async function build() {
+  const esbuild = await import('esbuild');
+  mkdirSync(DIST, { recursive: true });
+  const tmp = join(DIST, `svc-${process.pid}.tmp`);
+  rmSync(tmp, { recursive: true, force: true });
+  // Async, for the plugin; nothing else runs meanwhile.
+  const result = await esbuild.build({
+    entryPoints: { main: ENTRY },
+    absWorkingDir: PACKAGE,
+    outdir: tmp,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${process.versions.node.split('.')[0]}`,
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [daemonInPlace],
+    // CommonJS dependencies inside an ES module still call `require` for node's built-ins.
+    banner: {
+      js: "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);",
+    },
+  });
+  const inputs = Object.keys(result.metafile.inputs)
+    .map((p) => resolve(PACKAGE, p))
+    .filter((file) => !file.includes('/node_modules/'));
+  const stamps = [...inputs, LOCK].map(stamp).filter((s) => s !== null);
+  const dir = `svc-${createHash('sha256')
+    .update(JSON.stringify([process.version, stamps]))
+    .digest('hex')
+    .slice(0, 16)}`;
+  /** @type {string | undefined} */
+  let previous;
+  try {
+    previous = JSON.parse(readFileSync(MANIFEST, 'utf8')).dir;
+  } catch {
+    // The first build.
+  }
+  // A builder that raced this one to the same sources has made the same folder: keep its own.
+  if (statSync(join(DIST, dir), { throwIfNoEntry: false }) === undefined) {
+    renameSync(tmp, join(DIST, dir));
+  } else {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const manifestTmp = `${MANIFEST}.${process.pid}.tmp`;
+  writeFileSync(manifestTmp, JSON.stringify({ dir, inputs: stamps }));
+  renameSync(manifestTmp, MANIFEST);
+  // Older builds go, but the one a run may still be loading its chunks from.
+  for (const name of readdirSync(DIST)) {
+    if (BUILT.test(name) && name !== dir && name !== previous) {
+      rmSync(join(DIST, name), { recursive: true, force: true });
+    }
+  }
+  return join(DIST, dir, 'main.mjs');
+}
+
+/** The bundle's path, built first if it must be; `null` to run the sources instead. */
+export async function cliBundle() {
+  if (process.env.SVC_CLI_SOURCES === '1') return null;
+  try {
+    return current() ?? (await build());
+  } catch {
+    return null;
+  }
+}
