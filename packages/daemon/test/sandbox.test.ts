@@ -320,6 +320,24 @@ describe('a node: its bash tool and file tools', () => {
     expect(git('log', '--format=%s', '-1', 'main').trim()).toBe('first');
   });
 
+  it('takes a network from its create, within what its creator may give', async () => {
+    const refused = await d.call('/v1/nodes', {
+      ...json({ task: 'net', model: scripted('sb-net-app', [submit({})]), network: 'host' }),
+      token: appToken,
+    });
+    expect(refused.status).toBe(403);
+    expect(await envelope(refused)).toMatchObject({ code: 'forbidden', field: 'network' });
+    const before = connections;
+    const { node, results } = await nodeRun(
+      'sb-net-create',
+      [bash(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3' || echo refused`)],
+      { network: 'host' },
+    );
+    expect((node as { network?: unknown }).network).toBe('host');
+    expect(out(results[0]!).stdout).toContain('hello from the host');
+    expect(connections).toBe(before + 1);
+  });
+
   it('reaches only the domains its profile allows, through its proxy', async () => {
     await ok(
       await d.call('/v1/profiles/listed', json({ network: { allow: ['127.0.0.1'] } }, 'PUT')),

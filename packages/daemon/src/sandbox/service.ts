@@ -7,7 +7,7 @@ import type { Scope } from '@svc/protocol';
 import { worktreeMounts } from '../services/git-worktree.ts';
 import type { ProfileService } from '../services/profiles.ts';
 import { worktreePath } from '../services/worktrees.ts';
-import type { NodeRow, Workspace } from '../store/nodes.ts';
+import { type NodeRow, networkOf, type Workspace } from '../store/nodes.ts';
 import { removeBase, sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';
@@ -24,7 +24,7 @@ export interface SandboxStatus {
 }
 
 /** What of a node's row its plan reads: its id, its scope list (JSON text; null = all), its profile. */
-export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes' | 'profile' | 'workspace'>;
+export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes' | 'profile' | 'workspace' | 'network'>;
 
 export function sandboxService(deps: {
   home: string;
@@ -63,7 +63,8 @@ export function sandboxService(deps: {
         extra: worktreeMounts({
           workspace: node.workspace === null ? null : (JSON.parse(node.workspace) as Workspace),
         }).map((m) => ({ path: m.path, kind: m.writable ? ('rw' as const) : ('ro' as const) })),
-        network: profile?.network ?? undefined,
+        // Its create's, else its profile's, else the daemon's default.
+        network: node.network != null ? networkOf(node.network) : (profile?.network ?? undefined),
         env,
       });
     },

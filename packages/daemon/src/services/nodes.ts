@@ -12,6 +12,7 @@ import {
   exhaustedBudget,
   isFinal,
   mergeBudgets,
+  type NetworkPolicy,
   type NodeAction,
   type NodeState,
   newId,
@@ -24,6 +25,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { grantNetwork } from '../sandbox/network-grant.ts';
 import type { Store } from '../store/index.ts';
 import type { Job } from '../store/jobs.ts';
 import { toJson } from '../store/json.ts';
@@ -32,6 +34,8 @@ import {
   type Node,
   type NodeFilter,
   type NodeRow,
+  networkOf,
+  networkText,
   type Outcome,
   type StoredModel,
   toNode,
@@ -342,6 +346,20 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
     return chosen as StoredModel;
   }
 
+  /** The most network `principal` may give a node it makes; `null`: any (the owner). */
+  function creatorNetwork(principal: Principal): NetworkPolicy | null {
+    if (principal.kind === 'owner') return null;
+    if (principal.kind !== 'node' || principal.nodeId === null) return 'none';
+    const own = store.nodes.get(principal.nodeId);
+    if (own?.network != null) return networkOf(own.network);
+    if (own === undefined) return 'none';
+    try {
+      return profiles.settings(own.profile, null).network ?? 'none';
+    } catch {
+      return 'none'; // its profile is gone: nothing to give
+    }
+  }
+
   /**
    * Creates a queued node in the caller's transaction: its place in the tree, scopes inside the
    * creator's ceiling (and the run's grant), model and budgets from the body, profile and config.
@@ -364,6 +382,7 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
       grant,
     );
     if (body.output_schema !== undefined) compileUsable(body.output_schema);
+    const network = grantNetwork(body.network, creatorNetwork(principal));
     const id = newId('node');
     const wanted = body.workspace ?? settings?.workspace ?? undefined;
     const workspace =
@@ -399,6 +418,7 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
       output_schema: body.output_schema === undefined ? null : JSON.stringify(body.output_schema),
       metadata: JSON.stringify(body.metadata ?? {}),
       workspace: toJson(workspace),
+      network: network === undefined ? null : networkText(network),
       created_at: at,
       updated_at: at,
       started_at: null,

@@ -3,7 +3,7 @@
  * usage counters and outcome, (the binding of node tokens to their node is `store/tokens.ts`'s). Rows answer as the
  * protocol's `Node` DTO through `toNode`.
  */
-import type { Budgets, NodeState, nodeSchema, Usage } from '@svc/protocol';
+import type { Budgets, NetworkPolicy, NodeState, nodeSchema, Usage } from '@svc/protocol';
 import type { z } from 'zod';
 import type { Db } from './db.ts';
 import { fromJson } from './json.ts';
@@ -44,6 +44,8 @@ export interface NodeRow {
   metadata: string;
   /** JSON `Workspace` (`{repo, git_common_dir, branch, base}`); `null`: a plain directory. */
   workspace: string | null;
+  /** `none`, `host` or `{allow}` JSON given at create; `null` (or absent) = its profile's. */
+  network?: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -102,10 +104,10 @@ export function nodeStore(db: Db) {
     insert: db.sqlite.prepare(
       `INSERT INTO nodes (id, parent_id, root_id, run_id, app_id, profile, title, task, state,
          state_reason, waiting_on, scopes, model, budgets, outcome, output_schema, metadata,
-         workspace, created_at, updated_at)
+         workspace, network, created_at, updated_at)
        VALUES (:id, :parent_id, :root_id, :run_id, :app_id, :profile, :title, :task, :state,
          :state_reason, :waiting_on, :scopes, :model, :budgets, :outcome, :output_schema, :metadata,
-         :workspace, :created_at, :updated_at)`,
+         :workspace, :network, :created_at, :updated_at)`,
     ),
     get: db.sqlite.prepare('SELECT * FROM nodes WHERE id = ?'),
     visible: db.sqlite.prepare(`SELECT * FROM nodes n WHERE n.id = :id AND ${VISIBLE}`),
@@ -168,7 +170,7 @@ export function nodeStore(db: Db) {
       counts.clear();
       const { turns, input_tokens, output_tokens, cost_usd, started_at, finished_at, ...rest } =
         row;
-      q.insert.run({ ...rest });
+      q.insert.run({ ...rest, network: rest.network ?? null });
     },
     get(id: string): NodeRow | undefined {
       return q.get.get(id) as NodeRow | undefined;
@@ -180,8 +182,17 @@ export function nodeStore(db: Db) {
     /** Writes every mutable column of `row` back. */
     save(row: NodeRow): void {
       counts.clear();
-      const { app_id, profile, scopes, model, output_schema, workspace, created_at, ...mutable } =
-        row;
+      const {
+        app_id,
+        profile,
+        scopes,
+        model,
+        output_schema,
+        workspace,
+        network,
+        created_at,
+        ...mutable
+      } = row;
       q.save.run({ ...mutable });
     },
     list(vis: Visibility, f: NodeFilter): NodeRow[] {
@@ -264,11 +275,22 @@ export function toNode(row: NodeRow): Node {
     output_schema: fromJson<Record<string, unknown>>(row.output_schema),
     metadata: JSON.parse(row.metadata) as Record<string, string>,
     workspace: workspaceOf(row),
+    ...(row.network != null && { network: networkOf(row.network) }),
     created_at: row.created_at,
     updated_at: row.updated_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
   };
+}
+
+/** A stored network: `none`, `host`, or an `{allow}` object's JSON. */
+export function networkOf(text: string): NetworkPolicy {
+  return text.startsWith('{') ? (JSON.parse(text) as NetworkPolicy) : (text as NetworkPolicy);
+}
+
+/** A network as stored. */
+export function networkText(network: NetworkPolicy): string {
+  return typeof network === 'string' ? network : JSON.stringify(network);
 }
 
 /** A node's git workspace as recorded at create; `null`: a plain-directory worktree. */

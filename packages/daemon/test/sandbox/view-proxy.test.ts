@@ -1,5 +1,6 @@
 /** The sandbox's pure rules: the layer order and view, and the proxy's domain match. */
 import { describe, expect, it } from 'vitest';
+import { grantNetwork, networkWithin } from '../../src/sandbox/network-grant.ts';
 import { hostAllowed } from '../../src/sandbox/proxy.ts';
 import { orderLayers, scopeLayers, viewAllows } from '../../src/sandbox/view.ts';
 
@@ -67,5 +68,23 @@ describe("the proxy's domains", () => {
     expect(hostAllowed(allow, 'pypi.org')).toBe(false);
     expect(hostAllowed(allow, 'evilpypi.org')).toBe(false);
     expect(hostAllowed(allow, 'github.com.evil.net')).toBe(false);
+  });
+});
+
+describe('what network a creator may give', () => {
+  it('none ⊂ a list ⊂ host; a list within a list when each domain is allowed', () => {
+    const list = { allow: ['github.com', '*.pypi.org'] };
+    expect(networkWithin('none', 'none')).toBe(true);
+    expect(networkWithin(list, 'host')).toBe(true);
+    expect(networkWithin('host', list)).toBe(false);
+    expect(networkWithin(list, 'none')).toBe(false);
+    expect(networkWithin({ allow: ['files.pypi.org', '*.a.pypi.org'] }, list)).toBe(true);
+    expect(networkWithin({ allow: ['pypi.org'] }, list)).toBe(false);
+    expect(networkWithin({ allow: ['*.github.com'] }, list)).toBe(false);
+  });
+  it('the owner gives any; others at most theirs, else 403 naming network', () => {
+    expect(grantNetwork('host', null)).toBe('host');
+    expect(grantNetwork(undefined, 'none')).toBeUndefined();
+    expect(() => grantNetwork('host', 'none')).toThrow(/more than this creator may give/);
   });
 });

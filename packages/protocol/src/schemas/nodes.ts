@@ -17,6 +17,7 @@ import {
 } from './common.ts';
 import { eventsQuerySchema } from './events.ts';
 import { modelChoiceSchema, modelRefSchema } from './models.ts';
+import { networkPolicySchema } from './network.ts';
 import { checkedAs } from './wire-form.ts';
 
 export const nodeStateSchema = z.enum(NODE_STATES);
@@ -214,6 +215,9 @@ export const nodeSchema = z.object({
   workspace: workspaceSchema
     .nullable()
     .describe('a git worktree of a repository; null = a plain-directory worktree'),
+  network: networkPolicySchema
+    .optional()
+    .describe("the network its create gave its sandboxed commands; absent: its profile's"),
   created_at: timestampSchema,
   updated_at: timestampSchema,
   started_at: timestampSchema.nullable().describe('its first turn'),
@@ -251,6 +255,11 @@ const nodeCreateShape = {
   workspace: workspaceInputSchema
     .optional()
     .describe("a git worktree instead of a plain directory; default: the profile's, else none"),
+  network: networkPolicySchema
+    .optional()
+    .describe(
+      "its sandboxed commands' network, within what its creator may grant; default: its profile's",
+    ),
 };
 
 export const nodeCreateBodySchema = z.strictObject(nodeCreateShape);

@@ -16,6 +16,7 @@ import { sql as focuses } from './015-focuses.ts';
 import { sql as idempotencyMade } from './016-idempotency-made.ts';
 import { sql as workspaces } from './017-workspaces.ts';
 import { sql as profileNetwork } from './018-profile-network.ts';
+import { sql as nodeNetwork } from './019-node-network.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -40,4 +41,5 @@ export const migrations: readonly string[] = [
   idempotencyMade,
   workspaces,
   profileNetwork,
+  nodeNetwork,
 ];
