@@ -92,6 +92,7 @@ export type {
   HumanResponse,
   InboxHistoryParams,
   InboxListParams,
+  InboxResponse,
   Ticket,
   TicketList,
   TicketProgressParams,

@@ -160,7 +160,11 @@ async function respond(ctx: Context, value: string, opts: AnswerOptions) {
     ctx.out.result(answered, () => `answered ${answered.id}: ${responseLine(answered.response!)}`);
   } else {
     const answered = await client.human.inbox.respond(which.id, body);
-    ctx.out.result(answered, () => `answered ${answered.id} (request ${answered.request_id})`);
+    // The ticket carries no response: echo what was sent, as the request form does.
+    ctx.out.result(
+      answered,
+      () => `answered ${answered.id} (request ${answered.requestId}): ${responseLine(body)}`,
+    );
   }
   return EXIT.ok;
 }

@@ -12,9 +12,9 @@ import {
   humanRequestParamsSchema,
   humanRequestSchema,
   humanRespondBodySchema,
-  humanResponseSchema,
   inboxHistoryQuerySchema,
   inboxListQuerySchema,
+  inboxResponseSchema,
   ticketParamsSchema,
   ticketProgressBodySchema,
   ticketSchema,
@@ -149,6 +149,6 @@ export const humanRoutes = [
     auth: OWNER,
     summary: "The ticket's response (409 while it has none)",
     params: ticketParamsSchema,
-    response: humanResponseSchema,
+    response: inboxResponseSchema,
   },
 ] as const satisfies readonly RouteDef[];

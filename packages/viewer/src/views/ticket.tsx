@@ -16,16 +16,16 @@ export function TicketCard({ ticket: t, onChange }: { ticket: Ticket; onChange: 
         </h3>
         <p class="muted">
           <StateBadge state={t.state} /> {t.kind} · asked by{' '}
-          {t.asker.node_id !== null ? (
-            <a href={href.node(t.asker.node_id)}>{t.asker.node_id}</a>
+          {t.asker.nodeId !== null ? (
+            <a href={href.node(t.asker.nodeId)}>{t.asker.nodeId}</a>
           ) : (
-            (t.asker.app_id ?? 'the owner')
+            (t.asker.appId ?? 'the owner')
           )}{' '}
-          · <Time at={t.created_at} />
+          · <Time at={t.createdAt} />
         </p>
       </header>
       {t.body !== '' && <pre class="text">{t.body}</pre>}
-      {t.progress_note !== null && <p>Progress note: {t.progress_note}</p>}
+      {t.progressNote !== null && <p>Progress note: {t.progressNote}</p>}
       {OPEN.has(t.state) && <Respond ticket={t} onChange={onChange} />}
     </article>
   );
@@ -96,7 +96,7 @@ function Respond({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
         />
-        {t.response_schema !== null && (
+        {t.responseSchema !== null && (
           <>
             <label for={`${t.id}-data`}>Data (JSON matching the schema)</label>
             <textarea
@@ -108,7 +108,7 @@ function Respond({ ticket: t, onChange }: { ticket: Ticket; onChange: () => void
             />
             <details>
               <summary>Schema</summary>
-              <Json value={t.response_schema} />
+              <Json value={t.responseSchema} />
             </details>
           </>
         )}
