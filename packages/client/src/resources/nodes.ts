@@ -215,7 +215,7 @@ export class Nodes extends APIResource {
       '/v1/nodes/create-and-wait',
       params,
       options,
-      (first, left) => this.waitForOutcome(first.node.id, left, options),
+      (first, left, rest) => this.waitForOutcome(first.node.id, left, rest),
     );
   }
 
@@ -229,8 +229,8 @@ export class Nodes extends APIResource {
       '/v1/nodes/parse',
       params,
       options,
-      async (first, left) => {
-        const { final, node: done } = await this.waitForOutcome(first.node.id, left, options);
+      async (first, left, rest) => {
+        const { final, node: done } = await this.waitForOutcome(first.node.id, left, rest);
         return { final, node: done, parsed: parsedOf(done) };
       },
     );

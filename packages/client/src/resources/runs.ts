@@ -144,8 +144,8 @@ export class Runs extends APIResource {
       '/v1/runs/parse',
       params,
       options,
-      async (first, left) => {
-        const { final, run: done } = await this.wait(first.run.id, left, options);
+      async (first, left, rest) => {
+        const { final, run: done } = await this.wait(first.run.id, left, rest);
         return { final, run: done, parsed: parsedOf(done) };
       },
     );
