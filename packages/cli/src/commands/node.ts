@@ -1,3 +1,4 @@
+import type { Node, NodeEvent, NodeWaitResult, Svc } from '@svc/client';
 import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
@@ -21,7 +22,7 @@ import { registerNodeParse } from './parse.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { nodeId, printNode } from './shared/node-ref.ts';
 import { printSubjects } from './shared/subject-table.ts';
-import { waitWithProgress } from './shared/wait-progress.ts';
+import { type WaitTarget, waitWithProgress } from './shared/wait-progress.ts';
 
 /** `svc node wait` waits this long unless `--timeout` says otherwise. */
 const DEFAULT_WAIT_S = 600;
@@ -145,13 +146,26 @@ export function registerNode(program: Command, runtime: Runtime): void {
 
 /** Waits for `id`'s outcome while its subtree's events stream to stderr as progress. */
 function waitNode(ctx: Context, id: string, timeout: number): Promise<number> {
-  return waitWithProgress(ctx, id, timeout, {
-    stream: (client, signal) => client.nodes.stream(id, { subtree: true }, { signal }),
-    isOutcome: (e) => e.kind === 'node.outcome' && e.subject_id === id,
-    wait: (client) => client.nodes.waitForOutcome(id, { timeout_s: timeout }),
-    subject: (answer) => answer.node,
+  return waitWithProgress(ctx, id, timeout, nodeWaitTarget(id, timeout));
+}
+
+/** What `svc node wait` (and `create --wait`, `parse`) waits on: the node's outcome. */
+export function nodeWaitTarget(id: string, timeout: number) {
+  return {
+    stream: (client: Svc, signal: AbortSignal) =>
+      client.nodes.stream(id, { subtree: true }, { signal }),
+    isOutcome: (e: NodeEvent) => e.kind === 'node.outcome' && e.subject_id === id,
+    node: async () => id,
+    wait: (client: Svc, signal: AbortSignal) =>
+      client.nodes.waitForOutcome(id, { timeout_s: timeout }, { signal }),
+    subject: (answer: NodeWaitResult) => answer.node,
+    stopped: async (client: Svc, signal: AbortSignal): Promise<NodeWaitResult> => ({
+      final: false,
+      node: await client.nodes.retrieve(id, { signal }),
+    }),
     render: renderNode,
-  });
+    again: `svc node wait ${id}`,
+  } satisfies WaitTarget<NodeWaitResult, Node>;
 }
 
 async function create(

@@ -11,11 +11,20 @@ export async function feed(
   ctx: Context,
   stream: Stream<NodeEvent>,
   isEnd: (event: NodeEvent) => boolean,
-  opts: { signal: AbortSignal; toStderr?: boolean },
+  opts: {
+    signal: AbortSignal;
+    toStderr?: boolean;
+    /** Print nothing (`--json`): the events only reach `onEvent`. */
+    quiet?: boolean;
+    onEvent?: (event: NodeEvent) => void;
+  },
 ): Promise<void> {
   try {
     for await (const event of stream) {
-      if (opts.toStderr) {
+      opts.onEvent?.(event);
+      if (opts.quiet) {
+        // watched, not shown
+      } else if (opts.toStderr) {
         ctx.out.note(renderEvent(event, ctx.out.noteColors));
       } else {
         ctx.out.record(event, (colors) => renderEvent(event, colors));
