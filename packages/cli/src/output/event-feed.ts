@@ -3,13 +3,13 @@
  * run stream (NDJSON under `--json`) until `isEnd` says the watched thing is final, or `signal`
  * aborts (the wait answered, or Ctrl-C).
  */
-import type { NodeEvent, Stream } from '@svc/client';
+import type { NodeEvent } from '@svc/client';
 import type { Context } from '../context.ts';
 import { renderEvent } from './node-view.ts';
 
 export async function feed(
   ctx: Context,
-  stream: Stream<NodeEvent>,
+  stream: AsyncIterable<NodeEvent>,
   isEnd: (event: NodeEvent) => boolean,
   opts: {
     signal: AbortSignal;

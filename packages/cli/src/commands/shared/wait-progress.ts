@@ -4,7 +4,7 @@
  * stops early when the node can no longer end without someone acting (it waits for mail, a
  * person's answer, or a raised budget): the command says so, names the fix and exits 4.
  */
-import type { Node, NodeEvent, Stream, Svc } from '@svc/client';
+import type { Node, NodeEvent, Svc } from '@svc/client';
 import type { Context } from '../../context.ts';
 import { EXIT } from '../../errors.ts';
 import type { Palette } from '../../output/color.ts';
@@ -13,7 +13,7 @@ import { stateText } from '../../output/node-view.ts';
 
 export interface WaitTarget<A extends { final: boolean }, S extends { state: string }> {
   /** The events shown as progress. */
-  stream(client: Svc, signal: AbortSignal): Stream<NodeEvent>;
+  stream(client: Svc, signal: AbortSignal): AsyncIterable<NodeEvent>;
   /** The event that ends the progress: the subject's outcome. */
   isOutcome(event: NodeEvent): boolean;
   /** The node whose own waits decide whether the subject can still end (a run's root). */
