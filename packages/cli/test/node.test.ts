@@ -224,7 +224,7 @@ describe('svc run', () => {
     expect((await svc('run', 'rename', r.id, 'new', 'title', '--json')).stdout).toContain(
       '"title": "new title"',
     );
-    expect((await svc('run', 'trace', r.id)).stdout).toBe('no turns recorded yet\n');
+    expect((await svc('run', 'trace', r.id)).stdout).toBe('no turns\n');
     expect((await svc('run', 'rm', r.id)).code).toBe(1); // still live
     expect((await svc('run', 'cancel', r.id)).code).toBe(0);
     const watch = await svc('run', 'watch', r.id);

@@ -184,6 +184,7 @@ async function listProfiles(ctx: Context) {
         { header: 'DESCRIPTION', value: (p) => cell(p.description) },
       ],
       colors,
+      'profiles',
     ),
   );
   return EXIT.ok;

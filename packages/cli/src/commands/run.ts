@@ -167,7 +167,7 @@ async function list(
         ...(opts.app !== undefined && { app_id: parseName(opts.app, '--app') }),
       })
     : await client.runs.list(query);
-  return printSubjects(ctx, page, { header: 'APP', value: (r) => r.app_id ?? 'owner' });
+  return printSubjects(ctx, page, { header: 'APP', value: (r) => r.app_id ?? 'owner' }, 'runs');
 }
 
 async function show(ctx: Context, id: string) {
@@ -247,7 +247,7 @@ async function trace(ctx: Context, id: string) {
             colors,
           ),
         )
-        .join('\n') || 'no turns recorded yet',
+        .join('\n') || 'no turns',
   );
   return EXIT.ok;
 }

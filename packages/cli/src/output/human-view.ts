@@ -92,5 +92,5 @@ const COLUMNS: readonly Column<Ticket>[] = [
 ];
 
 export function renderTicketTable(tickets: readonly Ticket[], colors: Palette): string {
-  return renderTable(tickets, COLUMNS, colors);
+  return renderTable(tickets, COLUMNS, colors, 'tickets');
 }
