@@ -39,6 +39,7 @@ export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new
     .version(pkg.version, '-V, --version', 'print the svc version')
     .option('--home <dir>', 'the svc home directory (default: $SVC_HOME, else ~/.svc)')
     .option('--json', 'print machine-readable JSON instead of tables')
+    .option('--jq <expr>', "print only what a jq filter picks, e.g. '.data[] | {id, state}'")
     .helpOption('-h, --help', 'show help for a command')
     .configureHelp({
       showGlobalOptions: true,

@@ -89,6 +89,14 @@ describe('svc events', () => {
     expect(printed[2]!.seq).toBeGreaterThan(printed[1]!.seq);
   });
 
+  it('--jq picks what is printed, one line an event', async () => {
+    const seqs = await svc('events', '--limit', '2', '--jq', '.seq');
+    expect(seqs).toMatchObject({ code: 0, stdout: '1\n2\n' });
+    const picked = await svc('events', '--limit', '1', '--jq', '{seq, kind}');
+    expect(JSON.parse(picked.stdout)).toEqual({ seq: 1, kind: history[0]!.kind });
+    await idle.expectUsage(['events', '--jq', 'seq'], /--jq: a filter starts with \./);
+  });
+
   it('refuses bad starts before sending anything (exit 2)', async () => {
     await idle.expectUsage(['events', '--since', 'yesterday'], /--since must be an event seq/);
     await idle.expectUsage(['events', '--since', '1', '--after', '2'], /--since or --after/);
