@@ -2,6 +2,7 @@ import { Command, CommanderError, Help } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { registerBash } from './commands/bash.ts';
 import { registerCanvas } from './commands/canvas.ts';
+import { registerCompletion } from './commands/completion.ts';
 import { registerCron } from './commands/cron.ts';
 import { registerDaemon } from './commands/daemon.ts';
 import { registerEvents } from './commands/events.ts';
@@ -24,6 +25,7 @@ import { registerSys } from './commands/sys.ts';
 import { registerUpload } from './commands/upload.ts';
 import type { Runtime } from './context.ts';
 import { EXIT } from './errors.ts';
+import { groupCommands } from './help-groups.ts';
 import { commandWord, hiddenCommands } from './help-visibility.ts';
 import { describeFailure } from './output/error-line.ts';
 import { type Io, processIo } from './output/printer.ts';
@@ -79,6 +81,8 @@ export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new
   registerUpload(program, runtime);
   registerShare(program, runtime);
   registerQuestion(program, runtime);
+  registerCompletion(program, runtime);
+  groupCommands(program);
   addVerbAliases(program);
   return program;
 }

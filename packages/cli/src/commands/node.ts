@@ -41,6 +41,14 @@ export function registerNode(program: Command, runtime: Runtime): void {
   )
     .option('--wait', 'wait for the outcome, showing progress')
     .option('--timeout <duration>', 'with --wait: how long to wait', `${DEFAULT_WAIT_S}s`)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc node create "Summarize README.md" --wait
+  svc node create "Triage the inbox" --profile researcher --max-turns 20
+  svc node create "Say hello" --model scripted/demo --script turns.json --json --jq .id`,
+    )
     .action(action(runtime, create));
   node
     .command('ls')
@@ -51,6 +59,14 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .option('--run <run-id>', "the nodes of a run's tree")
     .option('--profile <name>', 'only this profile')
     .option('--limit <n>', 'at most this many', '50')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc node ls --state running,waiting
+  svc node ls --parent none --limit 10
+  svc node ls --json --jq '.data[] | {id, state}'`,
+    )
     .action(action(runtime, list));
   node
     .command('show')
@@ -69,6 +85,13 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .description('wait for the outcome, showing progress on stderr')
     .argument('<id>', 'node id')
     .option('--timeout <duration>', 'how long to wait', `${DEFAULT_WAIT_S}s`)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc node wait nd_01J9Z6Q3M4V8X2K7B5N0C1D2E3
+  svc node wait nd_01J9Z6Q3M4V8X2K7B5N0C1D2E3 --timeout 1h --json --jq '.node.outcome.result'`,
+    )
     .action(action(runtime, wait));
   node
     .command('message')

@@ -28,6 +28,13 @@ export function registerRun(program: Command, runtime: Runtime): void {
   )
     .option('--wait', 'wait for the outcome, showing progress')
     .option('--timeout <duration>', 'with --wait: how long to wait', `${DEFAULT_WAIT_S}s`)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc run start "Draft the release notes" --wait
+  svc run start "Count the TODOs" --model anthropic/claude-sonnet-4-5 --max-cost-usd 0.50`,
+    )
     .action(action(runtime, start));
   run
     .command('ls')

@@ -45,6 +45,13 @@ export function registerSys(program: Command, runtime: Runtime): void {
       '--no-browser',
       'with --open: print the link instead of opening it (or SVC_NO_BROWSER=1)',
     )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc sys connect --open
+  svc sys connect --app notes --scopes svc:llm,svc:act --expires-in 30d --json`,
+    )
     .action(action(runtime, connect));
 
   const tokens = sys.command('tokens').description('list and revoke bearer tokens');
