@@ -37,6 +37,15 @@ const INSTALL_HINT: Readonly<Record<CredentialProvider, string>> = {
 };
 
 /**
+ * What a provider's refusal of its credentials (a 401 or 403) says: which provider, what it
+ * said, and the command that installs working ones.
+ */
+export function refusedCredentials(provider: ProviderId, said: string): string {
+  const hint = provider === 'scripted' ? null : INSTALL_HINT[provider];
+  return `${provider} refused the stored credentials (${said})${hint === null ? '' : `; install working ones with: ${hint}`}`;
+}
+
+/**
  * Model credentials, the model configuration and readiness: the daemon's only holder of provider
  * keys. A key is written once (`installCredential`) and read back only by `connection`, which
  * hands it to a model call or a broker launch; no answer, event or error carries it.
