@@ -135,7 +135,12 @@ export function pluginService(store: Store, events: EventLog) {
         headers,
       });
     } catch (cause) {
-      throw unusable(`could not reach ${url}: ${failureReason(cause, token)}`);
+      // Not a bad archive: nothing answered. A gateway's error, as a proxy reports one.
+      throw new ApiError(
+        'provider_error',
+        `could not reach ${url}: ${failureReason(cause, token)}; is the plugin's server running at that address?`,
+        { field: 'endpoint' },
+      );
     }
     const encoding = response.headers.get('content-encoding');
     if (archive && encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
