@@ -158,7 +158,7 @@ describe('svc pkg plugin', () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^svc: could not reach http:\/\/127\.0\.0\.1:1\/p\/versions: .*is the plugin's server running at that address\? \(provider_error, request [\w-]+\)\n$/,
+      /^svc: could not reach http:\/\/127\.0\.0\.1:1\/p\/versions: .*is the plugin's server running at that address\? \(invalid_request, request [\w-]+\)\n$/,
     );
   });
 

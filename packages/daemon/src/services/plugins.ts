@@ -135,9 +135,10 @@ export function pluginService(store: Store, events: EventLog) {
         headers,
       });
     } catch (cause) {
-      // Not a bad archive: nothing answered. A gateway's error, as a proxy reports one.
+      // Not a bad archive: nothing answered at the address given, which the caller can fix (a
+      // 4xx, never retried), and is told as such rather than as a failed validation.
       throw new ApiError(
-        'provider_error',
+        'invalid_request',
         `could not reach ${url}: ${failureReason(cause, token)}; is the plugin's server running at that address?`,
         { field: 'endpoint' },
       );
