@@ -1,5 +1,5 @@
 /** `svc completion bash|zsh|fish`: scripts written from the command tree, run in a real bash. */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,30 @@ describe('svc completion', () => {
       `complete -c svc -n '__svc_at '\\''node'\\''' -a 'create' -d 'create a node with a task (queued until a broker takes it)'`,
     );
     expect(fish.stdout).toContain(`complete -c svc -n '__svc_at '\\''events'\\''' -l 'tail'`);
+  });
+
+  const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+
+  it.skipIf(!has('fish'))('fish completes from its script, in a real fish', async () => {
+    const file = join(home, 'svc.fish');
+    writeFileSync(file, (await svc('completion', 'fish')).stdout);
+    const run = (line: string) =>
+      spawnSync('fish', ['--no-config', '-c', `source '${file}'; complete -C '${line}'`], {
+        encoding: 'utf8',
+      }).stdout.split('\n');
+    expect(run('svc node cr')).toContain(
+      'create\tcreate a node with a task (queued until a broker takes it)',
+    );
+    expect(run('svc events --ta')).toContain('--tail\tstart with the last N events');
+  });
+
+  it.skipIf(!has('zsh'))('zsh loads it under compinit and finds the subcommands', async () => {
+    const file = join(home, '_svc');
+    writeFileSync(file, (await svc('completion', 'zsh')).stdout);
+    const program = `autoload -U compinit && compinit -u -D; source '${file}'; COMP_WORDS=(svc node worktree ''); COMP_CWORD=3; words=(svc node worktree ''); CURRENT=4; compgen -F _svc -- ''`;
+    const run = spawnSync('zsh', ['-f', '-c', program], { cwd: home, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.split('\n')).toEqual(expect.arrayContaining(['close', 'abandon']));
   });
 
   it('an unknown shell is a usage error (exit 2)', async () => {
