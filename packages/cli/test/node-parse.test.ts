@@ -158,6 +158,36 @@ describe('waits that cannot end unless someone acts', () => {
   });
 });
 
+describe('a wait for a node whose tree still works', () => {
+  it('is not stopped by its wait for mail while a child may still send some; it is once none can', async () => {
+    const child = {
+      provider: 'scripted',
+      model: 'sleeper',
+      script: [
+        { tool_calls: [{ name: 'bash', input: { command: 'sleep 2' } }] },
+        { tool_calls: [{ name: 'submit', input: { summary: 'slept' } }] },
+      ],
+    };
+    const delegates = join(home, 'delegates.json');
+    writeFileSync(
+      delegates,
+      JSON.stringify([
+        { tool_calls: [{ name: 'spawn', input: { task: 'sleep a while', model: child } }] },
+        { text: 'I will wait for news.' },
+      ]),
+    );
+    const args = ['node', 'create', 'delegate', ...MODEL, '--script', delegates];
+    const res = await svc(...args, '--wait', '--timeout', '60s');
+    expect(res.code, res.stdout + res.stderr).toBe(4);
+    const id = /^nd_\w{26}/.exec(res.stdout)?.[0];
+    // It stopped only once the child, which could have sent mail, had ended.
+    const children = await svc('node', 'ls', '--parent', id!, '--json');
+    expect(JSON.parse(children.stdout).data).toEqual([
+      expect.objectContaining({ state: 'done', title: 'sleep a while' }),
+    ]);
+  });
+});
+
 describe('parse usage errors (exit 2, nothing sent)', () => {
   it('needs --output-schema holding a JSON object, a task and a valid timeout', async () => {
     for (const [args, message] of [

@@ -87,7 +87,11 @@ export async function waitWithProgress<A extends { final: boolean }, S extends {
     looking = looking.then(async () => {
       const node = await client.nodes.retrieve(nodeId, { signal }).catch(() => null);
       const why = node === null ? null : blockedBy(node);
-      if (node !== null && why !== null) onBlocked({ node, blocked: why });
+      if (node === null || why === null) return;
+      // Mail can come from another node of the tree (a child's `message`): while one can still
+      // act, the wait goes on; the end of each is looked at again (`waitsNow`).
+      if (why.for === 'mail' && (await othersLive(client, node, signal))) return;
+      onBlocked({ node, blocked: why });
     });
   };
   look();
@@ -126,11 +130,24 @@ export async function waitWithProgress<A extends { final: boolean }, S extends {
   }
 }
 
-/** A `node.state` or `run.state` event that puts `nodeId` in `waiting`. */
+/**
+ * A state change worth a look: `nodeId` starts waiting, or another node of its tree ends (the
+ * last one that could have sent it mail).
+ */
 function waitsNow(event: NodeEvent, nodeId: string): boolean {
   if (event.kind !== 'node.state' && event.kind !== 'run.state') return false;
   const p = event.payload as { node_id?: string; to?: string };
-  return p.node_id === nodeId && p.to === 'waiting';
+  if (p.node_id === nodeId) return p.to === 'waiting';
+  return p.to === 'done' || p.to === 'failed' || p.to === 'cancelled';
+}
+
+/** Whether a node of `node`'s tree other than itself may still act (queued, running, waiting). */
+async function othersLive(client: Svc, node: Node, signal: AbortSignal): Promise<boolean> {
+  const page = await client.nodes
+    .list({ root_id: node.root_id, state: ['queued', 'running', 'waiting'], limit: 2 }, { signal })
+    .catch(() => null);
+  // Unknown (the list failed): keep waiting rather than stop on a guess.
+  return page === null || page.data.some((n) => n.id !== node.id);
 }
 
 async function printBlocked<A extends { final: boolean }, S extends { state: string }>(
