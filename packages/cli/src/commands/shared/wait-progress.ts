@@ -84,15 +84,17 @@ export async function waitWithProgress<A extends { final: boolean }, S extends {
   // gone, the daemon away) leaves the answer to the wait, which fails the same way.
   let looking = Promise.resolve();
   const look = () => {
-    looking = looking.then(async () => {
-      const node = await client.nodes.retrieve(nodeId, { signal }).catch(() => null);
-      const why = node === null ? null : blockedBy(node);
-      if (node === null || why === null) return;
-      // Mail can come from another node of the tree (a child's `message`): while one can still
-      // act, the wait goes on; the end of each is looked at again (`waitsNow`).
-      if (why.for === 'mail' && (await othersLive(client, node, signal))) return;
-      onBlocked({ node, blocked: why });
-    });
+    looking = looking
+      .then(async () => {
+        const node = await client.nodes.retrieve(nodeId, { signal }).catch(() => null);
+        const why = node === null ? null : blockedBy(node);
+        if (node === null || why === null) return;
+        // Mail can come from another node of the tree (a child's `message`): while one can
+        // still act, the wait goes on; the end of each is looked at again (`waitsNow`).
+        if (why.for === 'mail' && (await othersLive(client, node, signal))) return;
+        onBlocked({ node, blocked: why });
+      })
+      .catch(() => {});
   };
   look();
   // Progress only: the wait's answer or error is the command's. A stream that fails first (a
