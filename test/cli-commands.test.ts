@@ -170,10 +170,11 @@ describe('svc events', () => {
 });
 
 describe('svc events --follow', () => {
-  it('prints new events live, after the backlog, until stopped', async () => {
+  it('prints new events live, after the backlog asked for with --since, until stopped', async () => {
+    // A follow starts now unless told to reach back (packages/cli/test/events.test.ts).
     const child = spawn(
       process.execPath,
-      [SVC_BIN, '--home', home, 'events', '--follow', '--json'],
+      [SVC_BIN, '--home', home, 'events', '--follow', '--since', '1', '--json'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },

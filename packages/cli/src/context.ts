@@ -3,6 +3,7 @@ import type { Svc } from '@svc/client';
 import { type HomePaths, homePaths, resolveHome } from '@svc/protocol/home';
 import type { Command } from 'commander';
 import { CliError, EXIT, UsageError } from './errors.ts';
+import { compileJq } from './output/jq.ts';
 import { type Io, Printer } from './output/printer.ts';
 
 /** One invocation of `svc`: where it writes and the exit code its command chose. */
@@ -24,6 +25,7 @@ export interface Context {
 interface GlobalOptions {
   home?: string;
   json?: boolean;
+  jq?: string;
 }
 
 /**
@@ -50,7 +52,11 @@ function createContext(io: Io, options: GlobalOptions): Context {
     home,
     paths,
     io,
-    out: new Printer(io, options.json === true),
+    out: new Printer(
+      io,
+      options.json === true,
+      options.jq === undefined ? undefined : compileJq(options.jq),
+    ),
     client() {
       client ??= connect(home, paths, io.env);
       return client;

@@ -1,5 +1,8 @@
-/** Process exit codes of `svc`. `notRunning` lets scripts tell "daemon down" from a failure. */
-export const EXIT = { ok: 0, error: 1, usage: 2, notRunning: 3 } as const;
+/**
+ * Process exit codes of `svc`. `notRunning` lets scripts tell "daemon down" from a failure;
+ * `needsAction`, a wait that stopped because the node cannot end unless someone acts.
+ */
+export const EXIT = { ok: 0, error: 1, usage: 2, notRunning: 3, needsAction: 4 } as const;
 
 /** An error the CLI reports as one line on stderr, exiting with `exitCode`. */
 export class CliError extends Error {

@@ -2,6 +2,7 @@ import { Command, CommanderError, Help } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { registerBash } from './commands/bash.ts';
 import { registerCanvas } from './commands/canvas.ts';
+import { registerCompletion } from './commands/completion.ts';
 import { registerCron } from './commands/cron.ts';
 import { registerDaemon } from './commands/daemon.ts';
 import { registerEvents } from './commands/events.ts';
@@ -24,6 +25,7 @@ import { registerSys } from './commands/sys.ts';
 import { registerUpload } from './commands/upload.ts';
 import type { Runtime } from './context.ts';
 import { EXIT } from './errors.ts';
+import { groupCommands } from './help-groups.ts';
 import { commandWord, hiddenCommands } from './help-visibility.ts';
 import { describeFailure } from './output/error-line.ts';
 import { type Io, processIo } from './output/printer.ts';
@@ -39,6 +41,7 @@ export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new
     .version(pkg.version, '-V, --version', 'print the svc version')
     .option('--home <dir>', 'the svc home directory (default: $SVC_HOME, else ~/.svc)')
     .option('--json', 'print machine-readable JSON instead of tables')
+    .option('--jq <expr>', "print only what a jq filter picks, e.g. '.data[] | {id, state}'")
     .helpOption('-h, --help', 'show help for a command')
     .configureHelp({
       showGlobalOptions: true,
@@ -78,6 +81,8 @@ export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new
   registerUpload(program, runtime);
   registerShare(program, runtime);
   registerQuestion(program, runtime);
+  registerCompletion(program, runtime);
+  groupCommands(program);
   addVerbAliases(program);
   return program;
 }

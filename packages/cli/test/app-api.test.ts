@@ -56,8 +56,13 @@ describe('svc upload and svc attachment link', () => {
     expect(shown.stdout).toMatch(/^id\s+upl_/m);
     expect(shown.stdout).toMatch(/filename\s+report.txt/);
     expect(shown.stdout).toMatch(/size\s+18 bytes/);
+    // The type comes from the (stored) file name; a name that says nothing leaves the default.
     const up = JSON.parse((await ok('upload', file, '--name', 'q3.txt', '--json')).stdout);
-    expect(up).toMatchObject({ filename: 'q3.txt', media_type: 'application/octet-stream' });
+    expect(up).toMatchObject({ filename: 'q3.txt', media_type: 'text/plain' });
+    const pdf = JSON.parse((await ok('upload', file, '--name', 'Q3.PDF', '--json')).stdout);
+    expect(pdf).toMatchObject({ media_type: 'application/pdf' });
+    const bare = JSON.parse((await ok('upload', file, '--name', 'notes', '--json')).stdout);
+    expect(bare).toMatchObject({ media_type: 'application/octet-stream' });
 
     const off = await svc('attachment', 'link', up.id);
     expect(off.code).toBe(1);

@@ -36,7 +36,10 @@ describe('svc human', () => {
     const shown = await svc('human', 'show', request.id);
     expect(shown.stdout).toMatch(/options\s+red, blue/);
     const ticket = await svc('human', 'show', request.ticket_id, '--json');
-    expect(JSON.parse(ticket.stdout)).toMatchObject({ request_id: request.id });
+    expect(JSON.parse(ticket.stdout)).toMatchObject({
+      requestId: request.id,
+      asker: { nodeId: null, appId: null },
+    });
     const inbox = await svc('human', 'inbox');
     expect(inbox.stdout).toMatch(/TICKET\s+STATE\s+KIND\s+ASKER\s+TITLE/);
     expect(inbox.stdout).toContain(
@@ -74,7 +77,18 @@ describe('svc human', () => {
       '--json',
     );
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ id: approval.ticket_id, state: 'answered' });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      id: approval.ticket_id,
+      requestId: approval.id,
+      state: 'answered',
+    });
+    // Without --json the ticket form echoes what was answered, as the request form does.
+    const asked = await askJson('Lunch?');
+    const plain = await svc('human', 'respond', asked.ticket_id, '--text', 'soup');
+    expect(plain).toMatchObject({
+      code: 0,
+      stdout: `answered ${asked.ticket_id} (request ${asked.id}): soup\n`,
+    });
     const shown = JSON.parse((await svc('human', 'show', approval.id, '--json')).stdout);
     expect(shown.response).toMatchObject({ choice: 'approve', data: { when: 'now' } });
 

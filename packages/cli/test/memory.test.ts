@@ -68,7 +68,7 @@ describe('svc memory', () => {
     const [header, ...rows] = ls.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^PATH\s+KIND\s+PRIVACY\s+SIZE\s+VERSION\s+UPDATED\s+TITLE$/);
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatch(/^prefs\/food\.md\s+preference\s+public\s+16\s+1\s+\S+Z\s+Food$/);
+    expect(rows[0]).toMatch(/^prefs\/food\.md\s+preference\s+public\s+16\s+1\s+just now\s+Food$/);
     const json = JSON.parse((await svc('memory', 'ls', '--json', '--privacy', 'private')).stdout);
     expect(json.data.map((d: { path: string }) => d.path)).toEqual(['prefs/health.md']);
 

@@ -1,5 +1,5 @@
 /** `svc models …` and `svc profile …` against a real daemon; secrets go in on stdin only. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DaemonHandle, startDaemon } from '@svc/daemon';
@@ -191,6 +191,64 @@ describe('svc profile', () => {
       expect(result.stderr).toMatch(message);
     }
     expect((await svc('profile', 'show', 'ghost')).stderr).toMatch(/no profile 'ghost'/);
+  });
+
+  it('ensure --script makes a scripted profile a scripted root can spawn children with', async () => {
+    const worker = join(home, 'worker.json');
+    writeFileSync(
+      worker,
+      JSON.stringify([{ tool_calls: [{ name: 'submit', input: { result: { counted: 3 } } }] }]),
+    );
+    const made = await svc(
+      'profile',
+      'ensure',
+      'worker',
+      '--model',
+      'scripted/worker',
+      '--script',
+      worker,
+      '--json',
+    );
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({
+      model: { provider: 'scripted', model: 'worker' },
+      scripted_turns: 1,
+    });
+    expect((await svc('profile', 'show', 'worker')).stdout).toMatch(
+      /model\s+scripted\/worker \(1 scripted turns\)/,
+    );
+    const root = join(home, 'root.json');
+    writeFileSync(
+      root,
+      JSON.stringify([
+        { tool_calls: [{ name: 'spawn', input: { task: 'count', profile: 'worker' } }] },
+        { tool_calls: [{ name: 'wait', input: {} }] },
+        { tool_calls: [{ name: 'submit', input: { summary: 'delegated' } }] },
+      ]),
+    );
+    const args = ['node', 'create', 'delegate', '--model', 'scripted/root', '--script', root];
+    const created = await svc(...args, '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const id = (JSON.parse(created.stdout) as { id: string }).id;
+    const waited = await svc('node', 'wait', id, '--timeout', '60s', '--json');
+    expect(waited.code, waited.stderr).toBe(0);
+    const children = await svc('node', 'ls', '--parent', id, '--json');
+    expect(JSON.parse(children.stdout).data).toEqual([
+      expect.objectContaining({
+        profile: 'worker',
+        state: 'done',
+        outcome: expect.objectContaining({ result: { counted: 3 } }),
+      }),
+    ]);
+    for (const [extra, message] of [
+      [['--script', worker], /--script needs --model scripted/],
+      [['--model', 'scripted/w', '--script', join(home, 'none.json')], /--script: cannot read/],
+      [['--model', 'scripted/w', '--script', root, '--max-turns', '0'], /--max-turns/],
+    ] as const) {
+      const refused = await svc('profile', 'ensure', 'w', ...extra);
+      expect(refused.code, extra.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
   });
 
   it('env set reads the value from stdin, never prints it; env rm removes it', async () => {

@@ -73,7 +73,7 @@ describe('svc node events', () => {
     expect(lines[0]).toMatch(/^SEQ\s+TIME\s+KIND\s+SUBJECT\s+DETAIL$/);
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(
-        new RegExp(`^\\d+\\s+\\S+Z\\s+node\\.state\\s+${node.id}\\s+new → queued \\(create\\)$`),
+        new RegExp(`^\\d+\\s+just now\\s+node\\.state\\s+${node.id}\\s+new → queued \\(create\\)$`),
       ),
       expect.stringMatching(/node\.mail\s+nd_\w+\s+mail #1 from owner: hello$/),
       expect.stringMatching(/node\.state\s+nd_\w+\s+queued → cancelled \(cancel\): not needed$/),
@@ -233,8 +233,8 @@ describe('with real brokers', () => {
     expect(human.code, human.stderr).toBe(0);
     const lines = rows(human.stdout);
     expect(lines[0]).toMatch(/^SEQ\s+TIME\s+TEXT\s+DATA$/);
-    expect(lines[1]).toMatch(/^1\s+\S+Z\s+half way\s+\{"pct":50\}$/);
-    expect(lines[2]).toMatch(/^2\s+\S+Z\s+almost there\s+-$/);
+    expect(lines[1]).toMatch(/^1\s+just now\s+half way\s+\{"pct":50\}$/);
+    expect(lines[2]).toMatch(/^2\s+just now\s+almost there\s+-$/);
     expect(lines).toHaveLength(3);
 
     const json = await inReal('node', 'reports', nodeId, '--json');

@@ -37,7 +37,7 @@ describe('svc node jobs', () => {
     const ls = await svc('node', 'jobs', 'ls', holder);
     expect(ls.code, ls.stderr).toBe(0);
     expect(ls.stdout).toMatch(/^ID\s+KIND\s+STATE\s+EXIT\s+STARTED\s+TITLE/);
-    expect(ls.stdout).toMatch(new RegExp(`${job}\\s+bash\\s+running\\s+-\\s+\\S+\\s+make -j2`));
+    expect(ls.stdout).toMatch(new RegExp(`${job}\\s+bash\\s+running\\s+-\\s+just now\\s+make -j2`));
     const json = await svc('node', 'jobs', 'ls', holder, '--json');
     expect(JSON.parse(json.stdout)).toMatchObject({
       data: [{ id: job, node_id: holder, state: 'running', exit_code: null }],

@@ -1,6 +1,7 @@
 /**
  * `svc node parse` and `svc run parse` against a real daemon whose brokers play scripted models:
- * the result comes out on stdout as JSON; a subject that is not done exits 1.
+ * the result comes out on stdout as JSON; a subject that is not done exits 1, one that cannot end
+ * unless someone acts stops the wait early with exit 4.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ let schema = '';
 let submits = '';
 let talks = '';
 let fails = '';
+let sleeps = '';
 const svc = inProcessSvc(() => home);
 const idle = useIdleDaemon('svc-cli-p-'); // only for the usage errors, which never reach it
 
@@ -42,6 +44,15 @@ beforeAll(async () => {
   // Text and no tool call: the node then waits for a message, never done.
   talks = join(home, 'talks.json');
   writeFileSync(talks, JSON.stringify([{ text: 'let me think' }]));
+  // A command that outlasts a short --timeout, then a result.
+  sleeps = join(home, 'sleeps.json');
+  writeFileSync(
+    sleeps,
+    JSON.stringify([
+      { tool_calls: [{ name: 'bash', input: { command: 'sleep 3' } }] },
+      { tool_calls: [{ name: 'submit', input: { result: { lines: 1 } } }] },
+    ]),
+  );
   // One tool call, then the script has no second turn to play: the node fails.
   fails = join(home, 'fails.json');
   writeFileSync(
@@ -60,7 +71,10 @@ describe('svc node parse', () => {
     const res = await svc(...args, '--output-schema', schema, '--timeout', '60s');
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ lines: 3 });
-    expect(res.stderr).toMatch(/waiting up to 60s for the parsed result/);
+    expect(res.stderr).toMatch(/^created nd_\w{26}; waiting up to 60s for its result$/m);
+    // Progress as `node wait` shows it: the node's events on stderr.
+    expect(res.stderr).toMatch(/queued → running \(start\)/);
+    expect(res.stderr).toMatch(/outcome done/);
   });
 
   it('--json prints the whole answer: final, node and parsed', async () => {
@@ -84,12 +98,32 @@ describe('svc node parse', () => {
   });
 
   it('a node still going after --timeout is named with the command that waits on (exit 1)', async () => {
-    const args = ['node', 'parse', 'think', ...MODEL, '--script', talks];
-    const res = await svc(...args, '--output-schema', schema, '--timeout', '2s');
+    const args = ['node', 'parse', 'sleep', ...MODEL, '--script', sleeps];
+    const res = await svc(...args, '--output-schema', schema, '--timeout', '1s');
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(
-      /^nd_\w{26} is still (queued|running|waiting) after 2s; wait on with: svc node wait nd_\w{26}\n$/,
+      /^nd_\w{26} is still (queued|running) after 1s; wait on with: svc node wait nd_\w{26}\n$/,
     );
+  });
+
+  it('stops early when the node waits for a message: says so, names the fix, exits 4', async () => {
+    const args = ['node', 'parse', 'think', ...MODEL, '--script', talks];
+    // The timeout is far off: the command returns once the node parks, not at the timeout.
+    const res = await svc(...args, '--output-schema', schema, '--timeout', '10m');
+    expect(res.code, res.stderr).toBe(4);
+    const id = /^nd_\w{26}/.exec(res.stdout)?.[0];
+    expect(res.stdout).toBe(
+      `${id} is waiting: the model ended its turn without submitting a result; waiting for a message. It will not end unless someone acts: send it a message (svc node message ${id} TEXT), then wait again (svc node wait ${id}).\n`,
+    );
+    expect(res.stderr).toMatch(/running → waiting/);
+    // node wait on it stops at once, the same way; --json adds why to the wait's answer.
+    const waited = await svc('node', 'wait', id!, '--timeout', '10m', '--json');
+    expect(waited.code).toBe(4);
+    expect(JSON.parse(waited.stdout)).toMatchObject({
+      final: false,
+      node: { id, state: 'waiting', waiting_on: { for: 'mail' } },
+      blocked: { node_id: id, for: 'mail', fix: expect.stringContaining('svc node message') },
+    });
   });
 });
 
@@ -105,6 +139,52 @@ describe('svc run parse', () => {
       run: { state: 'done', id: expect.stringMatching(/^run_/) },
       parsed: { lines: 3 },
     });
+  });
+});
+
+describe('waits that cannot end unless someone acts', () => {
+  it('a run whose root waits for a person: run parse stops early naming the request (exit 4)', async () => {
+    const asks = join(home, 'asks.json');
+    writeFileSync(
+      asks,
+      JSON.stringify([{ tool_calls: [{ name: 'ask_human', input: { title: 'ok?', body: '' } }] }]),
+    );
+    const args = ['run', 'parse', 'ask', ...MODEL, '--script', asks, '--output-schema', schema];
+    const res = await svc(...args, '--timeout', '10m');
+    expect(res.code, res.stderr).toBe(4);
+    expect(res.stdout).toMatch(
+      /^nd_\w{26} is waiting: .*answer its request \(svc human respond hr_\w{26} --text TEXT\), then wait again \(svc run wait run_\w{26}\)\.\n$/,
+    );
+  });
+});
+
+describe('a wait for a node whose tree still works', () => {
+  it('is not stopped by its wait for mail while a child may still send some; it is once none can', async () => {
+    const child = {
+      provider: 'scripted',
+      model: 'sleeper',
+      script: [
+        { tool_calls: [{ name: 'bash', input: { command: 'sleep 2' } }] },
+        { tool_calls: [{ name: 'submit', input: { summary: 'slept' } }] },
+      ],
+    };
+    const delegates = join(home, 'delegates.json');
+    writeFileSync(
+      delegates,
+      JSON.stringify([
+        { tool_calls: [{ name: 'spawn', input: { task: 'sleep a while', model: child } }] },
+        { text: 'I will wait for news.' },
+      ]),
+    );
+    const args = ['node', 'create', 'delegate', ...MODEL, '--script', delegates];
+    const res = await svc(...args, '--wait', '--timeout', '60s');
+    expect(res.code, res.stdout + res.stderr).toBe(4);
+    const id = /^nd_\w{26}/.exec(res.stdout)?.[0];
+    // It stopped only once the child, which could have sent mail, had ended.
+    const children = await svc('node', 'ls', '--parent', id!, '--json');
+    expect(JSON.parse(children.stdout).data).toEqual([
+      expect.objectContaining({ state: 'done', title: 'sleep a while' }),
+    ]);
   });
 });
 

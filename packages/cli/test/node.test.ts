@@ -169,6 +169,20 @@ describe('svc node', () => {
     }
   });
 
+  it('create refuses a model that cannot run: one line naming the fix, exit 1, nothing made', async () => {
+    const before = JSON.parse((await svc('node', 'ls', '--limit', '200', '--json')).stdout).data;
+    const keyless = await svc('node', 'create', 'x', '--model', 'anthropic/claude-sonnet-4-5');
+    expect(keyless.code).toBe(1);
+    expect(keyless.stderr).toMatch(
+      /^svc: anthropic is not ready: no API key is installed; run: svc models install anthropic .*\(invalid_state, request [\w-]+\)\n$/,
+    );
+    const scriptless = await svc('run', 'start', 'x', '--model', 'scripted/replay');
+    expect(scriptless.code).toBe(1);
+    expect(scriptless.stderr).toMatch(/--script FILE.*\(invalid_request, request/);
+    const after = JSON.parse((await svc('node', 'ls', '--limit', '200', '--json')).stdout).data;
+    expect(after).toHaveLength(before.length);
+  });
+
   it('bad arguments are one usage line, exit 2', async () => {
     for (const [args, message] of [
       [['node', 'show', 'nope'], /node id must be nd_/],
@@ -225,7 +239,7 @@ describe('svc run', () => {
     expect((await svc('run', 'rename', r.id, 'new', 'title', '--json')).stdout).toContain(
       '"title": "new title"',
     );
-    expect((await svc('run', 'trace', r.id)).stdout).toBe('no turns recorded yet\n');
+    expect((await svc('run', 'trace', r.id)).stdout).toBe('no turns\n');
     expect((await svc('run', 'rm', r.id)).code).toBe(1); // still live
     expect((await svc('run', 'cancel', r.id)).code).toBe(0);
     const watch = await svc('run', 'watch', r.id);

@@ -91,6 +91,8 @@ describe('svc objects', () => {
         .stdout,
     );
     const human = await svc('objects', 'receive', obj.id, '--count', '1');
+    // It says it waits (stderr), so an empty queue is not mistaken for a hang.
+    expect(human.stderr).toBe(`waiting for deliveries to ${obj.id} (until 1 arrive, or Ctrl-C)\n`);
     expect(human.stdout).toMatch(
       new RegExp(
         `^\\s*${third.seq}  \\S+  ${third.delivery_id}  build\\.done  \\{"count":3\\}\\n$`,

@@ -46,6 +46,14 @@ describe('renderTable', () => {
   });
 });
 
+describe('empty lists', () => {
+  it('read the same everywhere: no <noun>, no bare header', () => {
+    const columns = [{ header: 'ID', value: (r: { id: string }) => r.id }];
+    expect(renderTable([], columns, palette(false), 'nodes')).toBe('no nodes');
+    expect(renderTable([], columns, palette(false), 'tokens')).toBe('no tokens');
+  });
+});
+
 describe('renderFields', () => {
   it('aligns labels', () => {
     expect(

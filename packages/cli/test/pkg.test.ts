@@ -146,6 +146,22 @@ describe('svc pkg plugin', () => {
     }
   });
 
+  it('says an endpoint nothing answers on is unreachable, in one line, at once', async () => {
+    const result = await svc(
+      'pkg',
+      'plugin',
+      'install',
+      '--endpoint',
+      'http://127.0.0.1:1/p',
+      '--name',
+      'acme',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^svc: could not reach http:\/\/127\.0\.0\.1:1\/p\/versions: .*is the plugin's server running at that address\? \(invalid_request, request [\w-]+\)\n$/,
+    );
+  });
+
   it.each([
     [['--endpoint', 'ftp://x/p', '--name', 'acme'], /--endpoint must be an http\(s\) URL/],
     [['--endpoint', 'http://u:p@x/p', '--name', 'acme'], /with no credentials, query or fragment/],

@@ -34,7 +34,7 @@ describe('usage errors exit 2 with one stderr line', () => {
     [['daemon', 'start', '--tcp', '99999'], /--tcp must be \[HOST:\]PORT/],
     [['daemon', 'start', '--log-level', 'loud'], /--log-level must be one of trace, debug/],
     [['daemon', 'logs', '-n', 'many'], /--lines must be a whole number/],
-    [['events', '--after', 'x'], /--after must be a sequence number/],
+    [['events', '--after', 'x'], /--after must be an event seq/],
     [['events', '--kinds', 'Not Kinds'], /--kinds must be/],
     [['bash', '--env', 'NOPE', '--', 'true'], /--env must be NAME=value/],
     [['bash', '--timeout', '0', '--', 'true'], /--timeout must be a positive duration/],

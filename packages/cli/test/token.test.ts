@@ -44,9 +44,9 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-/** The top-level command names a help text lists. */
+/** The top-level command names a help text lists, under its group headings after the options. */
 function commandsIn(help: string): string[] {
-  const commands = help.split('Commands:')[1] ?? '';
+  const commands = help.split(/^Agents:$/m)[1] ?? '';
   return [...commands.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1] as string);
 }
 

@@ -20,6 +20,12 @@ export {
   SvcError,
   UnprocessableEntityError,
 } from './core/errors.ts';
+export {
+  NodeStream,
+  OutcomeStream,
+  RunStream,
+  type StreamOutcome,
+} from './core/outcome-stream.ts';
 export { PagePromise } from './core/page-promise.ts';
 export type { ListPage } from './core/pages.ts';
 export type { Fetch, RequestOptions, StreamOptions } from './core/request-options.ts';
@@ -92,6 +98,7 @@ export type {
   HumanResponse,
   InboxHistoryParams,
   InboxListParams,
+  InboxResponse,
   Ticket,
   TicketList,
   TicketProgressParams,

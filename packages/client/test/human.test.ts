@@ -41,19 +41,33 @@ describe('client.human', () => {
     expect((error as UnprocessableEntityError).field).toBe('choice');
     const answered = await client.human.requests.respond(request.id, { choice: 'blue' });
     expect(answered.response).toMatchObject({ choice: 'blue' });
-    await expect(client.human.inbox.response(replaced.ticket_id)).resolves.toEqual(
-      answered.response,
-    );
+    // The inbox answers camelCase (SPEC resource map note 4); the request keeps snake_case.
+    const { responded_at, ...rest } = answered.response!;
+    await expect(client.human.inbox.response(replaced.ticket_id)).resolves.toEqual({
+      ...rest,
+      respondedAt: responded_at,
+    });
   });
 
   it('inbox: retrieve, progress, respond, cancel; dismiss and cancel on requests', async () => {
     const a = await client.human.requests.create({ title: 'A' });
-    await expect(client.human.inbox.retrieve(a.ticket_id)).resolves.toMatchObject({
-      request_id: a.id,
+    const item = await client.human.inbox.retrieve(a.ticket_id);
+    // Items camelCase all the way down, nothing snake_case left in them.
+    expect(item).toMatchObject({
+      requestId: a.id,
+      responseSchema: null,
+      progressNote: null,
+      asker: { nodeId: null, appId: null },
+      createdAt: a.created_at,
     });
+    expect(JSON.stringify(item)).not.toMatch(/"[a-z]+_[a-z_]+":/);
+    // The list envelope keeps its snake_case fields.
+    const page = await client.human.inbox.list({ limit: 1 });
+    expect(Object.keys(page).sort()).toEqual(['data', 'has_more', 'next_cursor']);
+    expect(page.data[0]).toHaveProperty('requestId');
     await expect(client.human.inbox.response(a.ticket_id)).rejects.toBeInstanceOf(ConflictError);
     await expect(client.human.inbox.progress(a.ticket_id, { note: 'soon' })).resolves.toMatchObject(
-      { state: 'in_progress', progress_note: 'soon' },
+      { state: 'in_progress', progressNote: 'soon' },
     );
     await expect(client.human.inbox.respond(a.ticket_id, { text: 'done' })).resolves.toMatchObject({
       state: 'answered',

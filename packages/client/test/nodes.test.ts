@@ -113,6 +113,29 @@ describe('client.nodes', () => {
     expect(parsed).toMatchObject({ final: false, parsed: null });
   });
 
+  it("long waits honour the caller's timeout option: final: false inside it, not an error", async () => {
+    const node = await client.nodes.create({ task: 'stays queued', model: MODEL });
+    const bound = { timeout: 2_000 };
+    let started = Date.now();
+    const waited = await client.nodes.waitForOutcome(node.id, { timeout_s: 120 }, bound);
+    expect(waited).toMatchObject({ final: false, node: { id: node.id, state: 'queued' } });
+    expect(Date.now() - started).toBeLessThan(bound.timeout);
+    started = Date.now();
+    const parsed = await client.nodes.parse(
+      { task: 'stays queued too', model: MODEL, output_schema: {}, timeout_s: 120 },
+      bound,
+    );
+    expect(parsed).toMatchObject({ final: false, parsed: null });
+    expect(Date.now() - started).toBeLessThan(bound.timeout);
+    started = Date.now();
+    const created = await client.nodes.createAndWait(
+      { task: 'and this one', model: MODEL, timeout_s: 120 },
+      bound,
+    );
+    expect(created.final).toBe(false);
+    expect(Date.now() - started).toBeLessThan(bound.timeout);
+  });
+
   it('streams a node with its subtree until its outcome', async () => {
     const node = await client.nodes.create({ task: 'stream me', model: MODEL });
     const stream = client.nodes.stream(node.id, { subtree: true });

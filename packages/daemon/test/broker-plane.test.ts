@@ -337,9 +337,10 @@ describe('budgets, faults and directives', () => {
       directive: { action: string };
     }>(await t.call(`/v1/nodes/${n.node_id}/broker/faults`, post(fault, n.token)));
     expect(answer.node.state).toBe('failed');
+    // A refused key is said with the node's provider and the fix.
     expect(answer.node.outcome.error).toEqual({
       code: 'auth_failed',
-      message: 'the key was refused',
+      message: expect.stringMatching(/ refused the stored credentials \(the key was refused\)/),
     });
     expect(answer.directive.action).toBe('cancel');
   });

@@ -374,7 +374,10 @@ describe('crons: fires', () => {
       store: side,
       events,
       profiles: { settings: () => ({}) as never },
-      models: { config: () => ({ default: null, profiles: {}, updated_at: '' }) as never },
+      models: {
+        config: () => ({ default: null, profiles: {}, updated_at: '' }) as never,
+        requireReady: () => {},
+      },
     });
     const racer = cronService({ store: side, events, nodes });
     const first = racer.claimAndFire(cron.id, at, 'schedule', Date.now());
@@ -416,7 +419,10 @@ describe('crons: a wall clock set back', () => {
       store: side,
       events,
       profiles: { settings: () => ({}) as never },
-      models: { config: () => ({ default: null, profiles: {}, updated_at: '' }) as never },
+      models: {
+        config: () => ({ default: null, profiles: {}, updated_at: '' }) as never,
+        requireReady: () => {},
+      },
     });
     const scheduler = cronService({ store: side, events, nodes });
     const now = Date.now();

@@ -72,10 +72,12 @@ describe('human requests', () => {
     const ticket = (await t.get(`/v1/human/inbox/${request.ticket_id}`)).body;
     expect(ticket).toMatchObject({
       id: request.ticket_id,
-      request_id: request.id,
+      requestId: request.id,
+      responseSchema: null,
       state: 'open',
-      progress_note: null,
-      asker: { node_id: null, app_id: null },
+      progressNote: null,
+      asker: { nodeId: null, appId: null },
+      createdAt: request.created_at,
     });
     expect(humanEvents(request.id)).toEqual([
       { request_id: request.id, ticket_id: request.ticket_id, state: 'open', action: 'created' },
@@ -116,7 +118,9 @@ describe('human requests', () => {
     const ticket = (await t.get(`/v1/human/inbox/${request.ticket_id}`)).body;
     expect(ticket.state).toBe('answered');
     const response = await t.get(`/v1/human/inbox/${request.ticket_id}/response`);
-    expect(response.body).toEqual(answered.body.response);
+    // The inbox's camelCase (SPEC resource map note 4); the request's stays snake_case.
+    const { responded_at, ...rest } = answered.body.response;
+    expect(response.body).toEqual({ ...rest, respondedAt: responded_at });
     expectState(
       await t.post(`/v1/human/requests/${request.id}/respond`, { text: 'again' }),
       'answered',
@@ -239,7 +243,7 @@ describe('the inbox', () => {
     expect(next.data[0].id).toBe(a.ticket_id);
 
     const progressed = await t.post(`/v1/human/inbox/${a.ticket_id}/progress`, { note: 'on it' });
-    expect(progressed.body).toMatchObject({ state: 'in_progress', progress_note: 'on it' });
+    expect(progressed.body).toMatchObject({ state: 'in_progress', progressNote: 'on it' });
     expect((await t.get(`/v1/human/requests/${a.id}`)).body.state).toBe('in_progress');
     const working = (await t.get('/v1/human/inbox?state=in_progress&limit=200')).body;
     expect(working.data.map((k: { id: string }) => k.id)).toEqual([a.ticket_id]);
@@ -309,7 +313,7 @@ describe('who may ask, see and answer', () => {
     const request = await ask({ title: 'Which branch?' }, token);
     expect(request).toMatchObject({ node_id: node.id, app_id: null });
     const ticket = (await t.get(`/v1/human/inbox/${request.ticket_id}`)).body;
-    expect(ticket.asker).toEqual({ node_id: node.id, app_id: null });
+    expect(ticket.asker).toEqual({ nodeId: node.id, appId: null });
     expect((await t.get(`/v1/human/requests/${request.id}`, token)).status).toBe(200);
     expect((await t.get(`/v1/human/requests/${request.id}`, t.nodeToken(other.id))).status).toBe(
       404,

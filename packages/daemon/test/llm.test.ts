@@ -236,7 +236,10 @@ describe('POST /v1/llm through real wire protocols', () => {
       messages: hello,
     });
     expect(res.status).toBe(409);
-    expect((await envelope(res)).message).toMatch(/^anthropic: /);
+    // The provider named, and the fix.
+    expect((await envelope(res)).message).toMatch(
+      /^anthropic refused the stored credentials \(.*\); install working ones with: svc models install anthropic/,
+    );
     const refused = await readinessOf('anthropic');
     expect(refused.ready).toBe(false);
     expect(refused.reason).toMatch(/failed: .*install working credentials/);

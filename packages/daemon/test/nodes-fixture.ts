@@ -61,7 +61,10 @@ export async function startNodesDaemon(): Promise<NodesDaemon> {
     store,
     events,
     profiles: { settings: () => ({}) as never },
-    models: { config: () => ({ default: null, profiles: {}, updated_at: '' }) as never },
+    models: {
+      config: () => ({ default: null, profiles: {}, updated_at: '' }) as never,
+      requireReady: () => {},
+    },
   });
   const send = async (path: string, init: Parameters<TestDaemon['call']>[1]) => {
     const res = await t.call(path, init);

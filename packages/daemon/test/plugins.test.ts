@@ -319,13 +319,15 @@ describe('plugins.install', () => {
     expect(missing.error.message).toContain('answered 404');
   });
 
-  it('an unreachable endpoint is a clear 422, not a hang', async () => {
+  it('an unreachable endpoint is said as such (400 invalid_request), not a hang nor a bad archive', async () => {
     const server = await listen(() => new Response(null));
     const { origin } = server;
     await server.close();
     const { status, error } = await refusal(await install({ endpoint: origin, name: 'acme' }));
-    expect(status).toBe(422);
+    expect(status).toBe(400);
+    expect(error).toMatchObject({ code: 'invalid_request', field: 'endpoint' });
     expect(error.message).toContain(`could not reach ${origin}/versions`);
+    expect(error.message).toContain("is the plugin's server running");
   });
 
   it('reads a token-guarded archive with the token given, and never keeps the token', async () => {

@@ -106,6 +106,11 @@ describe('a provider error that quotes the key', () => {
     const failed = await waitForNode(t.call, node.id, isFinal);
     expect(failed.state).toBe('failed');
     expect(failed.outcome?.error?.message).toContain('[redacted]');
+    // A refused key names its provider and the command that installs a working one.
+    expect(failed.outcome?.error).toMatchObject({ code: 'auth_failed' });
+    expect(failed.outcome?.error?.message).toMatch(
+      /^openai refused the stored credentials \(.*\); install working ones with: svc models install openai/,
+    );
     expect(JSON.stringify(failed)).not.toContain(wrong);
     expect(JSON.stringify(await nodeEvents(t.call, node.id))).not.toContain(wrong);
     expect(readFileSync(join(t.home, 'logs', 'brokers', `${node.id}.log`), 'utf8')).not.toContain(

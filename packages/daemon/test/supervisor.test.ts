@@ -33,7 +33,8 @@ afterAll(async () => {
 
 describe('a scripted node on a real broker', () => {
   it('runs bash, spawns a child, waits for it and submits', async () => {
-    // The child takes the default profile's model (a spawn names none).
+    // The child takes the default profile's model: a spawn names none, and a scripted parent's
+    // turns are its own.
     const profile = await t.call(
       '/v1/profiles/default',
       json(
@@ -107,6 +108,35 @@ describe('a scripted node on a real broker', () => {
     ]);
     const childBash = (await toolResults(t.call, childId))[0]!.output as { stdout: string };
     expect(childBash.stdout).toBe('child-42\n');
+  });
+
+  it("spawn names a child's model and profile; the spawn result says what the child runs", async () => {
+    const worker = await t.call(
+      '/v1/profiles/worker',
+      json({ system_prompt: 'You work.', tools: ['submit'] }, 'PUT'),
+    );
+    expect(worker.status).toBe(200);
+    const child = scripted('named-child', [submit({ from: 'child' }, 'child done')]);
+    const parent = await createNode(t.call, {
+      task: 'delegate',
+      model: scripted('named-parent', [
+        {
+          tool_calls: [{ name: 'spawn', input: { task: 'work', profile: 'worker', model: child } }],
+        },
+        { tool_calls: [{ name: 'wait', input: {} }] },
+        submit({ ok: true }),
+      ]),
+    });
+    const done = await waitForNode(t.call, parent.id, isFinal);
+    expect(done.state).toBe('done');
+    const [spawned] = await toolResults(t.call, parent.id, 3);
+    expect(spawned!.output).toMatchObject({
+      profile: 'worker',
+      model: { provider: 'scripted', model: 'named-child' },
+    });
+    const childNode = await getNode(t.call, (spawned!.output as { node_id: string }).node_id);
+    expect(childNode).toMatchObject({ profile: 'worker', state: 'done' });
+    expect(childNode.outcome?.result).toEqual({ from: 'child' });
   });
 
   it('with max_turns: N, the N-th turn still runs its tools: it submits', async () => {

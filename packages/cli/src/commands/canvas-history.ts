@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { renderStats, renderTranscript } from '../output/canvas-view.ts';
+import { whenCell } from '../output/relative-time.ts';
 import { renderTable } from '../output/table.ts';
 import { parseChoice } from '../parse/choice.ts';
 import { parseDuration } from '../parse/duration.ts';
@@ -80,7 +81,7 @@ async function search(
           [
             { header: 'NODE', value: (h) => h.node_id },
             { header: 'TURN', value: (h) => String(h.turn) },
-            { header: 'TIME', value: (h) => h.created_at },
+            { header: 'TIME', value: (h) => whenCell(h.created_at) },
             { header: 'SNIPPET', value: (h) => h.snippet },
           ],
           colors,

@@ -3,7 +3,7 @@
  * pruning, and the event log live (`watch`); `svc canvas history` is `canvas-history.ts`
  * (docs/cli.md "svc canvas"). Every argument is checked before anything is sent (exit 2).
  */
-import type { AttentionListParams, NodeEvent, SvcEvent } from '@svc/client';
+import type { AttentionListParams } from '@svc/client';
 import { ATTENTION_KINDS, LIVE_STATES, SNAPSHOT_LIMIT_MAX } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
@@ -15,12 +15,12 @@ import {
   renderDashboard,
   renderRoster,
 } from '../output/canvas-view.ts';
-import { eventText } from '../output/node-view.ts';
 import { parseChoice } from '../parse/choice.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { positive } from '../parse/number.ts';
 import { registerCanvasHistory } from './canvas-history.ts';
-import { parseAfter, parseKinds, parseLimit, parseStates } from './shared/list-options.ts';
+import { printEventLog, withEventLogOptions } from './shared/event-log.ts';
+import { parseLimit, parseStates } from './shared/list-options.ts';
 import { nodeId } from './shared/node-ref.ts';
 
 export function registerCanvas(program: Command, runtime: Runtime): void {
@@ -71,13 +71,22 @@ export function registerCanvas(program: Command, runtime: Runtime): void {
     .option('--include-runs', "also the trees of apps' runs")
     .option('--limit <n>', 'at most this many trees')
     .action(action(runtime, prune));
-  canvas
-    .command('watch')
-    .description("print the event log live (the owner's): resume with --after, filter with --kinds")
-    .option('--after <seq>', 'start after this event seq', '0')
-    .option('--kinds <list>', 'only these kinds, comma-separated, e.g. node.state,human.request')
-    .option('--no-follow', 'print what happened so far, then exit')
-    .action(action(runtime, watch));
+  withEventLogOptions(
+    canvas
+      .command('watch')
+      .description("print the owner's event log live, from now (as svc events -f)"),
+  )
+    .option('--no-follow', 'print the history asked for (all of it by default), then exit')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc canvas watch                          what happens from now on
+  svc canvas watch --tail 10                the last 10 events, then what happens
+  svc canvas watch --since 1h --kinds node.state,human.request
+  svc canvas watch --no-follow --after 120  what happened after seq 120, then exit`,
+    )
+    .action(action(runtime, printEventLog));
   registerCanvasHistory(canvas, runtime);
 }
 
@@ -174,27 +183,5 @@ async function prune(
     return answer.pruned.length === 0 ? what : `${what}: ${answer.pruned.join(', ')}`;
   });
   if (!ctx.out.json && answer.has_more) ctx.out.note('more trees qualify: run it again');
-  return EXIT.ok;
-}
-
-async function watch(ctx: Context, opts: { after: string; kinds?: string; follow: boolean }) {
-  const after = parseAfter(opts.after);
-  const kinds = parseKinds(opts.kinds);
-  const client = await ctx.client();
-  const stream = client.events.stream(
-    { follow: opts.follow, ...(kinds !== undefined && { kinds: kinds.split(',') }) },
-    { after },
-  );
-  for await (const event of stream as AsyncIterable<SvcEvent>) {
-    ctx.out.record(event, (colors) =>
-      [
-        String(event.seq).padStart(6),
-        colors.dim(event.created_at),
-        event.kind.padEnd(14),
-        (event.subject_id ?? '-').padEnd(8),
-        eventText(event as NodeEvent, colors),
-      ].join('  '),
-    );
-  }
   return EXIT.ok;
 }

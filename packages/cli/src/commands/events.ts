@@ -1,39 +1,31 @@
-import type { SvcEvent } from '@svc/client';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
-import { EXIT } from '../errors.ts';
-import { parseAfter, parseKinds } from './shared/list-options.ts';
+import { type EventLogOptions, printEventLog, withEventLogOptions } from './shared/event-log.ts';
 
 export function registerEvents(program: Command, runtime: Runtime): void {
-  program
-    .command('events')
-    .description('print the daemon event log (one JSON object per line with --json)')
-    .option('--after <seq>', 'start after this sequence number', '0')
-    .option('--kinds <list>', 'only these kinds, comma-separated, e.g. token.created,token.revoked')
-    .option('-f, --follow', 'keep printing new events until Ctrl-C')
-    .action(action(runtime, events));
-}
-
-async function events(ctx: Context, opts: { after: string; kinds?: string; follow?: boolean }) {
-  const after = parseAfter(opts.after, 'a sequence number (0 or more)');
-  const kinds = parseKinds(opts.kinds);
-  const client = await ctx.client();
-  // Without --follow the daemon ends the stream after the backlog.
-  const stream = client.events.stream({
-    after,
-    follow: opts.follow === true,
-    ...(kinds === undefined ? {} : { kinds: kinds.split(',') }),
-  });
-  for await (const event of stream as AsyncIterable<SvcEvent>) {
-    ctx.out.record(event, (colors) =>
-      [
-        String(event.seq).padStart(6),
-        colors.dim(event.created_at),
-        event.kind.padEnd(16),
-        (event.subject_id ?? '-').padEnd(8),
-        JSON.stringify(event.payload),
-      ].join('  '),
+  withEventLogOptions(
+    program
+      .command('events')
+      .description(
+        'the daemon event log: its history, or with -f new events as they happen (NDJSON with --json)',
+      ),
+  )
+    .option('-f, --follow', 'keep printing new events until Ctrl-C (from now, unless told)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc events --tail 20                 the last 20 events
+  svc events -f                        new events from now on, until Ctrl-C
+  svc events -f --since 10m            the last ten minutes, then new ones
+  svc events --after 120 -f --json     resume after seq 120, one JSON event per line
+  svc events --kinds node.state --limit 5`,
+    )
+    .action(
+      action(
+        runtime,
+        (ctx: Context, opts: Omit<EventLogOptions, 'follow'> & { follow?: boolean }) =>
+          printEventLog(ctx, { ...opts, follow: opts.follow === true }),
+      ),
     );
-  }
-  return EXIT.ok;
 }

@@ -4,6 +4,7 @@ import { FILES_LIST_MAX_LIMIT, FILES_READ_MAX_BYTES, FILES_WRITE_MAX_BYTES } fro
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
+import { whenCell } from '../output/relative-time.ts';
 import { renderTable } from '../output/table.ts';
 import { type ContentLimit, readContent } from '../parse/local-content.ts';
 import { positive } from '../parse/number.ts';
@@ -102,10 +103,11 @@ async function list(ctx: Context, path: string, opts: { limit?: string }) {
       [
         { header: 'TYPE', value: (e) => e.type },
         { header: 'SIZE', value: (e) => String(e.size) },
-        { header: 'MODIFIED', value: (e) => e.modified_at },
+        { header: 'MODIFIED', value: (e) => whenCell(e.modified_at) },
         { header: 'NAME', value: (e) => e.name },
       ],
       colors,
+      'entries',
     );
     return listing.truncated ? `${table}\n(more entries: raise --limit)` : table;
   });

@@ -37,6 +37,13 @@ export function registerHuman(program: Command, runtime: Runtime): void {
     .option('--kind <kind>', `${HUMAN_KINDS.join(', ')} (default question)`)
     .option('--option <choice>', 'a choice to offer (repeat for more)', collect, [])
     .option('--body <text>', 'the details, in markdown')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc human ask "Ship it?" --kind approval
+  svc human ask "Which colour?" --option red --option blue --body "for the *logo*"`,
+    )
     .action(action(runtime, ask));
   human
     .command('show')
@@ -61,6 +68,13 @@ export function registerHuman(program: Command, runtime: Runtime): void {
     .option('--choice <choice>', 'one of its options')
     .option('--text <text>', 'a written answer')
     .option('--data <json|@file|->', 'structured data: JSON, @file with JSON, or - for stdin')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc human respond tk_01J9Z6Q3M4V8X2K7B5N0C1D2E3 --choice approve --text "go ahead"
+  svc human respond hr_01J9Z6Q3M4V8X2K7B5N0C1D2E3 --data '{"when": "now"}'`,
+    )
     .action(action(runtime, respond));
   human
     .command('progress')
@@ -160,7 +174,11 @@ async function respond(ctx: Context, value: string, opts: AnswerOptions) {
     ctx.out.result(answered, () => `answered ${answered.id}: ${responseLine(answered.response!)}`);
   } else {
     const answered = await client.human.inbox.respond(which.id, body);
-    ctx.out.result(answered, () => `answered ${answered.id} (request ${answered.request_id})`);
+    // The ticket carries no response: echo what was sent, as the request form does.
+    ctx.out.result(
+      answered,
+      () => `answered ${answered.id} (request ${answered.requestId}): ${responseLine(body)}`,
+    );
   }
   return EXIT.ok;
 }

@@ -28,6 +28,14 @@ export function registerModels(program: Command, runtime: Runtime): void {
       'the API root with its version segment, e.g. http://127.0.0.1:11434/v1',
     )
     .option('--key-env <name>', 'read the key from this environment variable instead of stdin')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  printf %s "$ANTHROPIC_API_KEY" | svc models install anthropic
+  svc models install openai --key-env OPENAI_API_KEY
+  svc models install openai-compatible --base-url http://127.0.0.1:11434/v1`,
+    )
     .action(action(runtime, install));
   models
     .command('remove')

@@ -4,6 +4,7 @@ import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import { cell } from '../output/format.ts';
 import { renderOutcome } from '../output/node-view.ts';
+import { whenCell } from '../output/relative-time.ts';
 import { renderTable } from '../output/table.ts';
 import {
   DEFAULT_PAGE_LIMIT,
@@ -69,7 +70,7 @@ async function reports(ctx: Context, id: string, opts: { after?: string; limit: 
           page.data,
           [
             { header: 'SEQ', value: (r) => String(r.seq) },
-            { header: 'TIME', value: (r) => r.created_at },
+            { header: 'TIME', value: (r) => whenCell(r.created_at) },
             { header: 'TEXT', value: (r) => r.text },
             { header: 'DATA', value: (r) => cell(r.data) },
           ],

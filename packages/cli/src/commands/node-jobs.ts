@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { stateStyle } from '../output/node-view.ts';
+import { whenCell } from '../output/relative-time.ts';
 import { renderTable } from '../output/table.ts';
 import { parseId } from '../parse/id.ts';
 import { DEFAULT_PAGE_LIMIT } from './shared/event-table.ts';
@@ -52,7 +53,7 @@ async function list(ctx: Context, id: string, opts: { after?: string; limit: str
             { header: 'KIND', value: (j) => j.kind },
             { header: 'STATE', value: (j) => j.state, style: stateStyle },
             { header: 'EXIT', value: (j) => (j.exit_code === null ? '-' : String(j.exit_code)) },
-            { header: 'STARTED', value: (j) => j.started_at },
+            { header: 'STARTED', value: (j) => whenCell(j.started_at) },
             { header: 'TITLE', value: (j) => j.title },
           ],
           colors,

@@ -1,3 +1,4 @@
+import type { Node, NodeEvent, NodeWaitResult, Svc } from '@svc/client';
 import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
@@ -21,7 +22,7 @@ import { registerNodeParse } from './parse.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { nodeId, printNode } from './shared/node-ref.ts';
 import { printSubjects } from './shared/subject-table.ts';
-import { waitWithProgress } from './shared/wait-progress.ts';
+import { type WaitTarget, waitWithProgress } from './shared/wait-progress.ts';
 
 /** `svc node wait` waits this long unless `--timeout` says otherwise. */
 const DEFAULT_WAIT_S = 600;
@@ -40,6 +41,14 @@ export function registerNode(program: Command, runtime: Runtime): void {
   )
     .option('--wait', 'wait for the outcome, showing progress')
     .option('--timeout <duration>', 'with --wait: how long to wait', `${DEFAULT_WAIT_S}s`)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc node create "Summarize README.md" --wait
+  svc node create "Triage the inbox" --profile researcher --max-turns 20
+  svc node create "Say hello" --model scripted/demo --script turns.json --json --jq .id`,
+    )
     .action(action(runtime, create));
   node
     .command('ls')
@@ -50,6 +59,14 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .option('--run <run-id>', "the nodes of a run's tree")
     .option('--profile <name>', 'only this profile')
     .option('--limit <n>', 'at most this many', '50')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc node ls --state running,waiting
+  svc node ls --parent none --limit 10
+  svc node ls --json --jq '.data[] | {id, state}'`,
+    )
     .action(action(runtime, list));
   node
     .command('show')
@@ -68,6 +85,13 @@ export function registerNode(program: Command, runtime: Runtime): void {
     .description('wait for the outcome, showing progress on stderr')
     .argument('<id>', 'node id')
     .option('--timeout <duration>', 'how long to wait', `${DEFAULT_WAIT_S}s`)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc node wait nd_01J9Z6Q3M4V8X2K7B5N0C1D2E3
+  svc node wait nd_01J9Z6Q3M4V8X2K7B5N0C1D2E3 --timeout 1h --json --jq '.node.outcome.result'`,
+    )
     .action(action(runtime, wait));
   node
     .command('message')
@@ -145,13 +169,26 @@ export function registerNode(program: Command, runtime: Runtime): void {
 
 /** Waits for `id`'s outcome while its subtree's events stream to stderr as progress. */
 function waitNode(ctx: Context, id: string, timeout: number): Promise<number> {
-  return waitWithProgress(ctx, id, timeout, {
-    stream: (client, signal) => client.nodes.stream(id, { subtree: true }, { signal }),
-    isOutcome: (e) => e.kind === 'node.outcome' && e.subject_id === id,
-    wait: (client) => client.nodes.waitForOutcome(id, { timeout_s: timeout }),
-    subject: (answer) => answer.node,
+  return waitWithProgress(ctx, id, timeout, nodeWaitTarget(id, timeout));
+}
+
+/** What `svc node wait` (and `create --wait`, `parse`) waits on: the node's outcome. */
+export function nodeWaitTarget(id: string, timeout: number) {
+  return {
+    stream: (client: Svc, signal: AbortSignal) =>
+      client.nodes.stream(id, { subtree: true }, { signal }),
+    isOutcome: (e: NodeEvent) => e.kind === 'node.outcome' && e.subject_id === id,
+    node: async () => id,
+    wait: (client: Svc, signal: AbortSignal) =>
+      client.nodes.waitForOutcome(id, { timeout_s: timeout }, { signal }),
+    subject: (answer: NodeWaitResult) => answer.node,
+    stopped: async (client: Svc, signal: AbortSignal): Promise<NodeWaitResult> => ({
+      final: false,
+      node: await client.nodes.retrieve(id, { signal }),
+    }),
     render: renderNode,
-  });
+    again: `svc node wait ${id}`,
+  } satisfies WaitTarget<NodeWaitResult, Node>;
 }
 
 async function create(

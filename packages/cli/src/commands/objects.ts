@@ -223,6 +223,11 @@ async function receive(ctx: Context, id: string, opts: ReceiveOptions) {
   const count = opts.count === undefined ? undefined : positive(opts.count, '--count', true);
   const client = await ctx.client();
   const stream = client.customObjects.receive(checked, after === undefined ? {} : { after });
+  // A queue may be empty for a long time: say that the silence is a wait, not a hang.
+  if (!ctx.out.json) {
+    const until = count === undefined ? 'Ctrl-C to stop' : `until ${count} arrive, or Ctrl-C`;
+    ctx.out.note(`waiting for deliveries to ${checked} (${until})`);
+  }
   let seen = 0;
   for await (const delivery of stream as AsyncIterable<ObjectDelivery>) {
     ctx.out.record(delivery, (colors) => renderDelivery(delivery, colors));

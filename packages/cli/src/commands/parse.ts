@@ -2,15 +2,17 @@
  * `svc node parse` and `svc run parse`: create a node (or start a run) whose result must match a
  * JSON Schema, wait, and print the result itself, so a script can pipe it on (`| jq`).
  */
-import type { Svc } from '@svc/client';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Palette } from '../output/color.ts';
-import { renderNode, renderRun, stateText } from '../output/node-view.ts';
+import { renderNode, renderRun } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
+import { nodeWaitTarget } from './node.ts';
+import { runWaitTarget } from './run.ts';
 import { nodeId } from './shared/node-ref.ts';
+import { waitWithProgress } from './shared/wait-progress.ts';
 
 /** As `svc node wait`: the parse waits this long unless `--timeout` says otherwise. */
 const DEFAULT_WAIT_S = 600;
@@ -38,16 +40,35 @@ function parseCommand(parent: Command, description: string): Command {
 async function parseNode(ctx: Context, task: string[], opts: ParseOptions) {
   const { body, timeout } = parseBody(task, opts);
   const parent = opts.parent === undefined ? {} : { parent_id: nodeId(opts.parent, '--parent') };
-  const client = await waiting(ctx, timeout);
-  const answer = await client.nodes.parse({ ...body, ...parent, timeout_s: timeout });
-  return printParsed(ctx, timeout, 'node', answer, answer.node, renderNode);
+  const client = await ctx.client();
+  // Created first, then waited on as `node wait` does: progress, and an early stop when the
+  // node cannot end without someone acting. The answer keeps the daemon's parse shape.
+  const node = await client.nodes.create({ ...body, ...parent });
+  if (!ctx.out.json) ctx.out.note(`created ${node.id}; waiting up to ${timeout}s for its result`);
+  const target = nodeWaitTarget(node.id, timeout);
+  return waitWithProgress(ctx, node.id, timeout, {
+    ...target,
+    print: (c, answer, subject) =>
+      printParsed(c, { ...answer, parsed: parsedOf(subject) }, subject, renderNode),
+  });
 }
 
 async function parseRun(ctx: Context, task: string[], opts: ParseOptions) {
   const { body, timeout } = parseBody(task, opts);
-  const client = await waiting(ctx, timeout);
-  const answer = await client.runs.parse({ ...body, timeout_s: timeout });
-  return printParsed(ctx, timeout, 'run', answer, answer.run, renderRun);
+  const client = await ctx.client();
+  const run = await client.runs.start(body);
+  if (!ctx.out.json) ctx.out.note(`started ${run.id}; waiting up to ${timeout}s for its result`);
+  const target = runWaitTarget(run.id, timeout);
+  return waitWithProgress(ctx, run.id, timeout, {
+    ...target,
+    print: (c, answer, subject) =>
+      printParsed(c, { ...answer, parsed: parsedOf(subject) }, subject, renderRun),
+  });
+}
+
+/** The structured result of a done node or run (as the daemon's parse answers it), else null. */
+function parsedOf(subject: { state: string; outcome: { result: unknown } | null }): unknown {
+  return subject.state === 'done' ? (subject.outcome?.result ?? null) : null;
 }
 
 /** The create body with its required schema, checked before anything is sent. */
@@ -64,30 +85,20 @@ function parseBody(task: string[], opts: ParseOptions) {
   };
 }
 
-async function waiting(ctx: Context, timeout: number): Promise<Svc> {
-  const client = await ctx.client();
-  if (!ctx.out.json) ctx.out.note(`waiting up to ${timeout}s for the parsed result`);
-  return client;
-}
-
 /**
- * The result on stdout (the daemon's whole answer under `--json`); exit 0 only for a done
- * subject. One that ended otherwise is shown as `show` shows it; one still going is named with
- * the command that waits on.
+ * A final answer: the result on stdout (the whole `{final, node|run, parsed}` under `--json`);
+ * exit 0 only for a done subject, one that ended otherwise shown as `show` shows it. A wait that
+ * ran out, or stopped early, is printed by `waitWithProgress`.
  */
 function printParsed<S extends { id: string; state: string }>(
   ctx: Context,
-  timeout: number,
-  kind: 'node' | 'run',
   answer: { final: boolean; parsed: unknown },
   subject: S,
   render: (subject: S, colors: Palette) => string,
 ): number {
   const done = answer.final && subject.state === 'done';
-  ctx.out.result(answer, (colors) => {
-    if (done) return JSON.stringify(answer.parsed, null, 2);
-    if (answer.final) return render(subject, colors);
-    return `${subject.id} is still ${stateText(subject.state, colors)} after ${timeout}s; wait on with: svc ${kind} wait ${subject.id}`;
-  });
+  ctx.out.result(answer, (colors) =>
+    done ? JSON.stringify(answer.parsed, null, 2) : render(subject, colors),
+  );
   return done ? EXIT.ok : EXIT.error;
 }

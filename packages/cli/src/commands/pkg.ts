@@ -172,6 +172,7 @@ async function list(ctx: Context) {
         { header: 'ORIGIN', value: (p) => p.origin },
       ],
       colors,
+      'plugins',
     ),
   );
   return EXIT.ok;
@@ -200,6 +201,7 @@ function renderPlugin(p: Plugin, colors: Palette): string {
       { header: 'TOOL', value: (c) => pluginToolName(c) ?? '- (not offered)' },
     ],
     colors,
+    'commands',
   );
   return `${fields}\n\n${commands}`;
 }

@@ -1,5 +1,11 @@
 import type { Profile, ProfileEnsureParams } from '@svc/client';
-import { ENV_VALUE_MAX_LENGTH, LIST_LIMIT_MAX, parseScopeList, ScopeError } from '@svc/protocol';
+import {
+  ENV_VALUE_MAX_LENGTH,
+  LIST_LIMIT_MAX,
+  parseScopeList,
+  profileEnsureBodySchema,
+  ScopeError,
+} from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -8,7 +14,7 @@ import { cell } from '../output/format.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { parseModelRef } from '../parse/model-ref.ts';
 import { parseEnvName, parseName } from '../parse/name.ts';
-import { moreScopes, parseBudgets } from '../parse/node-create.ts';
+import { moreScopes, parseBudgets, readJson } from '../parse/node-create.ts';
 import { readSecret } from '../parse/secret-input.ts';
 import { allPages } from './shared/pages.ts';
 
@@ -21,6 +27,7 @@ export function registerProfile(program: Command, runtime: Runtime): void {
     .argument('<name>', 'profile name')
     .option('--description <text>', 'what the profile is for')
     .option('--model <provider/model>', "its nodes' model (default: the configured default)")
+    .option('--script <file>', "JSON list of turns a 'scripted/<name>' model replays")
     .option('--system-prompt <text>', 'the system prompt of its nodes')
     .option('--tools <list>', 'comma-separated tools its nodes may use, e.g. bash,spawn,submit')
     .option(
@@ -31,6 +38,14 @@ export function registerProfile(program: Command, runtime: Runtime): void {
     .option('--max-turns <n>', 'default turn budget of its nodes')
     .option('--max-tokens <n>', 'default token budget of its nodes')
     .option('--max-cost-usd <usd>', 'default cost budget of its nodes')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc profile ensure researcher --model anthropic/claude-sonnet-4-5 --tools bash,spawn,wait,submit
+  svc profile ensure worker --model scripted/worker --script worker-turns.json
+  svc profile ensure researcher --system-prompt "Cite your sources." --max-turns 40`,
+    )
     .action(action(runtime, ensure));
   profile
     .command('show')
@@ -63,6 +78,7 @@ function list(value: string): string[] {
 interface EnsureOptions {
   description?: string;
   model?: string;
+  script?: string;
   systemPrompt?: string;
   tools?: string;
   scopes?: string;
@@ -75,6 +91,14 @@ export function ensureBody(opts: EnsureOptions): ProfileEnsureParams {
   const body: ProfileEnsureParams = {};
   if (opts.description !== undefined) body.description = opts.description;
   if (opts.model !== undefined) body.model = parseModelRef(opts.model, '--model');
+  if (opts.script !== undefined) {
+    if (body.model?.provider !== 'scripted') {
+      throw new UsageError(
+        '--script needs --model scripted/<name>: a real model is never replaced by a script',
+      );
+    }
+    body.model = { ...body.model, script: readJson(opts.script, '--script') as never };
+  }
   if (opts.systemPrompt !== undefined) body.system_prompt = opts.systemPrompt;
   if (opts.tools !== undefined) body.tools = list(opts.tools);
   if (opts.scopes !== undefined) {
@@ -87,6 +111,14 @@ export function ensureBody(opts: EnsureOptions): ProfileEnsureParams {
   }
   const budgets = parseBudgets(opts);
   if (budgets !== undefined) body.budgets = budgets;
+  // The daemon's own schema, so a bad script is a usage error here, before anything is sent.
+  const issue = profileEnsureBodySchema.safeParse(body).error?.issues[0];
+  if (issue !== undefined) {
+    const [field, ...rest] = issue.path.map(String);
+    const where =
+      field === 'model' && rest[0] === 'script' ? ['--script', ...rest.slice(1)] : [field, ...rest];
+    throw new UsageError(`${where.join('.')}: ${issue.message}`);
+  }
   return body;
 }
 
@@ -152,6 +184,7 @@ async function listProfiles(ctx: Context) {
         { header: 'DESCRIPTION', value: (p) => cell(p.description) },
       ],
       colors,
+      'profiles',
     ),
   );
   return EXIT.ok;

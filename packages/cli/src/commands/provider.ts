@@ -53,6 +53,7 @@ async function tools(ctx: Context, opts: { provider?: string }) {
         { header: 'DESCRIPTION', value: (t) => t.description },
       ],
       colors,
+      'tools',
     ),
   );
   return EXIT.ok;

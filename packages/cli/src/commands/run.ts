@@ -1,4 +1,4 @@
-import type { Run } from '@svc/client';
+import type { NodeEvent, Run, RunWaitResult, Svc } from '@svc/client';
 import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
@@ -13,7 +13,7 @@ import { registerRunParse } from './parse.ts';
 import { type EventsOptions, listEvents, withEventPageOptions } from './shared/event-table.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
 import { printSubjects } from './shared/subject-table.ts';
-import { waitWithProgress } from './shared/wait-progress.ts';
+import { type WaitTarget, waitWithProgress } from './shared/wait-progress.ts';
 
 const DEFAULT_WAIT_S = 600;
 
@@ -28,6 +28,13 @@ export function registerRun(program: Command, runtime: Runtime): void {
   )
     .option('--wait', 'wait for the outcome, showing progress')
     .option('--timeout <duration>', 'with --wait: how long to wait', `${DEFAULT_WAIT_S}s`)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc run start "Draft the release notes" --wait
+  svc run start "Count the TODOs" --model anthropic/claude-sonnet-4-5 --max-cost-usd 0.50`,
+    )
     .action(action(runtime, start));
   run
     .command('ls')
@@ -117,13 +124,25 @@ function printRun(ctx: Context, r: Run): number {
 
 /** Waits for the run's outcome while its tree's events stream to stderr as progress. */
 function waitRun(ctx: Context, id: string, timeout: number): Promise<number> {
-  return waitWithProgress(ctx, id, timeout, {
-    stream: (client, signal) => client.runs.stream(id, {}, { signal }),
-    isOutcome: (e) => e.kind === 'run.outcome',
-    wait: (client) => client.runs.wait(id, { timeout_s: timeout }),
-    subject: (answer) => answer.run,
+  return waitWithProgress(ctx, id, timeout, runWaitTarget(id, timeout));
+}
+
+/** What `svc run wait` (and `start --wait`, `parse`) waits on: the outcome of the run's root. */
+export function runWaitTarget(id: string, timeout: number) {
+  return {
+    stream: (client: Svc, signal: AbortSignal) => client.runs.stream(id, {}, { signal }),
+    isOutcome: (e: NodeEvent) => e.kind === 'run.outcome',
+    node: async (client: Svc) => (await client.runs.get(id)).node_id,
+    wait: (client: Svc, signal: AbortSignal) =>
+      client.runs.wait(id, { timeout_s: timeout }, { signal }),
+    subject: (answer: RunWaitResult) => answer.run,
+    stopped: async (client: Svc, signal: AbortSignal): Promise<RunWaitResult> => ({
+      final: false,
+      run: await client.runs.get(id, { signal }),
+    }),
     render: renderRun,
-  });
+    again: `svc run wait ${id}`,
+  } satisfies WaitTarget<RunWaitResult, Run>;
 }
 
 async function start(
@@ -155,7 +174,7 @@ async function list(
         ...(opts.app !== undefined && { app_id: parseName(opts.app, '--app') }),
       })
     : await client.runs.list(query);
-  return printSubjects(ctx, page, { header: 'APP', value: (r) => r.app_id ?? 'owner' });
+  return printSubjects(ctx, page, { header: 'APP', value: (r) => r.app_id ?? 'owner' }, 'runs');
 }
 
 async function show(ctx: Context, id: string) {
@@ -235,7 +254,7 @@ async function trace(ctx: Context, id: string) {
             colors,
           ),
         )
-        .join('\n') || 'no turns recorded yet',
+        .join('\n') || 'no turns',
   );
   return EXIT.ok;
 }

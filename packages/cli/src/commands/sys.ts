@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { cell } from '../output/format.ts';
+import { whenCell } from '../output/relative-time.ts';
 import { renderFields, renderTable } from '../output/table.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
@@ -43,6 +44,13 @@ export function registerSys(program: Command, runtime: Runtime): void {
     .option(
       '--no-browser',
       'with --open: print the link instead of opening it (or SVC_NO_BROWSER=1)',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc sys connect --open
+  svc sys connect --app notes --scopes svc:llm,svc:act --expires-in 30d --json`,
     )
     .action(action(runtime, connect));
 
@@ -167,12 +175,13 @@ async function listTokens(ctx: Context) {
           value: tokenState,
           style: (padded, raw, c) => (raw === 'active' ? c.green(padded) : c.dim(padded)),
         },
-        { header: 'CREATED', value: (t) => t.created_at },
-        { header: 'EXPIRES', value: (t) => t.expires_at ?? 'never' },
-        { header: 'LAST USED', value: (t) => cell(t.last_used_at) },
+        { header: 'CREATED', value: (t) => whenCell(t.created_at) },
+        { header: 'EXPIRES', value: (t) => whenCell(t.expires_at, 'never') },
+        { header: 'LAST USED', value: (t) => whenCell(t.last_used_at) },
         { header: 'SCOPES', value: (t) => (t.scopes === null ? 'everything' : cell(t.scopes)) },
       ],
       colors,
+      'tokens',
     ),
   );
   return EXIT.ok;
@@ -218,9 +227,10 @@ function directoryKeysTable(keys: DirectoryKey[], colors: Parameters<typeof rend
         value: (k) => k.state,
         style: (padded, raw, c) => (raw === 'active' ? c.green(padded) : c.dim(padded)),
       },
-      { header: 'CREATED', value: (k) => k.created_at },
+      { header: 'CREATED', value: (k) => whenCell(k.created_at) },
       { header: 'PUBLISHED UNTIL', value: (k) => cell(k.until) },
     ],
     colors,
+    'keys',
   );
 }

@@ -17,6 +17,7 @@ import { renderUpload } from '../output/app-api-view.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { type ContentLimit, readLocal } from '../parse/local-content.ts';
+import { mediaTypeOf } from '../parse/media-type.ts';
 
 interface UploadOptions {
   name?: string;
@@ -29,7 +30,10 @@ export function registerUpload(program: Command, runtime: Runtime): void {
     .description('hand the daemon a file (at most 1 MiB) for your runs; prints the upload')
     .argument('<file>', 'the local file')
     .option('--name <filename>', "the name it is stored under (default: the file's own)")
-    .option('--type <media-type>', 'its media type (default application/octet-stream)')
+    .option(
+      '--type <media-type>',
+      'its media type (default: from the file name, e.g. .pdf → application/pdf; else application/octet-stream)',
+    )
     .action(action(runtime, upload));
   const attachment = program
     .command('attachment')
@@ -62,7 +66,7 @@ async function upload(ctx: Context, file: string, opts: UploadOptions) {
   const path = resolve(file);
   const filename = checked(uploadFilenameSchema, opts.name ?? basename(path), '--name');
   const mediaType =
-    opts.type === undefined ? undefined : checked(mediaTypeSchema, opts.type, '--type');
+    opts.type === undefined ? mediaTypeOf(filename) : checked(mediaTypeSchema, opts.type, '--type');
   const bytes = await readLocal(file, UPLOAD_LIMIT);
   const client = await ctx.client();
   const up = await client.uploads.create({

@@ -2,6 +2,7 @@
 import type { Question, Share, Upload } from '@svc/client';
 import type { Palette } from './color.ts';
 import { responseLine } from './human-view.ts';
+import { whenCell } from './relative-time.ts';
 import { type Column, renderFields, renderTable } from './table.ts';
 
 const PREVIEW = 100;
@@ -46,7 +47,7 @@ const SHARE_COLUMNS: readonly Column<Share>[] = [
   { header: 'ID', value: (s) => s.id },
   { header: 'APP', value: (s) => s.app_id },
   { header: 'MODE', value: (s) => s.mode },
-  { header: 'EXPIRES', value: (s) => s.expires_at ?? 'never' },
+  { header: 'EXPIRES', value: (s) => whenCell(s.expires_at, 'never') },
   { header: 'BY', value: (s) => s.created_by ?? 'owner' },
   { header: 'PATH', value: (s) => s.path },
 ];

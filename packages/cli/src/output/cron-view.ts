@@ -1,6 +1,7 @@
 /** How `svc cron` shows crons to a person. */
 import type { Cron } from '@svc/client';
 import type { Palette } from './color.ts';
+import { whenCell } from './relative-time.ts';
 import { type Column, renderFields, renderTable } from './table.ts';
 
 const TASK_PREVIEW = 100;
@@ -47,11 +48,11 @@ const COLUMNS: readonly Column<Cron>[] = [
     style: (padded, raw, colors) => (raw === 'paused' ? colors.yellow(padded) : padded),
   },
   { header: 'SCHEDULE', value: schedule },
-  { header: 'NEXT RUN', value: (c) => c.next_run_at ?? '-' },
+  { header: 'NEXT RUN', value: (c) => whenCell(c.next_run_at) },
   { header: 'FIRES', value: (c) => String(c.fire_count) },
   { header: 'NAME', value: (c) => c.name },
 ];
 
 export function renderCronTable(crons: readonly Cron[], colors: Palette): string {
-  return renderTable(crons, COLUMNS, colors);
+  return renderTable(crons, COLUMNS, colors, 'crons');
 }

@@ -3,19 +3,28 @@
  * run stream (NDJSON under `--json`) until `isEnd` says the watched thing is final, or `signal`
  * aborts (the wait answered, or Ctrl-C).
  */
-import type { NodeEvent, Stream } from '@svc/client';
+import type { NodeEvent } from '@svc/client';
 import type { Context } from '../context.ts';
 import { renderEvent } from './node-view.ts';
 
 export async function feed(
   ctx: Context,
-  stream: Stream<NodeEvent>,
+  stream: AsyncIterable<NodeEvent>,
   isEnd: (event: NodeEvent) => boolean,
-  opts: { signal: AbortSignal; toStderr?: boolean },
+  opts: {
+    signal: AbortSignal;
+    toStderr?: boolean;
+    /** Print nothing (`--json`): the events only reach `onEvent`. */
+    quiet?: boolean;
+    onEvent?: (event: NodeEvent) => void;
+  },
 ): Promise<void> {
   try {
     for await (const event of stream) {
-      if (opts.toStderr) {
+      opts.onEvent?.(event);
+      if (opts.quiet) {
+        // watched, not shown
+      } else if (opts.toStderr) {
         ctx.out.note(renderEvent(event, ctx.out.noteColors));
       } else {
         ctx.out.record(event, (colors) => renderEvent(event, colors));

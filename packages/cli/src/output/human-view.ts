@@ -1,5 +1,5 @@
 /** How `svc human` shows requests, tickets and answers to a person. */
-import type { HumanRequest, HumanResponse, Ticket } from '@svc/client';
+import type { HumanRequest, Ticket } from '@svc/client';
 import type { Palette } from './color.ts';
 import { type Column, renderFields, renderTable } from './table.ts';
 
@@ -16,28 +16,34 @@ function stateText(state: string, colors: Palette): string {
   return colors.dim(state);
 }
 
-function asker(who: { node_id: string | null; app_id: string | null }): string {
-  if (who.node_id !== null)
-    return who.app_id === null ? who.node_id : `${who.node_id} (${who.app_id})`;
-  return who.app_id ?? 'the owner';
+function asker(nodeId: string | null, appId: string | null): string {
+  if (nodeId !== null) return appId === null ? nodeId : `${nodeId} (${appId})`;
+  return appId ?? 'the owner';
 }
 
-/** The answer in one line: the choice, the text, then the data as JSON. */
-export function responseLine(r: HumanResponse): string {
+/** The answer in one line: the choice, the text, then the data as JSON (what is absent skipped). */
+export function responseLine(r: {
+  choice?: string | null | undefined;
+  text?: string | null | undefined;
+  data?: unknown;
+}): string {
   const parts = [
-    ...(r.choice === null ? [] : [r.choice]),
-    ...(r.text === null ? [] : [preview(r.text)]),
-    ...(r.data === null ? [] : [JSON.stringify(r.data)]),
+    ...(r.choice == null ? [] : [r.choice]),
+    ...(r.text == null ? [] : [preview(r.text)]),
+    ...(r.data == null ? [] : [JSON.stringify(r.data)]),
   ];
   return parts.join(' — ');
 }
 
-function contentFields(c: HumanRequest | Ticket): [string, string][] {
+function contentFields(
+  c: Pick<HumanRequest, 'kind' | 'title' | 'options' | 'body'>,
+  schema: Record<string, unknown> | null,
+): [string, string][] {
   return [
     ['kind', c.kind],
     ['title', c.title],
     ['options', c.options.length === 0 ? '-' : c.options.join(', ')],
-    ['schema', c.response_schema === null ? '-' : JSON.stringify(c.response_schema)],
+    ['schema', schema === null ? '-' : JSON.stringify(schema)],
     ['body', c.body === '' ? '-' : preview(c.body)],
   ];
 }
@@ -48,8 +54,8 @@ export function renderHumanRequest(r: HumanRequest, colors: Palette): string {
       ['id', r.id],
       ['ticket', r.ticket_id],
       ['state', stateText(r.state, colors)],
-      ...contentFields(r),
-      ['asker', asker(r)],
+      ...contentFields(r, r.response_schema),
+      ['asker', asker(r.node_id, r.app_id)],
       ['response', r.response === null ? '-' : responseLine(r.response)],
       ['expires', r.expires_at ?? '-'],
       ['created', r.created_at],
@@ -62,12 +68,12 @@ export function renderTicket(t: Ticket, colors: Palette): string {
   return renderFields(
     [
       ['id', t.id],
-      ['request', t.request_id],
+      ['request', t.requestId],
       ['state', stateText(t.state, colors)],
-      ...contentFields(t),
-      ['note', t.progress_note ?? '-'],
-      ['asker', asker(t.asker)],
-      ['created', t.created_at],
+      ...contentFields(t, t.responseSchema),
+      ['note', t.progressNote ?? '-'],
+      ['asker', asker(t.asker.nodeId, t.asker.appId)],
+      ['created', t.createdAt],
     ],
     colors,
   );
@@ -81,10 +87,10 @@ const COLUMNS: readonly Column<Ticket>[] = [
     style: (padded, raw, colors) => (raw === 'in_progress' ? colors.yellow(padded) : padded),
   },
   { header: 'KIND', value: (t) => t.kind },
-  { header: 'ASKER', value: (t) => asker(t.asker) },
+  { header: 'ASKER', value: (t) => asker(t.asker.nodeId, t.asker.appId) },
   { header: 'TITLE', value: (t) => t.title },
 ];
 
 export function renderTicketTable(tickets: readonly Ticket[], colors: Palette): string {
-  return renderTable(tickets, COLUMNS, colors);
+  return renderTable(tickets, COLUMNS, colors, 'tickets');
 }

@@ -1,6 +1,7 @@
 /** How `svc memory` shows documents to a person. */
 import type { MemoryDocumentSummary } from '@svc/client';
 import type { Palette } from './color.ts';
+import { whenCell } from './relative-time.ts';
 import { type Column, renderTable } from './table.ts';
 
 const COLUMNS: readonly Column<MemoryDocumentSummary>[] = [
@@ -13,12 +14,12 @@ const COLUMNS: readonly Column<MemoryDocumentSummary>[] = [
   },
   { header: 'SIZE', value: (d) => String(d.size) },
   { header: 'VERSION', value: (d) => String(d.version) },
-  { header: 'UPDATED', value: (d) => d.updated_at },
+  { header: 'UPDATED', value: (d) => whenCell(d.updated_at) },
   { header: 'TITLE', value: (d) => d.title },
 ];
 
 export function renderMemoryTable(docs: readonly MemoryDocumentSummary[], colors: Palette): string {
-  return renderTable(docs, COLUMNS, colors);
+  return renderTable(docs, COLUMNS, colors, 'documents');
 }
 
 /** `user:prefs/food.md`: where a document lives, in one word. */

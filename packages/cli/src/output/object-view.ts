@@ -47,7 +47,7 @@ const COLUMNS: readonly Column<CustomObject>[] = [
 ];
 
 export function renderObjectTable(objects: readonly CustomObject[], colors: Palette): string {
-  return renderTable(objects, COLUMNS, colors);
+  return renderTable(objects, COLUMNS, colors, 'objects');
 }
 
 /** One delivery on one line: seq, time, delivery id, event, data. */

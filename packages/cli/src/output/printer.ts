@@ -1,4 +1,5 @@
 import { type Palette, palette, wantsColor } from './color.ts';
+import { type Filter, jqLines } from './jq.ts';
 
 /** Where the CLI writes; a seam so tests can run commands in-process. */
 export interface Io {
@@ -30,23 +31,32 @@ export class Printer {
   /** The palette of what goes to stderr (`note`), which may be redirected apart from stdout. */
   readonly noteColors: Palette;
   readonly io: Io;
+  /** `--jq`: what of each JSON answer is printed (`--jq` implies `--json`). */
+  readonly #jq: Filter | undefined;
 
-  constructor(io: Io, json: boolean) {
+  constructor(io: Io, json: boolean, jq?: Filter) {
     this.io = io;
-    this.json = json;
+    this.json = json || jq !== undefined;
+    this.#jq = jq;
     this.colors = palette(!json && wantsColor(io.stdoutIsTTY, io.env));
     this.noteColors = palette(!json && wantsColor(io.stderrIsTTY, io.env));
   }
 
   /** The JSON value itself under `--json`, else what `human` renders. */
   result(value: unknown, human: (colors: Palette) => string): void {
-    if (this.json) this.line(JSON.stringify(value, null, 2));
+    if (this.#jq !== undefined) this.#select(value);
+    else if (this.json) this.line(JSON.stringify(value, null, 2));
     else this.line(human(this.colors));
   }
 
   /** One compact JSON document per line (NDJSON) for streams under `--json`. */
   record(value: unknown, human: (colors: Palette) => string): void {
-    this.line(this.json ? JSON.stringify(value) : human(this.colors));
+    if (this.#jq !== undefined) this.#select(value);
+    else this.line(this.json ? JSON.stringify(value) : human(this.colors));
+  }
+
+  #select(value: unknown): void {
+    for (const text of jqLines(this.#jq!, value)) this.line(text);
   }
 
   line(text: string): void {

@@ -15,12 +15,17 @@ export const colored =
 
 const GAP = '  ';
 
-/** Rows under a header, columns padded to their widest cell; the last column is not padded. */
+/**
+ * Rows under a header, columns padded to their widest cell; the last column is not padded. No
+ * rows: `no <noun>` when a noun is given (the one wording of every empty list), else the header.
+ */
 export function renderTable<Row>(
   rows: readonly Row[],
   columns: readonly Column<Row>[],
   colors: Palette,
+  noun?: string,
 ): string {
+  if (rows.length === 0 && noun !== undefined) return emptyList(noun);
   const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...cells.map((row) => row[i]?.length ?? 0)),
@@ -54,4 +59,9 @@ export function renderFields(
 /** A cell must stay on one line or the table falls apart. */
 function oneLine(text: string): string {
   return text.replace(/\r?\n|\r/g, ' ');
+}
+
+/** What an empty list prints, the same for every list: `no nodes`, `no events`, … */
+export function emptyList(noun: string): string {
+  return `no ${noun}`;
 }

@@ -156,15 +156,15 @@ export function parseBudgets(opts: {
   return Object.keys(budgets).length > 0 ? budgets : undefined;
 }
 
-/** A schema file's JSON; like every local read, a device or an oversized file is refused unread. */
-function readJson(file: string, flag: string): unknown {
+/** A JSON file's value; like every local read, a device or an oversized file is refused unread. */
+export function readJson(file: string, flag: string): unknown {
   let text: string;
   try {
     const info = statSync(file);
     if (!info.isFile()) throw new UsageError(`${flag}: ${file} is not a regular file`);
     if (info.size > REQUEST_BODY_MAX_BYTES) {
       throw new UsageError(
-        `${flag}: ${file} is ${info.size} bytes; a schema file is at most ${REQUEST_BODY_MAX_BYTES}`,
+        `${flag}: ${file} is ${info.size} bytes; a JSON file sent is at most ${REQUEST_BODY_MAX_BYTES}`,
       );
     }
     text = readFileSync(file, 'utf8');

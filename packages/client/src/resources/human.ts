@@ -6,6 +6,7 @@ import type {
   humanResponseSchema,
   inboxHistoryQuerySchema,
   inboxListQuerySchema,
+  inboxResponseSchema,
   listOf,
   ticketProgressBodySchema,
   ticketSchema,
@@ -24,7 +25,13 @@ export type HumanResponse = Output<typeof humanResponseSchema>;
 export type HumanRequestCreateParams = Output<typeof humanRequestCreateBodySchema>;
 export type HumanRespondParams = Output<typeof humanRespondBodySchema>;
 export type HumanReasonParams = Output<typeof humanReasonBodySchema>;
+/**
+ * An inbox item: camelCase all the way down (`requestId`, `asker.nodeId`, `createdAt`), while a
+ * list's envelope keeps `has_more` and `next_cursor` (SPEC resource map note 4).
+ */
 export type Ticket = Output<typeof ticketSchema>;
+/** A ticket's response as the inbox answers it (`respondedAt`). */
+export type InboxResponse = Output<typeof inboxResponseSchema>;
 export type TicketList = Output<ReturnType<typeof listOf<typeof ticketSchema>>>;
 export type InboxListParams = Output<typeof inboxListQuerySchema>;
 export type InboxHistoryParams = Output<typeof inboxHistoryQuerySchema>;
@@ -137,7 +144,7 @@ export class HumanInbox extends APIResource {
   }
 
   /** The ticket's response; a `ConflictError` while it has none. */
-  response(ticketId: string, options?: RequestOptions): APIPromise<HumanResponse> {
+  response(ticketId: string, options?: RequestOptions): APIPromise<InboxResponse> {
     const url = path`/v1/human/inbox/${ticket(ticketId)}/response`;
     return this._transport.request('GET', url, {}, options);
   }

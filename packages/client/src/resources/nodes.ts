@@ -29,11 +29,11 @@ import type {
   worktreeSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { NodeStream } from '../core/outcome-stream.ts';
 import type { PagePromise } from '../core/page-promise.ts';
 import { id, path } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Stream } from '../core/stream.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
 import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
@@ -215,7 +215,7 @@ export class Nodes extends APIResource {
       '/v1/nodes/create-and-wait',
       params,
       options,
-      (first, left) => this.waitForOutcome(first.node.id, left, options),
+      (first, left, rest) => this.waitForOutcome(first.node.id, left, rest),
     );
   }
 
@@ -229,21 +229,28 @@ export class Nodes extends APIResource {
       '/v1/nodes/parse',
       params,
       options,
-      async (first, left) => {
-        const { final, node: done } = await this.waitForOutcome(first.node.id, left, options);
+      async (first, left, rest) => {
+        const { final, node: done } = await this.waitForOutcome(first.node.id, left, rest);
         return { final, node: done, parsed: parsedOf(done) };
       },
     );
   }
 
-  /** The node's events (its subtree's with `subtree: true`), backlog then live; resumable. */
-  stream(
-    nodeId: string,
-    params: NodeStreamParams = {},
-    options?: StreamOptions,
-  ): Stream<NodeEvent> {
+  /**
+   * The node's events (its subtree's with `subtree: true`), backlog then live; resumable. Loop
+   * over it for the raw events, or use its helpers: `on('text', …)`, `textStream` (its turns'
+   * text as it is recorded), `finalOutcome()`, `finalText()`, `finalNode()`.
+   */
+  stream(nodeId: string, params: NodeStreamParams = {}, options?: StreamOptions): NodeStream<Node> {
     const url = path`/v1/nodes/${node(nodeId)}/stream`;
-    return this._transport.stream(url, { ...params }, options);
+    const events = this._transport.stream<NodeEvent>(url, { ...params }, options);
+    const read = options?.signal === undefined ? {} : { signal: options.signal };
+    return new NodeStream<Node>({
+      events,
+      textNode: async () => nodeId,
+      isOutcome: (e) => e.kind === 'node.outcome' && e.subject_id === nodeId,
+      fetchFinal: () => this.retrieve(nodeId, read),
+    });
   }
 
   /** A page of the node's events in seq order; `next_cursor` is the last seq. */

@@ -15,11 +15,11 @@ import type {
   turnSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { RunStream } from '../core/outcome-stream.ts';
 import type { PagePromise } from '../core/page-promise.ts';
 import { id, path } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Stream } from '../core/stream.ts';
 import type { Output } from '../internal/types.ts';
 import type {
   Mail,
@@ -127,9 +127,21 @@ export class Runs extends APIResource {
     return this._transport.list(url, { ...params }, options);
   }
 
-  /** The events of the run's tree, backlog then live; resumable. */
-  stream(runId: string, params: RunStreamParams = {}, options?: StreamOptions): Stream<NodeEvent> {
-    return this._transport.stream(path`/v1/runs/${run(runId)}/stream`, { ...params }, options);
+  /**
+   * The events of the run's tree, backlog then live; resumable. Loop over it for the raw events,
+   * or use its helpers: `on('text', …)`, `textStream` (the root's turns' text as it is
+   * recorded), `finalOutcome()`, `finalText()`, `finalRun()`.
+   */
+  stream(runId: string, params: RunStreamParams = {}, options?: StreamOptions): RunStream<Run> {
+    const url = path`/v1/runs/${run(runId)}/stream`;
+    const events = this._transport.stream<NodeEvent>(url, { ...params }, options);
+    const read = options?.signal === undefined ? {} : { signal: options.signal };
+    return new RunStream<Run>({
+      events,
+      textNode: async () => (await this.get(runId, read)).node_id,
+      isOutcome: (e) => e.kind === 'run.outcome',
+      fetchFinal: () => this.get(runId, read),
+    });
   }
 
   /** Waits until the run is final or `timeout_s` (default 300) passes; `{ final, run }`. */
@@ -144,8 +156,8 @@ export class Runs extends APIResource {
       '/v1/runs/parse',
       params,
       options,
-      async (first, left) => {
-        const { final, run: done } = await this.wait(first.run.id, left, options);
+      async (first, left, rest) => {
+        const { final, run: done } = await this.wait(first.run.id, left, rest);
         return { final, run: done, parsed: parsedOf(done) };
       },
     );

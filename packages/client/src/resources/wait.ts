@@ -1,7 +1,9 @@
 /**
  * The client side of the daemon's bounded waits (docs/nodes.md "Bounded long-polls"): the daemon
  * answers `final: false` after at most `WAIT_MAX_S`, so a longer wait is a loop of server waits
- * up to the caller's own deadline, each with an HTTP timeout above its slice.
+ * up to the caller's own deadline, each with an HTTP timeout above its slice. The caller's
+ * `timeout` option bounds the whole wait, as it bounds any call: every server wait is cut to end
+ * inside it (with headroom for the answer), and the wait answers `final: false` once it is spent.
  */
 import { WAIT_MAX_S } from '@svc/protocol';
 import type { RequestOptions } from '../core/request-options.ts';
@@ -38,22 +40,68 @@ export function sliceOf(deadline: number): number {
   return Math.min(WAIT_MAX_S, remainingS(deadline));
 }
 
-/** Request options for one server wait of `sliceS` seconds. */
-export function sliceOptions(sliceS: number, options: RequestOptions = {}): RequestOptions {
-  const timeout = Math.max(options.timeout ?? 0, sliceS * 1000 + HTTP_MARGIN_MS);
-  return { ...options, timeout };
+/**
+ * The caller's `timeout` (ms) as a bound on a whole wait: when it ends, and the headroom kept for
+ * the daemon's answer (a quarter of it, at most `HTTP_MARGIN_MS`). Unbounded without one.
+ */
+export interface Budget {
+  stopAt: number;
+  margin: number;
 }
 
-/** Repeats `wait(slice)` until an answer is final or `deadline` (from `deadlineOf`) has passed. */
+export function budgetOf(options: RequestOptions | undefined): Budget {
+  const timeout = options?.timeout;
+  if (timeout === undefined) return { stopAt: Number.POSITIVE_INFINITY, margin: HTTP_MARGIN_MS };
+  return {
+    stopAt: Date.now() + timeout,
+    margin: Math.min(HTTP_MARGIN_MS, Math.floor(timeout / 4)),
+  };
+}
+
+/** The next server wait inside both the wait's `deadline` and the caller's `budget`. */
+function sliceWithin(deadline: number, budget: Budget): number {
+  const room = Math.floor((budget.stopAt - budget.margin - Date.now()) / 1000);
+  return Math.max(0, Math.min(sliceOf(deadline), room));
+}
+
+/**
+ * Request options for one server wait of `sliceS` seconds: an HTTP timeout above the slice, and
+ * never past what is left of the caller's budget.
+ */
+export function sliceOptions(
+  sliceS: number,
+  options: RequestOptions = {},
+  budget: Budget = budgetOf(undefined),
+): RequestOptions {
+  const above = sliceS * 1000 + HTTP_MARGIN_MS;
+  const left = budget.stopAt - Date.now();
+  return { ...options, timeout: Math.max(1, Math.min(above, left)) };
+}
+
+/** What is left of `budget` as the `timeout` option of the next call (none when unbounded). */
+export function remainingOptions(
+  options: RequestOptions | undefined,
+  budget: Budget,
+): RequestOptions | undefined {
+  if (!Number.isFinite(budget.stopAt)) return options;
+  return { ...options, timeout: Math.max(1, budget.stopAt - Date.now()) };
+}
+
+/** Repeats `wait(slice)` until an answer is final, `deadline` has passed or the budget is spent. */
 export async function pollUntilFinal<T extends { final: boolean }>(
   deadline: number,
   options: RequestOptions | undefined,
   wait: (sliceS: number, options: RequestOptions) => PromiseLike<T>,
 ): Promise<T> {
+  const budget = budgetOf(options);
+  let slice = sliceWithin(deadline, budget);
   for (;;) {
-    const slice = sliceOf(deadline);
-    const answer = await wait(slice, sliceOptions(slice, options));
-    if (answer.final || Date.now() >= deadline) return answer;
+    const answer = await wait(slice, sliceOptions(slice, options, budget));
+    if (answer.final) return answer;
+    // Nothing left to wait in: the deadline passed or the budget is spent (never a busy loop of
+    // zero-second waits).
+    slice = sliceWithin(deadline, budget);
+    if (slice === 0) return answer;
   }
 }
 
@@ -78,18 +126,20 @@ export async function startThenWait<T extends { final: boolean }>(
   url: string,
   params: WaitParams,
   options: RequestOptions | undefined,
-  rest: (first: T, left: { timeout_s: number }) => Promise<T>,
+  rest: (first: T, left: { timeout_s: number }, options: RequestOptions | undefined) => Promise<T>,
 ): Promise<T> {
   const { timeout_s, ...body } = params;
   const deadline = deadlineOf(timeout_s);
-  const slice = sliceOf(deadline);
+  const budget = budgetOf(options);
+  const slice = sliceWithin(deadline, budget);
   const first = await transport.request<T>(
     'POST',
     url,
     { body: { ...body, timeout_s: slice } },
-    sliceOptions(slice, options),
+    sliceOptions(slice, options, budget),
   );
-  return first.final ? first : rest(first, { timeout_s: remainingS(deadline) });
+  if (first.final || sliceWithin(deadline, budget) === 0) return first;
+  return rest(first, { timeout_s: remainingS(deadline) }, remainingOptions(options, budget));
 }
 
 /** The `parsed` of a parse answer: the structured result of a done node or run, else null. */

@@ -50,7 +50,7 @@ import type { Turn } from '../store/turns.ts';
 import type { SupervisorHooks } from '../supervisor/supervisor.ts';
 import type { EventLog } from './events.ts';
 import { settleOpenRecords } from './final-records.ts';
-import type { ModelChoice, ModelService } from './models.ts';
+import { type ModelChoice, type ModelService, refusedCredentials } from './models.ts';
 import type { NodeService } from './nodes.ts';
 import { offeredPlugins } from './plugins.ts';
 import type { ProfileService } from './profiles.ts';
@@ -369,9 +369,11 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
       });
     },
 
-    /** `broker.faults.record`. */
+    /** `broker.faults.record`; a refused key is said with its provider and the fix. */
     recordFault(id: string, body: FaultBody) {
-      return fault(id, body, true);
+      if (body.code !== 'auth_failed') return fault(id, body, true);
+      const { provider } = JSON.parse(row(id).model) as StoredModel;
+      return fault(id, { ...body, message: refusedCredentials(provider, body.message) }, true);
     },
 
     /**

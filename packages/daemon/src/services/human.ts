@@ -25,9 +25,11 @@ import {
   type HumanRequest,
   type HumanRequestRow,
   type HumanResponse,
+  type InboxResponse,
   type Ticket,
   type TicketRow,
   toHumanRequest,
+  toInboxResponse,
   toTicket,
 } from '../store/human.ts';
 import type { Store } from '../store/index.ts';
@@ -505,7 +507,7 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
       );
     },
 
-    response(id: string): HumanResponse {
+    response(id: string): InboxResponse {
       const { ticket, request } = inboxTicket(id);
       if (ticket.state !== 'answered' || request.response === null) {
         throw new ApiError(
@@ -513,7 +515,7 @@ export function humanService({ store, events, nodes }: HumanServiceDeps) {
           `ticket ${id} is '${ticket.state}'; a response exists once it is answered`,
         );
       }
-      return JSON.parse(request.response) as HumanResponse;
+      return toInboxResponse(JSON.parse(request.response) as HumanResponse);
     },
   };
 }

@@ -6,7 +6,7 @@ import { runModelTurn } from '../broker/model-turn.ts';
 import { createLanguageModel, type LanguageModelV4 } from '../broker/providers/index.ts';
 import { ApiError } from '../errors.ts';
 import { redactSecrets } from '../redact.ts';
-import type { ModelService } from './models.ts';
+import { type ModelService, refusedCredentials } from './models.ts';
 import { compileUsable } from './output-schema.ts';
 import { screenPatterns } from './pattern-safety.ts';
 import type { ProfileService } from './profiles.ts';
@@ -74,7 +74,11 @@ export function llmService(models: ModelService, profiles: ProfileService) {
         // Neither the stored check nor the answer may carry the key, even if a provider echoes it.
         const message = redactSecrets(error.message, [connection.apiKey]);
         models.recordCall(connection.provider, error.code, message);
-        throw new ApiError(ERROR_CODES[error.code], `${choice.provider}: ${message}`, {
+        const said =
+          error.code === 'auth'
+            ? refusedCredentials(connection.provider, message)
+            : `${choice.provider}: ${message}`;
+        throw new ApiError(ERROR_CODES[error.code], said, {
           field: error.code === 'script_exhausted' ? 'model.script' : 'model',
         });
       }

@@ -37,6 +37,15 @@ const INSTALL_HINT: Readonly<Record<CredentialProvider, string>> = {
 };
 
 /**
+ * What a provider's refusal of its credentials (a 401 or 403) says: which provider, what it
+ * said, and the command that installs working ones.
+ */
+export function refusedCredentials(provider: ProviderId, said: string): string {
+  const hint = provider === 'scripted' ? null : INSTALL_HINT[provider];
+  return `${provider} refused the stored credentials (${said})${hint === null ? '' : `; install working ones with: ${hint}`}`;
+}
+
+/**
  * Model credentials, the model configuration and readiness: the daemon's only holder of provider
  * keys. A key is written once (`installCredential`) and read back only by `connection`, which
  * hands it to a model call or a broker launch; no answer, event or error carries it.
@@ -81,6 +90,32 @@ export function modelService(store: Store, events: EventLog) {
       offline: info.offline,
       checked_at: row?.checked_at ?? null,
     };
+  }
+
+  /**
+   * Refuses a model that cannot run as things stand, naming the fix: a `scripted` model without
+   * turns (400 `invalid_request`), a provider without its credentials (409 `invalid_state`). A
+   * stored key a provider refused last time is not refused here: the key may work again.
+   */
+  function requireReady(choice: Pick<ModelChoice, 'provider' | 'script'>): void {
+    const { provider } = choice;
+    if (provider === 'scripted') {
+      if (choice.script === undefined) {
+        throw new ApiError(
+          'invalid_request',
+          "a 'scripted' model replays the turns given in model.script; none were given: pass them in model.script (svc node create --script FILE, svc profile ensure --script FILE)",
+          { field: 'model.script' },
+        );
+      }
+      return;
+    }
+    const problem = missing(provider, store.models.credential(provider));
+    if (problem !== null) {
+      throw new ApiError('invalid_state', `${provider} is not ready: ${problem}`, {
+        field: 'model.provider',
+        received: provider,
+      });
+    }
   }
 
   return {
@@ -176,25 +211,13 @@ export function modelService(store: Store, events: EventLog) {
      * what it needs is 409 `invalid_state` with the command that fixes it.
      */
     connection(choice: ModelChoice): ModelConfig {
+      requireReady(choice);
       const { provider, model } = choice;
       if (provider === 'scripted') {
-        if (choice.script === undefined) {
-          throw new ApiError(
-            'invalid_request',
-            "a 'scripted' model replays the turns given in model.script; none were given",
-            { field: 'model.script' },
-          );
-        }
         // zod's output marks omitted fields `| undefined`; the turns are the same objects.
         return { provider, model, script: choice.script as ScriptedTurn[] };
       }
       const row = store.models.credential(provider);
-      const problem = missing(provider, row);
-      if (problem !== null) {
-        throw new ApiError('invalid_state', `${provider} is not ready: ${problem}`, {
-          field: 'model.provider',
-        });
-      }
       return {
         provider,
         model,
@@ -202,6 +225,8 @@ export function modelService(store: Store, events: EventLog) {
         ...(row?.base_url != null && { baseUrl: row.base_url }),
       };
     },
+
+    requireReady,
 
     /**
      * Records what a call with `provider`'s stored credentials showed: accepted (`code`

@@ -87,7 +87,7 @@ export interface NodeServiceDeps {
   store: Store;
   events: EventLog;
   profiles: Pick<ProfileService, 'settings'>;
-  models: Pick<ModelService, 'config'>;
+  models: Pick<ModelService, 'config' | 'requireReady'>;
   /** svc's home, which no git workspace may lie in (its worktrees aside). */
   home?: string | undefined;
 }
@@ -326,17 +326,36 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
     }
   }
 
-  /** body → the owner's per-profile override → the profile's → the configured default. */
+  /**
+   * body → the parent's (a child that names no profile runs as its parent does) → the owner's
+   * per-profile override → the profile's → the configured default. A scripted parent's turns are
+   * its own (a child replaying them would spawn again): its child takes the profile's model.
+   */
   function chooseModel(
     body: CreateBody,
     profile: string,
     settings: ProfileSettings | null,
+    parent: NodeRow | undefined,
   ): StoredModel {
     if (body.model !== undefined) return body.model as StoredModel;
+    const inherited =
+      parent !== undefined && body.profile === undefined
+        ? (JSON.parse(parent.model) as StoredModel)
+        : undefined;
+    if (inherited !== undefined && inherited.provider !== 'scripted') {
+      return { provider: inherited.provider, model: inherited.model };
+    }
     const config = models.config();
     const chosen =
       config.profiles[profile] ?? (settings?.model as StoredModel | null) ?? config.default;
     if (chosen === null || chosen === undefined) {
+      if (inherited !== undefined) {
+        throw new ApiError(
+          'invalid_request',
+          `the parent's 'scripted' turns are its own and profile '${profile}' has no model: give the child a model, e.g. spawn's model {provider: 'scripted', model, script: [turns]}`,
+          { field: 'model' },
+        );
+      }
       throw new ApiError(
         'invalid_request',
         `no model: name one in 'model', give profile '${profile}' one, or set a default with svc models config set`,
@@ -373,7 +392,8 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
     const parentId =
       body.parent_id ?? (principal.kind === 'node' && run === undefined ? principal.nodeId : null);
     const parent = parentId === null ? undefined : visibleRow(parentId, principal, 'parent_id');
-    const profileName = body.profile ?? DEFAULT_PROFILE;
+    // A child runs as its parent does unless it names another profile.
+    const profileName = body.profile ?? parent?.profile ?? DEFAULT_PROFILE;
     const settings = profileOf(profileName, body.profile !== undefined, principal);
     const grant = run?.grant ?? grantOf(parent?.run_id);
     const scopes = checkScopes(
@@ -383,6 +403,9 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
     );
     if (body.output_schema !== undefined) compileUsable(body.output_schema);
     const network = grantNetwork(body.network, creatorNetwork(principal));
+    // Refused now, not failed later: a model that cannot run as things stand.
+    const model = chooseModel(body, profileName, settings, parent);
+    models.requireReady(model as Parameters<typeof models.requireReady>[0]);
     const id = newId('node');
     const wanted = body.workspace ?? settings?.workspace ?? undefined;
     const workspace =
@@ -408,7 +431,7 @@ export function nodeService({ store, events, profiles, models, home }: NodeServi
       state_reason: null,
       waiting_on: null,
       scopes: scopes === null ? null : JSON.stringify(scopes),
-      model: JSON.stringify(chooseModel(body, profileName, settings)),
+      model: JSON.stringify(model),
       budgets: JSON.stringify(mergeBudgets(settings?.budgets ?? DEFAULT_BUDGETS, body.budgets)),
       turns: 0,
       input_tokens: 0,

@@ -135,7 +135,13 @@ export function pluginService(store: Store, events: EventLog) {
         headers,
       });
     } catch (cause) {
-      throw unusable(`could not reach ${url}: ${failureReason(cause, token)}`);
+      // Not a bad archive: nothing answered at the address given, which the caller can fix (a
+      // 4xx, never retried), and is told as such rather than as a failed validation.
+      throw new ApiError(
+        'invalid_request',
+        `could not reach ${url}: ${failureReason(cause, token)}; is the plugin's server running at that address?`,
+        { field: 'endpoint' },
+      );
     }
     const encoding = response.headers.get('content-encoding');
     if (archive && encoding !== null && encoding.trim().toLowerCase() !== 'identity') {

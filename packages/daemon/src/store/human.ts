@@ -3,13 +3,19 @@
  * `HumanRequest` with the content of its current ticket (`toHumanRequest`); a ticket as `Ticket`
  * with its request's asker (`toTicket`).
  */
-import type { humanRequestSchema, humanResponseSchema, ticketSchema } from '@svc/protocol';
+import type {
+  humanRequestSchema,
+  humanResponseSchema,
+  inboxResponseSchema,
+  ticketSchema,
+} from '@svc/protocol';
 import type { z } from 'zod';
 import type { Db } from './db.ts';
 
 export type HumanRequest = z.output<typeof humanRequestSchema>;
 export type HumanResponse = z.output<typeof humanResponseSchema>;
 export type Ticket = z.output<typeof ticketSchema>;
+export type InboxResponse = z.output<typeof inboxResponseSchema>;
 
 export interface HumanRequestRow {
   id: string;
@@ -161,15 +167,24 @@ export function toHumanRequest(row: HumanRequestRow, ticket: TicketRow): HumanRe
   };
 }
 
+/** The inbox's camelCase item (SPEC resource map note 4); the row and the request stay snake_case. */
 export function toTicket(row: TicketRow, request: HumanRequestRow): Ticket {
+  const { response_schema: responseSchema, ...rest } = content(row);
   return {
     id: row.id,
-    request_id: row.request_id,
-    ...content(row),
+    requestId: row.request_id,
+    ...rest,
+    responseSchema,
     state: row.state,
-    progress_note: row.progress_note,
-    asker: { node_id: request.node_id, app_id: request.app_id },
-    created_at: row.created_at,
-    updated_at: row.updated_at,
+    progressNote: row.progress_note,
+    asker: { nodeId: request.node_id, appId: request.app_id },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
+}
+
+/** A stored response as the inbox answers it (camelCase, like its tickets). */
+export function toInboxResponse(response: HumanResponse): InboxResponse {
+  const { responded_at: respondedAt, ...rest } = response;
+  return { ...rest, respondedAt };
 }

@@ -1,9 +1,10 @@
 /**
  * Human requests and the inbox (docs/api-v1.md "Human requests and the inbox"). A request
  * (`hr_…`) is the asker's handle; its ticket (`tk_…`) is the item in the person's inbox. A request
- * has one current ticket; replacing its content supersedes that ticket with a new one. Fields are
- * snake_case like every other DTO: the spec's camelCase "page protocol" is not specified, so it is
- * not adopted.
+ * has one current ticket; replacing its content supersedes that ticket with a new one. Requests
+ * are snake_case like every other DTO; inbox answers follow SPEC's resource map note 4: a ticket
+ * (and a ticket's response) is camelCase all the way down, the list envelope around it keeps its
+ * snake_case `has_more` and `next_cursor`.
  */
 import { z } from 'zod';
 import { idSchema, listQuerySchema, timestampSchema } from './common.ts';
@@ -79,15 +80,28 @@ export const humanRequestSchema = z.object({
   updated_at: timestampSchema,
 });
 
+/** What the person answered, as the inbox answers it (camelCase: SPEC resource map note 4). */
+export const inboxResponseSchema = z.object({
+  text: z.string().nullable(),
+  choice: z.string().nullable().describe('one of the options, when the ticket has options'),
+  data: z.unknown().describe('JSON matching responseSchema; null when none was given'),
+  respondedAt: timestampSchema,
+});
+
+/** An inbox item: camelCase all the way down (SPEC resource map note 4). */
 export const ticketSchema = z.object({
   id: idSchema('ticket'),
-  request_id: idSchema('human_request'),
-  ...contentFields,
+  requestId: idSchema('human_request'),
+  kind: humanKindSchema,
+  title: z.string(),
+  body: z.string().describe('markdown'),
+  options: z.array(z.string()).describe('the choices offered; may be empty'),
+  responseSchema: jsonSchemaObject.nullable(),
   state: ticketStateSchema,
-  progress_note: z.string().nullable().describe('what the person said while working on it'),
-  asker: z.object({ node_id: z.string().nullable(), app_id: z.string().nullable() }),
-  created_at: timestampSchema,
-  updated_at: timestampSchema,
+  progressNote: z.string().nullable().describe('what the person said while working on it'),
+  asker: z.object({ nodeId: z.string().nullable(), appId: z.string().nullable() }),
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
 });
 
 /** `POST /v1/human/requests`, and the whole new content of `PUT /v1/human/requests/{id}`. */

@@ -235,7 +235,7 @@ const titleSchema = z.string().min(1).max(TITLE_MAX);
 const nodeCreateShape = {
   task: taskSchema,
   title: titleSchema.optional().describe('default: the first line of the task, cut to 80'),
-  profile: nameSchema.optional().describe("default 'default'"),
+  profile: nameSchema.optional().describe("default: a child's parent's, else 'default'"),
   parent_id: idSchema('node')
     .optional()
     .describe('default: the calling node for a node token, else none (a root)'),
@@ -246,7 +246,9 @@ const nodeCreateShape = {
     .describe("omitted: the creator's ceiling; given: must lie inside it (else 403 scope_missing)"),
   model: modelChoiceSchema
     .optional()
-    .describe("default: the profile's, then the configured default"),
+    .describe(
+      "default: a child's parent's (unless it names a profile), then the profile's, then the configured default; one that cannot run now is refused (409 invalid_state, or 400 for a scripted model without a script)",
+    ),
   budgets: budgetsInputSchema.optional().describe("default: the profile's"),
   output_schema: jsonSchemaObject
     .optional()

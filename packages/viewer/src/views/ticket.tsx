@@ -25,11 +25,11 @@ export function TicketCard({ ticket: t, onDone }: { ticket: Ticket; onDone: Answ
         </h3>
         <p class="muted">
           <StateBadge state={t.state} /> {t.kind} · asked by <Asker ticket={t} /> ·{' '}
-          <Time at={t.created_at} />
+          <Time at={t.createdAt} />
         </p>
       </header>
       {t.body !== '' && <pre class="text">{t.body}</pre>}
-      {t.progress_note !== null && <p>Progress note: {t.progress_note}</p>}
+      {t.progressNote !== null && <p>Progress note: {t.progressNote}</p>}
       {OPEN.has(t.state) ? <Respond ticket={t} onDone={onDone} /> : <Answer ticket={t} />}
     </article>
   );
@@ -37,7 +37,7 @@ export function TicketCard({ ticket: t, onDone }: { ticket: Ticket; onDone: Answ
 
 /** The asking node by its title, with the tree it belongs to; an app or the owner by name. */
 function Asker({ ticket: t }: { ticket: Ticket }) {
-  const id = t.asker.node_id;
+  const id = t.asker.nodeId;
   const load = useLoad(async () => {
     if (id === null) return null;
     const node = await api<SvcNode>('GET', `/v1/nodes/${encodeURIComponent(id)}`);
@@ -49,7 +49,7 @@ function Asker({ ticket: t }: { ticket: Ticket }) {
           );
     return { node, root };
   }, [id]);
-  if (id === null) return <>{t.asker.app_id ?? 'you'}</>;
+  if (id === null) return <>{t.asker.appId ?? 'you'}</>;
   const found = load.state === 'ready' ? load.value : null;
   return (
     <>
@@ -65,7 +65,7 @@ function Asker({ ticket: t }: { ticket: Ticket }) {
           </a>
         </>
       )}
-      {t.asker.app_id !== null && ` (app ${t.asker.app_id})`}
+      {t.asker.appId !== null && ` (app ${t.asker.appId})`}
     </>
   );
 }
@@ -90,7 +90,7 @@ function Answer({ ticket: t }: { ticket: Ticket }) {
     return (
       <p class="muted answer">
         {t.state}
-        {t.progress_note === null ? '' : `: ${t.progress_note}`}
+        {t.progressNote === null ? '' : `: ${t.progressNote}`}
       </p>
     );
   }
@@ -113,7 +113,7 @@ function Answer({ ticket: t }: { ticket: Ticket }) {
 }
 
 function Respond({ ticket: t, onDone }: { ticket: Ticket; onDone: Answered }) {
-  const fields = formFields(t.response_schema);
+  const fields = formFields(t.responseSchema);
   const [choice, setChoice] = useState<string | null>(null);
   const [text, setText] = useState('');
   const [data, setData] = useState('');
@@ -180,7 +180,7 @@ function Respond({ ticket: t, onDone }: { ticket: Ticket; onDone: Answered }) {
             fields={fields}
             values={values}
             onChange={setValues}
-            schema={t.response_schema}
+            schema={t.responseSchema}
           />
         )}
         <label for={`${t.id}-text`}>Answer</label>
@@ -190,7 +190,7 @@ function Respond({ ticket: t, onDone }: { ticket: Ticket; onDone: Answered }) {
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
         />
-        {t.response_schema !== null && fields === null && (
+        {t.responseSchema !== null && fields === null && (
           <>
             <label for={`${t.id}-data`}>Data (JSON matching the schema)</label>
             <textarea
@@ -202,7 +202,7 @@ function Respond({ ticket: t, onDone }: { ticket: Ticket; onDone: Answered }) {
             />
             <details>
               <summary>Schema</summary>
-              <Json value={t.response_schema} />
+              <Json value={t.responseSchema} />
             </details>
           </>
         )}

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../context.ts';
 import { EXIT } from '../../errors.ts';
 import { eventText } from '../../output/node-view.ts';
+import { whenCell } from '../../output/relative-time.ts';
 import { renderTable } from '../../output/table.ts';
 import { parseAfter, parseKinds, parseLimit } from './list-options.ts';
 
@@ -76,7 +77,7 @@ export function printEvents(
           page.data,
           [
             { header: 'SEQ', value: (e) => String(e.seq) },
-            { header: 'TIME', value: (e) => e.created_at },
+            { header: 'TIME', value: (e) => whenCell(e.created_at) },
             { header: 'KIND', value: (e) => e.kind },
             { header: 'SUBJECT', value: (e) => e.subject_id ?? '-' },
             { header: 'DETAIL', value: (e) => eventText(e, colors) },

@@ -16,6 +16,7 @@ export function printSubjects<T extends Subject>(
   ctx: Context,
   page: { data: T[] },
   own: Column<T>,
+  noun = 'nodes',
 ): number {
   ctx.out.result(page, (colors) =>
     renderTable(
@@ -28,6 +29,7 @@ export function printSubjects<T extends Subject>(
         { header: 'TITLE', value: (s) => s.title },
       ],
       colors,
+      noun,
     ),
   );
   return EXIT.ok;
