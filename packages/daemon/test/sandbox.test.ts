@@ -19,6 +19,7 @@ import { type DaemonHandle, startDaemon } from '../src/index.ts';
 import {
   bash,
   createNode,
+  eventually,
   isFinal,
   ok,
   scripted,
@@ -98,7 +99,13 @@ let connections = 0;
 let otherWorktree: string;
 
 beforeAll(async () => {
-  d = await start({ pids: 64, memory_mb: 512 });
+  mkdirSync(join(rwDir, 'conf'));
+  writeFileSync(join(rwDir, 'conf', 'secret'), 'conf-secret');
+  d = await start({
+    pids: 64,
+    memory_mb: 512,
+    hide: [join(rwDir, 'late.key'), join(rwDir, 'conf', 'secret')],
+  });
   const connect = await ok<{ token: string }>(
     await d.call('/v1/connect', json({ app_id: 'sandboxed', scopes: SCOPES })),
   );
@@ -402,6 +409,89 @@ describe('a node: its bash tool and file tools', () => {
     const open = await nodeRun('sb-net-host', [dial], { profile: 'netted' });
     expect(out(open.results[0]!).stdout).toContain('hello from the host');
     expect(connections).toBe(before + 1);
+  });
+});
+
+describe('what a scope cannot reach, whatever it names (review of issue 28)', () => {
+  it('a scope naming a link into the home, or a path in it, binds nothing', async () => {
+    // The app plants links in its rw directory, then names them (and the home) in a node's scopes.
+    await appBash(
+      `ln -sfn ${d.home}/owner.token ${rwDir}/tok; ln -sfn ${d.home}/daemon.sock ${rwDir}/sock; ln -sfn /etc ${rwDir}/etc`,
+    );
+    const { results } = await nodeRun(
+      'sb-review-links',
+      [
+        bash(
+          `cat ${d.home}/owner.token ${rwDir}/tok 2>&1; ls -la ${d.home} 2>&1; test -S ${d.home}/daemon.sock && echo SOCKET; cat ${rwDir}/etc/hostname 2>&1 | head -1`,
+        ),
+        toolCall('read_file', { path: `${rwDir}/tok` }),
+      ],
+      {
+        scopes: [
+          ...SCOPES,
+          `svc:files:read:user:${rwDir}/tok`,
+          `svc:files:rw:user:${rwDir}/sock`,
+          `svc:files:read:user:${rwDir}/etc`,
+        ],
+      },
+      appToken,
+    );
+    const shell = out(results[0]!);
+    expect(shell.stdout).not.toContain(d.owner);
+    expect(shell.stdout).not.toContain('SOCKET');
+    expect(shell.stdout).not.toContain('svc.db');
+    expect(results[1]).toMatchObject({ status: 'error' });
+    expect(JSON.stringify(results[1]!.output)).not.toContain(d.owner);
+  });
+
+  it('the owner’s node naming the home in a child’s scopes binds none of it', async () => {
+    const { results } = await nodeRun(
+      'sb-review-home',
+      [bash(`cat ${d.home}/owner.token 2>&1; ls ${d.home}/worktrees 2>&1`)],
+      { scopes: ['svc:llm', 'svc:act', `svc:files:rw:user:${d.home}`] },
+    );
+    expect(out(results[0]!).stdout).not.toContain(d.owner);
+    expect(out(results[0]!).stdout).not.toContain(otherWorktree.split('/').at(-1));
+  });
+
+  it('a secret made after its sandbox is hidden from its next command', async () => {
+    rmSync(join(rwDir, 'late.key'), { force: true });
+    rmSync(join(rwDir, 'gate'), { force: true });
+    const node = await createNode(
+      (path: string, init: Parameters<Daemon['call']>[1] = {}) =>
+        d.call(path, { ...init, token: appToken }),
+      {
+        task: 'late secret',
+        model: scripted('sb-late', [
+          // Holds its sandbox open until the test has made the secret (bounded: 30 s).
+          bash(
+            `for i in $(seq 600); do [ -f ${rwDir}/gate ] && break; sleep 0.05; done; echo first`,
+          ),
+          bash(`cat ${rwDir}/late.key 2>&1 || true; echo done`),
+          submit({}),
+        ]),
+      },
+    );
+    const running = async () =>
+      (
+        await ok<{ data: { state: string }[] }>(await d.call(`/v1/nodes/${node.id}/jobs`))
+      ).data.some((j) => j.state === 'running');
+    await eventually(running, 30_000, 'the first command running');
+    writeFileSync(join(rwDir, 'late.key'), 'LATE-SECRET');
+    writeFileSync(join(rwDir, 'gate'), '');
+    await waitForNode(d.call, node.id, isFinal, 60_000);
+    const results = await toolResults(d.call, node.id, 3);
+    expect(out(results[0]!).stdout).toContain('first');
+    expect(out(results[1]!).stdout).toContain('done');
+    expect(out(results[1]!).stdout).not.toContain('LATE-SECRET');
+  });
+
+  it('a hidden file’s parent cannot be moved aside to unhide it', async () => {
+    const { body } = await appBash(
+      `cat ${rwDir}/conf/secret; mv ${rwDir}/conf ${rwDir}/conf2 2>&1; cat ${rwDir}/conf2/secret 2>/dev/null; echo end`,
+    );
+    expect(body.stdout).not.toContain('conf-secret');
+    expect(readFileSync(join(rwDir, 'conf', 'secret'), 'utf8')).toBe('conf-secret');
   });
 });
 

@@ -4,7 +4,15 @@
  * directory swapped for a link between the plan and the mount leads nowhere; the command's first
  * process joins its control groups before `bwrap` starts anything.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+} from 'node:fs';
 import { posix } from 'node:path';
 import { isWithin } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
@@ -12,6 +20,7 @@ import { type CommandGroups, makeGroups } from './cgroup.ts';
 import type { SandboxPlan } from './plan.ts';
 import { unavailableMessage } from './probe.ts';
 import { PROXY_ENV } from './proxy.ts';
+import { seccompFd } from './seccomp.ts';
 import { systemArgs } from './system.ts';
 import { viewAllows } from './view.ts';
 
@@ -48,11 +57,23 @@ export function assertConfinable(plan: SandboxPlan): asserts plan is SandboxPlan
  */
 export function assertVisible(plan: SandboxPlan, given: string): void {
   const cwd = posix.normalize(given);
-  // The sandbox's own root and /tmp exist whatever it binds; the rest as its layers say.
-  if (cwd !== '/' && cwd !== '/tmp' && !viewAllows(plan.layers, cwd, 'read')) {
+  // The sandbox's own root and /tmp exist whatever it binds; the rest as its layers say, for
+  // the path as written and where it leads (a link to a host path outside says nothing of it).
+  if (cwd === '/' || cwd === '/tmp') return;
+  let real: string | null = null;
+  try {
+    real = realpathSync(cwd);
+  } catch {
+    // Missing: said as one with a path outside, so neither tells what exists.
+  }
+  if (
+    real === null ||
+    !viewAllows(plan.layers, cwd, 'read') ||
+    !viewAllows(plan.layers, real, 'read')
+  ) {
     throw new ApiError(
       'invalid_request',
-      `cwd ${JSON.stringify(given)} is outside this command's sandbox, which shows ${shown(plan)}`,
+      `cwd ${JSON.stringify(given)} is not a directory this command's sandbox shows (${shown(plan)})`,
       { field: 'cwd' },
     );
   }
@@ -162,6 +183,11 @@ export function bwrapSpawn(
   for (const bind of run.extra ?? []) {
     mounts.push(bind.writable === true ? '--bind' : '--ro-bind', bind.source, bind.dest);
   }
+  const filter = seccompFd();
+  if (filter !== null) {
+    fds.push(filter);
+    mounts.push('--seccomp', String(fds.length + 2));
+  }
 
   const setenv = Object.entries(run.env).flatMap(([k, v]) => ['--setenv', k, v]);
   const bwrapArgs = [
@@ -218,14 +244,18 @@ export function bwrapSpawn(
   const made = groups;
   return {
     file: '/bin/sh',
+    // The group files as arguments (a count, then them), so the environment the sandbox's
+    // first process inherits holds nothing of the host's groups.
     args: [
       '-c',
-      'for f in $SVC_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; exec "$@"',
+      'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"',
       'svc-sandbox',
+      String(made.procs.length),
+      ...made.procs,
       host.bwrap,
       ...bwrapArgs,
     ],
-    env: { ...launcherEnv, SVC_CGROUP_PROCS: made.procs.join(' ') },
+    env: launcherEnv,
     fds,
     spawned: closeFds,
     done: async () => {

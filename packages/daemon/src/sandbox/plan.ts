@@ -5,6 +5,7 @@
  * the broker's launch message.
  */
 import { realpathSync } from 'node:fs';
+import { posix } from 'node:path';
 import { isWithin, type Scope } from '@svc/protocol';
 import type { SandboxHost } from './probe.ts';
 import type { NetworkPolicy, SandboxMode, SandboxSettings } from './settings.ts';
@@ -47,35 +48,67 @@ export interface PlanInput {
 
 export function makePlan(input: PlanInput): SandboxPlan {
   const { settings } = input;
-  const binds: Layer[] = [
-    ...(input.scopes === null ? settings.defaultLayers : scopeLayers(input.scopes)),
-    ...(input.extra ?? []),
-    ...(input.worktree === undefined ? [] : [{ path: input.worktree, kind: 'rw' as const }]),
-  ];
-  const hides: Layer[] = [input.svcHome, ...settings.hidden].map((path) => ({
-    path,
-    kind: 'hide' as const,
-  }));
-  const layers: Layer[] = [];
-  for (const layer of [...binds, ...hides]) {
+  // Hidden: svc's home and the secret stores, at their paths as written and as they resolve,
+  // whether or not they exist yet (one made later is hidden from the next sandbox made).
+  const hidden = [input.svcHome, ...settings.hidden].flatMap((path) => {
+    const at = posix.normalize(path);
+    const resolved = real(at);
+    return resolved === null || resolved === at ? [at] : [at, resolved];
+  });
+  const inHidden = (path: string) => hidden.some((h) => isWithin(h, path));
+  const layers: Layer[] = hidden.map((path) => ({ path, kind: 'hide' as const }));
+  const bind = (layer: Layer, strict: boolean) => {
     const path = real(layer.path);
-    if (path === null) continue; // nothing there to bind or to hide
-    if (layer.kind !== 'hide' && KERNEL.some((k) => isWithin(path, k) || isWithin(k, path))) {
-      continue;
-    }
+    if (path === null) return; // nothing there to bind
+    // A scope names a directory, not where a link in its place leads: as the files routes
+    // check a target's realpath against the scope, a scope whose directory is no longer itself
+    // binds nothing.
+    if (strict && path !== posix.normalize(layer.path)) return;
+    // Never a bind inside what is hidden (a scope on the owner token, a link to a key).
+    if (inHidden(path)) return;
+    if (KERNEL.some((k) => isWithin(path, k) || isWithin(k, path))) return;
     layers.push({ ...layer, path });
+  };
+  for (const layer of input.scopes === null ? settings.defaultLayers : scopeLayers(input.scopes)) {
+    bind(layer, input.scopes !== null);
   }
-  // The worktree lies in the hidden home: it is bound again above the hide, deeper.
+  for (const layer of input.extra ?? []) bind(layer, false);
+  // The node's own worktree lies in the hidden home, by design: bound above the hide, deeper.
+  const worktree = input.worktree === undefined ? null : real(input.worktree);
+  if (worktree !== null) layers.push({ path: worktree, kind: 'rw' });
   return {
     mode: settings.mode,
     host: input.host,
-    layers: orderLayers(layers),
+    layers: orderLayers([...layers, ...pins(layers)]),
     network: input.network ?? settings.network,
-    home: input.worktree === undefined ? '/tmp' : (real(input.worktree) ?? input.worktree),
+    home: worktree ?? (input.worktree === undefined ? '/tmp' : input.worktree),
     pids: settings.pids,
     memoryBytes: settings.memoryBytes,
     env: input.env ?? {},
   };
+}
+
+/**
+ * Each directory between a read-write bind and a hide below it, bound again onto itself: a
+ * mount point cannot be renamed, so a command cannot move a hidden store's parent aside
+ * (`mv ~/.config ~/x`) and find it unhidden in the next sandbox.
+ */
+function pins(layers: readonly Layer[]): Layer[] {
+  const out: Layer[] = [];
+  for (const hide of layers) {
+    if (hide.kind !== 'hide') continue;
+    let holder: Layer | undefined;
+    for (const l of layers) {
+      if (l.kind === 'hide' || l.path === hide.path || !isWithin(l.path, hide.path)) continue;
+      if (holder === undefined || l.path.length > holder.path.length) holder = l;
+    }
+    if (holder?.kind !== 'rw') continue;
+    for (let dir = posix.dirname(hide.path); dir.length > holder.path.length; ) {
+      if (real(dir) === dir) out.push({ path: dir, kind: 'rw' });
+      dir = posix.dirname(dir);
+    }
+  }
+  return out;
 }
 
 function real(path: string): string | null {

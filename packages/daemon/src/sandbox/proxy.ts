@@ -15,6 +15,9 @@ export const PROXY_SOCKET_IN_SANDBOX = '/run/svc/proxy.sock';
 /** Whether `host` is allowed by `patterns` (`example.com`, `*.example.com` for names below). */
 export function hostAllowed(patterns: readonly string[], host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
+  // Letters, digits, hyphens and dots only: no userinfo, fragment or other bytes a resolver
+  // might read otherwise than this check does.
+  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(name)) return false;
   return patterns.some((p) =>
     p.startsWith('*.') ? name.endsWith(p.slice(1)) && name.length > p.length - 1 : name === p,
   );
@@ -44,13 +47,17 @@ export async function startProxy(socketPath: string, allow: readonly string[]): 
     }
     const upstream = request(
       url,
-      { method: req.method, headers: { ...req.headers, connection: 'close' } },
+      // The Host the check allowed, never the client's own (no fronting another name).
+      { method: req.method, headers: { ...req.headers, host: url.host, connection: 'close' } },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
     );
-    upstream.on('error', () => res.writeHead(502).end('svc sandbox proxy: upstream failed\n'));
+    upstream.on('error', () => {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502).end('svc sandbox proxy: upstream failed\n');
+    });
     req.pipe(upstream);
   });
   server.on('connect', (req, client, head) => {

@@ -9,7 +9,7 @@
  * unconfined: the supervisor's mark finds it, and the sandbox's PID namespace ends with it).
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -96,6 +96,13 @@ interface Pending {
 }
 
 export interface SandboxSession {
+  /**
+   * Whether what the sandbox must hide has changed since it was made (a secret store made since,
+   * say): then it is closed and another made, with the hides as they are now.
+   */
+  stale(): boolean;
+  /** Ends the sandbox and everything in it. */
+  close(): void;
   /** Runs `command` in `cwd` with exactly `env`; `stop` kills its process group. */
   run(
     input: { command: string; cwd: string; env: Record<string, string> },
@@ -104,6 +111,17 @@ export interface SandboxSession {
 }
 
 let sessions = 0;
+
+/** Longer than any line the executor writes (an output chunk of 64 KiB, in base64, and JSON). */
+const MAX_LINE = 1024 * 1024;
+
+/** The hidden paths that exist now, as one string to compare. */
+function existingHides(plan: SandboxPlan): string {
+  return plan.layers
+    .filter((l) => l.kind === 'hide' && existsSync(l.path))
+    .map((l) => l.path)
+    .join('\0');
+}
 
 /** The node's proxy on a socket in a directory of this process's own (0700). */
 async function proxyFor(allow: readonly string[]) {
@@ -128,6 +146,8 @@ export async function openSession(
   onEnd: () => void = () => {},
 ): Promise<SandboxSession> {
   const proxy = typeof plan.network === 'object' ? await proxyFor(plan.network.allow) : null;
+  // Before its mounts are decided: a secret made while it starts makes it stale at once.
+  const hidesAtStart = existingHides(plan);
   const jail = bwrapSpawn(plan, {
     argv: [EXECUTOR_PATH, '--max-old-space-size=64', '-e', EXECUTOR],
     cwd: '/',
@@ -147,6 +167,7 @@ export async function openSession(
     ],
   });
   const child = spawn(jail.file, jail.args, {
+    cwd: '/',
     env: jail.env,
     stdio: ['pipe', 'pipe', 'ignore', ...jail.fds],
   }) as unknown as ChildProcessByStdio<Writable, Readable, null>;
@@ -163,6 +184,14 @@ export async function openSession(
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (data: string) => {
     buf += data;
+    // The executor's lines are short (64 KiB of output at most, base64): a longer one is no
+    // line of its, but something in the sandbox writing to its channel. The sandbox goes.
+    if (buf.length > MAX_LINE) {
+      buf = '';
+      child.kill('SIGKILL');
+      ended('the sandbox of this node wrote what its executor never writes');
+      return;
+    }
     for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
@@ -237,6 +266,10 @@ export async function openSession(
   live = true;
   hold(false);
   return {
+    stale: () => dead !== null || existingHides(plan) !== hidesAtStart,
+    close: () => {
+      child.kill('SIGKILL');
+    },
     run(input, stop) {
       if (dead !== null) return Promise.reject(dead);
       const id = ++next;

@@ -101,6 +101,8 @@ export async function runBash(
           detached: true,
         })
       : (spawn(jail.file, jail.args, {
+          // Not the daemon's directory: the launcher's PWD is what the sandbox's init inherits.
+          cwd: '/',
           env: jail.env,
           stdio: ['ignore', 'pipe', 'pipe', ...jail.fds],
           detached: true,

@@ -396,7 +396,9 @@ async function danglingTarget(head: string): Promise<string | null> {
 function permit(given: string, real: string, access: Access, who: FilesAccess): void {
   const wanted = wantedScope(access, real);
   if (who.view !== undefined) {
-    if (viewAllows(who.view, real, access)) return;
+    // The home and /proc stay fenced whatever the view says, but for the node's own worktree.
+    const own = who.roots?.some((root) => isWithin(root, real)) === true;
+    if (viewAllows(who.view, real, access) && (own || !fenced(real, who.home))) return;
   } else {
     // Every scope reaches every path: the owner's everywhere, a viewer session's (fenced,
     // `home` set) but in the home and /proc.

@@ -279,7 +279,7 @@ describe('tools and scopes', () => {
     expect(results[1]!.output).toMatch(/^invalid input for message:[\s\S]*node_id/);
     expect(results[2]!.output).toBe("scope_missing: svc:schedule is outside the creator's scopes");
     expect(results[3]!.output).toMatch(
-      /^invalid_request: cwd "\/no\/such\/dir" is outside this command's sandbox/,
+      /^invalid_request: cwd "\/no\/such\/dir" is not a directory this command's sandbox shows/,
     );
     expect(results[4]!.output).toMatch(/submit a result, a summary, or both/);
     expect(daemon.get(id).children).toEqual([]);

@@ -102,7 +102,12 @@ const sessions = new WeakMap<SandboxPlan, Promise<SandboxSession | null>>();
 export function warmSandbox(plan: SandboxPlan): void {
   if (plan.mode === 'on' && plan.host.ready) void sessionOf(plan);
 }
-function sessionOf(plan: SandboxPlan): Promise<SandboxSession | null> {
+async function sessionOf(plan: SandboxPlan): Promise<SandboxSession | null> {
+  const held = await sessions.get(plan);
+  if (held?.stale() === true) {
+    held.close();
+    sessions.delete(plan);
+  }
   let session = sessions.get(plan);
   if (session === undefined) {
     session = openSession(plan, () => sessions.delete(plan)).catch(() => null);

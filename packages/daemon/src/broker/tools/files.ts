@@ -93,6 +93,7 @@ async function files(
   const root = await realpath(ctx.cwd).catch(() => null);
   const who: FilesAccess = {
     scopes: ctx.node.scopes,
+    roots: root === null ? [] : [root],
     // Exactly what its shell sees (the sandbox's layers); with no plan, its worktree alone.
     view: ctx.sandbox?.layers ?? (root === null ? [] : [{ path: root, kind: 'rw' as const }]),
     home: ctx.home === undefined ? undefined : realHome(ctx.home),
