@@ -5,7 +5,7 @@
  * secrets from its memory. Every other call is allowed. Calls of another architecture's ABI
  * (32-bit, x32) are refused whole: their numbers differ and would slip past the list.
  */
-import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -58,17 +58,12 @@ export function seccompFd(): number | null {
     const program = seccompProgram();
     if (program === null) file = null;
     else {
-      file = join(mkdtempSync(join(tmpdir(), 'svc-seccomp-')), 'filter.bpf');
+      // In a directory of this process's own (0700, made exclusively): nobody else's filter.
+      const dir = mkdtempSync(join(tmpdir(), 'svc-seccomp-'));
+      file = join(dir, 'filter.bpf');
       writeFileSync(file, program, { mode: 0o600 });
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     }
   }
   return file === null ? null : openSync(file, 'r');
-}
-
-export function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Closed already.
-  }
 }
