@@ -196,6 +196,36 @@ describe('a scoped app token: POST /v1/bash', () => {
     expect(readFileSync(join(rwDir, 'out.txt'), 'utf8')).toBe('written\n');
   });
 
+  it("binds its own app's app-form files scopes, and not another app's", async () => {
+    const own = join(scratch, 'app-own');
+    const other = join(scratch, 'app-other');
+    mkdirSync(own);
+    mkdirSync(other);
+    writeFileSync(join(other, 'theirs.txt'), 'other-app');
+    const { token } = await ok<{ token: string }>(
+      await d.call(
+        '/v1/connect',
+        json({
+          app_id: 'sandboxed',
+          scopes: [
+            'svc:llm',
+            'svc:act',
+            `svc:files:rw:app:sandboxed:${own}`,
+            `svc:files:read:app:elsewhere:${other}`,
+          ],
+        }),
+      ),
+    );
+    const res = await d.call('/v1/bash', {
+      ...json({ command: `echo mine > ${own}/x.txt && cat ${other}/theirs.txt`, cwd: own }),
+      token,
+    });
+    const body = await ok<BashResult>(res);
+    expect(readFileSync(join(own, 'x.txt'), 'utf8')).toBe('mine\n');
+    expect(body.stdout).not.toContain('other-app');
+    expect(body.stderr).toContain('No such file or directory');
+  });
+
   it('finds a directory outside every scope absent', async () => {
     const { body } = await appBash(`ls ${outsideDir}; cat ${outsideDir}/secret.txt; ls ${scratch}`);
     expect(body.stdout).not.toContain('outside-content');

@@ -19,7 +19,7 @@ export function registerBash(app: Routes, ctx: DaemonContext): void {
       return { plan: ctx.sandbox.forNode(row) };
     }
     const scopes = ctx.shares.filesScopes(principal);
-    return scopes === null ? null : { plan: ctx.sandbox.forToken(scopes) };
+    return scopes === null ? null : { plan: ctx.sandbox.forToken(scopes, principal.appId) };
   };
   mount(app, 'bash.run', async (c, { body }) =>
     c.json(await runBash(body, ctx.hardStop, confinementOf(c))),

@@ -36,6 +36,8 @@ export interface PlanInput {
   host: SandboxHost;
   /** `SVC_HOME`: hidden whole, whatever a scope binds, but for `worktree` inside it. */
   svcHome: string;
+  /** The caller's app, whose own app-form files scopes bind; `null`: none do. */
+  appId?: string | null | undefined;
   /** The caller's scope list; `null`: every scope (an owner's node), which gets the defaults. */
   scopes: readonly Scope[] | null;
   /** A node's worktree, bound read-write; none for a token's own command. */
@@ -69,7 +71,9 @@ export function makePlan(input: PlanInput): SandboxPlan {
     if (KERNEL.some((k) => isWithin(path, k) || isWithin(k, path))) return;
     layers.push({ ...layer, path });
   };
-  for (const layer of input.scopes === null ? settings.defaultLayers : scopeLayers(input.scopes)) {
+  const granted =
+    input.scopes === null ? settings.defaultLayers : scopeLayers(input.scopes, input.appId ?? null);
+  for (const layer of granted) {
     bind(layer, input.scopes !== null);
   }
   for (const layer of input.extra ?? []) bind(layer, false);

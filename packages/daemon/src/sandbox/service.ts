@@ -24,7 +24,10 @@ export interface SandboxStatus {
 }
 
 /** What of a node's row its plan reads: its id, its scope list (JSON text; null = all), its profile. */
-export type NodeSandboxInput = Pick<NodeRow, 'id' | 'scopes' | 'profile' | 'workspace' | 'network'>;
+export type NodeSandboxInput = Pick<
+  NodeRow,
+  'id' | 'scopes' | 'profile' | 'workspace' | 'network' | 'app_id'
+>;
 
 export function sandboxService(deps: {
   home: string;
@@ -40,8 +43,8 @@ export function sandboxService(deps: {
     settings,
 
     /** The plan of a token's own command (`POST /v1/bash`): its files scopes, no worktree. */
-    forToken(scopes: readonly Scope[]): SandboxPlan {
-      return makePlan({ settings, host, svcHome: home, scopes });
+    forToken(scopes: readonly Scope[], appId: string | null): SandboxPlan {
+      return makePlan({ settings, host, svcHome: home, scopes, appId });
     },
 
     /** The plan of every command of node `node`: its scopes (or the defaults), its worktree. */
@@ -58,6 +61,7 @@ export function sandboxService(deps: {
         host,
         svcHome: home,
         scopes: node.scopes === null ? null : (JSON.parse(node.scopes) as Scope[]),
+        appId: node.app_id,
         worktree: worktreePath(home, node.id),
         // A git worktree's repository: its common git directory, as recorded at create.
         extra: worktreeMounts({

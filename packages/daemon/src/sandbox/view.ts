@@ -45,15 +45,16 @@ export function viewAllows(layers: readonly Layer[], real: string, access: 'read
 }
 
 /**
- * The binds a scope list grants: each `svc:files:{read,rw}:user:<dir>` at its own path. The app
- * forms name an app's own space, which grants no host path anywhere in svc (the files routes
- * neither), so they bind nothing.
+ * The binds a scope list grants: each `svc:files:{read,rw}:user:<dir>` at its own path, and each
+ * app form `svc:files:{read,rw}:app:<id>:<dir>` of the caller's own app (SPEC: "host files a run
+ * may mount"); another app's form binds nothing.
  */
-export function scopeLayers(scopes: readonly Scope[]): Layer[] {
+export function scopeLayers(scopes: readonly Scope[], appId: string | null = null): Layer[] {
   const layers: Layer[] = [];
   for (const scope of scopes) {
     const parsed = tryParseScope(scope);
-    if (!parsed.ok || parsed.scope.kind !== 'files' || parsed.scope.owner !== 'user') continue;
+    if (!parsed.ok || parsed.scope.kind !== 'files') continue;
+    if (parsed.scope.owner === 'app' && parsed.scope.appId !== appId) continue;
     layers.push({ path: parsed.scope.dir, kind: parsed.scope.access === 'rw' ? 'rw' : 'ro' });
   }
   return layers;

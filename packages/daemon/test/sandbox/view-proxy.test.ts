@@ -43,7 +43,10 @@ describe('the view', () => {
       ]),
     ).toEqual([{ path: '/a', kind: 'rw' }]);
   });
-  it("binds a scope list's user files scopes only", () => {
+  it("binds a scope list's user files scopes, and its own app's app forms", () => {
+    expect(
+      scopeLayers(['svc:files:rw:app:notes:/x', 'svc:files:read:app:other:/y'], 'notes'),
+    ).toEqual([{ path: '/x', kind: 'rw' }]);
     expect(
       scopeLayers([
         'svc:llm',
