@@ -3,11 +3,12 @@
  *
  * - **bare**: `/bin/sh -c true` spawned and waited for (`child_process.spawn`), nothing else;
  * - **runBash**: the same command through the daemon's `runBash`, unconfined (the owner's);
- * - **a token's sandbox**: the same command through `runBash` in a sandbox of its own (bubblewrap,
- *   descriptors for its binds, its control groups made and removed where the host has them), as
- *   a scoped token's `POST /v1/bash` runs;
- * - **the node's sandbox**: the same command in a node's one sandbox (`sandbox/session.ts`), as
- *   every command of a node after its first runs.
+ * - **a sandbox of its own**: the same command through `runBash` in a sandbox made for it
+ *   (bubblewrap, descriptors for its binds, its control groups made and removed where the host
+ *   has them): the fall-back when a reused sandbox cannot be had;
+ * - **a reused sandbox**: the same command in a node's one sandbox (`sandbox/session.ts`), as
+ *   every command of a node after its first runs, and a scoped token's `POST /v1/bash` after its
+ *   first (`sandbox/token-sessions.ts`).
  *
  * Printed: median and p99 of each, the added latency over bare (target ≤ 5 ms for a node's
  * command), and a node's first command: its sandbox made, then the command (target ≤ 100 ms),
@@ -133,8 +134,8 @@ console.log('| per command | median ms | p99 ms | added to bare (median) ms | ÷
 console.log('|---|---|---|---|---|');
 console.log(row('bare `/bin/sh -c true`', times.bare, times.bare));
 console.log(row('runBash, unconfined (the owner)', times.runBash, times.bare));
-console.log(row("runBash, a token's sandbox per command", times.token, times.bare));
-console.log(row("runBash, in the node's one sandbox", times.node, times.bare));
+console.log(row('runBash, a sandbox of its own per command', times.token, times.bare));
+console.log(row("runBash, in a node's (or token's) reused sandbox", times.node, times.bare));
 console.log('');
 console.log('| first command | median ms | p99 ms | added (median) ms | ÷ bare |');
 console.log('|---|---|---|---|---|');

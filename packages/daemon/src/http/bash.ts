@@ -19,7 +19,9 @@ export function registerBash(app: Routes, ctx: DaemonContext): void {
       return { plan: ctx.sandbox.forNode(row) };
     }
     const scopes = ctx.shares.filesScopes(principal);
-    return scopes === null ? null : { plan: ctx.sandbox.forToken(scopes, principal.appId) };
+    if (scopes === null) return null;
+    const plan = ctx.sandbox.forToken(scopes, principal.appId);
+    return { plan, session: () => ctx.sandbox.tokenSession(principal.tokenId, plan) };
   };
   mount(app, 'bash.run', async (c, { body }) =>
     c.json(await runBash(body, ctx.hardStop, confinementOf(c))),

@@ -11,7 +11,9 @@ import { type NodeRow, networkOf, type Workspace } from '../store/nodes.ts';
 import { removeBase, sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';
+import type { SandboxSession } from './session.ts';
 import type { NetworkPolicy, SandboxSettings } from './settings.ts';
+import { tokenSessions } from './token-sessions.ts';
 
 export interface SandboxStatus {
   mode: 'on' | 'off';
@@ -37,10 +39,16 @@ export function sandboxService(deps: {
   const { home, settings, profiles } = deps;
   // Probed at start even when off: `svc status` then says whether turning it on would work.
   const host: SandboxHost = probeSandbox(home);
+  const tokens = tokenSessions();
 
   return {
     host,
     settings,
+
+    /** The sandbox a token's commands share while it uses it (`./token-sessions.ts`). */
+    tokenSession(tokenId: string, plan: SandboxPlan): Promise<SandboxSession | null> {
+      return tokens.of(tokenId, plan);
+    },
 
     /** The plan of a token's own command (`POST /v1/bash`): its files scopes, no worktree. */
     forToken(scopes: readonly Scope[], appId: string | null): SandboxPlan {
@@ -75,6 +83,7 @@ export function sandboxService(deps: {
 
     /** At the daemon's close: its control groups go (its brokers are gone by then). */
     close(): Promise<void> {
+      tokens.close();
       return host.cgroup === null ? Promise.resolve() : removeBase(host.cgroup);
     },
 

@@ -4,9 +4,10 @@
  * so its broker makes the sandbox once, with a small executor inside (the broker's own Node
  * binary, bound read-only), and each command is then a spawn in there: its own process group,
  * the environment it is given, killed as a group at its timeout or cancel. What a command sees
- * is the same as a sandbox of its own would show, but that `/tmp` lasts the node's life, and a
- * process a command left in a session of its own lives until the node's broker ends (as it did
- * unconfined: the supervisor's mark finds it, and the sandbox's PID namespace ends with it).
+ * is the same as a sandbox of its own would show, but that `/tmp` lasts the sandbox's life, and
+ * a process a command moved to a session of its own (`setsid`) lives until the sandbox ends;
+ * what stays in the command's process group is killed when its shell exits, as a sandbox of its
+ * own would end it.
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -40,10 +41,17 @@ process.stdin.on('data', (d) => {
   }
 });
 process.stdin.on('end', () => process.exit(0));
+// A group is killed until none of it is left: a process forking while the signal goes round
+// (a fork bomb) leaves nothing behind.
+function killGroup(pid) {
+  for (let i = 0; i < 1000; i++) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { return; }
+  }
+}
 function handle(m) {
   if (m.kill !== undefined) {
     const job = jobs.get(m.kill);
-    if (job) try { process.kill(-job.pid, 'SIGKILL'); } catch {}
+    if (job) killGroup(job.pid);
     return;
   }
   let child;
@@ -65,6 +73,8 @@ function handle(m) {
   child.once('error', (e) => finish({ error: String(e && e.message) }));
   child.once('close', (code, signal) => finish({ code, signal }));
   child.once('exit', (code, signal) => {
+    // What the command left running in its group ends with it, as in a sandbox of its own.
+    killGroup(child.pid);
     const late = setTimeout(() => { child.stdout.destroy(); child.stderr.destroy(); finish({ code, signal }); }, 250);
     child.once('close', () => clearTimeout(late));
   });
