@@ -14,7 +14,7 @@ const IDLE_MS = 60_000;
 interface Held {
   key: string;
   session: Promise<SandboxSession | null>;
-  idle: NodeJS.Timeout;
+  idle?: NodeJS.Timeout;
 }
 
 export function tokenSessions() {
@@ -46,7 +46,7 @@ export function tokenSessions() {
       }
       if (entry === undefined) {
         for (const old of [...held.values()].slice(0, Math.max(0, held.size - MAX + 1))) drop(old);
-        const made: Held = { key, session: Promise.resolve(null), idle: setTimeout(() => {}, 0) };
+        const made: Held = { key, session: Promise.resolve(null) };
         made.session = openSession(plan, () => {
           if (held.get(key) === made) drop(made);
         }).catch(() => null);
