@@ -153,9 +153,14 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
     ]);
     n.sleeps = await create('sleeps in bash', [call('bash', { command: 'sleep 120' })]);
     n.doomed = await create('to be cancelled', [call('yield', {}), submit({})]);
-    // Runs until the test says go (a file in its worktree), then writes its text; bounded at 20 s.
+    // Runs until the test says go (a file in its worktree), then writes its text. Bounded at
+    // 9 minutes, not 20 s: the tests before this one's may take longer than that on a loaded
+    // machine, and a node that stopped waiting on its own has nothing live left to show.
     n.writes = await create('writes as you watch', [
-      call('bash', { command: 'for i in $(seq 1 400); do [ -f go ] && break; sleep 0.05; done' }),
+      call('bash', {
+        command: 'for i in $(seq 1 10800); do [ -f go ] && break; sleep 0.05; done',
+        timeout_ms: 590_000,
+      }),
       { text: WRITTEN, tool_calls: [{ name: 'yield', input: {} }] },
     ]);
     await reach(n.tools, 'done');
