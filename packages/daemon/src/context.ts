@@ -1,6 +1,8 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
+
 import type { SseRegistry } from './http/sse.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
+import type { TcpInfo } from './ports.ts';
 import type { SandboxService } from './sandbox/service.ts';
 import type { AttachmentService } from './services/attachments.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
@@ -27,12 +29,6 @@ import type { UploadService } from './services/uploads.ts';
 import type { ViewerService } from './services/viewer.ts';
 import type { Store } from './store/index.ts';
 import type { Supervisor } from './supervisor/supervisor.ts';
-
-export interface TcpInfo {
-  host: string;
-  port: number;
-  base_url: string;
-}
 
 /** What the handlers need from the running daemon. */
 export interface DaemonContext {

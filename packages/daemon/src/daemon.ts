@@ -1,5 +1,5 @@
 import { LOG_LEVELS, resolveHome } from '@svc/protocol/home';
-import type { DaemonContext, TcpInfo } from './context.ts';
+import type { DaemonContext } from './context.ts';
 import { directoryKeys } from './directory/keys.ts';
 import { ApiError, DaemonError } from './errors.ts';
 import { createApp } from './http/app.ts';
@@ -10,6 +10,7 @@ import { createLogger } from './lifecycle/logger.ts';
 import type { ListenerServer } from './listeners/server.ts';
 import { listenTcp, type TcpListener } from './listeners/tcp.ts';
 import { listenUnix } from './listeners/unix.ts';
+import type { TcpInfo } from './ports.ts';
 import { sandboxService } from './sandbox/service.ts';
 import { loadSandboxSettings, type SandboxMode } from './sandbox/settings.ts';
 import { attachmentService } from './services/attachments.ts';

@@ -1,11 +1,11 @@
 import type { DaemonHandle, StartDaemonOptions } from './daemon.ts';
 
-export type { TcpInfo } from './context.ts';
 export type { DaemonHandle, StartDaemonOptions } from './daemon.ts';
 export { ApiError, DaemonError } from './errors.ts';
 export { type LockInfo, readLock } from './lifecycle/lock.ts';
 export { type SpawnDaemonOptions, spawnDaemon } from './lifecycle/spawn.ts';
 export { parseTcpSpec } from './listeners/tcp.ts';
+export type { TcpInfo } from './ports.ts';
 export { DAEMON_VERSION } from './version.ts';
 export { DEFAULT_VIEWER_DIST } from './viewer-dist.ts';
 

@@ -7,7 +7,8 @@ import {
   routes,
 } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
-import type { Principal, TokenService } from '../services/tokens.ts';
+import type { Principal } from '../ports.ts';
+import type { TokenService } from '../services/tokens.ts';
 
 /**
  * The principal a request acts as under `route`'s `auth`: none for a public route, else the

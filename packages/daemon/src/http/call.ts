@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { RouteDef } from '@svc/protocol';
 import type { Logger } from '../lifecycle/logger.ts';
-import type { Principal } from '../services/tokens.ts';
+import type { Principal } from '../ports.ts';
 
 /** An answer's body: JSON text (or other text), bytes (a viewer asset), a stream (SSE), or none. */
 type ReplyBody = string | Uint8Array | ReadableStream<Uint8Array> | null;

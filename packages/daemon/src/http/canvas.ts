@@ -1,6 +1,6 @@
 import { SNAPSHOT_LIMIT_DEFAULT } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
-import type { Principal } from '../services/tokens.ts';
+import type { Principal } from '../ports.ts';
 import type { Call } from './call.ts';
 import { DEFAULT_LIMIT, numericCursor, page } from './node-streams.ts';
 import { mount, type Routes } from './route.ts';

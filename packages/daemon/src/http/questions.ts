@@ -1,5 +1,5 @@
 import type { DaemonContext } from '../context.ts';
-import type { Principal } from '../services/tokens.ts';
+import type { Principal } from '../ports.ts';
 import type { Call } from './call.ts';
 import { mount, type Routes } from './route.ts';
 

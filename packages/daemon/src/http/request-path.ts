@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REQUEST_ID_HEADER, type RouteId } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import type { Principal } from '../services/tokens.ts';
+import type { Principal } from '../ports.ts';
 import { authenticate, matchRoute } from './auth.ts';
 import { Call, type Reply } from './call.ts';
 import { corsHeaders, corsOrigin, preflightResponse } from './cors.ts';

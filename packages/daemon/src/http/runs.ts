@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
+import type { Principal } from '../ports.ts';
 import { screenPatterns } from '../services/pattern-safety.ts';
 import type { Run } from '../services/runs.ts';
-import type { Principal } from '../services/tokens.ts';
 import type { Call } from './call.ts';
 import { madeOnce } from './idempotency.ts';
 import {

@@ -1,6 +1,6 @@
 import { DEFAULT_MEDIA_TYPE, mediaTypeSchema } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
-import type { Principal } from '../services/tokens.ts';
+import type { Principal } from '../ports.ts';
 import type { Call } from './call.ts';
 import { mount, type Routes } from './route.ts';
 

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
-import type { TcpInfo } from '../context.ts';
 import { DaemonError } from '../errors.ts';
 import type { App } from '../http/app.ts';
 import { hostLiteral } from '../http/host-guard.ts';
+import type { TcpInfo } from '../ports.ts';
 import { type ListenerServer, listenerServer } from './server.ts';
 
 export const DEFAULT_TCP_HOST = '127.0.0.1';

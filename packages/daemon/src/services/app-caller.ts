@@ -4,7 +4,7 @@
  * made would outlive its broker, and a node has the files and human tools for its own work.
  */
 import { ApiError } from '../errors.ts';
-import type { Principal } from './tokens.ts';
+import type { Principal } from '../ports.ts';
 
 /** `null` for the owner, else the app's id; a node token is 403 `forbidden`. */
 export function appOf(principal: Principal, route: string): string | null {

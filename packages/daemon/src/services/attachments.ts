@@ -7,11 +7,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ATTACHMENT_TTL_DEFAULT_S, isId } from '@svc/protocol';
-import type { TcpInfo } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import type { Principal, TcpInfo } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { Upload } from '../store/uploads.ts';
-import type { Principal } from './tokens.ts';
 import type { UploadService } from './uploads.ts';
 
 const KEY_NAME = 'attachment_link_hmac';

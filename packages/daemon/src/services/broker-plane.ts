@@ -36,6 +36,7 @@ import {
 import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
+import type { SupervisorHooks } from '../ports.ts';
 import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
 import type { Job } from '../store/jobs.ts';
@@ -47,7 +48,6 @@ import {
   type WaitingOn,
 } from '../store/nodes.ts';
 import type { Turn } from '../store/turns.ts';
-import type { SupervisorHooks } from '../supervisor/supervisor.ts';
 import type { EventLog } from './events.ts';
 import { settleOpenRecords } from './final-records.ts';
 import { type ModelChoice, type ModelService, refusedCredentials } from './models.ts';

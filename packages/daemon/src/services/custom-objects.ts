@@ -15,6 +15,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import {
   type CustomObject,
   type CustomObjectRow,
@@ -27,7 +28,6 @@ import { type EventDto, type EventLog, toEventDto } from './events.ts';
 import { eventSchemas } from './object-schemas.ts';
 import { mintPublishToken, mintSigningSecret } from './object-secrets.ts';
 import { appsReadable, requireScope } from './scopes.ts';
-import type { Principal } from './tokens.ts';
 
 export type RegisterBody = z.output<typeof customObjectRegisterBodySchema>;
 export type RegisterResult = z.output<typeof customObjectRegisterResultSchema>;

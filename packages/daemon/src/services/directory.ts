@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { isFinal, listCovers } from '@svc/protocol';
-import type { TcpInfo } from '../context.ts';
 import type { DirectoryKeys } from '../directory/keys.ts';
 import { ApiError } from '../errors.ts';
+import type { TcpInfo } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { ProfileService } from './profiles.ts';
 

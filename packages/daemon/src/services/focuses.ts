@@ -5,11 +5,11 @@
  * not see answers 404 as if it did not exist.
  */
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import type { Focus, FocusFilter } from '../store/focuses.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeService } from './nodes.ts';
 import { requireScope } from './scopes.ts';
-import type { Principal } from './tokens.ts';
 
 export interface FocusServiceDeps {
   store: Store;

@@ -21,6 +21,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import {
   type HumanRequest,
   type HumanRequestRow,
@@ -37,7 +38,6 @@ import type { MailFrom } from '../store/mail.ts';
 import type { EventLog } from './events.ts';
 import type { NodeService } from './nodes.ts';
 import { compileUsable } from './output-schema.ts';
-import type { Principal } from './tokens.ts';
 
 export type HumanCreateBody = z.output<typeof humanRequestCreateBodySchema>;
 export type HumanRespondBody = z.output<typeof humanRespondBodySchema>;

@@ -5,12 +5,12 @@ import { ModelError, type ModelErrorCode } from '../broker/model-error.ts';
 import { runModelTurn } from '../broker/model-turn.ts';
 import { createLanguageModel, type LanguageModelV4 } from '../broker/providers/index.ts';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import { redactSecrets } from '../redact.ts';
 import { type ModelService, refusedCredentials } from './models.ts';
 import { compileUsable } from './output-schema.ts';
 import { screenPatterns } from './pattern-safety.ts';
 import type { ProfileService } from './profiles.ts';
-import type { Principal } from './tokens.ts';
 
 type LlmBody = z.output<typeof llmBodySchema>;
 export type LlmResponse = z.output<typeof llmResponseSchema>;

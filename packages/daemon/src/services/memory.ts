@@ -22,6 +22,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import {
   type MemoryDocument,
@@ -33,7 +34,6 @@ import {
   toMemorySummary,
 } from '../store/memory.ts';
 import type { EventLog } from './events.ts';
-import type { Principal } from './tokens.ts';
 
 export type MemoryWriteBody = z.output<typeof memoryWriteBodySchema>;
 

@@ -25,6 +25,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { NodeRuntime, Principal } from '../ports.ts';
 import { grantNetwork } from '../sandbox/network-grant.ts';
 import type { Store } from '../store/index.ts';
 import type { Job } from '../store/jobs.ts';
@@ -47,11 +48,10 @@ import type { EventLog } from './events.ts';
 import { interrupted, settleOpenRecords } from './final-records.ts';
 import type { ModelService } from './models.ts';
 import { requireMayMail, requireWithinCeiling, scopeCeiling } from './node-ceiling.ts';
-import { idleRuntime, type NodeRuntime } from './node-runtime.ts';
+import { idleRuntime } from './node-runtime.ts';
 import { compileOutputSchema, compileUsable } from './output-schema.ts';
 import type { ProfileService, ProfileSettings } from './profiles.ts';
 import { appsReadable, checkScopes } from './scopes.ts';
-import type { Principal } from './tokens.ts';
 import { forkWorkspace, resolveWorkspace } from './workspace.ts';
 
 /** The longest delay a Node timer takes (a signed 32-bit count of ms). */

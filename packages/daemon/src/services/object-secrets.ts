@@ -5,8 +5,8 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { PUBLISH_TOKEN_PREFIX, SIGNING_SECRET_PREFIX } from '@svc/protocol';
+import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
-import type { Principal } from './tokens.ts';
 
 // 32 random bytes in unpadded base64url, as the other tokens.
 const PUBLISH_TOKEN = /^svc_pub_[A-Za-z0-9_-]{43}$/;

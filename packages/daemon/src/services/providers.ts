@@ -16,6 +16,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { PluginRow } from '../store/plugins.ts';
 import type { DirectoryService } from './directory.ts';
@@ -28,7 +29,6 @@ import {
   requestIdFrom,
 } from './plugin-call.ts';
 import type { ProfileService } from './profiles.ts';
-import type { Principal } from './tokens.ts';
 
 type CallBody = z.output<typeof providerCallBodySchema>;
 

@@ -10,6 +10,7 @@
 import { newId, type questionAnswerBodySchema, type questionSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import { toHumanRequest } from '../store/human.ts';
 import type { Store } from '../store/index.ts';
 import type { QuestionRow } from '../store/questions.ts';
@@ -18,7 +19,6 @@ import type { EventLog } from './events.ts';
 import type { HumanService } from './human.ts';
 import { requireMayMail } from './node-ceiling.ts';
 import type { NodeService } from './nodes.ts';
-import type { Principal } from './tokens.ts';
 
 export type Question = z.output<typeof questionSchema>;
 export type QuestionAnswerBody = z.output<typeof questionAnswerBodySchema>;

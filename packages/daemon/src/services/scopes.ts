@@ -5,7 +5,7 @@
  */
 import { type Ceiling, listCovers, resolveNodeScopes, tryParseScope } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
-import type { Principal } from './tokens.ts';
+import type { Principal } from '../ports.ts';
 
 /** The canonical list (`null`: none asked, and the creator and grant have none either); or a 4xx. */
 export function checkScopes(

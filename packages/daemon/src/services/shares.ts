@@ -18,11 +18,11 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { Share, ShareRow } from '../store/shares.ts';
 import { appOf, sees } from './app-caller.ts';
 import type { EventLog } from './events.ts';
-import type { Principal } from './tokens.ts';
 
 export type ShareCreateBody = z.output<typeof shareCreateBodySchema>;
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DaemonContext, TcpInfo } from '../context.ts';
+import type { DaemonContext } from '../context.ts';
+import type { TcpInfo } from '../ports.ts';
 
 /**
  * `GET /v1/status` (what is running, where, since when) as JSON text, for the route clients

@@ -2,23 +2,11 @@ import { hash, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isFinal, type NodeState, newId, type Token } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { TokenKind, TokenRow } from '../store/tokens.ts';
 import type { EventLog } from './events.ts';
 import { isPublishSecret, publishPrincipal } from './object-secrets.ts';
-
-/** Who a request acts for, once its bearer is verified. */
-export interface Principal {
-  tokenId: string;
-  /** `publish`: a custom object's publish token; `tokenId` is then the object's id. */
-  kind: TokenKind | 'publish';
-  appId: string | null;
-  /** A node token's node: the only node whose broker routes it may call. */
-  nodeId: string | null;
-  /** `null` = everything (the owner). */
-  scopes: string[] | null;
-  expiresAt: string | null;
-}
 
 export const TOKEN_PREFIXES: Readonly<Record<TokenKind, string>> = {
   owner: 'svc_owner_',

@@ -7,12 +7,9 @@
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, openSync } from 'node:fs';
-import type { brokerLaunchSchema } from '@svc/protocol';
-import type { z } from 'zod';
 import { DaemonError } from '../errors.ts';
+import type { BrokerLaunch } from '../ports.ts';
 import { descendants, type ProcessInfo, signalAll } from './process-tree.ts';
-
-export type BrokerLaunch = z.input<typeof brokerLaunchSchema>;
 
 export interface BrokerExit {
   code: number | null;

@@ -36,20 +36,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { socketPathProblem } from '@svc/protocol/home';
 import type { Logger } from '../lifecycle/logger.ts';
+import type { BrokerLaunch, NodeRuntime, SupervisorHooks } from '../ports.ts';
 import { addGitWorktree } from '../services/git-worktree.ts';
-import type { NodeRuntime } from '../services/node-runtime.ts';
 import type { TokenService } from '../services/tokens.ts';
 import { worktreePath } from '../services/worktrees.ts';
 import { sweepWrites, writeNotesDir } from '../services/write-notes.ts';
 import type { Store } from '../store/index.ts';
 import { type NodeRow, type Workspace, workspaceOf } from '../store/nodes.ts';
 import { brokerBundle } from './broker-bundle.ts';
-import {
-  type BrokerExit,
-  type BrokerLaunch,
-  type BrokerProcess,
-  spawnBroker,
-} from './broker-process.ts';
+import { type BrokerExit, type BrokerProcess, spawnBroker } from './broker-process.ts';
 import { descendants, isAlive, marked, signalAll } from './process-tree.ts';
 import { acceptsConnections } from './socket-probe.ts';
 
@@ -70,28 +65,6 @@ export function parseConcurrency(text: string | undefined, name: string): number
 /** SIGTERM → SIGKILL: with the kill itself, everything is gone well within a second. */
 export const DEFAULT_GRACE_MS = 500;
 const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url));
-
-/** What the supervisor asks of the nodes' record (implemented by the broker plane service). */
-export interface SupervisorHooks {
-  /** The model (with its key) and profile env of `node`'s launch; throws when it cannot run. */
-  launchOf(node: NodeRow): Pick<BrokerLaunch, 'model' | 'env' | 'sandbox'>;
-  /**
-   * The node cannot be launched: a fatal fault, `code` saying what failed (default
-   * `model_not_ready`; `worktree_failed` when git could not make its worktree).
-   */
-  unlaunchable(nodeId: string, error: unknown, code?: string): void;
-  /** Its broker died while it ran (or before claiming it): count it; relaunch or fail. */
-  crashed(nodeId: string, message: string): void;
-  /** The daemon stopped while it ran: relaunch, not counted against the node. */
-  lost(nodeId: string): void;
-  /**
-   * Its broker was stopped on purpose (cancel, interrupt, relaunch): the tool calls it left
-   * pending were cut short, and are settled as such so that no later broker runs them again.
-   */
-  stopped(nodeId: string): void;
-  /** Its broker is gone, however it went: the jobs it ran went with it (and its processes). */
-  ended(nodeId: string): void;
-}
 
 export interface SupervisorOptions {
   /** Brokers running at once; further queued nodes wait. Default 4. */
