@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { RouteDef } from '@svc/protocol';
+import { type Sight, sightOf } from '../access/visibility.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
+import { DEFAULT_LIMIT, page } from './page.ts';
 
 /** An answer's body: JSON text (or other text), bytes (a viewer asset), a stream (SSE), or none. */
 type ReplyBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
@@ -55,8 +57,11 @@ export class Call {
    * daemon made under it (`madeOnce`); null without a key.
    */
   keyClaim: { holder: string; key: string; made: string | null } | null = null;
+  /** A node's tree root (`null` when gone), for a node token's sight of a `tree` route. */
+  rootOf: (nodeId: string) => string | null = () => null;
   readonly #res: ServerResponse;
   #abort: AbortController | undefined;
+  #sight: Sight | undefined;
 
   constructor(
     req: { method: string; path: string; query: string; headers: IncomingHttpHeaders },
@@ -95,6 +100,38 @@ export class Call {
       else res.once('close', gone);
     }
     return this.#abort.signal;
+  }
+
+  /**
+   * What the caller sees under its route's rule (`RouteDef.visibility`), made once per request.
+   * A route that declares no rule has no sight: asking for one is a mistake of the daemon's.
+   */
+  sight(): Sight {
+    if (this.#sight !== undefined) return this.#sight;
+    const rule = this.route?.visibility;
+    if (rule === undefined || this.principal === null) {
+      throw new Error(`route ${this.route?.id ?? this.path} declares no visibility`);
+    }
+    this.#sight = sightOf(rule, this.principal, this.rootOf);
+    return this.#sight;
+  }
+
+  /**
+   * A list route's page (`RouteDef.page`): `rows(limit, after)` reads up to `limit` rows after the
+   * `after` cursor (one more than `?limit` asks, so `has_more` needs no count); the answer is
+   * `{ data, has_more, next_cursor }`, the cursor being the declared field of the last row shown.
+   */
+  page<T extends object>(rows: (limit: number, after: string | undefined) => T[]): Reply {
+    const cursor = this.route?.page?.cursor;
+    if (cursor === undefined)
+      throw new Error(`route ${this.route?.id ?? this.path} declares no page`);
+    const query = this.input.query as { limit?: number; after?: string } | undefined;
+    const limit = query?.limit ?? DEFAULT_LIMIT;
+    return this.json(
+      page(rows(limit + 1, query?.after), limit, (row) =>
+        String((row as Record<string, unknown>)[cursor]),
+      ),
+    );
   }
 
   json(value: unknown, status = 200, headers?: Record<string, string>): Reply {

@@ -2,7 +2,7 @@ import type { DaemonContext } from '../context.ts';
 import type { Principal } from '../ports.ts';
 import type { Call } from './call.ts';
 import { lastEventId } from './events.ts';
-import { DEFAULT_LIMIT, page } from './node-streams.ts';
+import { DEFAULT_LIMIT, page } from './page.ts';
 import { mount, type Routes } from './route.ts';
 import { eventStream, sseHeaders } from './sse.ts';
 import { streamAlive } from './viewer-auth.ts';

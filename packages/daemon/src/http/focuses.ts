@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
 import type { Principal } from '../ports.ts';
 import type { Call } from './call.ts';
-import { DEFAULT_LIMIT, page } from './node-streams.ts';
+import { DEFAULT_LIMIT, page } from './page.ts';
 import { mount, type Routes } from './route.ts';
 
 /** The `focuses` routes (docs/api-v1.md "Focuses"). */

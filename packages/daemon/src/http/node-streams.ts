@@ -13,10 +13,10 @@ import type { EventRow } from '../store/events.ts';
 import type { EventSubjects } from '../store/node-events.ts';
 import type { Call, Reply } from './call.ts';
 import { lastEventId } from './events.ts';
+import { DEFAULT_LIMIT } from './page.ts';
 import { eventStream, sseHeaders } from './sse.ts';
 import { streamAlive } from './viewer-auth.ts';
 
-export const DEFAULT_LIMIT = 50;
 const DEFAULT_WAIT_S = 30;
 
 interface EventsQuery {
@@ -141,23 +141,4 @@ export async function awaitFinal<T extends { state: NodeState }>(
   });
   const value = done ?? read();
   return { final: isFinal(value.state), value };
-}
-
-/** `{data, has_more, next_cursor}` from `limit + 1` rows. */
-export function page<T>(rows: T[], limit: number, cursorOf: (item: T) => string) {
-  const data = rows.slice(0, limit);
-  const hasMore = rows.length > limit;
-  return { data, has_more: hasMore, next_cursor: hasMore ? cursorOf(data.at(-1)!) : null };
-}
-
-/** A numeric cursor (a seq, a row order) from `?after=`; 0 when absent. */
-export function numericCursor(after: string | undefined): number {
-  if (after === undefined) return 0;
-  if (!/^\d{1,15}$/.test(after)) {
-    throw new ApiError('invalid_request', 'after must be the next_cursor of the previous page', {
-      field: 'after',
-      received: after.slice(0, 64),
-    });
-  }
-  return Number(after);
 }

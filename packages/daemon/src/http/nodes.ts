@@ -6,14 +6,8 @@ import { abandonWorktree, closeWorktree } from '../services/worktrees.ts';
 import { type Node, toNode } from '../store/nodes.ts';
 import type { Call } from './call.ts';
 import { madeOnce } from './idempotency.ts';
-import {
-  awaitFinal,
-  DEFAULT_LIMIT,
-  eventsPage,
-  eventsResponse,
-  numericCursor,
-  page,
-} from './node-streams.ts';
+import { awaitFinal, eventsPage, eventsResponse } from './node-streams.ts';
+import { DEFAULT_LIMIT, numericCursor, page } from './page.ts';
 import { mount, type Routes } from './route.ts';
 
 const MAIL_CLAIM_DEFAULT = 50;

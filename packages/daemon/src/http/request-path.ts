@@ -127,6 +127,7 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
       ctx.logger,
       res,
     );
+    c.rootOf = (id) => ctx.store.nodes.get(id)?.root_id ?? null;
 
     const answer = (reply: Reply) => {
       if (bodyUnread(req)) {

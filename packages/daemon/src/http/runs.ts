@@ -4,14 +4,8 @@ import { screenPatterns } from '../services/pattern-safety.ts';
 import type { Run } from '../services/runs.ts';
 import type { Call } from './call.ts';
 import { madeOnce } from './idempotency.ts';
-import {
-  awaitFinal,
-  DEFAULT_LIMIT,
-  eventsPage,
-  eventsResponse,
-  numericCursor,
-  page,
-} from './node-streams.ts';
+import { awaitFinal, eventsPage, eventsResponse } from './node-streams.ts';
+import { DEFAULT_LIMIT, numericCursor, page } from './page.ts';
 import { mount, type Routes } from './route.ts';
 
 /** Every route of protocol's `runsRoutes` (docs/nodes.md "runs"). */

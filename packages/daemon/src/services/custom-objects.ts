@@ -14,6 +14,7 @@ import {
   newId,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import { appsReadable, requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import {
@@ -27,7 +28,6 @@ import type { Store } from '../store/index.ts';
 import { type EventDto, type EventLog, toEventDto } from './events.ts';
 import { eventSchemas } from './object-schemas.ts';
 import { mintPublishToken, mintSigningSecret } from './object-secrets.ts';
-import { appsReadable, requireScope } from './scopes.ts';
 
 export type RegisterBody = z.output<typeof customObjectRegisterBodySchema>;
 export type RegisterResult = z.output<typeof customObjectRegisterResultSchema>;

@@ -4,12 +4,13 @@
  * follows the node's visibility: a caller reads the focus of a node it sees, and a node it does
  * not see answers 404 as if it did not exist.
  */
+
+import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { Focus, FocusFilter } from '../store/focuses.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeService } from './nodes.ts';
-import { requireScope } from './scopes.ts';
 
 export interface FocusServiceDeps {
   store: Store;

@@ -24,6 +24,7 @@ import {
   transition,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import { appsReadable, checkScopes } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { NodeRuntime, Principal } from '../ports.ts';
 import { grantNetwork } from '../sandbox/network-grant.ts';
@@ -51,7 +52,6 @@ import { requireMayMail, requireWithinCeiling, scopeCeiling } from './node-ceili
 import { idleRuntime } from './node-runtime.ts';
 import { compileOutputSchema, compileUsable } from './output-schema.ts';
 import type { ProfileService, ProfileSettings } from './profiles.ts';
-import { appsReadable, checkScopes } from './scopes.ts';
 import { forkWorkspace, resolveWorkspace } from './workspace.ts';
 
 /** The longest delay a Node timer takes (a signed 32-bit count of ms). */

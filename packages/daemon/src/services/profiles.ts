@@ -7,13 +7,13 @@ import {
   type profileSchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import { checkScopes } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { ProfileRow } from '../store/profiles.ts';
 import type { EventLog } from './events.ts';
 import type { ModelChoice } from './models.ts';
-import { checkScopes } from './scopes.ts';
 
 export type Profile = z.output<typeof profileSchema>;
 type EnsureBody = z.output<typeof profileEnsureBodySchema>;

@@ -9,12 +9,12 @@
  */
 import { newId, type questionAnswerBodySchema, type questionSchema } from '@svc/protocol';
 import type { z } from 'zod';
+import { appOf, sees } from '../access/app-caller.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import { toHumanRequest } from '../store/human.ts';
 import type { Store } from '../store/index.ts';
 import type { QuestionRow } from '../store/questions.ts';
-import { appOf, sees } from './app-caller.ts';
 import type { EventLog } from './events.ts';
 import type { HumanService } from './human.ts';
 import { requireMayMail } from './node-ceiling.ts';

@@ -6,17 +6,17 @@
  */
 import { newId, type runSchema } from '@svc/protocol';
 import type { z } from 'zod';
+import { appOf } from '../access/app-caller.ts';
+import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { Mail } from '../store/mail.ts';
 import { type NodeRow, toNode, type Visibility, type WaitingOn } from '../store/nodes.ts';
 import type { RunRow } from '../store/runs.ts';
-import { appOf } from './app-caller.ts';
 import type { EventLog } from './events.ts';
 import { requireMayMail, scopeCeiling } from './node-ceiling.ts';
 import type { CreateBody, NodeService } from './nodes.ts';
-import { requireScope } from './scopes.ts';
 import { type RemovedNode, removeTree } from './tree-removal.ts';
 
 export type Run = z.output<typeof runSchema>;

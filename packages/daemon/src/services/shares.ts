@@ -17,11 +17,11 @@ import {
   tryParseScope,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import { appOf, sees } from '../access/app-caller.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { Share, ShareRow } from '../store/shares.ts';
-import { appOf, sees } from './app-caller.ts';
 import type { EventLog } from './events.ts';
 
 export type ShareCreateBody = z.output<typeof shareCreateBodySchema>;

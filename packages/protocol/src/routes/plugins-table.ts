@@ -27,6 +27,7 @@ export const pluginRoutes = [
     summary: 'List the installed plugins, by name',
     query: listQuerySchema,
     response: listOf(pluginSchema),
+    page: { cursor: 'name' },
   },
   {
     id: 'plugins.retrieve',

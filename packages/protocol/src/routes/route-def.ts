@@ -22,6 +22,36 @@ export type RouteAuth =
   | { kind: 'node' }
   | { kind: 'publish' };
 
+/**
+ * Whose rows a route shows. A row outside the caller's sight answers 404, as if it did not exist,
+ * and a list leaves it out. The daemon turns the rule and the caller into one sight per request
+ * (`c.sight`), so the rule of a route is changed here and nowhere else.
+ * - `own-app`: the owner every row; an app token its app's rows; a node token none.
+ * - `own-app-or-node`: `own-app`, and a node token the rows of its own node.
+ * - `with-owner`: the owner every row; an app, and a node of its runs, the owner's rows and its app's.
+ * - `tree`: the owner every node; an app the trees its app made; a node token its own tree.
+ * - `tree-read`: `tree`, and an app token also the trees of each app it may read
+ *   (`svc:conversations:read:app:<id>`).
+ * - `objects-read`: the owner every object; an app its app's and those of each app it may read
+ *   (`svc:objects:read:app:<id>`); a node token those of its app and of the apps it may read.
+ */
+export type Visibility =
+  | 'own-app'
+  | 'own-app-or-node'
+  | 'with-owner'
+  | 'tree'
+  | 'tree-read'
+  | 'objects-read';
+
+/**
+ * A list route's page: the request path reads `?limit` (default 50) and `?after`, asks the
+ * handler for one row more than the limit, and answers `{ data, has_more, next_cursor }`, the
+ * cursor being the field `cursor` of the page's last row.
+ */
+export interface RoutePage {
+  cursor: string;
+}
+
 export interface RouteDef {
   /** Stable operation id, `<resource>.<action>`; also the OpenAPI `operationId`. */
   id: string;
@@ -42,6 +72,10 @@ export interface RouteDef {
   produces?: string;
   /** When the route answers 204 with no body, why (a stream with nothing left to send). */
   noContent?: string;
+  /** Whose rows it shows; absent on routes that show no one's rows (or only the owner's). */
+  visibility?: Visibility;
+  /** A list route: its pagination, done by the request path. */
+  page?: RoutePage;
   /** Codes the handler answers beyond those the route's auth and parts imply (OpenAPI lists them). */
   errors?: readonly ErrorCode[];
 }
