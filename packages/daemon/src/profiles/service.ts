@@ -8,12 +8,12 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { ModelChoice } from '../models/service.ts';
 import type { Principal } from '../ports.ts';
+import type { EventLog } from '../services/events.ts';
+import { checkScopes } from '../services/scopes.ts';
 import type { Store } from '../store/index.ts';
-import type { ProfileRow } from '../store/profiles.ts';
-import type { EventLog } from './events.ts';
-import type { ModelChoice } from './models.ts';
-import { checkScopes } from './scopes.ts';
+import type { ProfileRow } from './store.ts';
 
 export type Profile = z.output<typeof profileSchema>;
 type EnsureBody = z.output<typeof profileEnsureBodySchema>;
