@@ -1,3 +1,4 @@
+import { registerConnectRoutes } from '../connect/routes.ts';
 import type { DaemonContext } from '../context.ts';
 import { registerLlmRoutes } from '../llm/routes.ts';
 import { registerModelRoutes } from '../models/routes.ts';
@@ -6,7 +7,6 @@ import { registerProviderRoutes } from '../providers/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerCanvas } from './canvas.ts';
-import { registerConnect } from './connect.ts';
 import { registerCrons } from './crons.ts';
 import { registerCustomObjects } from './custom-objects.ts';
 import { registerDirectory } from './directory.ts';
@@ -47,7 +47,7 @@ export function createApp(ctx: DaemonContext): App {
   registerGrant(app);
   registerOpenApi(app, ctx);
   registerEvents(app, ctx);
-  registerConnect(app, ctx);
+  registerConnectRoutes(app, ctx);
   registerTokens(app, ctx);
   registerShutdown(app, ctx);
   registerBash(app, ctx);
