@@ -21,10 +21,11 @@
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { ModelError } from '../model-access/model-error.ts';
+import { runModelTurn, toolResultsMessage } from '../model-access/model-turn.ts';
+import type { LanguageModelV4 } from '../model-access/providers/index.ts';
 import { redactSecrets } from '../redact.ts';
 import type { LoopExit } from './loop-exit.ts';
-import { ModelError } from './model-error.ts';
-import { runModelTurn, toolResultsMessage } from './model-turn.ts';
 import type {
   BrokerPort,
   Directive,
@@ -34,7 +35,6 @@ import type {
   Turn,
   TurnRecord,
 } from './port.ts';
-import type { LanguageModelV4 } from './providers/index.ts';
 import { warmSandbox } from './tools/bash.ts';
 import {
   type BrokerTool,

@@ -15,12 +15,12 @@
  */
 import { brokerLaunchSchema } from '@svc/protocol';
 import { z } from 'zod';
+import { createLanguageModel, type ScriptedTurn } from '../model-access/providers/index.ts';
 import { BROKER_TAG_ENV, brokerTag } from '../supervisor/broker-tag.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { createHttpBrokerPort } from './http-port.ts';
 import type { LoopExit } from './loop-exit.ts';
 import type { BrokerPort } from './port.ts';
-import { createLanguageModel, type ScriptedTurn } from './providers/index.ts';
 import { createViewerSocket } from './viewer-socket.ts';
 
 const EXIT_BAD_LAUNCH = 2;

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Listener } from './listener.ts';
 
 /**
@@ -40,6 +41,14 @@ export function allowedHosts(listener: { host: string; port: number }): string[]
 /** An IP literal as it appears in a URL authority: IPv6 in brackets (RFC 3986 §3.2.2). */
 export function hostLiteral(host: string): string {
   return host.includes(':') ? `[${host}]` : host.toLowerCase();
+}
+
+/** `host` if it is an IP literal or `localhost`; else a `TypeError` naming it. */
+export function checkHost(host: string): string {
+  if (host === 'localhost' || isIP(host) !== 0) return host;
+  throw new TypeError(
+    `tcp host must be an IP address or localhost; received ${JSON.stringify(host)}`,
+  );
 }
 
 /**

@@ -3,9 +3,9 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorEnvelope } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
-import type { App } from '../http/app.ts';
 import { BODY_FAULT } from '../http/input.ts';
 import type { Listener } from '../http/listener.ts';
+import type { RequestPath } from '../http/request-path.ts';
 
 /** An HTTP server for one listener, counting requests in flight so a shutdown can drain them. */
 export interface ListenerServer {
@@ -14,7 +14,12 @@ export interface ListenerServer {
   close(graceMs: number): Promise<void>;
 }
 
-export function listenerServer(app: App, listener: Listener): ListenerServer {
+/** What a listener serves: the daemon's request path (`createApp`'s `App` is one). */
+export interface Served {
+  readonly serve: RequestPath;
+}
+
+export function listenerServer(app: Served, listener: Listener): ListenerServer {
   // A socket client may send no Host (HTTP/1.1 over AF_UNIX); the request path decides.
   let inFlight = 0;
   let idle: (() => void) | null = null;

@@ -1,9 +1,8 @@
 import { isIP } from 'node:net';
 import { DaemonError } from '../errors.ts';
-import type { App } from '../http/app.ts';
-import { hostLiteral } from '../http/host-guard.ts';
+import { checkHost, hostLiteral } from '../http/host-guard.ts';
 import type { TcpInfo } from '../ports.ts';
-import { type ListenerServer, listenerServer } from './server.ts';
+import { type ListenerServer, listenerServer, type Served } from './server.ts';
 
 export const DEFAULT_TCP_HOST = '127.0.0.1';
 
@@ -16,7 +15,7 @@ export interface TcpListener extends ListenerServer {
  * would need a DNS lookup, and the Host allow-list is built from it.
  */
 export async function listenTcp(
-  app: App,
+  app: Served,
   opts: { host?: string | undefined; port?: number | undefined },
 ): Promise<TcpListener> {
   const host = checkHost(opts.host ?? DEFAULT_TCP_HOST);
@@ -74,12 +73,4 @@ export function parseTcpSpec(spec: string): { host?: string; port: number } {
   }
   const host = match[1]?.replace(/^\[(.*)\]$/, '$1');
   return host === undefined ? { port } : { host, port };
-}
-
-/** `host` if it is an IP literal or `localhost`; else a `TypeError` naming it. */
-export function checkHost(host: string): string {
-  if (host === 'localhost' || isIP(host) !== 0) return host;
-  throw new TypeError(
-    `tcp host must be an IP address or localhost; received ${JSON.stringify(host)}`,
-  );
 }

@@ -1,6 +1,5 @@
 import { chmodSync, rmSync } from 'node:fs';
-import type { App } from '../http/app.ts';
-import { type ListenerServer, listenerServer } from './server.ts';
+import { type ListenerServer, listenerServer, type Served } from './server.ts';
 
 /**
  * The always-on unix socket, mode 0600. A socket file left by a killed daemon is removed first
@@ -8,7 +7,7 @@ import { type ListenerServer, listenerServer } from './server.ts';
  * narrowed around bind(2) so the socket is never reachable by others, not even for the instant
  * before the chmod.
  */
-export async function listenUnix(app: App, socketPath: string): Promise<ListenerServer> {
+export async function listenUnix(app: Served, socketPath: string): Promise<ListenerServer> {
   rmSync(socketPath, { force: true });
   const listener = listenerServer(app, { kind: 'unix' });
   const previous = process.umask(0o177);

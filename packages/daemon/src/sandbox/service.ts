@@ -4,8 +4,8 @@
  * command it runs (its broker's `bash` tool, or its token on `POST /v1/bash`).
  */
 import type { Scope } from '@svc/protocol';
+import type { ProfileService } from '../profiles/service.ts';
 import { worktreeMounts } from '../services/git-worktree.ts';
-import type { ProfileService } from '../services/profiles.ts';
 import { worktreePath } from '../services/worktrees.ts';
 import { type NodeRow, networkOf, type Workspace } from '../store/nodes.ts';
 import { removeBase, sweepGroups } from './cgroup.ts';

@@ -36,7 +36,9 @@ import {
 import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
+import { type ModelChoice, type ModelService, refusedCredentials } from '../models/service.ts';
 import type { SupervisorHooks } from '../ports.ts';
+import type { ProfileService } from '../profiles/service.ts';
 import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
 import type { Job } from '../store/jobs.ts';
@@ -50,10 +52,8 @@ import {
 import type { Turn } from '../store/turns.ts';
 import type { EventLog } from './events.ts';
 import { settleOpenRecords } from './final-records.ts';
-import { type ModelChoice, type ModelService, refusedCredentials } from './models.ts';
 import type { NodeService } from './nodes.ts';
 import { offeredPlugins } from './plugins.ts';
-import type { ProfileService } from './profiles.ts';
 import { waitUntil } from './wait-until.ts';
 
 export type Directive = z.output<typeof directiveSchema>;

@@ -12,8 +12,8 @@ import { isFinal, listCovers } from '@svc/protocol';
 import type { DirectoryKeys } from '../directory/keys.ts';
 import { ApiError } from '../errors.ts';
 import type { TcpInfo } from '../ports.ts';
+import type { ProfileService } from '../profiles/service.ts';
 import type { Store } from '../store/index.ts';
-import type { ProfileService } from './profiles.ts';
 
 /** DESIGN §5: `exp` at most 5 min after issue. */
 const TOKEN_SECONDS = 300;

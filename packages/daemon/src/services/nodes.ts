@@ -26,7 +26,9 @@ import {
 import type { z } from 'zod';
 import { appsReadable, checkScopes } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
+import type { ModelService } from '../models/service.ts';
 import type { NodeRuntime, Principal } from '../ports.ts';
+import type { ProfileService, ProfileSettings } from '../profiles/service.ts';
 import { grantNetwork } from '../sandbox/network-grant.ts';
 import type { Store } from '../store/index.ts';
 import type { Job } from '../store/jobs.ts';
@@ -47,11 +49,9 @@ import {
 } from '../store/nodes.ts';
 import type { EventLog } from './events.ts';
 import { interrupted, settleOpenRecords } from './final-records.ts';
-import type { ModelService } from './models.ts';
 import { requireMayMail, requireWithinCeiling, scopeCeiling } from './node-ceiling.ts';
 import { idleRuntime } from './node-runtime.ts';
 import { compileOutputSchema, compileUsable } from './output-schema.ts';
-import type { ProfileService, ProfileSettings } from './profiles.ts';
 import { forkWorkspace, resolveWorkspace } from './workspace.ts';
 
 /** The longest delay a Node timer takes (a signed 32-bit count of ms). */

@@ -1,3 +1,5 @@
+import { modelStore } from '../models/store.ts';
+import { profileStore } from '../profiles/store.ts';
 import { brokerStore } from './brokers.ts';
 import { canvasStore } from './canvas.ts';
 import { cronStore } from './crons.ts';
@@ -10,11 +12,9 @@ import { idempotencyStore } from './idempotency.ts';
 import { jobStore } from './jobs.ts';
 import { mailStore } from './mail.ts';
 import { memoryStore } from './memory.ts';
-import { modelStore } from './models.ts';
 import { nodeEventStore } from './node-events.ts';
 import { nodeStore } from './nodes.ts';
 import { pluginStore } from './plugins.ts';
-import { profileStore } from './profiles.ts';
 import { questionStore } from './questions.ts';
 import { reportStore } from './reports.ts';
 import { runStore } from './runs.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAgentLoop } from '../../src/broker/agent-loop.ts';
-import { createLanguageModel } from '../../src/broker/providers/index.ts';
+import { createLanguageModel } from '../../src/model-access/providers/index.ts';
 import { startFakeAnthropic } from './fixtures/fake-anthropic.ts';
 import type { FakeProvider } from './fixtures/fake-provider.ts';
 import { MemoryDaemon } from './memory-daemon.ts';

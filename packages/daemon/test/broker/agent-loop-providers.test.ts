@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAgentLoop } from '../../src/broker/agent-loop.ts';
-import { createLanguageModel, type ModelConfig } from '../../src/broker/providers/index.ts';
+import { createLanguageModel, type ModelConfig } from '../../src/model-access/providers/index.ts';
 import { TOOLS_ALWAYS, TOOLS_OF_ACT } from '../tool-names.ts';
 import { startFakeAnthropic } from './fixtures/fake-anthropic.ts';
 import { startFakeOpenAI } from './fixtures/fake-openai.ts';

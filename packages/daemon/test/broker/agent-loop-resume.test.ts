@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgentLoop } from '../../src/broker/agent-loop.ts';
 import type { BrokerPort, TurnRecord } from '../../src/broker/port.ts';
-import { createLanguageModel } from '../../src/broker/providers/index.ts';
+import { createLanguageModel } from '../../src/model-access/providers/index.ts';
 import { marked } from '../../src/supervisor/process-tree.ts';
 import { startFakeAnthropic } from './fixtures/fake-anthropic.ts';
 import type { FakeProvider } from './fixtures/fake-provider.ts';

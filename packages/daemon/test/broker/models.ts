@@ -3,7 +3,7 @@ import {
   createLanguageModel,
   type LanguageModelV4,
   type ScriptedTurn,
-} from '../../src/broker/providers/index.ts';
+} from '../../src/model-access/providers/index.ts';
 
 type CallOptions = Parameters<LanguageModelV4['doStream']>[0];
 

@@ -9,6 +9,7 @@
  */
 import { type BrokerPlugin, pluginToolName } from '@svc/protocol';
 import type { JSONSchema7 } from 'ai';
+import type { ToolSpec } from '../../model-access/model-turn.ts';
 import {
   CALL_TIMEOUT_MS,
   callPluginCommand,
@@ -16,7 +17,6 @@ import {
   requestIdFrom,
   type StreamEnd,
 } from '../../services/plugin-call.ts';
-import type { ToolSpec } from '../model-turn.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
 
 /** A tool the loop can offer and run: a built-in, or a plugin command. */

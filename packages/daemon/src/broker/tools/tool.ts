@@ -7,9 +7,9 @@
 import { BUILTIN_TOOLS, type BuiltinToolName } from '@svc/protocol';
 import type { JSONSchema7 } from 'ai';
 import { z } from 'zod';
+import type { ToolSpec } from '../../model-access/model-turn.ts';
 import type { SandboxPlan } from '../../sandbox/plan.ts';
 import type { LoopExit } from '../loop-exit.ts';
-import type { ToolSpec } from '../model-turn.ts';
 import type { BrokerNode, BrokerPort } from '../port.ts';
 
 export interface ToolContext {

@@ -8,17 +8,17 @@ import type {
   modelRefSchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
-import type { ModelErrorCode } from '../broker/model-error.ts';
+import { ApiError } from '../errors.ts';
+import type { ModelErrorCode } from '../model-access/model-error.ts';
 import {
   type ModelConfig,
   PROVIDERS,
   type ProviderId,
   type ScriptedTurn,
-} from '../broker/providers/index.ts';
-import { ApiError } from '../errors.ts';
+} from '../model-access/providers/index.ts';
+import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
-import type { CredentialProvider, CredentialRow } from '../store/models.ts';
-import type { EventLog } from './events.ts';
+import type { CredentialProvider, CredentialRow } from './store.ts';
 
 export type ModelCredential = z.output<typeof modelCredentialSchema>;
 export type ModelConfigDto = z.output<typeof modelConfigSchema>;

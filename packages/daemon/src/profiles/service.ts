@@ -9,11 +9,11 @@ import {
 import type { z } from 'zod';
 import { checkScopes } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
+import type { ModelChoice } from '../models/service.ts';
 import type { Principal } from '../ports.ts';
+import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
-import type { ProfileRow } from '../store/profiles.ts';
-import type { EventLog } from './events.ts';
-import type { ModelChoice } from './models.ts';
+import type { ProfileRow } from './store.ts';
 
 export type Profile = z.output<typeof profileSchema>;
 type EnsureBody = z.output<typeof profileEnsureBodySchema>;

@@ -5,12 +5,12 @@
  */
 import { generateText, type ModelMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ModelError } from '../../src/broker/model-error.ts';
-import { runModelTurn, toolResultsMessage } from '../../src/broker/model-turn.ts';
-import { createLanguageModel, type ModelConfig } from '../../src/broker/providers/index.ts';
-import { startFakeAnthropic } from './fixtures/fake-anthropic.ts';
-import { startFakeOpenAI } from './fixtures/fake-openai.ts';
-import type { FakeProvider } from './fixtures/fake-provider.ts';
+import { ModelError } from '../../src/model-access/model-error.ts';
+import { runModelTurn, toolResultsMessage } from '../../src/model-access/model-turn.ts';
+import { createLanguageModel, type ModelConfig } from '../../src/model-access/providers/index.ts';
+import { startFakeAnthropic } from '../broker/fixtures/fake-anthropic.ts';
+import { startFakeOpenAI } from '../broker/fixtures/fake-openai.ts';
+import type { FakeProvider } from '../broker/fixtures/fake-provider.ts';
 
 const WEATHER_TOOL = {
   get_weather: {

@@ -1,16 +1,16 @@
 import type { llmBodySchema, llmResponseSchema } from '@svc/protocol';
 import { defaultSettingsMiddleware, type ModelMessage, wrapLanguageModel } from 'ai';
 import type { z } from 'zod';
-import { ModelError, type ModelErrorCode } from '../broker/model-error.ts';
-import { runModelTurn } from '../broker/model-turn.ts';
-import { createLanguageModel, type LanguageModelV4 } from '../broker/providers/index.ts';
 import { ApiError } from '../errors.ts';
+import { ModelError, type ModelErrorCode } from '../model-access/model-error.ts';
+import { runModelTurn } from '../model-access/model-turn.ts';
+import { createLanguageModel, type LanguageModelV4 } from '../model-access/providers/index.ts';
+import { type ModelService, refusedCredentials } from '../models/service.ts';
 import type { Principal } from '../ports.ts';
+import type { ProfileService } from '../profiles/service.ts';
 import { redactSecrets } from '../redact.ts';
-import { type ModelService, refusedCredentials } from './models.ts';
-import { compileUsable } from './output-schema.ts';
-import { screenPatterns } from './pattern-safety.ts';
-import type { ProfileService } from './profiles.ts';
+import { compileUsable } from '../services/output-schema.ts';
+import { screenPatterns } from '../services/pattern-safety.ts';
 
 type LlmBody = z.output<typeof llmBodySchema>;
 export type LlmResponse = z.output<typeof llmResponseSchema>;

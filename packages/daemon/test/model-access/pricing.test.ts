@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costUsd } from '../../src/broker/pricing.ts';
+import { costUsd } from '../../src/model-access/pricing.ts';
 
 const MILLION = { input_tokens: 1_000_000, output_tokens: 1_000_000 };
 

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseScopeList, ScopeError } from '@svc/protocol';
-import type { DaemonContext } from '../context.ts';
 import { ApiError, DaemonError } from '../errors.ts';
-import { checkHost } from '../listeners/tcp.ts';
+import { checkHost } from '../http/host-guard.ts';
+import type { TcpInfo } from '../ports.ts';
+import type { TokenService } from '../services/tokens.ts';
 
 export interface ConnectInput {
   app_id?: string | undefined;
@@ -17,7 +18,13 @@ export interface ConnectInput {
  * bearer — the owner token, or with `app_id` a new app token whose scope list is its ceiling.
  * Every check runs before anything changes.
  */
-export async function connect(ctx: DaemonContext, input: ConnectInput) {
+export interface ConnectDeps {
+  tokens: Pick<TokenService, 'ensureOwner' | 'mintApp'>;
+  ownerTokenFile: string;
+  enableTcp(opts: { host?: string | undefined; port?: number | undefined }): Promise<TcpInfo>;
+}
+
+export async function connect(ctx: ConnectDeps, input: ConnectInput) {
   if (input.app_id === undefined) {
     for (const field of ['scopes', 'expires_in_s'] as const) {
       if (input[field] !== undefined) {

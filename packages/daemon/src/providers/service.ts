@@ -17,18 +17,18 @@ import {
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { Store } from '../store/index.ts';
-import type { PluginRow } from '../store/plugins.ts';
-import type { DirectoryService } from './directory.ts';
-import { scopeCeiling } from './node-ceiling.ts';
+import type { ProfileService } from '../profiles/service.ts';
+import type { DirectoryService } from '../services/directory.ts';
+import { scopeCeiling } from '../services/node-ceiling.ts';
 import {
   CALL_TIMEOUT_MS,
   callPluginCommand,
   MAX_ANSWER_BYTES,
   type PluginAnswer,
   requestIdFrom,
-} from './plugin-call.ts';
-import type { ProfileService } from './profiles.ts';
+} from '../services/plugin-call.ts';
+import type { Store } from '../store/index.ts';
+import type { PluginRow } from '../store/plugins.ts';
 
 type CallBody = z.output<typeof providerCallBodySchema>;
 

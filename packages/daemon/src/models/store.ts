@@ -1,4 +1,4 @@
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export type CredentialProvider = 'anthropic' | 'openai' | 'openai-compatible';
 

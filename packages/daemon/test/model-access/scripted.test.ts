@@ -4,13 +4,13 @@
  */
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../../src/broker/model-error.ts';
-import { runModelTurn, toolResultsMessage } from '../../src/broker/model-turn.ts';
+import { ModelError } from '../../src/model-access/model-error.ts';
+import { runModelTurn, toolResultsMessage } from '../../src/model-access/model-turn.ts';
 import {
   createLanguageModel,
   PROVIDERS,
   type ScriptedTurn,
-} from '../../src/broker/providers/index.ts';
+} from '../../src/model-access/providers/index.ts';
 
 const SCRIPT: ScriptedTurn[] = [
   {

@@ -1,17 +1,21 @@
-import type { DaemonContext } from '../context.ts';
-import { mount, type Routes } from './route.ts';
+import { mount, type Routes } from '../http/route.ts';
+import type { ProfileService } from './service.ts';
 
 const DEFAULT_LIMIT = 50;
 
-export function registerProfiles(app: Routes, ctx: DaemonContext): void {
+export interface ProfileRouteDeps {
+  profiles: ProfileService;
+}
+
+export function registerProfileRoutes(app: Routes, deps: ProfileRouteDeps): void {
   mount(app, 'profiles.ensure', (c, { params, body }) =>
-    c.json(ctx.profiles.ensure(params.name, body, c.principal!)),
+    c.json(deps.profiles.ensure(params.name, body, c.principal!)),
   );
   mount(app, 'profiles.retrieve', (c, { params }) =>
-    c.json(ctx.profiles.retrieve(params.name, c.principal!)),
+    c.json(deps.profiles.retrieve(params.name, c.principal!)),
   );
   mount(app, 'profiles.list', (c, { query }) => {
-    const { data, hasMore } = ctx.profiles.list(
+    const { data, hasMore } = deps.profiles.list(
       query.after ?? '',
       query.limit ?? DEFAULT_LIMIT,
       c.principal!,
@@ -24,9 +28,9 @@ export function registerProfiles(app: Routes, ctx: DaemonContext): void {
   });
   // The value goes in and never comes back: the answer is the profile, env names only.
   mount(app, 'profiles.env.set', (c, { params, body }) =>
-    c.json(ctx.profiles.setEnv(params.name, params.var, body.value)),
+    c.json(deps.profiles.setEnv(params.name, params.var, body.value)),
   );
   mount(app, 'profiles.env.delete', (c, { params }) =>
-    c.json(ctx.profiles.deleteEnv(params.name, params.var)),
+    c.json(deps.profiles.deleteEnv(params.name, params.var)),
   );
 }

@@ -1,0 +1,65 @@
+import type { SandboxService } from '../../sandbox/service.ts';
+import { brokerPlane } from '../../services/broker-plane.ts';
+import { createSupervisor, parseConcurrency } from '../../supervisor/supervisor.ts';
+import type { Logger } from '../logger.ts';
+import { definePart } from './part.ts';
+import type { Resources } from './resources.ts';
+
+export interface BrokerOptions {
+  concurrency?: number | undefined;
+  relaunchBudget?: number | undefined;
+  entry?: string | undefined;
+}
+
+/**
+ * The brokers: the plane that records what they do and the supervisor that runs them. Started
+ * once the listeners are up (a broker calls the daemon back); closed by killing them, not
+ * draining: their nodes stay running and the next start relaunches them from what is recorded.
+ */
+export function supervisorPart(opts: {
+  home: string;
+  socketPath: string;
+  resources: Pick<Resources, 'store' | 'events' | 'nodes' | 'models' | 'profiles' | 'tokens'>;
+  sandbox: SandboxService;
+  logger: Logger;
+  brokers?: BrokerOptions | undefined;
+}) {
+  const { store, events, nodes, models, profiles, tokens } = opts.resources;
+  const { sandbox } = opts;
+  const brokers = brokerPlane({
+    store,
+    events,
+    nodes,
+    models,
+    profiles,
+    sandbox,
+    ...(opts.brokers?.relaunchBudget !== undefined && {
+      relaunchBudget: opts.brokers.relaunchBudget,
+    }),
+  });
+  const concurrency =
+    opts.brokers?.concurrency ?? parseConcurrency(process.env.SVC_BROKERS, 'SVC_BROKERS');
+  const supervisor = createSupervisor(
+    {
+      home: opts.home,
+      socketPath: opts.socketPath,
+      store,
+      tokens,
+      logger: opts.logger,
+      hooks: brokers.hooks,
+      brokerGone: (pid) => sandbox.brokerGone(pid),
+    },
+    {
+      ...(concurrency !== undefined && { concurrency }),
+      ...(opts.brokers?.entry !== undefined && { entry: opts.brokers.entry }),
+    },
+  );
+  nodes.useRuntime(supervisor);
+  return definePart({
+    name: 'supervisor',
+    brokers,
+    supervisor,
+    start: () => supervisor.start(),
+    close: () => supervisor.close(),
+  });
+}
