@@ -1,4 +1,5 @@
 import { LOG_LEVELS, resolveHome } from '@svc/protocol/home';
+import { createClock } from './clock/clock.ts';
 import type { DaemonContext } from './context.ts';
 import { directoryKeys } from './directory/keys.ts';
 import { ApiError, DaemonError } from './errors.ts';
@@ -131,14 +132,18 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       removeWorktrees(paths.home, logger, ids),
     );
     const crons = cronService({ store, events, nodes });
-    const scheduler = cronScheduler(crons, logger);
-    cleanups.unshift(() => scheduler.close());
     const human = humanService({ store, events, nodes });
-    const expiry = humanExpiry(human, logger);
-    cleanups.unshift(() => expiry.close());
     const customObjects = customObjectService({ store, events, policy: opts.objects });
     const dispatcher = objectDispatcher(customObjects, logger, `svc/${DAEMON_VERSION}`);
     cleanups.unshift(() => dispatcher.close());
+    // One timer for every due time; started below once the supervisor takes nodes.
+    const clock = createClock({
+      onError: (work, error) => logger.error({ err: error, work }, 'clock tick threw'),
+    });
+    cleanups.unshift(() => clock.close());
+    clock.add('crons', cronScheduler(crons, logger));
+    clock.add('human-expiry', humanExpiry(human, logger));
+    clock.add('object-deliveries', dispatcher);
     const questions = questionService({ store, events, human, nodes });
     const uploads = uploadService({ store, events, home: paths.home });
     const sandbox = sandboxService({
@@ -228,8 +233,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
         }
         sse.closeAll();
         // No fire once stopping began: its node would queue for a supervisor going away.
-        scheduler.close();
-        expiry.close();
+        clock.close();
         dispatcher.close();
         // Brokers are killed, not drained: their nodes stay running and the next start
         // relaunches them from what is recorded.
@@ -306,12 +310,10 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     sweepWrites(writeNotesDir(paths.home), () => true);
     unix = await listenUnix(app, paths.socket);
     supervisor.start();
-    // After the supervisor: the nodes of fires missed while the daemon was down queue for it.
-    scheduler.start();
-    // Likewise: requests that expired while the daemon was down wake their nodes.
-    expiry.start();
-    // Deliveries due (or left in flight) while the daemon was down go out now.
-    dispatcher.start();
+    // After the supervisor: the nodes of fires missed while the daemon was down queue for it,
+    // requests that expired meanwhile wake their nodes, and deliveries due (or left in flight)
+    // go out now.
+    clock.start();
     if (opts.tcp) await enableTcp(opts.tcp);
     events.record('daemon.started', null, { pid: process.pid, version: DAEMON_VERSION });
     logger.info(

@@ -1,16 +1,17 @@
 /**
- * The human requests' clock: a `soonestTimer` on the soonest `expires_at`. Reads and actions
- * expire what is due on their own; this timer is for the request nobody reads, whose node waits
- * for it.
+ * The human requests' due-time work on the clock: due at the soonest `expires_at`. Reads and
+ * actions expire what is due on their own; this work is for the request nobody reads, whose node
+ * waits for it.
  */
+import type { DueWork } from '../clock/clock.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { HumanService } from './human.ts';
-import { soonestTimer } from './soonest-timer.ts';
 
-export function humanExpiry(human: HumanService, logger: Logger) {
-  return soonestTimer(
-    { soonest: () => human.soonestExpiry(), onChange: (listener) => human.onChange(listener) },
-    () => {
+export function humanExpiry(human: HumanService, logger: Logger): DueWork {
+  return {
+    soonest: () => human.soonestExpiry(),
+    onChange: (listener) => human.onChange(listener),
+    tick() {
       try {
         human.expireDue();
         return false;
@@ -19,5 +20,5 @@ export function humanExpiry(human: HumanService, logger: Logger) {
         return true;
       }
     },
-  );
+  };
 }
