@@ -1,5 +1,6 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
 
+import type { CronService } from './crons/service.ts';
 import type { SseRegistry } from './http/sse.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
 import type { TcpInfo } from './ports.ts';
@@ -8,7 +9,6 @@ import type { AttachmentService } from './services/attachments.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
 import type { CanvasService } from './services/canvas.ts';
 import type { CanvasHistoryService } from './services/canvas-history.ts';
-import type { CronService } from './services/crons.ts';
 import type { CustomObjectService } from './services/custom-objects.ts';
 import type { DirectoryService } from './services/directory.ts';
 import type { EventLog } from './services/events.ts';

@@ -1,6 +1,8 @@
 import { LOG_LEVELS, resolveHome } from '@svc/protocol/home';
 import { createClock } from './clock/clock.ts';
 import type { DaemonContext } from './context.ts';
+import { cronScheduler } from './crons/scheduler.ts';
+import { cronService } from './crons/service.ts';
 import { directoryKeys } from './directory/keys.ts';
 import { ApiError, DaemonError } from './errors.ts';
 import { createApp } from './http/app.ts';
@@ -18,8 +20,6 @@ import { attachmentService } from './services/attachments.ts';
 import { brokerPlane } from './services/broker-plane.ts';
 import { canvasService } from './services/canvas.ts';
 import { canvasHistoryService } from './services/canvas-history.ts';
-import { cronScheduler } from './services/cron-scheduler.ts';
-import { cronService } from './services/crons.ts';
 import { customObjectService, type DeliveryPolicy } from './services/custom-objects.ts';
 import { directoryService } from './services/directory.ts';
 import { eventLog } from './services/events.ts';

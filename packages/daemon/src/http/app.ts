@@ -1,9 +1,9 @@
 import type { DaemonContext } from '../context.ts';
+import { registerCrons } from '../crons/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerCanvas } from './canvas.ts';
 import { registerConnect } from './connect.ts';
-import { registerCrons } from './crons.ts';
 import { registerCustomObjects } from './custom-objects.ts';
 import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';

@@ -19,13 +19,13 @@ import {
   TASK_SUMMARY_MAX,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import type { CronService } from '../crons/service.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
 import type { BrokerRow } from '../store/brokers.ts';
 import type { Store } from '../store/index.ts';
 import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
-import type { CronService } from './crons.ts';
 import type { EventLog } from './events.ts';
 import type { NodeService } from './nodes.ts';
 import { type RemovedNode, removeTree, removeWorktrees } from './tree-removal.ts';

@@ -1,6 +1,6 @@
+import { cronStore } from '../crons/store.ts';
 import { brokerStore } from './brokers.ts';
 import { canvasStore } from './canvas.ts';
-import { cronStore } from './crons.ts';
 import { customObjectStore } from './custom-objects.ts';
 import { openDb } from './db.ts';
 import { eventStore } from './events.ts';

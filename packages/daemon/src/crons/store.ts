@@ -4,7 +4,7 @@
  */
 import type { cronSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export type Cron = z.output<typeof cronSchema>;
 

@@ -5,7 +5,7 @@
  */
 import type { DueWork } from '../clock/clock.ts';
 import type { Logger } from '../lifecycle/logger.ts';
-import { type CronService, ON_TIME_MS } from './crons.ts';
+import { type CronService, ON_TIME_MS } from './service.ts';
 
 export function cronScheduler(crons: CronService, logger: Logger): DueWork {
   return {
