@@ -1,31 +1,27 @@
-import type { DaemonContext } from '../context.ts';
-import type { Call } from '../http/call.ts';
-import { DEFAULT_LIMIT, page } from '../http/page.ts';
+/**
+ * Every route of protocol's `cronsRoutes` (docs/api-v1.md "Crons"). Who sees which cron and the
+ * list's pages are the table's (`visibility`, `page`); the request path applies them.
+ */
 import { mount, type Routes } from '../http/route.ts';
-import type { Principal } from '../ports.ts';
 import { screenPatterns } from '../services/pattern-safety.ts';
+import type { CronService } from './service.ts';
 
-/** Every route of protocol's `cronsRoutes` (docs/api-v1.md "Crons"). */
-export function registerCrons(app: Routes, ctx: DaemonContext): void {
-  const who = (c: Call): Principal => c.principal!;
+export interface CronRouteDeps {
+  crons: CronService;
+}
 
+export function registerCronRoutes(app: Routes, { crons }: CronRouteDeps): void {
   mount(app, 'crons.create', async (c, { body }) => {
     await screenPatterns(body.task.output_schema, 'output_schema');
-    return c.json(ctx.crons.create(body, who(c)));
+    return c.json(crons.create(body, c.principal!));
   });
-  mount(app, 'crons.list', (c, { query }) => {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = ctx.crons.list(who(c), {
-      state: query.state,
-      before: query.after,
-      limit: limit + 1,
-    });
-    return c.json(page(rows, limit, (r) => r.id));
-  });
-  mount(app, 'crons.retrieve', (c, { params }) => c.json(ctx.crons.get(params.id, who(c))));
-  mount(app, 'crons.pause', (c, { params }) => c.json(ctx.crons.pause(params.id, who(c))));
-  mount(app, 'crons.resume', (c, { params }) => c.json(ctx.crons.resume(params.id, who(c))));
-  mount(app, 'crons.run', (c, { params }) => c.json(ctx.crons.run(params.id, who(c))));
-  mount(app, 'crons.delete', (c, { params }) => c.json(ctx.crons.delete(params.id, who(c))));
-  mount(app, 'crons.poke', (c, { params }) => c.json(ctx.crons.poke(params.id, who(c))));
+  mount(app, 'crons.list', (c, { query }) =>
+    c.page((limit, after) => crons.list(c.sight(), { state: query.state, before: after, limit })),
+  );
+  mount(app, 'crons.retrieve', (c, { params }) => c.json(crons.get(params.id, c.sight())));
+  mount(app, 'crons.pause', (c, { params }) => c.json(crons.pause(params.id, c.sight())));
+  mount(app, 'crons.resume', (c, { params }) => c.json(crons.resume(params.id, c.sight())));
+  mount(app, 'crons.run', (c, { params }) => c.json(crons.run(params.id, c.sight())));
+  mount(app, 'crons.delete', (c, { params }) => c.json(crons.delete(params.id, c.sight())));
+  mount(app, 'crons.poke', (c, { params }) => c.json(crons.poke(params.id, c.sight())));
 }

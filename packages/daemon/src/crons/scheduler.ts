@@ -5,7 +5,8 @@
  */
 import type { DueWork } from '../clock/clock.ts';
 import type { Logger } from '../lifecycle/logger.ts';
-import { type CronService, ON_TIME_MS } from './service.ts';
+import { ON_TIME_MS } from './evaluate.ts';
+import type { CronService } from './service.ts';
 
 export function cronScheduler(crons: CronService, logger: Logger): DueWork {
   return {

@@ -1,5 +1,5 @@
 import type { DaemonContext } from '../context.ts';
-import { registerCrons } from '../crons/routes.ts';
+import { registerCronRoutes } from '../crons/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerCanvas } from './canvas.ts';
@@ -61,7 +61,7 @@ export function createApp(ctx: DaemonContext): App {
   registerLlm(app, ctx);
   registerNodes(app, ctx);
   registerRuns(app, ctx);
-  registerCrons(app, ctx);
+  registerCronRoutes(app, ctx);
   registerCustomObjects(app, ctx);
   registerCanvas(app, ctx);
   registerHuman(app, ctx);

@@ -20,6 +20,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import type { CronService } from '../crons/service.ts';
+import { cronSight } from '../crons/visibility.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
@@ -145,7 +146,7 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
     const items: AttentionItem[] = [];
     let before: string | undefined;
     for (let read = 0; read < SOURCE_MAX; read += CRON_PAGE) {
-      const page = crons.list(principal, { before, limit: CRON_PAGE });
+      const page = crons.list(cronSight(principal), { before, limit: CRON_PAGE });
       for (const cron of page) {
         const fired = store.canvas.lastCronFire(cron.id);
         if (fired === undefined) continue;
