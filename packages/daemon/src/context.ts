@@ -2,8 +2,10 @@
 
 import type { CronService } from './crons/service.ts';
 import type { SseRegistry } from './http/sse.ts';
+import type { HumanService } from './human/service.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
 import type { TcpInfo } from './ports.ts';
+import type { QuestionService } from './questions/service.ts';
 import type { SandboxService } from './sandbox/service.ts';
 import type { AttachmentService } from './services/attachments.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
@@ -13,7 +15,6 @@ import type { CustomObjectService } from './services/custom-objects.ts';
 import type { DirectoryService } from './services/directory.ts';
 import type { EventLog } from './services/events.ts';
 import type { FocusService } from './services/focuses.ts';
-import type { HumanService } from './services/human.ts';
 import type { LlmService } from './services/llm.ts';
 import type { MemoryService } from './services/memory.ts';
 import type { ModelService } from './services/models.ts';
@@ -21,7 +22,6 @@ import type { NodeService } from './services/nodes.ts';
 import type { PluginService } from './services/plugins.ts';
 import type { ProfileService } from './services/profiles.ts';
 import type { ProviderService } from './services/providers.ts';
-import type { QuestionService } from './services/questions.ts';
 import type { RunService } from './services/runs.ts';
 import type { ShareService } from './services/shares.ts';
 import type { TokenService } from './services/tokens.ts';

@@ -5,7 +5,7 @@
  */
 import type { DueWork } from '../clock/clock.ts';
 import type { Logger } from '../lifecycle/logger.ts';
-import type { HumanService } from './human.ts';
+import type { HumanService } from './service.ts';
 
 export function humanExpiry(human: HumanService, logger: Logger): DueWork {
   return {
