@@ -1,27 +1,27 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
 
+import type { CronService } from './crons/service.ts';
 import type { SseRegistry } from './http/sse.ts';
+import type { HumanService } from './human/service.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
 import type { LlmService } from './llm/service.ts';
 import type { ModelService } from './models/service.ts';
 import type { TcpInfo } from './ports.ts';
 import type { ProfileService } from './profiles/service.ts';
 import type { ProviderService } from './providers/service.ts';
+import type { QuestionService } from './questions/service.ts';
 import type { SandboxService } from './sandbox/service.ts';
 import type { AttachmentService } from './services/attachments.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
 import type { CanvasService } from './services/canvas.ts';
 import type { CanvasHistoryService } from './services/canvas-history.ts';
-import type { CronService } from './services/crons.ts';
 import type { CustomObjectService } from './services/custom-objects.ts';
 import type { DirectoryService } from './services/directory.ts';
 import type { EventLog } from './services/events.ts';
 import type { FocusService } from './services/focuses.ts';
-import type { HumanService } from './services/human.ts';
 import type { MemoryService } from './services/memory.ts';
 import type { NodeService } from './services/nodes.ts';
 import type { PluginService } from './services/plugins.ts';
-import type { QuestionService } from './services/questions.ts';
 import type { RunService } from './services/runs.ts';
 import type { ShareService } from './services/shares.ts';
 import type { TokenService } from './services/tokens.ts';

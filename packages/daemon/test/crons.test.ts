@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cronService } from '../src/services/crons.ts';
+import { cronService } from '../src/crons/service.ts';
 import { eventLog } from '../src/services/events.ts';
 import { nodeService } from '../src/services/nodes.ts';
 import { openStore, type Store } from '../src/store/index.ts';

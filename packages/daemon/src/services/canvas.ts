@@ -19,13 +19,14 @@ import {
   TASK_SUMMARY_MAX,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import type { CronService } from '../crons/service.ts';
+import { cronSight } from '../crons/visibility.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
 import type { BrokerRow } from '../store/brokers.ts';
 import type { Store } from '../store/index.ts';
 import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
-import type { CronService } from './crons.ts';
 import type { EventLog } from './events.ts';
 import type { NodeService } from './nodes.ts';
 import { type RemovedNode, removeTree, removeWorktrees } from './tree-removal.ts';
@@ -145,7 +146,7 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
     const items: AttentionItem[] = [];
     let before: string | undefined;
     for (let read = 0; read < SOURCE_MAX; read += CRON_PAGE) {
-      const page = crons.list(principal, { before, limit: CRON_PAGE });
+      const page = crons.list(cronSight(principal), { before, limit: CRON_PAGE });
       for (const cron of page) {
         const fired = store.canvas.lastCronFire(cron.id);
         if (fired === undefined) continue;

@@ -1,43 +1,28 @@
 /**
- * Hands the deliveries of url and argv receivers over, with retries: a `soonestTimer` on the
- * soonest due attempt. A url receiver gets a POST signed as Standard Webhooks say (2xx =
+ * Hands the deliveries of url and argv receivers over, with retries: a work on the clock, due at
+ * the soonest due attempt. A url receiver gets a POST signed as Standard Webhooks say (2xx =
  * delivered); an argv receiver's program gets the delivery on stdin (exit 0 = delivered). At
  * most `MAX_IN_FLIGHT` attempts run at once; deliveries are independent, so their order is not
  * kept. What is due is in the database, so a restart resumes where the last daemon stopped.
  */
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
+import type { DueWork } from '../clock/clock.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Attempt, CustomObjectService } from './custom-objects.ts';
 import { webhookSignature } from './object-secrets.ts';
-import { soonestTimer } from './soonest-timer.ts';
 
 const MAX_IN_FLIGHT = 8;
 /** What an argv program's stderr may add to a failed attempt's error (its tail is kept). */
 const STDERR_TAIL = 500;
 
-export function objectDispatcher(service: CustomObjectService, logger: Logger, userAgent: string) {
+export function objectDispatcher(
+  service: CustomObjectService,
+  logger: Logger,
+  userAgent: string,
+): DueWork & { close(): void } {
   const inFlight = new Map<string, { objectId: string; stop: AbortController }>();
   let closed = false;
-
-  const timer = soonestTimer(
-    {
-      // At the cap nothing more may start: the end of an attempt re-arms (its commit is a change).
-      soonest: () => (inFlight.size >= MAX_IN_FLIGHT ? null : service.soonest()),
-      onChange: (listener) => service.onChange(listener),
-    },
-    () => {
-      try {
-        for (const attempt of service.takeDue(Date.now(), MAX_IN_FLIGHT - inFlight.size)) {
-          start(attempt);
-        }
-        return false;
-      } catch (error) {
-        logger.error({ err: error }, 'custom object delivery tick failed');
-        return true;
-      }
-    },
-  );
 
   const unsubscribe = service.onUnregistered((objectId) => {
     for (const job of inFlight.values()) if (job.objectId === objectId) job.stop.abort();
@@ -155,13 +140,25 @@ export function objectDispatcher(service: CustomObjectService, logger: Logger, u
   }
 
   return {
-    start(): void {
-      service.resumeInFlight();
-      timer.start();
+    // At the cap nothing more may start: the end of an attempt re-arms (its commit is a change).
+    soonest: () => (inFlight.size >= MAX_IN_FLIGHT ? null : service.soonest()),
+    onChange: (listener) => service.onChange(listener),
+    tick(first) {
+      try {
+        // Deliveries left in flight by the last daemon are due again before anything is taken.
+        if (first) service.resumeInFlight();
+        for (const attempt of service.takeDue(Date.now(), MAX_IN_FLIGHT - inFlight.size)) {
+          start(attempt);
+        }
+        return false;
+      } catch (error) {
+        logger.error({ err: error }, 'custom object delivery tick failed');
+        return true;
+      }
     },
+    /** Stops the attempts in flight (the clock's close stops the ticks). */
     close(): void {
       closed = true;
-      timer.close();
       unsubscribe();
       for (const job of inFlight.values()) job.stop.abort();
     },

@@ -1,6 +1,6 @@
 /**
  * The `crons` routes (docs/api-v1.md "Crons"). `svc:schedule` gates every change; reading needs
- * any token. The owner sees every cron, an app its own; anyone else's answers 404.
+ * any token. The owner sees every cron, an app its own (`own-app`); anyone else's answers 404.
  */
 import { listOf } from '../schemas/common.ts';
 import {
@@ -36,6 +36,8 @@ export const cronsRoutes = [
     summary: 'List crons, newest first (an app sees its own)',
     query: cronListQuerySchema,
     response: listOf(cronSchema),
+    visibility: 'own-app',
+    page: { cursor: 'id' },
   },
   {
     id: 'crons.retrieve',
@@ -45,6 +47,7 @@ export const cronsRoutes = [
     summary: 'Get a cron',
     params: cronParamsSchema,
     response: cronSchema,
+    visibility: 'own-app',
   },
   {
     id: 'crons.pause',
@@ -54,6 +57,7 @@ export const cronsRoutes = [
     summary: 'Stop a cron firing on schedule (a paused cron answers unchanged)',
     params: cronParamsSchema,
     response: cronSchema,
+    visibility: 'own-app',
   },
   {
     id: 'crons.resume',
@@ -63,6 +67,7 @@ export const cronsRoutes = [
     summary: 'Fire on schedule again from now (an active cron answers unchanged)',
     params: cronParamsSchema,
     response: cronSchema,
+    visibility: 'own-app',
   },
   {
     id: 'crons.run',
@@ -72,6 +77,7 @@ export const cronsRoutes = [
     summary: 'Fire once now, whatever the schedule, even when paused',
     params: cronParamsSchema,
     response: cronRunResultSchema,
+    visibility: 'own-app',
   },
   {
     id: 'crons.delete',
@@ -81,6 +87,7 @@ export const cronsRoutes = [
     summary: 'Delete a cron (the nodes it created stay)',
     params: cronParamsSchema,
     response: cronDeleteResultSchema,
+    visibility: 'own-app',
   },
   {
     id: 'crons.poke',
@@ -91,5 +98,6 @@ export const cronsRoutes = [
       'Re-evaluate now: recompute next_run_at from now; a scheduled time passed unfired gets the missed policy',
     params: cronParamsSchema,
     response: cronSchema,
+    visibility: 'own-app',
   },
 ] as const satisfies readonly RouteDef[];

@@ -1,5 +1,6 @@
-import { cronScheduler } from '../../services/cron-scheduler.ts';
-import { humanExpiry } from '../../services/human-expiry.ts';
+import { createClock } from '../../clock/clock.ts';
+import { cronScheduler } from '../../crons/scheduler.ts';
+import { humanExpiry } from '../../human/expiry.ts';
 import { objectDispatcher } from '../../services/object-dispatcher.ts';
 import { DAEMON_VERSION } from '../../version.ts';
 import type { Logger } from '../logger.ts';
@@ -7,8 +8,8 @@ import { definePart } from './part.ts';
 import type { Resources } from './resources.ts';
 
 /**
- * The place of the one clock (src/clock/, issue 24): due-time work. Today three timers, each
- * its own; the one durable due-time mechanism replaces them here, with the same start/close.
+ * The one clock (src/clock/): every due-time work of the daemon on one timer — the crons' fires,
+ * the human requests' expiries, the custom objects' deliveries.
  *
  * Started after the supervisor, so the nodes of what fell due while the daemon was down (missed
  * cron fires, expired human requests) queue for it, and deliveries due or left in flight go out
@@ -19,18 +20,20 @@ export function clockPart(
   resources: Pick<Resources, 'crons' | 'human' | 'customObjects'>,
   logger: Logger,
 ) {
-  const timers = [
-    cronScheduler(resources.crons, logger),
-    humanExpiry(resources.human, logger),
-    objectDispatcher(resources.customObjects, logger, `svc/${DAEMON_VERSION}`),
-  ];
+  const dispatcher = objectDispatcher(resources.customObjects, logger, `svc/${DAEMON_VERSION}`);
+  const clock = createClock({
+    onError: (work, error) => logger.error({ err: error, work }, 'clock tick threw'),
+  });
+  clock.add('crons', cronScheduler(resources.crons, logger));
+  clock.add('human-expiry', humanExpiry(resources.human, logger));
+  clock.add('object-deliveries', dispatcher);
   return definePart({
     name: 'clock',
-    start: () => {
-      for (const timer of timers) timer.start();
-    },
+    start: () => clock.start(),
     close: () => {
-      for (const timer of timers) timer.close();
+      clock.close();
+      // Deliveries in flight are cut: the clock no longer runs them, and the dispatcher aborts them.
+      dispatcher.close();
     },
   });
 }

@@ -10,7 +10,7 @@ import type {
   ticketSchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export type HumanRequest = z.output<typeof humanRequestSchema>;
 export type HumanResponse = z.output<typeof humanResponseSchema>;

@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
+import type { Call } from '../http/call.ts';
+import { mount, type Routes } from '../http/route.ts';
 import type { Principal } from '../ports.ts';
-import type { Call } from './call.ts';
-import { mount, type Routes } from './route.ts';
 
 /** The `questions` routes (docs/api-v1.md "Questions"). */
 export function registerQuestions(app: Routes, ctx: DaemonContext): void {

@@ -2,7 +2,7 @@
  * Questions (migration 012): the binding of an app-facing `q_…` to the human request a node of a
  * run asked. The question's content, state and answer are read from the request.
  */
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export interface QuestionRow {
   id: string;

@@ -1,10 +1,13 @@
 /**
- * Crons (migration 006). Rows answer as the protocol's `Cron` DTO through `toCron`; the creator's
- * token stays in the row, never in the DTO.
+ * Crons (migration 006). Rows come back parsed (the task as an object, written back as JSON
+ * here); they answer as the protocol's `Cron` DTO through `toCron`; the creator's token stays in
+ * the row, never in the DTO.
  */
+import type { StatementSync } from 'node:sqlite';
 import type { cronSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
+import { type Sight, sightFilter } from '../access/visibility.ts';
+import type { Db } from '../store/db.ts';
 
 export type Cron = z.output<typeof cronSchema>;
 
@@ -13,8 +16,8 @@ export interface CronRow {
   name: string;
   schedule: string;
   timezone: string;
-  /** JSON text: the root node's create body each fire uses. */
-  task: string;
+  /** The root node's create body each fire uses. */
+  task: Cron['task'];
   state: Cron['state'];
   missed: Cron['missed'];
   overlap: Cron['overlap'];
@@ -29,9 +32,15 @@ export interface CronRow {
   updated_at: string;
 }
 
+/** The row as SQLite holds it: the task is JSON text. */
+type StoredCron = Omit<CronRow, 'task'> & { task: string };
+
+const parsed = (row: StoredCron): CronRow => ({ ...row, task: JSON.parse(row.task) });
+const parsedAll = (rows: unknown[]) => (rows as StoredCron[]).map(parsed);
+
 export interface CronFilter {
-  /** `undefined`: every app's (the owner); else that app's (`null`: the owner's own). */
-  appId?: string | null | undefined;
+  /** Whose crons: a list shows only what this sight sees. */
+  sight: Sight;
   state?: Cron['state'] | undefined;
   before?: string | undefined;
   limit: number;
@@ -48,13 +57,6 @@ export function cronStore(db: Db) {
          :created_at, :updated_at)`,
     ),
     get: db.sqlite.prepare('SELECT * FROM crons WHERE id = ?'),
-    list: db.sqlite.prepare(
-      `SELECT * FROM crons
-       WHERE (:any_app = 1 OR app_id IS :app_id)
-         AND (:state IS NULL OR state = :state)
-         AND (:before IS NULL OR id < :before)
-       ORDER BY id DESC LIMIT :limit`,
-    ),
     setSchedule: db.sqlite.prepare(
       'UPDATE crons SET state = ?, next_run_at = ?, updated_at = ? WHERE id = ?',
     ),
@@ -86,22 +88,30 @@ export function cronStore(db: Db) {
     ),
     delete: db.sqlite.prepare('DELETE FROM crons WHERE id = ?'),
   };
+  const lists = new Map<string, StatementSync>();
   return {
     insert(row: CronRow): void {
-      q.insert.run({ ...row });
+      q.insert.run({ ...row, task: JSON.stringify(row.task) });
     },
     get(id: string): CronRow | undefined {
-      return q.get.get(id) as CronRow | undefined;
+      const row = q.get.get(id) as StoredCron | undefined;
+      return row === undefined ? undefined : parsed(row);
     },
     /** Newest first. */
     list(f: CronFilter): CronRow[] {
-      return q.list.all({
-        any_app: f.appId === undefined ? 1 : 0,
-        app_id: f.appId ?? null,
-        state: f.state ?? null,
-        before: f.before ?? null,
-        limit: f.limit,
-      }) as unknown as CronRow[];
+      const seen = sightFilter(f.sight, { app: 'app_id' });
+      // The sight's condition is built from column names this store gives, never a caller's.
+      const sql = `SELECT * FROM crons
+        WHERE ${seen.sql}
+          AND (? IS NULL OR state = ?)
+          AND (? IS NULL OR id < ?)
+        ORDER BY id DESC LIMIT ?`;
+      const state = f.state ?? null;
+      const before = f.before ?? null;
+      // A sight has few shapes (everything, one app, nothing): one statement for each.
+      const list = lists.get(sql) ?? db.sqlite.prepare(sql);
+      lists.set(sql, list);
+      return parsedAll(list.all(...seen.params, state, state, before, before, f.limit));
     },
     setSchedule(id: string, state: Cron['state'], nextRunAt: string | null, at: string): void {
       q.setSchedule.run(state, nextRunAt, at, id);
@@ -122,11 +132,11 @@ export function cronStore(db: Db) {
     },
     /** Active crons whose `next_run_at` is at or before `at`, soonest first. */
     due(at: string): CronRow[] {
-      return q.due.all(at) as unknown as CronRow[];
+      return parsedAll(q.due.all(at));
     },
     /** Active crons whose `next_run_at` is after `at`. */
     ahead(at: string): CronRow[] {
-      return q.ahead.all(at) as unknown as CronRow[];
+      return parsedAll(q.ahead.all(at));
     },
     soonest(): string | null {
       return (q.soonest.get() as { at: string | null }).at;
@@ -145,7 +155,7 @@ export function toCron(row: CronRow): Cron {
     name: row.name,
     schedule: row.schedule,
     timezone: row.timezone,
-    task: JSON.parse(row.task) as Cron['task'],
+    task: row.task,
     state: row.state,
     missed: row.missed,
     overlap: row.overlap,

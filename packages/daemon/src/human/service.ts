@@ -22,6 +22,11 @@ import {
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
+import type { EventLog } from '../services/events.ts';
+import type { NodeService } from '../services/nodes.ts';
+import { compileUsable } from '../services/output-schema.ts';
+import type { Store } from '../store/index.ts';
+import type { MailFrom } from '../store/mail.ts';
 import {
   type HumanRequest,
   type HumanRequestRow,
@@ -32,12 +37,7 @@ import {
   toHumanRequest,
   toInboxResponse,
   toTicket,
-} from '../store/human.ts';
-import type { Store } from '../store/index.ts';
-import type { MailFrom } from '../store/mail.ts';
-import type { EventLog } from './events.ts';
-import type { NodeService } from './nodes.ts';
-import { compileUsable } from './output-schema.ts';
+} from './store.ts';
 
 export type HumanCreateBody = z.output<typeof humanRequestCreateBodySchema>;
 export type HumanRespondBody = z.output<typeof humanRespondBodySchema>;

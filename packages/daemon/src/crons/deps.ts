@@ -1,0 +1,20 @@
+/**
+ * What the crons' operations are made of. Each operation takes the part of `CronDeps` it uses;
+ * `service.ts` builds the whole once.
+ */
+import type { EventLog } from '../services/events.ts';
+import type { NodeService } from '../services/nodes.ts';
+import type { Store } from '../store/index.ts';
+
+/** Runs a callback once the caller's transaction commits (`store.db.transaction`'s argument). */
+export type AfterCommit = (cb: () => void) => void;
+
+export interface CronDeps {
+  store: Store;
+  events: EventLog;
+  nodes: Pick<NodeService, 'insertNode'>;
+  /** Tells the clock, once the transaction commits, that a cron's next time may have moved. */
+  changed: (afterCommit: AfterCommit) => void;
+}
+
+export const iso = (ms: number) => new Date(ms).toISOString();
