@@ -1,14 +1,17 @@
+import { registerCanvas } from '../canvas/routes.ts';
 import type { DaemonContext } from '../context.ts';
+import { registerCustomObjects } from '../custom-objects/routes.ts';
+import { registerDirectory } from '../directory/routes.ts';
+import { registerFocuses } from '../focuses/routes.ts';
+import { registerShares } from '../shares/routes.ts';
+import { registerUploads } from '../uploads/routes.ts';
+import { registerViewer } from '../viewer/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
-import { registerCanvas } from './canvas.ts';
 import { registerConnect } from './connect.ts';
 import { registerCrons } from './crons.ts';
-import { registerCustomObjects } from './custom-objects.ts';
-import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';
 import { registerFiles } from './files.ts';
-import { registerFocuses } from './focuses.ts';
 import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
 import { registerHuman } from './human.ts';
@@ -26,12 +29,9 @@ import { registerReadiness } from './readiness.ts';
 import { createRequestPath, type RequestPath } from './request-path.ts';
 import type { Routes } from './route.ts';
 import { registerRuns } from './runs.ts';
-import { registerShares } from './shares.ts';
 import { registerShutdown } from './shutdown.ts';
 import { registerStatus } from './status.ts';
 import { registerTokens } from './tokens.ts';
-import { registerUploads } from './uploads.ts';
-import { registerViewer } from './viewer.ts';
 
 /** The daemon's `/v1`: its handlers by route id, and the request path both listeners serve. */
 export interface App {

@@ -1,6 +1,6 @@
 import type { DaemonContext } from '../context.ts';
 import type { Principal } from '../ports.ts';
-import { screenPatterns } from '../services/pattern-safety.ts';
+import { screenPatterns } from '../schema-check/pattern-safety.ts';
 import type { Call } from './call.ts';
 import { DEFAULT_LIMIT, page } from './page.ts';
 import { mount, type Routes } from './route.ts';

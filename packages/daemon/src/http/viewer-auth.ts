@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { TokenService } from '../services/tokens.ts';
-import type { ViewerService } from '../services/viewer.ts';
+import type { ViewerService } from '../viewer/service.ts';
 import type { Call } from './call.ts';
 import { isAllowedHost } from './host-guard.ts';
 import type { Listener } from './listener.ts';

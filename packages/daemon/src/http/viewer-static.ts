@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { VIEWER_SESSION_TTL_MS } from '../services/viewer.ts';
+import { VIEWER_SESSION_TTL_MS } from '../viewer/service.ts';
 import type { Call, Reply } from './call.ts';
 import { errorResponse } from './errors.ts';
 import type { Listener } from './listener.ts';

@@ -7,9 +7,9 @@ import { createLanguageModel, type LanguageModelV4 } from '../broker/providers/i
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import { redactSecrets } from '../redact.ts';
+import { screenPatterns } from '../schema-check/pattern-safety.ts';
 import { type ModelService, refusedCredentials } from './models.ts';
 import { compileUsable } from './output-schema.ts';
-import { screenPatterns } from './pattern-safety.ts';
 import type { ProfileService } from './profiles.ts';
 
 type LlmBody = z.output<typeof llmBodySchema>;

@@ -15,11 +15,11 @@ import {
   type providerCallBodySchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import type { DirectoryService } from '../directory/service.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { PluginRow } from '../store/plugins.ts';
-import type { DirectoryService } from './directory.ts';
 import { scopeCeiling } from './node-ceiling.ts';
 import {
   CALL_TIMEOUT_MS,

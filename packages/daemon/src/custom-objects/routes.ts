@@ -1,11 +1,11 @@
 import type { DaemonContext } from '../context.ts';
+import type { Call } from '../http/call.ts';
+import { lastEventId } from '../http/events.ts';
+import { DEFAULT_LIMIT, page } from '../http/page.ts';
+import { mount, type Routes } from '../http/route.ts';
+import { eventStream, sseHeaders } from '../http/sse.ts';
+import { streamAlive } from '../http/viewer-auth.ts';
 import type { Principal } from '../ports.ts';
-import type { Call } from './call.ts';
-import { lastEventId } from './events.ts';
-import { DEFAULT_LIMIT, page } from './page.ts';
-import { mount, type Routes } from './route.ts';
-import { eventStream, sseHeaders } from './sse.ts';
-import { streamAlive } from './viewer-auth.ts';
 
 /** Every route of protocol's `customObjectRoutes` (docs/api-v1.md "Custom objects"). */
 export function registerCustomObjects(app: Routes, ctx: DaemonContext): void {

@@ -5,8 +5,8 @@
  */
 import type { customObjectSchema, objectReceiverSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
-import type { EventRow } from './events.ts';
+import type { Db } from '../store/db.ts';
+import type { EventRow } from '../store/events.ts';
 
 export type CustomObject = z.output<typeof customObjectSchema>;
 export type ObjectReceiver = z.output<typeof objectReceiverSchema>;

@@ -8,9 +8,9 @@
 import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { Focus, FocusFilter } from '../store/focuses.ts';
+import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
-import type { NodeService } from './nodes.ts';
+import type { Focus, FocusFilter } from './store.ts';
 
 export interface FocusServiceDeps {
   store: Store;

@@ -1,8 +1,8 @@
 import type { DaemonContext } from '../context.ts';
+import type { Call } from '../http/call.ts';
+import { DEFAULT_LIMIT, page } from '../http/page.ts';
+import { mount, type Routes } from '../http/route.ts';
 import type { Principal } from '../ports.ts';
-import type { Call } from './call.ts';
-import { DEFAULT_LIMIT, page } from './page.ts';
-import { mount, type Routes } from './route.ts';
 
 /** The `focuses` routes (docs/api-v1.md "Focuses"). */
 export function registerFocuses(app: Routes, ctx: DaemonContext): void {

@@ -20,9 +20,9 @@ import type { z } from 'zod';
 import { appOf, sees } from '../access/app-caller.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
+import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
-import type { Share, ShareRow } from '../store/shares.ts';
-import type { EventLog } from './events.ts';
+import type { Share, ShareRow } from './store.ts';
 
 export type ShareCreateBody = z.output<typeof shareCreateBodySchema>;
 

@@ -1,8 +1,8 @@
 import { DEFAULT_MEDIA_TYPE, mediaTypeSchema } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
+import type { Call } from '../http/call.ts';
+import { mount, type Routes } from '../http/route.ts';
 import type { Principal } from '../ports.ts';
-import type { Call } from './call.ts';
-import { mount, type Routes } from './route.ts';
 
 /**
  * What an attachment link answers besides its bytes: always a download (never shown inline by

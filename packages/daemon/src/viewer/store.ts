@@ -1,4 +1,4 @@
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export interface ViewerSessionRow {
   hash: Uint8Array;

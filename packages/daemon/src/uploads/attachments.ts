@@ -10,8 +10,8 @@ import { ATTACHMENT_TTL_DEFAULT_S, isId } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal, TcpInfo } from '../ports.ts';
 import type { Store } from '../store/index.ts';
-import type { Upload } from '../store/uploads.ts';
-import type { UploadService } from './uploads.ts';
+import type { UploadService } from './service.ts';
+import type { Upload } from './store.ts';
 
 const KEY_NAME = 'attachment_link_hmac';
 const EXPIRES = /^\d{1,12}$/;

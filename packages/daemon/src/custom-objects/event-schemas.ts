@@ -5,9 +5,9 @@
  */
 import { compileSchema, type SchemaCheck } from '@svc/plugin-kit/json-schema';
 import { ApiError } from '../errors.ts';
-import type { CustomObjectRow } from '../store/custom-objects.ts';
-import { compileUsable } from './output-schema.ts';
-import { screenPatterns } from './pattern-safety.ts';
+import { screenPatterns } from '../schema-check/pattern-safety.ts';
+import { compileUsable } from '../services/output-schema.ts';
+import type { CustomObjectRow } from './store.ts';
 
 /** A declared event, as registered (`schema` omitted) or stored (`null`). */
 type EventDecl = { schema?: Record<string, unknown> | null | undefined };

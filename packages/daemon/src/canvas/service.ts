@@ -22,13 +22,13 @@ import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
+import type { CronService } from '../services/crons.ts';
+import type { EventLog } from '../services/events.ts';
+import type { NodeService } from '../services/nodes.ts';
+import { type RemovedNode, removeTree, removeWorktrees } from '../services/tree-removal.ts';
 import type { BrokerRow } from '../store/brokers.ts';
 import type { Store } from '../store/index.ts';
 import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
-import type { CronService } from './crons.ts';
-import type { EventLog } from './events.ts';
-import type { NodeService } from './nodes.ts';
-import { type RemovedNode, removeTree, removeWorktrees } from './tree-removal.ts';
 
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 export type AttentionItem = z.output<typeof attentionItemSchema>;

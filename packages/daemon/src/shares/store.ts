@@ -6,7 +6,7 @@
  */
 import type { shareSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export type Share = z.output<typeof shareSchema>;
 export type ShareRow = Omit<Share, 'scope'>;

@@ -1,5 +1,5 @@
-import type { DirectoryService } from '../services/directory.ts';
-import { mount, type Routes } from './route.ts';
+import { mount, type Routes } from '../http/route.ts';
+import type { DirectoryService } from './service.ts';
 
 /**
  * The directory's keys. `GET /.well-known/jwks.json`, public: where a directory-mode plugin given

@@ -1,9 +1,9 @@
 import { SNAPSHOT_LIMIT_DEFAULT } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
+import type { Call } from '../http/call.ts';
+import { DEFAULT_LIMIT, numericCursor, page } from '../http/page.ts';
+import { mount, type Routes } from '../http/route.ts';
 import type { Principal } from '../ports.ts';
-import type { Call } from './call.ts';
-import { DEFAULT_LIMIT, numericCursor, page } from './page.ts';
-import { mount, type Routes } from './route.ts';
 
 const SEARCH_LIMIT = 20;
 

@@ -4,7 +4,7 @@
  */
 import type { uploadSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export type Upload = z.output<typeof uploadSchema>;
 export type UploadRow = Upload;

@@ -18,11 +18,11 @@ import {
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { StatsGroup } from '../store/canvas.ts';
+import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
 import type { Turn } from '../store/turns.ts';
-import { type GrepQuery, turnGrep } from './canvas-grep.ts';
-import type { NodeService } from './nodes.ts';
+import { type GrepQuery, turnGrep } from './grep.ts';
+import type { StatsGroup } from './store.ts';
 
 export type SearchHit = z.output<typeof searchHitSchema>;
 export type TranscriptTurn = z.output<typeof transcriptTurnSchema>;

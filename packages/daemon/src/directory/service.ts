@@ -9,11 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { isFinal, listCovers } from '@svc/protocol';
-import type { DirectoryKeys } from '../directory/keys.ts';
 import { ApiError } from '../errors.ts';
 import type { TcpInfo } from '../ports.ts';
+import type { ProfileService } from '../services/profiles.ts';
 import type { Store } from '../store/index.ts';
-import type { ProfileService } from './profiles.ts';
+import type { DirectoryKeys } from './keys.ts';
 
 /** DESIGN §5: `exp` at most 5 min after issue. */
 const TOKEN_SECONDS = 300;

@@ -1,6 +1,6 @@
 /**
  * Custom objects (docs/api-v1.md "Custom objects"): registration, publishing, queue reading and
- * acknowledgement, and the bookkeeping of url and argv attempts (made by `object-dispatcher.ts`).
+ * acknowledgement, and the bookkeeping of url and argv attempts (made by `dispatcher.ts`).
  * A publish is one transaction: the `object.event` row in the event log and its delivery row, so
  * no event is ever recorded without its delivery or the other way round.
  */
@@ -17,17 +17,17 @@ import type { z } from 'zod';
 import { appsReadable, requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
+import { type EventDto, type EventLog, toEventDto } from '../services/events.ts';
+import type { Store } from '../store/index.ts';
+import { eventSchemas } from './event-schemas.ts';
+import { mintPublishToken, mintSigningSecret } from './secrets.ts';
 import {
   type CustomObject,
   type CustomObjectRow,
   type DeliveryRow,
   type ObjectReceiver,
   toCustomObject,
-} from '../store/custom-objects.ts';
-import type { Store } from '../store/index.ts';
-import { type EventDto, type EventLog, toEventDto } from './events.ts';
-import { eventSchemas } from './object-schemas.ts';
-import { mintPublishToken, mintSigningSecret } from './object-secrets.ts';
+} from './store.ts';
 
 export type RegisterBody = z.output<typeof customObjectRegisterBodySchema>;
 export type RegisterResult = z.output<typeof customObjectRegisterResultSchema>;

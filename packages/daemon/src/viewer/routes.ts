@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { mount, type Routes } from './route.ts';
-import { viewerCookieName } from './viewer-auth.ts';
+import { mount, type Routes } from '../http/route.ts';
+import { viewerCookieName } from '../http/viewer-auth.ts';
 
 /** Clears the session cookie: the same attributes, no value, already expired. */
 const clearCookie = (port: number) =>

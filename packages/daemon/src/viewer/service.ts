@@ -1,6 +1,6 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
-import type { EventLog } from './events.ts';
 
 /** How long a login link works: long enough to reach the browser it was opened in, no more. */
 export const VIEWER_LINK_TTL_MS = 60_000;

@@ -8,9 +8,9 @@
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import type { Logger } from '../lifecycle/logger.ts';
-import type { Attempt, CustomObjectService } from './custom-objects.ts';
-import { webhookSignature } from './object-secrets.ts';
-import { soonestTimer } from './soonest-timer.ts';
+import { soonestTimer } from '../services/soonest-timer.ts';
+import { webhookSignature } from './secrets.ts';
+import type { Attempt, CustomObjectService } from './service.ts';
 
 const MAX_IN_FLIGHT = 8;
 /** What an argv program's stderr may add to a failed attempt's error (its tail is kept). */
