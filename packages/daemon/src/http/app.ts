@@ -1,9 +1,9 @@
 import { registerCanvas } from '../canvas/routes.ts';
 import type { DaemonContext } from '../context.ts';
 import { registerCustomObjects } from '../custom-objects/routes.ts';
-import { registerDirectory } from '../directory/routes.ts';
+import { registerDirectoryRoutes } from '../directory/routes.ts';
 import { registerFocuses } from '../focuses/routes.ts';
-import { registerShares } from '../shares/routes.ts';
+import { registerShareRoutes } from '../shares/routes.ts';
 import { registerUploads } from '../uploads/routes.ts';
 import { registerViewer } from '../viewer/routes.ts';
 import { registerBash } from './bash.ts';
@@ -42,7 +42,7 @@ export interface App {
 export function createApp(ctx: DaemonContext): App {
   const app: Routes = new Map();
   registerHealth(app, ctx);
-  registerDirectory(app, ctx.directory);
+  registerDirectoryRoutes(app, ctx);
   registerStatus(app, ctx);
   registerReadiness(app, ctx);
   registerGrant(app);
@@ -69,7 +69,7 @@ export function createApp(ctx: DaemonContext): App {
   registerBroker(app, ctx);
   registerViewer(app, ctx);
   registerUploads(app, ctx);
-  registerShares(app, ctx);
+  registerShareRoutes(app, ctx);
   registerQuestions(app, ctx);
   registerFocuses(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };

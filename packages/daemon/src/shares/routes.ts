@@ -1,22 +1,19 @@
-import type { DaemonContext } from '../context.ts';
-import type { Call } from '../http/call.ts';
-import { DEFAULT_LIMIT, page } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
-import type { Principal } from '../ports.ts';
+import type { ShareService } from './service.ts';
+
+export interface ShareRouteDeps {
+  shares: Pick<ShareService, 'create' | 'list' | 'delete'>;
+}
 
 /** The `shares` routes (docs/api-v1.md "Shares"). */
-export function registerShares(app: Routes, ctx: DaemonContext): void {
-  const who = (c: Call): Principal => c.principal!;
-
-  mount(app, 'shares.create', (c, { body }) => c.json(ctx.shares.create(body, who(c))));
-  mount(app, 'shares.list', (c, { query }) => {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = ctx.shares.list(who(c), {
-      appId: query.app_id,
-      before: query.after,
-      limit: limit + 1,
-    });
-    return c.json(page(rows, limit, (s) => s.id));
-  });
-  mount(app, 'shares.delete', (c, { params }) => c.json(ctx.shares.delete(params.id, who(c))));
+export function registerShareRoutes(app: Routes, { shares }: ShareRouteDeps): void {
+  mount(app, 'shares.create', (c, { body }) => c.json(shares.create(body, c.principal!)));
+  mount(app, 'shares.list', (c, { query }) =>
+    c.page((limit, after) =>
+      shares.list(c.principal!, c.sight(), { appId: query.app_id, before: after, limit }),
+    ),
+  );
+  mount(app, 'shares.delete', (c, { params }) =>
+    c.json(shares.delete(params.id, c.principal!, c.sight())),
+  );
 }

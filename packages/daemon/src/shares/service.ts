@@ -17,7 +17,8 @@ import {
   tryParseScope,
 } from '@svc/protocol';
 import type { z } from 'zod';
-import { appOf, sees } from '../access/app-caller.ts';
+import { appOf } from '../access/app-caller.ts';
+import { type Sight, sees } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { EventLog } from '../services/events.ts';
@@ -38,11 +39,13 @@ export function toShare(row: ShareRow): Share {
 export function shareService(store: Store, events: EventLog, now = () => Date.now()) {
   const iso = () => new Date(now()).toISOString();
 
-  function visible(id: string, principal: Principal): ShareRow {
+  /** A share is seen by the apps it was made to and by (`own-app` on either column). */
+  const madeBy = (sight: Sight, row: ShareRow) => sees(sight, { app_id: row.created_by });
+
+  function visible(id: string, principal: Principal, sight: Sight): ShareRow {
     appOf(principal, 'shares');
     const row = store.shares.get(id, iso());
-    const party =
-      row !== undefined && (sees(principal, row.created_by) || sees(principal, row.app_id));
+    const party = row !== undefined && (madeBy(sight, row) || sees(sight, row));
     if (!party) throw new ApiError('not_found', `no share ${id}`, { field: 'id' });
     return row!;
   }
@@ -95,19 +98,20 @@ export function shareService(store: Store, events: EventLog, now = () => Date.no
     /** Live shares, newest first: the owner's every one, an app's those made to it or by it. */
     list(
       principal: Principal,
+      sight: Sight,
       q: { appId?: string | undefined; before?: string | undefined; limit: number },
     ): Share[] {
-      const party = appOf(principal, 'shares') ?? undefined;
+      appOf(principal, 'shares');
       return store.shares
-        .list({ party, appId: q.appId, before: q.before, limit: q.limit, now: iso() })
+        .list({ sight, appId: q.appId, before: q.before, limit: q.limit, now: iso() })
         .map(toShare);
     },
 
     /** Ends a share: the owner, or the app that made it (the app it was made to sees it, 403). */
-    delete(id: string, principal: Principal): { id: string; deleted: true } {
+    delete(id: string, principal: Principal, sight: Sight): { id: string; deleted: true } {
       return store.db.transaction(() => {
-        const row = visible(id, principal);
-        if (!sees(principal, row.created_by)) {
+        const row = visible(id, principal, sight);
+        if (!madeBy(sight, row)) {
           throw new ApiError(
             'forbidden',
             `share ${id} was made by ${row.created_by ?? 'the owner'}; only its creator or the owner can end it`,

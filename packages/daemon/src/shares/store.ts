@@ -4,16 +4,19 @@
  * while the token that made it lives (not revoked, not expired), so a share never outlasts its
  * creator's own access. The owner's shares (`created_by` null) need no token.
  */
+
+import type { StatementSync } from 'node:sqlite';
 import type { shareSchema } from '@svc/protocol';
 import type { z } from 'zod';
+import { type Sight, sightFilter } from '../access/visibility.ts';
 import type { Db } from '../store/db.ts';
 
 export type Share = z.output<typeof shareSchema>;
 export type ShareRow = Omit<Share, 'scope'>;
 
 export interface ShareFilter {
-  /** `undefined`: every app's (the owner); else those made to or by this app. */
-  party?: string | undefined;
+  /** Those made to or by an app the sight sees (the owner's: every one). */
+  sight: Sight;
   /** Only those made to this app. */
   appId?: string | undefined;
   before?: string | undefined;
@@ -40,20 +43,31 @@ export function shareStore(db: Db) {
          :expires_at)`,
     ),
     get: db.sqlite.prepare(`SELECT ${COLUMNS} FROM shares s WHERE s.id = :id AND ${LIVE}`),
-    list: db.sqlite.prepare(
-      `SELECT ${COLUMNS} FROM shares s
-       WHERE ${LIVE}
-         AND (:party IS NULL OR s.app_id = :party OR s.created_by = :party)
-         AND (:app_id IS NULL OR s.app_id = :app_id)
-         AND (:before IS NULL OR s.id < :before)
-       ORDER BY s.id DESC LIMIT :limit`,
-    ),
     grantedTo: db.sqlite.prepare(
       `SELECT ${COLUMNS} FROM shares s WHERE s.app_id = :app_id AND ${LIVE} ORDER BY s.id`,
     ),
     delete: db.sqlite.prepare('DELETE FROM shares WHERE id = ?'),
     deleteDead: db.sqlite.prepare(`DELETE FROM shares AS s WHERE NOT (${LIVE})`),
   };
+  /** The list query by the SQL of its sight (one per count of apps seen, so a few). */
+  const lists = new Map<string, StatementSync>();
+  function listQuery(sight: Sight): { query: StatementSync; params: string[] } {
+    const toApp = sightFilter(sight, { app: 's.app_id' });
+    const byApp = sightFilter(sight, { app: 's.created_by' });
+    const sql = `SELECT ${COLUMNS} FROM shares s
+       WHERE ${LIVE}
+         AND (${toApp.sql} OR ${byApp.sql})
+         AND (:app_id IS NULL OR s.app_id = :app_id)
+         AND (:before IS NULL OR s.id < :before)
+       ORDER BY s.id DESC LIMIT :limit`;
+    let query = lists.get(sql);
+    if (query === undefined) {
+      query = db.sqlite.prepare(sql);
+      lists.set(sql, query);
+    }
+    return { query, params: [...toApp.params, ...byApp.params] };
+  }
+
   return {
     /** `creatorTokenId`: the app token that made it; `null` for the owner's. */
     insert(row: ShareRow, creatorTokenId: string | null): void {
@@ -65,13 +79,14 @@ export function shareStore(db: Db) {
     },
     /** Live shares, newest first. */
     list(f: ShareFilter): ShareRow[] {
-      return q.list.all({
+      const { query, params } = listQuery(f.sight);
+      const named = {
         now: f.now,
-        party: f.party ?? null,
         app_id: f.appId ?? null,
         before: f.before ?? null,
         limit: f.limit,
-      }) as unknown as ShareRow[];
+      };
+      return query.all(named, ...params) as unknown as ShareRow[];
     },
     /** The live shares made to `appId`: what its tokens reach beyond their own scopes. */
     grantedTo(appId: string, now: string): ShareRow[] {
