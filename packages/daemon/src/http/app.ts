@@ -4,7 +4,7 @@ import { registerCustomObjects } from '../custom-objects/routes.ts';
 import { registerDirectoryRoutes } from '../directory/routes.ts';
 import { registerFocuses } from '../focuses/routes.ts';
 import { registerShareRoutes } from '../shares/routes.ts';
-import { registerUploads } from '../uploads/routes.ts';
+import { registerUploadRoutes } from '../uploads/routes.ts';
 import { registerViewer } from '../viewer/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
@@ -68,7 +68,7 @@ export function createApp(ctx: DaemonContext): App {
   registerMemory(app, ctx);
   registerBroker(app, ctx);
   registerViewer(app, ctx);
-  registerUploads(app, ctx);
+  registerUploadRoutes(app, ctx);
   registerShareRoutes(app, ctx);
   registerQuestions(app, ctx);
   registerFocuses(app, ctx);

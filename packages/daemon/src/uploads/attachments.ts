@@ -7,6 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ATTACHMENT_TTL_DEFAULT_S, isId } from '@svc/protocol';
+import type { Sight } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal, TcpInfo } from '../ports.ts';
 import type { Store } from '../store/index.ts';
@@ -39,8 +40,8 @@ export function attachmentService({ store, uploads, tcp, now = Date.now }: Attac
 
   return {
     /** `attachments.link`: a URL serving the upload for `ttlS` seconds. */
-    link(uploadId: string, ttlS: number | undefined, principal: Principal) {
-      uploads.get(uploadId, principal);
+    link(uploadId: string, ttlS: number | undefined, principal: Principal, sight: Sight) {
+      uploads.get(uploadId, principal, sight);
       const listener = tcp();
       if (listener === null) {
         throw new ApiError(

@@ -9,7 +9,8 @@ import { constants, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_MEDIA_TYPE, isId, newId, UPLOAD_MAX_BYTES } from '@svc/protocol';
-import { appOf, sees } from '../access/app-caller.ts';
+import { appOf } from '../access/app-caller.ts';
+import { type Sight, sees } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { EventLog } from '../services/events.ts';
@@ -42,10 +43,10 @@ export function uploadService({ store, events, home }: UploadServiceDeps) {
     }
   }
 
-  function visible(id: string, principal: Principal): Upload {
+  function visible(id: string, principal: Principal, sight: Sight): Upload {
     appOf(principal, 'uploads');
     const row = store.uploads.get(id);
-    if (row === undefined || !sees(principal, row.app_id)) {
+    if (row === undefined || !sees(sight, row)) {
       throw new ApiError('not_found', `no upload ${id}`, { field: 'id' });
     }
     return row;
@@ -136,14 +137,14 @@ export function uploadService({ store, events, home }: UploadServiceDeps) {
       return create(bytes, meta, principal, 'body');
     },
 
-    get(id: string, principal: Principal): Upload {
-      return visible(id, principal);
+    get(id: string, principal: Principal, sight: Sight): Upload {
+      return visible(id, principal, sight);
     },
 
     /** The record and its file go; every link to it stops working. */
-    delete(id: string, principal: Principal): { id: string; deleted: true } {
+    delete(id: string, principal: Principal, sight: Sight): { id: string; deleted: true } {
       return store.db.transaction((afterCommit) => {
-        const row = visible(id, principal);
+        const row = visible(id, principal, sight);
         store.uploads.delete(row.id);
         events.record('upload.deleted', row.id, { upload_id: row.id });
         afterCommit(() => rmSync(join(dir, row.id), { force: true }));
