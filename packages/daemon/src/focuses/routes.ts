@@ -1,29 +1,27 @@
-import type { DaemonContext } from '../context.ts';
-import type { Call } from '../http/call.ts';
-import { DEFAULT_LIMIT, page } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
-import type { Principal } from '../ports.ts';
+import type { FocusService } from './service.ts';
 
-/** The `focuses` routes (docs/api-v1.md "Focuses"). */
-export function registerFocuses(app: Routes, ctx: DaemonContext): void {
-  const who = (c: Call): Principal => c.principal!;
+export interface FocusRouteDeps {
+  focuses: FocusService;
+}
 
+/**
+ * The `focuses` routes (docs/api-v1.md "Focuses"). A focus is seen as its node is: by the nodes
+ * resource's own rule, which the service asks.
+ */
+export function registerFocusRoutes(app: Routes, { focuses }: FocusRouteDeps): void {
   mount(app, 'focuses.set', (c, { params, body }) =>
-    c.json(ctx.focuses.set(params.node_id, body.pane, who(c))),
+    c.json(focuses.set(params.node_id, body.pane, c.principal!)),
   );
-  mount(app, 'focuses.list', (c, { query }) => {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = ctx.focuses.list(who(c), {
-      pane: query.pane,
-      before: query.after,
-      limit: limit + 1,
-    });
-    return c.json(page(rows, limit, (f) => f.node_id));
-  });
+  mount(app, 'focuses.list', (c, { query }) =>
+    c.page((limit, after) =>
+      focuses.list(c.principal!, { pane: query.pane, before: after, limit }),
+    ),
+  );
   mount(app, 'focuses.retrieve', (c, { params }) =>
-    c.json(ctx.focuses.get(params.node_id, who(c))),
+    c.json(focuses.get(params.node_id, c.principal!)),
   );
   mount(app, 'focuses.delete', (c, { params }) =>
-    c.json(ctx.focuses.delete(params.node_id, who(c))),
+    c.json(focuses.delete(params.node_id, c.principal!)),
   );
 }

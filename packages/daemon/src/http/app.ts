@@ -2,7 +2,7 @@ import { registerCanvas } from '../canvas/routes.ts';
 import type { DaemonContext } from '../context.ts';
 import { registerCustomObjects } from '../custom-objects/routes.ts';
 import { registerDirectoryRoutes } from '../directory/routes.ts';
-import { registerFocuses } from '../focuses/routes.ts';
+import { registerFocusRoutes } from '../focuses/routes.ts';
 import { registerShareRoutes } from '../shares/routes.ts';
 import { registerUploadRoutes } from '../uploads/routes.ts';
 import { registerViewer } from '../viewer/routes.ts';
@@ -71,6 +71,6 @@ export function createApp(ctx: DaemonContext): App {
   registerUploadRoutes(app, ctx);
   registerShareRoutes(app, ctx);
   registerQuestions(app, ctx);
-  registerFocuses(app, ctx);
+  registerFocusRoutes(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }
