@@ -5,7 +5,7 @@ import { registerDirectoryRoutes } from '../directory/routes.ts';
 import { registerFocusRoutes } from '../focuses/routes.ts';
 import { registerShareRoutes } from '../shares/routes.ts';
 import { registerUploadRoutes } from '../uploads/routes.ts';
-import { registerViewer } from '../viewer/routes.ts';
+import { registerViewerRoutes } from '../viewer/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerConnect } from './connect.ts';
@@ -67,7 +67,7 @@ export function createApp(ctx: DaemonContext): App {
   registerHuman(app, ctx);
   registerMemory(app, ctx);
   registerBroker(app, ctx);
-  registerViewer(app, ctx);
+  registerViewerRoutes(app, ctx);
   registerUploadRoutes(app, ctx);
   registerShareRoutes(app, ctx);
   registerQuestions(app, ctx);
