@@ -16,8 +16,7 @@ export function eventSchemas() {
   /** Compiled checks by object, then event (`null`: the event declares no schema). */
   const checks = new Map<string, Map<string, SchemaCheck | null>>();
 
-  const schemaOf = (row: CustomObjectRow, event: string) =>
-    (JSON.parse(row.events) as Record<string, EventDecl>)[event]?.schema ?? null;
+  const schemaOf = (row: CustomObjectRow, event: string) => row.events[event]?.schema ?? null;
 
   /**
    * A schema taken at registration that can no longer be applied (the kit's rules or the
@@ -89,3 +88,5 @@ export function eventSchemas() {
     },
   };
 }
+
+export type EventSchemas = ReturnType<typeof eventSchemas>;

@@ -1,25 +1,29 @@
 /**
- * Custom objects and their deliveries (migration 010). Rows answer as the protocol's DTO through
- * `toCustomObject`; the publish token's hash and the signing secret stay in the row, never in a
- * DTO.
+ * Custom objects and their deliveries (migration 010). Rows come back parsed (the catalog and
+ * the receiver are JSON columns, read and written here only) and answer as the protocol's DTO
+ * through `toCustomObject`; the publish token's hash and the signing secret stay in the row,
+ * never in a DTO.
  */
+import type { StatementSync } from 'node:sqlite';
 import type { customObjectSchema, objectReceiverSchema } from '@svc/protocol';
 import type { z } from 'zod';
+import { type Sight, sightFilter } from '../access/visibility.ts';
 import type { Db } from '../store/db.ts';
 import type { EventRow } from '../store/events.ts';
 
 export type CustomObject = z.output<typeof customObjectSchema>;
 export type ObjectReceiver = z.output<typeof objectReceiverSchema>;
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
+/** An object's events: name → {description, schema}. */
+export type ObjectCatalog = CustomObject['events'];
 
 export interface CustomObjectRow {
   id: string;
   name: string;
   description: string | null;
-  /** JSON text: name → {description, schema}. */
-  events: string;
-  /** JSON text: the receiver as registered. */
-  receiver: string;
+  events: ObjectCatalog;
+  /** The receiver as registered. */
+  receiver: ObjectReceiver;
   receiver_kind: ObjectReceiver['kind'];
   publish_hash: Uint8Array;
   signing_secret: string | null;
@@ -39,11 +43,26 @@ export interface DeliveryRow {
   updated_at: string;
 }
 
+/** A row as SQLite holds it: the catalog and the receiver as JSON text. */
+type StoredObjectRow = Omit<CustomObjectRow, 'events' | 'receiver'> & {
+  events: string;
+  receiver: string;
+};
+
 export interface ObjectFilter {
-  /** `undefined`: every object (the owner); else only those of these apps. */
-  appIds?: readonly string[] | undefined;
+  /** The objects of the apps it sees (the owner's: every one). */
+  sight: Sight;
   before?: string | undefined;
   limit: number;
+}
+
+function parsed(row: StoredObjectRow | undefined): CustomObjectRow | undefined {
+  if (row === undefined) return undefined;
+  return {
+    ...row,
+    events: JSON.parse(row.events) as ObjectCatalog,
+    receiver: JSON.parse(row.receiver) as ObjectReceiver,
+  };
 }
 
 export function customObjectStore(db: Db) {
@@ -56,12 +75,6 @@ export function customObjectStore(db: Db) {
     ),
     get: db.sqlite.prepare('SELECT * FROM custom_objects WHERE id = ?'),
     byPublishHash: db.sqlite.prepare('SELECT id FROM custom_objects WHERE publish_hash = ?'),
-    list: db.sqlite.prepare(
-      `SELECT * FROM custom_objects
-       WHERE (:any_app = 1 OR app_id IN (SELECT value FROM json_each(:app_ids)))
-         AND (:before IS NULL OR id < :before)
-       ORDER BY id DESC LIMIT :limit`,
-    ),
     delete: db.sqlite.prepare('DELETE FROM custom_objects WHERE id = ?'),
     pendingCount: db.sqlite.prepare(
       `SELECT count(*) AS n FROM object_deliveries WHERE object_id = ? AND state = 'pending'`,
@@ -115,12 +128,31 @@ export function customObjectStore(db: Db) {
          AND object_id IN (SELECT id FROM custom_objects WHERE receiver_kind != 'queue')`,
     ),
   };
+  /** The list query by the SQL of its sight (one per count of apps seen, so a few). */
+  const lists = new Map<string, StatementSync>();
+  function listQuery(sight: Sight): { query: StatementSync; params: string[] } {
+    const seen = sightFilter(sight, { app: 'app_id' });
+    const sql = `SELECT * FROM custom_objects
+       WHERE ${seen.sql} AND (:before IS NULL OR id < :before)
+       ORDER BY id DESC LIMIT :limit`;
+    let query = lists.get(sql);
+    if (query === undefined) {
+      query = db.sqlite.prepare(sql);
+      lists.set(sql, query);
+    }
+    return { query, params: seen.params };
+  }
+
   return {
     insert(row: CustomObjectRow): void {
-      q.insert.run({ ...row });
+      q.insert.run({
+        ...row,
+        events: JSON.stringify(row.events),
+        receiver: JSON.stringify(row.receiver),
+      });
     },
     get(id: string): CustomObjectRow | undefined {
-      return q.get.get(id) as CustomObjectRow | undefined;
+      return parsed(q.get.get(id) as StoredObjectRow | undefined);
     },
     /** The id of the object whose publish token hashes to `hash`. */
     idByPublishHash(hash: Uint8Array): string | undefined {
@@ -128,12 +160,9 @@ export function customObjectStore(db: Db) {
     },
     /** Newest first. */
     list(f: ObjectFilter): CustomObjectRow[] {
-      return q.list.all({
-        any_app: f.appIds === undefined ? 1 : 0,
-        app_ids: JSON.stringify(f.appIds ?? []),
-        before: f.before ?? null,
-        limit: f.limit,
-      }) as unknown as CustomObjectRow[];
+      const { query, params } = listQuery(f.sight);
+      const rows = query.all({ before: f.before ?? null, limit: f.limit }, ...params);
+      return (rows as unknown as StoredObjectRow[]).map((row) => parsed(row)!);
     },
     /** Deletes the object and (cascade) its deliveries. */
     delete(id: string): boolean {
@@ -194,8 +223,8 @@ export function toCustomObject(row: CustomObjectRow, pending: number): CustomObj
     id: row.id,
     name: row.name,
     description: row.description,
-    events: JSON.parse(row.events) as CustomObject['events'],
-    receiver: JSON.parse(row.receiver) as ObjectReceiver,
+    events: row.events,
+    receiver: row.receiver,
     app_id: row.app_id,
     pending_deliveries: pending,
     created_at: row.created_at,

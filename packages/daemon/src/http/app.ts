@@ -1,6 +1,6 @@
 import { registerCanvas } from '../canvas/routes.ts';
 import type { DaemonContext } from '../context.ts';
-import { registerCustomObjects } from '../custom-objects/routes.ts';
+import { registerCustomObjectRoutes } from '../custom-objects/routes.ts';
 import { registerDirectoryRoutes } from '../directory/routes.ts';
 import { registerFocusRoutes } from '../focuses/routes.ts';
 import { registerShareRoutes } from '../shares/routes.ts';
@@ -62,7 +62,7 @@ export function createApp(ctx: DaemonContext): App {
   registerNodes(app, ctx);
   registerRuns(app, ctx);
   registerCrons(app, ctx);
-  registerCustomObjects(app, ctx);
+  registerCustomObjectRoutes(app, ctx);
   registerCanvas(app, ctx);
   registerHuman(app, ctx);
   registerMemory(app, ctx);

@@ -95,7 +95,11 @@ export function viewerPrincipal(
  * token (revocation, expiry, a node token's node ending). A stream outlasts the request that
  * checked it, so it asks before every page and keepalive.
  */
-export function streamAlive(c: Call, viewer: ViewerSessions, tokens: TokenService): () => boolean {
+export function streamAlive(
+  c: Call,
+  viewer: ViewerSessions,
+  tokens: Pick<TokenService, 'stillLive'>,
+): () => boolean {
   const session = c.viewerSession;
   if (session !== null) return () => viewer.isLive(session);
   const principal = c.principal;
