@@ -125,16 +125,11 @@ async function scanTurns(
 
 function toDoc(row: GrepRow): GrepDoc {
   const parts: GrepDoc['parts'] = [];
-  for (const message of JSON.parse(row.input) as { text: string }[]) {
+  for (const message of row.input) {
     parts.push({ where: 'input', text: message.text });
   }
   if (row.text !== '') parts.push({ where: 'text', text: row.text });
-  const calls = JSON.parse(row.calls) as {
-    name: string;
-    input: string | null;
-    output: string | null;
-  }[];
-  for (const call of calls) {
+  for (const call of row.calls) {
     const output = call.output === null ? '' : ` → ${call.output}`;
     parts.push({ where: 'tool_call', text: `${call.name} ${call.input ?? ''}${output}` });
   }

@@ -1,46 +1,49 @@
 import { SNAPSHOT_LIMIT_DEFAULT } from '@svc/protocol';
-import type { DaemonContext } from '../context.ts';
-import type { Call } from '../http/call.ts';
-import { DEFAULT_LIMIT, numericCursor, page } from '../http/page.ts';
+import { DEFAULT_LIMIT, numericCursor } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
-import type { Principal } from '../ports.ts';
+import type { CanvasHistoryService } from './history.ts';
+import type { CanvasService } from './service.ts';
 
 const SEARCH_LIMIT = 20;
 
-/** Every route of protocol's `canvasRoutes` (docs/api-v1.md "Canvas"). */
-export function registerCanvas(app: Routes, ctx: DaemonContext): void {
-  const who = (c: Call): Principal => c.principal!;
+export interface CanvasRouteDeps {
+  canvas: CanvasService;
+  canvasHistory: CanvasHistoryService;
+}
+
+/**
+ * Every route of protocol's `canvasRoutes` (docs/api-v1.md "Canvas"). The attention list's
+ * cursor is an item's sort key and history search's an offset: they page themselves.
+ */
+export function registerCanvasRoutes(app: Routes, deps: CanvasRouteDeps): void {
+  const { canvas, canvasHistory } = deps;
 
   mount(app, 'canvas.attention', (c, { query }) =>
     c.json(
-      ctx.canvas.attention(who(c), {
+      canvas.attention(c.principal!, {
         kinds: query.kinds,
         after: query.after,
         limit: query.limit ?? DEFAULT_LIMIT,
       }),
     ),
   );
-  mount(app, 'canvas.attentionCounts', (c) => c.json(ctx.canvas.attentionCounts(who(c))));
+  mount(app, 'canvas.attentionCounts', (c) => c.json(canvas.attentionCounts(c.principal!)));
   mount(app, 'canvas.snapshot', (c, { query }) =>
     c.json(
-      ctx.canvas.snapshot(who(c), {
+      canvas.snapshot(c.principal!, {
         limit: query.limit ?? SNAPSHOT_LIMIT_DEFAULT,
         rootId: query.root_id,
       }),
     ),
   );
-  mount(app, 'canvas.roster', (c, { query }) => {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = ctx.canvas.roster(who(c), {
-      states: query.state,
-      before: query.after,
-      limit: limit + 1,
-    });
-    return c.json(page(rows, limit, (r) => r.node_id));
-  });
+  mount(app, 'canvas.roster', (c, { query }) =>
+    c.page((limit, after) =>
+      canvas.roster(c.principal!, { states: query.state, before: after, limit }),
+    ),
+  );
   mount(app, 'canvas.prune', (c, { body }) =>
     c.json(
-      ctx.canvas.prune({
+      canvas.prune({
         olderThanS: body.older_than_s,
         dryRun: body.dry_run,
         includeRuns: body.include_runs,
@@ -51,7 +54,7 @@ export function registerCanvas(app: Routes, ctx: DaemonContext): void {
 
   mount(app, 'canvas.history.search', (c, { query }) =>
     c.json(
-      ctx.canvasHistory.search(who(c), {
+      canvasHistory.search(c.principal!, {
         q: query.q,
         nodeId: query.node_id,
         offset: numericCursor(query.after),
@@ -61,7 +64,7 @@ export function registerCanvas(app: Routes, ctx: DaemonContext): void {
   );
   mount(app, 'canvas.history.grep', async (c, { query }) =>
     c.json(
-      await ctx.canvasHistory.grep(who(c), {
+      await canvasHistory.grep(c.principal!, {
         pattern: query.pattern,
         ignoreCase: query.ignore_case === true,
         nodeId: query.node_id,
@@ -72,7 +75,7 @@ export function registerCanvas(app: Routes, ctx: DaemonContext): void {
   );
   mount(app, 'canvas.history.read', (c, { query }) =>
     c.json(
-      ctx.canvasHistory.read(who(c), {
+      canvasHistory.read(c.principal!, {
         nodeId: query.node_id,
         fromTurn: query.from_turn ?? 1,
         limit: query.limit ?? DEFAULT_LIMIT,
@@ -81,7 +84,7 @@ export function registerCanvas(app: Routes, ctx: DaemonContext): void {
   );
   mount(app, 'canvas.history.stats', (c, { query }) =>
     c.json(
-      ctx.canvasHistory.stats(who(c), { since: query.since, groupBy: query.group_by ?? 'day' }),
+      canvasHistory.stats(c.principal!, { since: query.since, groupBy: query.group_by ?? 'day' }),
     ),
   );
 }

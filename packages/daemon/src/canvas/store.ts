@@ -27,12 +27,21 @@ export interface GrepRow {
   cursor: number;
   node_id: string;
   idx: number;
-  /** JSON text: the turn's input messages. */
-  input: string;
+  /** The turn's input messages. */
+  input: { text: string }[];
   text: string;
-  /** JSON text: `[{name, input, output}]`, input and output as stored JSON text. */
-  calls: string;
+  /** Its tool calls, input and output as the stored JSON text (grep matches that text). */
+  calls: { name: string; input: string | null; output: string | null }[];
   started_at: string;
+}
+
+/** A grep row as SQLite holds it: the input messages and the calls as JSON text. */
+type StoredGrepRow = Omit<GrepRow, 'input' | 'calls'> & { input: string; calls: string };
+
+/** A cron's last fire: when, and the error it answered (`null` when it made its node). */
+export interface CronFire {
+  created_at: string;
+  error: { code: string; message: string } | null;
 }
 
 export interface UsageTotals {
@@ -143,8 +152,11 @@ export function canvasStore(db: Db) {
       }) as unknown as PruneCandidate[];
     },
     /** The newest `cron.fired` event of a cron, if it ever fired. */
-    lastCronFire(cronId: string): EventRow | undefined {
-      return q.lastCronFire.get(cronId) as EventRow | undefined;
+    lastCronFire(cronId: string): CronFire | undefined {
+      const row = q.lastCronFire.get(cronId) as EventRow | undefined;
+      if (row === undefined) return undefined;
+      const { error } = JSON.parse(row.payload) as { error?: CronFire['error'] };
+      return { created_at: row.created_at, error: error ?? null };
     },
     /** Turns matching an FTS5 query (already quoted by the caller), best first. */
     search(
@@ -164,12 +176,17 @@ export function canvasStore(db: Db) {
       vis: Visibility,
       opts: { before: number; nodeId?: string | undefined; limit: number },
     ): GrepRow[] {
-      return q.grepPage.all({
+      const rows = q.grepPage.all({
         ...visibilityParams(vis),
         before: opts.before,
         node: opts.nodeId ?? null,
         limit: opts.limit,
-      }) as unknown as GrepRow[];
+      }) as unknown as StoredGrepRow[];
+      return rows.map((row) => ({
+        ...row,
+        input: JSON.parse(row.input) as GrepRow['input'],
+        calls: JSON.parse(row.calls) as GrepRow['calls'],
+      }));
     },
     /** The indexes of a node's turns from `from` on, at most `limit`. */
     turnIndexes(nodeId: string, from: number, limit: number): number[] {

@@ -1,4 +1,4 @@
-import { registerCanvas } from '../canvas/routes.ts';
+import { registerCanvasRoutes } from '../canvas/routes.ts';
 import type { DaemonContext } from '../context.ts';
 import { registerCustomObjectRoutes } from '../custom-objects/routes.ts';
 import { registerDirectoryRoutes } from '../directory/routes.ts';
@@ -63,7 +63,7 @@ export function createApp(ctx: DaemonContext): App {
   registerRuns(app, ctx);
   registerCrons(app, ctx);
   registerCustomObjectRoutes(app, ctx);
-  registerCanvas(app, ctx);
+  registerCanvasRoutes(app, ctx);
   registerHuman(app, ctx);
   registerMemory(app, ctx);
   registerBroker(app, ctx);
