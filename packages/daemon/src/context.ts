@@ -1,6 +1,11 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
 
+import type { CanvasHistoryService } from './canvas/history.ts';
+import type { CanvasService } from './canvas/service.ts';
 import type { CronService } from './crons/service.ts';
+import type { CustomObjectService } from './custom-objects/service.ts';
+import type { DirectoryService } from './directory/service.ts';
+import type { FocusService } from './focuses/service.ts';
 import type { SseRegistry } from './http/sse.ts';
 import type { HumanService } from './human/service.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
@@ -11,24 +16,19 @@ import type { ProfileService } from './profiles/service.ts';
 import type { ProviderService } from './providers/service.ts';
 import type { QuestionService } from './questions/service.ts';
 import type { SandboxService } from './sandbox/service.ts';
-import type { AttachmentService } from './services/attachments.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
-import type { CanvasService } from './services/canvas.ts';
-import type { CanvasHistoryService } from './services/canvas-history.ts';
-import type { CustomObjectService } from './services/custom-objects.ts';
-import type { DirectoryService } from './services/directory.ts';
 import type { EventLog } from './services/events.ts';
-import type { FocusService } from './services/focuses.ts';
 import type { MemoryService } from './services/memory.ts';
 import type { NodeService } from './services/nodes.ts';
 import type { PluginService } from './services/plugins.ts';
 import type { RunService } from './services/runs.ts';
-import type { ShareService } from './services/shares.ts';
 import type { TokenService } from './services/tokens.ts';
-import type { UploadService } from './services/uploads.ts';
-import type { ViewerService } from './services/viewer.ts';
+import type { ShareService } from './shares/service.ts';
 import type { Store } from './store/index.ts';
 import type { Supervisor } from './supervisor/supervisor.ts';
+import type { AttachmentService } from './uploads/attachments.ts';
+import type { UploadService } from './uploads/service.ts';
+import type { ViewerService } from './viewer/service.ts';
 
 /** What the handlers need from the running daemon. */
 export interface DaemonContext {

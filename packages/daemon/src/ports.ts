@@ -73,3 +73,14 @@ export interface SupervisorHooks {
   /** Its broker is gone, however it went: the jobs it ran went with it (and its processes). */
   ended(nodeId: string): void;
 }
+
+/**
+ * The viewer's sessions as the request path checks them (a cookie's session is live, its page
+ * key matches); the viewer resource keeps them.
+ */
+export interface ViewerSessions {
+  /** Whether `secret` names a live session (known, not revoked, not expired). */
+  isLive(secret: string): boolean;
+  /** Whether `key` is the page key of the session `secret`. */
+  keyMatches(secret: string, key: string): boolean;
+}

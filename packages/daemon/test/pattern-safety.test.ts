@@ -1,6 +1,6 @@
 /**
  * The patterns of every JSON Schema a token hands the daemon are proven free of super-linear
- * backtracking before the schema is taken (services/pattern-safety.ts): what the kit's nesting
+ * backtracking before the schema is taken (schema-check/pattern-safety.ts): what the kit's nesting
  * check misses (`^(a|a)*b`, `\s+$`) is refused with a 400 naming the field, and a polynomial
  * pattern is refused: a `maxLength` beside it does not stop the validator matching it.
  */

@@ -3,7 +3,7 @@
  * list's pages are the table's (`visibility`, `page`); the request path applies them.
  */
 import { mount, type Routes } from '../http/route.ts';
-import { screenPatterns } from '../services/pattern-safety.ts';
+import { screenPatterns } from '../schema-check/pattern-safety.ts';
 import type { CronService } from './service.ts';
 
 export interface CronRouteDeps {

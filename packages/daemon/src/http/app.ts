@@ -1,20 +1,23 @@
+import { registerCanvasRoutes } from '../canvas/routes.ts';
 import { registerConnectRoutes } from '../connect/routes.ts';
 import type { DaemonContext } from '../context.ts';
 import { registerCronRoutes } from '../crons/routes.ts';
+import { registerCustomObjectRoutes } from '../custom-objects/routes.ts';
+import { registerDirectoryRoutes } from '../directory/routes.ts';
+import { registerFocusRoutes } from '../focuses/routes.ts';
 import { registerHuman } from '../human/routes.ts';
 import { registerLlmRoutes } from '../llm/routes.ts';
 import { registerModelRoutes } from '../models/routes.ts';
 import { registerProfileRoutes } from '../profiles/routes.ts';
 import { registerProviderRoutes } from '../providers/routes.ts';
 import { registerQuestions } from '../questions/routes.ts';
+import { registerShareRoutes } from '../shares/routes.ts';
+import { registerUploadRoutes } from '../uploads/routes.ts';
+import { registerViewerRoutes } from '../viewer/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
-import { registerCanvas } from './canvas.ts';
-import { registerCustomObjects } from './custom-objects.ts';
-import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';
 import { registerFiles } from './files.ts';
-import { registerFocuses } from './focuses.ts';
 import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
 import { registerMemory } from './memory.ts';
@@ -25,12 +28,9 @@ import { registerReadiness } from './readiness.ts';
 import { createRequestPath, type RequestPath } from './request-path.ts';
 import type { Routes } from './route.ts';
 import { registerRuns } from './runs.ts';
-import { registerShares } from './shares.ts';
 import { registerShutdown } from './shutdown.ts';
 import { registerStatus } from './status.ts';
 import { registerTokens } from './tokens.ts';
-import { registerUploads } from './uploads.ts';
-import { registerViewer } from './viewer.ts';
 
 /** The daemon's `/v1`: its handlers by route id, and the request path both listeners serve. */
 export interface App {
@@ -41,7 +41,7 @@ export interface App {
 export function createApp(ctx: DaemonContext): App {
   const app: Routes = new Map();
   registerHealth(app, ctx);
-  registerDirectory(app, ctx.directory);
+  registerDirectoryRoutes(app, ctx);
   registerStatus(app, ctx);
   registerReadiness(app, ctx);
   registerGrant(app);
@@ -60,15 +60,15 @@ export function createApp(ctx: DaemonContext): App {
   registerNodes(app, ctx);
   registerRuns(app, ctx);
   registerCronRoutes(app, ctx);
-  registerCustomObjects(app, ctx);
-  registerCanvas(app, ctx);
+  registerCustomObjectRoutes(app, ctx);
+  registerCanvasRoutes(app, ctx);
   registerHuman(app, ctx);
   registerMemory(app, ctx);
   registerBroker(app, ctx);
-  registerViewer(app, ctx);
-  registerUploads(app, ctx);
-  registerShares(app, ctx);
+  registerViewerRoutes(app, ctx);
+  registerUploadRoutes(app, ctx);
+  registerShareRoutes(app, ctx);
   registerQuestions(app, ctx);
-  registerFocuses(app, ctx);
+  registerFocusRoutes(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }

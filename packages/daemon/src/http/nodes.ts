@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import { screenPatterns } from '../services/pattern-safety.ts';
+import { screenPatterns } from '../schema-check/pattern-safety.ts';
 import { abandonWorktree, closeWorktree } from '../services/worktrees.ts';
 import { type Node, toNode } from '../store/nodes.ts';
 import type { Call } from './call.ts';

@@ -1,6 +1,6 @@
 import type { DaemonContext } from '../context.ts';
 import type { Principal } from '../ports.ts';
-import { screenPatterns } from '../services/pattern-safety.ts';
+import { screenPatterns } from '../schema-check/pattern-safety.ts';
 import type { Run } from '../services/runs.ts';
 import type { Call } from './call.ts';
 import { madeOnce } from './idempotency.ts';

@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.ts';
-import type { Principal } from '../ports.ts';
+import type { Principal, ViewerSessions } from '../ports.ts';
 import type { TokenService } from '../services/tokens.ts';
-import type { ViewerService } from '../services/viewer.ts';
 import type { Call } from './call.ts';
 import { isAllowedHost } from './host-guard.ts';
 import type { Listener } from './listener.ts';
@@ -15,6 +14,9 @@ import type { Listener } from './listener.ts';
 export function viewerCookieName(port: number): string {
   return `svc_viewer_${port}`;
 }
+/** A viewer session lasts a working day; its cookie's `Max-Age` says the same. */
+export const VIEWER_SESSION_TTL_MS = 12 * 3600_000;
+
 /**
  * The header every viewer fetch sends, holding the session's page key: a cross-site form or
  * image cannot send it, and a server on another port of the host, which the cookie reaches, does
@@ -58,7 +60,7 @@ export function isListenerOrigin(listener: Listener, origin: string): boolean {
 export function viewerPrincipal(
   listener: Listener,
   headers: IncomingHttpHeaders,
-  viewer: ViewerService,
+  viewer: ViewerSessions,
   owner: () => Principal | null,
 ): { principal: Principal; session: string } | null {
   if (listener.kind !== 'tcp' || headers.authorization !== undefined) return null;
@@ -93,7 +95,11 @@ export function viewerPrincipal(
  * token (revocation, expiry, a node token's node ending). A stream outlasts the request that
  * checked it, so it asks before every page and keepalive.
  */
-export function streamAlive(c: Call, viewer: ViewerService, tokens: TokenService): () => boolean {
+export function streamAlive(
+  c: Call,
+  viewer: ViewerSessions,
+  tokens: Pick<TokenService, 'stillLive'>,
+): () => boolean {
   const session = c.viewerSession;
   if (session !== null) return () => viewer.isLive(session);
   const principal = c.principal;

@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { VIEWER_SESSION_TTL_MS } from '../services/viewer.ts';
 import type { Call, Reply } from './call.ts';
 import { errorResponse } from './errors.ts';
 import type { Listener } from './listener.ts';
-import { viewerCookieName } from './viewer-auth.ts';
+import { VIEWER_SESSION_TTL_MS, viewerCookieName } from './viewer-auth.ts';
 import { LIVE_PREFIX, serveLive } from './viewer-live.ts';
 import { LINK_USED_PAGE, NOT_BUILT_PAGE, viewerHeaders } from './viewer-pages.ts';
 

@@ -3,7 +3,7 @@ import type { Call } from '../http/call.ts';
 import { DEFAULT_LIMIT, page } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
 import type { Principal } from '../ports.ts';
-import { screenPatterns } from '../services/pattern-safety.ts';
+import { screenPatterns } from '../schema-check/pattern-safety.ts';
 
 /** Every route of protocol's `humanRoutes` (docs/api-v1.md "Human requests and the inbox"). */
 export function registerHuman(app: Routes, ctx: DaemonContext): void {

@@ -9,8 +9,8 @@ import { type ModelService, refusedCredentials } from '../models/service.ts';
 import type { Principal } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
 import { redactSecrets } from '../redact.ts';
+import { screenPatterns } from '../schema-check/pattern-safety.ts';
 import { compileUsable } from '../services/output-schema.ts';
-import { screenPatterns } from '../services/pattern-safety.ts';
 
 type LlmBody = z.output<typeof llmBodySchema>;
 export type LlmResponse = z.output<typeof llmResponseSchema>;

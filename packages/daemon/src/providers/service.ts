@@ -15,10 +15,10 @@ import {
   type providerCallBodySchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
+import type { DirectoryService } from '../directory/service.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
-import type { DirectoryService } from '../services/directory.ts';
 import { scopeCeiling } from '../services/node-ceiling.ts';
 import {
   CALL_TIMEOUT_MS,

@@ -1,12 +1,12 @@
 import { hash, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isFinal, type NodeState, newId, type Token } from '@svc/protocol';
+import { isPublishSecret, publishPrincipal } from '../custom-objects/secrets.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { TokenKind, TokenRow } from '../store/tokens.ts';
 import type { EventLog } from './events.ts';
-import { isPublishSecret, publishPrincipal } from './object-secrets.ts';
 
 export const TOKEN_PREFIXES: Readonly<Record<TokenKind, string>> = {
   owner: 'svc_owner_',

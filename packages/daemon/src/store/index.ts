@@ -1,14 +1,17 @@
+import { canvasStore } from '../canvas/store.ts';
 import { cronStore } from '../crons/store.ts';
+import { customObjectStore } from '../custom-objects/store.ts';
+import { focusStore } from '../focuses/store.ts';
 import { humanStore } from '../human/store.ts';
 import { modelStore } from '../models/store.ts';
 import { profileStore } from '../profiles/store.ts';
 import { questionStore } from '../questions/store.ts';
+import { shareStore } from '../shares/store.ts';
+import { uploadStore } from '../uploads/store.ts';
+import { viewerSessionStore } from '../viewer/store.ts';
 import { brokerStore } from './brokers.ts';
-import { canvasStore } from './canvas.ts';
-import { customObjectStore } from './custom-objects.ts';
 import { openDb } from './db.ts';
 import { eventStore } from './events.ts';
-import { focusStore } from './focuses.ts';
 import { idempotencyStore } from './idempotency.ts';
 import { jobStore } from './jobs.ts';
 import { mailStore } from './mail.ts';
@@ -19,11 +22,8 @@ import { pluginStore } from './plugins.ts';
 import { reportStore } from './reports.ts';
 import { runStore } from './runs.ts';
 import { secretStore } from './secrets.ts';
-import { shareStore } from './shares.ts';
 import { tokenStore } from './tokens.ts';
 import { turnStore } from './turns.ts';
-import { uploadStore } from './uploads.ts';
-import { viewerSessionStore } from './viewer-sessions.ts';
 
 export type { Db } from './db.ts';
 

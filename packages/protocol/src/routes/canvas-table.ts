@@ -2,7 +2,9 @@
  * The `canvas` and `canvas.history` routes (docs/api-v1.md "Canvas"). Every read takes any token
  * and shows only the nodes the caller may see (the owner all; an app its own nodes and their
  * trees; a node its tree). Pruning is the owner's. `canvas.dashboard` has no route: the client
- * composes it from `nodes.list` and `status.get`.
+ * composes it from `nodes.list` and `status.get`. Reads see nodes as `nodes.list` does
+ * (`tree-read`); attention, a list of what to act on, as writes do (`tree`), its crons by the
+ * crons' own rule.
  */
 import {
   attentionCountsSchema,
@@ -39,6 +41,7 @@ export const canvasRoutes = [
     query: attentionQuerySchema,
     response: listOf(attentionItemSchema),
     errors: ['validation_failed'],
+    visibility: 'tree',
   },
   {
     id: 'canvas.attentionCounts',
@@ -47,6 +50,7 @@ export const canvasRoutes = [
     auth: TOKEN,
     summary: 'How many attention items there are, by kind',
     response: attentionCountsSchema,
+    visibility: 'tree',
   },
   {
     id: 'canvas.snapshot',
@@ -58,6 +62,7 @@ export const canvasRoutes = [
     query: canvasSnapshotQuerySchema,
     response: canvasSnapshotSchema,
     errors: ['validation_failed', 'not_found'],
+    visibility: 'tree-read',
   },
   {
     id: 'canvas.roster',
@@ -68,6 +73,8 @@ export const canvasRoutes = [
     query: rosterQuerySchema,
     response: listOf(rosterEntrySchema),
     errors: ['validation_failed'],
+    page: { cursor: 'node_id' },
+    visibility: 'tree-read',
   },
   {
     id: 'canvas.prune',
@@ -88,6 +95,7 @@ export const canvasRoutes = [
     query: historySearchQuerySchema,
     response: historySearchResultSchema,
     errors: ['validation_failed', 'not_found'],
+    visibility: 'tree-read',
   },
   {
     id: 'canvas.history.grep',
@@ -99,6 +107,7 @@ export const canvasRoutes = [
     query: historyGrepQuerySchema,
     response: historyGrepResultSchema,
     errors: ['validation_failed', 'not_found', 'rate_limited'],
+    visibility: 'tree-read',
   },
   {
     id: 'canvas.history.read',
@@ -109,6 +118,7 @@ export const canvasRoutes = [
     query: historyReadQuerySchema,
     response: historyReadResultSchema,
     errors: ['validation_failed', 'not_found'],
+    visibility: 'tree-read',
   },
   {
     id: 'canvas.history.stats',
@@ -119,5 +129,6 @@ export const canvasRoutes = [
     query: historyStatsQuerySchema,
     response: historyStatsSchema,
     errors: ['validation_failed'],
+    visibility: 'tree-read',
   },
 ] as const satisfies readonly RouteDef[];

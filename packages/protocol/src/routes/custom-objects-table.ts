@@ -43,6 +43,8 @@ export const customObjectRoutes = [
     summary: 'List the custom objects the caller may see, newest first',
     query: customObjectListQuerySchema,
     response: listOf(customObjectSchema),
+    visibility: 'objects-read',
+    page: { cursor: 'id' },
   },
   {
     id: 'customObjects.retrieve',
@@ -52,6 +54,7 @@ export const customObjectRoutes = [
     summary: 'Get a custom object',
     params: customObjectParamsSchema,
     response: customObjectSchema,
+    visibility: 'objects-read',
   },
   {
     id: 'customObjects.unregister',
@@ -62,6 +65,7 @@ export const customObjectRoutes = [
     params: customObjectParamsSchema,
     response: customObjectDeleteResultSchema,
     errors: ['forbidden'],
+    visibility: 'objects-read',
   },
   {
     id: 'customObjects.publish',
@@ -74,6 +78,8 @@ export const customObjectRoutes = [
     body: customObjectPublishBodySchema,
     response: customObjectPublishResultSchema,
     errors: ['forbidden'],
+    // A publish token sees its own object; any other token, by the rule.
+    visibility: 'objects-read',
   },
   {
     id: 'customObjects.receive',
@@ -87,6 +93,7 @@ export const customObjectRoutes = [
     response: objectDeliverySchema,
     stream: 'sse',
     errors: ['invalid_state'],
+    visibility: 'objects-read',
   },
   {
     id: 'customObjects.ack',
@@ -98,5 +105,6 @@ export const customObjectRoutes = [
     body: customObjectAckBodySchema,
     response: customObjectAckResultSchema,
     errors: ['forbidden', 'invalid_state'],
+    visibility: 'objects-read',
   },
 ] as const satisfies readonly RouteDef[];

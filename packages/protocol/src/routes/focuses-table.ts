@@ -2,7 +2,8 @@
  * The `focuses` routes (docs/api-v1.md "Focuses"): a node's terminal-multiplexer pane, for the
  * viewer. Reading needs any token that sees the node. Writing needs the owner, a token holding
  * `svc:act` that sees the node, or a node token for its own node (a broker running in a pane
- * registers itself), so the route takes any token and the handler checks the rest.
+ * registers itself), so the route takes any token and the handler checks the rest. A focus is
+ * seen as its node is (`tree`: writes' rule, not `tree-read`), by the node's own row.
  */
 import { listOf } from '../schemas/common.ts';
 import {
@@ -28,6 +29,7 @@ export const focusesRoutes = [
     body: focusSetBodySchema,
     response: focusSchema,
     errors: ['scope_missing'],
+    visibility: 'tree',
   },
   {
     id: 'focuses.list',
@@ -37,6 +39,8 @@ export const focusesRoutes = [
     summary: 'The focuses of the nodes the caller sees, newest node first',
     query: focusListQuerySchema,
     response: listOf(focusSchema),
+    page: { cursor: 'node_id' },
+    visibility: 'tree',
   },
   {
     id: 'focuses.retrieve',
@@ -46,6 +50,7 @@ export const focusesRoutes = [
     summary: "A node's focus; 404 when it has none",
     params: focusParamsSchema,
     response: focusSchema,
+    visibility: 'tree',
   },
   {
     id: 'focuses.delete',
@@ -56,5 +61,6 @@ export const focusesRoutes = [
     params: focusParamsSchema,
     response: focusDeleteResultSchema,
     errors: ['scope_missing'],
+    visibility: 'tree',
   },
 ] as const satisfies readonly RouteDef[];

@@ -36,6 +36,9 @@ export const sharesRoutes = [
     query: shareListQuerySchema,
     response: listOf(shareSchema),
     errors: ['forbidden'],
+    // Made to or by the app: the rule is tested on both columns.
+    visibility: 'own-app',
+    page: { cursor: 'id' },
   },
   {
     id: 'shares.delete',
@@ -46,5 +49,6 @@ export const sharesRoutes = [
     params: shareParamsSchema,
     response: shareDeleteResultSchema,
     errors: ['forbidden'],
+    visibility: 'own-app',
   },
 ] as const satisfies readonly RouteDef[];

@@ -52,6 +52,7 @@ export const uploadsRoutes = [
     params: uploadParamsSchema,
     response: uploadSchema,
     errors: ['forbidden'],
+    visibility: 'own-app',
   },
   {
     id: 'uploads.delete',
@@ -62,6 +63,7 @@ export const uploadsRoutes = [
     params: uploadParamsSchema,
     response: uploadDeleteResultSchema,
     errors: ['forbidden'],
+    visibility: 'own-app',
   },
   {
     id: 'attachments.link',
@@ -73,6 +75,7 @@ export const uploadsRoutes = [
     query: attachmentLinkQuerySchema,
     response: attachmentLinkSchema,
     errors: ['forbidden', 'not_found', 'invalid_state'],
+    visibility: 'own-app',
   },
   {
     id: 'attachments.content',

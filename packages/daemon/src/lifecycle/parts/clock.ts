@@ -1,7 +1,7 @@
 import { createClock } from '../../clock/clock.ts';
 import { cronScheduler } from '../../crons/scheduler.ts';
+import { objectDispatcher } from '../../custom-objects/dispatcher.ts';
 import { humanExpiry } from '../../human/expiry.ts';
-import { objectDispatcher } from '../../services/object-dispatcher.ts';
 import { DAEMON_VERSION } from '../../version.ts';
 import type { Logger } from '../logger.ts';
 import { definePart } from './part.ts';

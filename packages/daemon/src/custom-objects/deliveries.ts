@@ -1,0 +1,100 @@
+/**
+ * The bookkeeping of url and argv attempts, made by `dispatcher.ts`: which are due, taking them
+ * (attempts + 1, none due meanwhile), and recording how each ended. What is due is in the
+ * database, so a restart resumes where the last daemon stopped.
+ */
+import type { EventLog } from '../services/events.ts';
+import { toEventDto } from '../services/events.ts';
+import type { Store } from '../store/index.ts';
+import { recordDelivery } from './delivery-event.ts';
+import { type DeliveryPolicy, retryDelayMs } from './policy.ts';
+import type { ObjectSignals } from './signals.ts';
+import type { DeliveryRow, ObjectReceiver } from './store.ts';
+
+/** One attempt to hand a delivery to a url or argv receiver, as the dispatcher makes it. */
+export interface Attempt {
+  delivery: DeliveryRow;
+  objectId: string;
+  receiver: Exclude<ObjectReceiver, { kind: 'queue' }>;
+  signingSecret: string | null;
+  /** The delivery JSON: the `object.event` row, as a queue reader gets it. */
+  body: string;
+}
+
+export interface DeliveryDeps {
+  store: Pick<Store, 'db' | 'customObjects'>;
+  events: EventLog;
+  signals: Pick<ObjectSignals, 'changed'>;
+  policy: DeliveryPolicy;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Attempts a stopped daemon left in flight are due again: called once at start. */
+export function resumeInFlight({ store, signals }: DeliveryDeps): number {
+  return store.db.transaction((afterCommit) => {
+    const n = store.customObjects.resumeInFlight(new Date().toISOString());
+    if (n > 0) signals.changed(afterCommit);
+    return n;
+  });
+}
+
+/** Takes up to `limit` due deliveries for one attempt each (attempts + 1, none due meanwhile). */
+export function takeDue({ store }: DeliveryDeps, nowMs: number, limit: number): Attempt[] {
+  if (limit <= 0) return [];
+  const objects = store.customObjects;
+  return store.db.transaction(() => {
+    const taken: Attempt[] = [];
+    for (const due of objects.due(iso(nowMs), limit)) {
+      const delivery = objects.startAttempt(due.id, iso(nowMs));
+      const object = objects.get(due.object_id);
+      const event = objects.event(due.seq);
+      if (delivery === undefined || object === undefined) continue;
+      const receiver = object.receiver;
+      if (receiver.kind === 'queue') continue;
+      if (event === undefined) {
+        // The log lost the event (it never should): nothing can be sent, ever.
+        objects.fail(due.id, 'the object.event row is missing', iso(nowMs));
+        continue;
+      }
+      taken.push({
+        delivery,
+        objectId: object.id,
+        receiver,
+        signingSecret: object.signing_secret,
+        body: JSON.stringify(toEventDto(event)),
+      });
+    }
+    return taken;
+  });
+}
+
+/**
+ * Records an attempt's outcome: delivered; or failed for good once `maxAttempts` are spent;
+ * or due again after the backoff. Each records an `object.delivery` event.
+ */
+export function finishAttempt(deps: DeliveryDeps, deliveryId: string, error: string | null): void {
+  const { store, events, signals, policy } = deps;
+  const objects = store.customObjects;
+  store.db.transaction((afterCommit) => {
+    const delivery = objects.delivery(deliveryId);
+    // Unregistered meanwhile (the row went with its object), or already ended.
+    if (delivery === undefined || delivery.state !== 'pending') return;
+    const nowMs = Date.now();
+    if (error === null) {
+      if (objects.markDelivered(deliveryId, iso(nowMs))) {
+        recordDelivery(events, delivery, 'delivered');
+      }
+    } else if (delivery.attempts >= policy.maxAttempts) {
+      if (objects.fail(deliveryId, error, iso(nowMs))) {
+        recordDelivery(events, delivery, 'failed', { error });
+      }
+    } else {
+      const next = iso(nowMs + retryDelayMs(policy, delivery.attempts));
+      if (objects.retryLater(deliveryId, next, error, iso(nowMs))) {
+        recordDelivery(events, delivery, 'pending', { error, next_attempt_at: next });
+      }
+    }
+    signals.changed(afterCommit);
+  });
+}
