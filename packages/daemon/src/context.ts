@@ -24,7 +24,7 @@ import type { ProviderService } from './services/providers.ts';
 import type { QuestionService } from './services/questions.ts';
 import type { RunService } from './services/runs.ts';
 import type { ShareService } from './services/shares.ts';
-import type { TokenService } from './services/tokens.ts';
+import type { TokenService } from './tokens/service.ts';
 import type { UploadService } from './services/uploads.ts';
 import type { ViewerService } from './services/viewer.ts';
 import type { Store } from './store/index.ts';

@@ -36,7 +36,7 @@ import { providerService } from './services/providers.ts';
 import { questionService } from './services/questions.ts';
 import { runService } from './services/runs.ts';
 import { shareService } from './services/shares.ts';
-import { tokenService } from './services/tokens.ts';
+import { tokenService } from './tokens/service.ts';
 import { removeWorktrees } from './services/tree-removal.ts';
 import { uploadService } from './services/uploads.ts';
 import { viewerService } from './services/viewer.ts';

@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { registerTokenRoutes } from '../tokens/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerCanvas } from './canvas.ts';
@@ -9,7 +10,6 @@ import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';
 import { registerFiles } from './files.ts';
 import { registerFocuses } from './focuses.ts';
-import { registerGrant } from './grant.ts';
 import { registerHealth } from './health.ts';
 import { registerHuman } from './human.ts';
 import { registerLlm } from './llm.ts';
@@ -29,7 +29,6 @@ import { registerRuns } from './runs.ts';
 import { registerShares } from './shares.ts';
 import { registerShutdown } from './shutdown.ts';
 import { registerStatus } from './status.ts';
-import { registerTokens } from './tokens.ts';
 import { registerUploads } from './uploads.ts';
 import { registerViewer } from './viewer.ts';
 
@@ -45,11 +44,10 @@ export function createApp(ctx: DaemonContext): App {
   registerDirectory(app, ctx.directory);
   registerStatus(app, ctx);
   registerReadiness(app, ctx);
-  registerGrant(app);
   registerOpenApi(app, ctx);
   registerEvents(app, ctx);
   registerConnect(app, ctx);
-  registerTokens(app, ctx);
+  registerTokenRoutes(app, ctx);
   registerShutdown(app, ctx);
   registerBash(app, ctx);
   registerFiles(app, ctx);

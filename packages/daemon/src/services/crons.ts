@@ -127,7 +127,7 @@ export function cronService({ store, events, nodes }: CronServiceDeps) {
       kind: 'app',
       appId: token.app_id,
       nodeId: null,
-      scopes: token.scopes === null ? [] : (JSON.parse(token.scopes) as string[]),
+      scopes: token.scopes ?? [],
       expiresAt: token.expires_at,
     };
   }

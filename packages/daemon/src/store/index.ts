@@ -20,7 +20,7 @@ import { reportStore } from './reports.ts';
 import { runStore } from './runs.ts';
 import { secretStore } from './secrets.ts';
 import { shareStore } from './shares.ts';
-import { tokenStore } from './tokens.ts';
+import { tokenStore } from '../tokens/store.ts';
 import { turnStore } from './turns.ts';
 import { uploadStore } from './uploads.ts';
 import { viewerSessionStore } from './viewer-sessions.ts';

@@ -38,7 +38,7 @@ import { socketPathProblem } from '@svc/protocol/home';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { BrokerLaunch, NodeRuntime, SupervisorHooks } from '../ports.ts';
 import { addGitWorktree } from '../services/git-worktree.ts';
-import type { TokenService } from '../services/tokens.ts';
+import type { TokenService } from '../tokens/service.ts';
 import { worktreePath } from '../services/worktrees.ts';
 import { sweepWrites, writeNotesDir } from '../services/write-notes.ts';
 import type { Store } from '../store/index.ts';
