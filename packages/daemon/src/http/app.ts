@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { registerSystemRoutes } from '../system/routes.ts';
 import { registerTokenRoutes } from '../tokens/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
@@ -10,25 +11,20 @@ import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';
 import { registerFiles } from './files.ts';
 import { registerFocuses } from './focuses.ts';
-import { registerHealth } from './health.ts';
 import { registerHuman } from './human.ts';
 import { registerLlm } from './llm.ts';
 import { registerMemory } from './memory.ts';
 import { registerModelAuth } from './model-auth.ts';
 import { registerModelConfig } from './model-config.ts';
 import { registerNodes } from './nodes.ts';
-import { registerOpenApi } from './openapi.ts';
 import { registerPlugins } from './plugins.ts';
 import { registerProfiles } from './profiles.ts';
 import { registerProviders } from './providers.ts';
 import { registerQuestions } from './questions.ts';
-import { registerReadiness } from './readiness.ts';
 import { createRequestPath, type RequestPath } from './request-path.ts';
 import type { Routes } from './route.ts';
 import { registerRuns } from './runs.ts';
 import { registerShares } from './shares.ts';
-import { registerShutdown } from './shutdown.ts';
-import { registerStatus } from './status.ts';
 import { registerUploads } from './uploads.ts';
 import { registerViewer } from './viewer.ts';
 
@@ -40,15 +36,11 @@ export interface App {
 
 export function createApp(ctx: DaemonContext): App {
   const app: Routes = new Map();
-  registerHealth(app, ctx);
+  registerSystemRoutes(app, ctx);
   registerDirectory(app, ctx.directory);
-  registerStatus(app, ctx);
-  registerReadiness(app, ctx);
-  registerOpenApi(app, ctx);
   registerEvents(app, ctx);
   registerConnect(app, ctx);
   registerTokenRoutes(app, ctx);
-  registerShutdown(app, ctx);
   registerBash(app, ctx);
   registerFiles(app, ctx);
   registerProfiles(app, ctx);
