@@ -15,7 +15,7 @@ import type { EventLog } from './services/events.ts';
 import type { FocusService } from './services/focuses.ts';
 import type { HumanService } from './services/human.ts';
 import type { LlmService } from './services/llm.ts';
-import type { MemoryService } from './services/memory.ts';
+import type { MemoryService } from './memory/service.ts';
 import type { ModelService } from './services/models.ts';
 import type { NodeService } from './services/nodes.ts';
 import type { PluginService } from './services/plugins.ts';

@@ -26,7 +26,7 @@ import { focusService } from './services/focuses.ts';
 import { humanService } from './services/human.ts';
 import { humanExpiry } from './services/human-expiry.ts';
 import { llmService } from './services/llm.ts';
-import { memoryService } from './services/memory.ts';
+import { memoryService } from './memory/service.ts';
 import { modelService } from './services/models.ts';
 import { nodeService } from './services/nodes.ts';
 import { objectDispatcher } from './services/object-dispatcher.ts';

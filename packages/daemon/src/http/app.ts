@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { registerMemoryRoutes } from '../memory/routes.ts';
 import { registerSystemRoutes } from '../system/routes.ts';
 import { registerTokenRoutes } from '../tokens/routes.ts';
 import { registerBash } from './bash.ts';
@@ -13,7 +14,6 @@ import { registerFiles } from './files.ts';
 import { registerFocuses } from './focuses.ts';
 import { registerHuman } from './human.ts';
 import { registerLlm } from './llm.ts';
-import { registerMemory } from './memory.ts';
 import { registerModelAuth } from './model-auth.ts';
 import { registerModelConfig } from './model-config.ts';
 import { registerNodes } from './nodes.ts';
@@ -55,7 +55,7 @@ export function createApp(ctx: DaemonContext): App {
   registerCustomObjects(app, ctx);
   registerCanvas(app, ctx);
   registerHuman(app, ctx);
-  registerMemory(app, ctx);
+  registerMemoryRoutes(app, ctx);
   registerBroker(app, ctx);
   registerViewer(app, ctx);
   registerUploads(app, ctx);

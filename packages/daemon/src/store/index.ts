@@ -9,7 +9,7 @@ import { humanStore } from './human.ts';
 import { idempotencyStore } from './idempotency.ts';
 import { jobStore } from './jobs.ts';
 import { mailStore } from './mail.ts';
-import { memoryStore } from './memory.ts';
+import { memoryStore } from '../memory/store.ts';
 import { modelStore } from './models.ts';
 import { nodeEventStore } from './node-events.ts';
 import { nodeStore } from './nodes.ts';
