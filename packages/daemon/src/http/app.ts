@@ -1,8 +1,8 @@
+import { registerBashRoutes } from '../bash/routes.ts';
 import type { DaemonContext } from '../context.ts';
 import { registerMemoryRoutes } from '../memory/routes.ts';
 import { registerSystemRoutes } from '../system/routes.ts';
 import { registerTokenRoutes } from '../tokens/routes.ts';
-import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerCanvas } from './canvas.ts';
 import { registerConnect } from './connect.ts';
@@ -41,7 +41,7 @@ export function createApp(ctx: DaemonContext): App {
   registerEvents(app, ctx);
   registerConnect(app, ctx);
   registerTokenRoutes(app, ctx);
-  registerBash(app, ctx);
+  registerBashRoutes(app, ctx);
   registerFiles(app, ctx);
   registerProfiles(app, ctx);
   registerPlugins(app, ctx);
