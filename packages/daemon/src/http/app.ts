@@ -1,5 +1,6 @@
 import { registerBashRoutes } from '../bash/routes.ts';
 import type { DaemonContext } from '../context.ts';
+import { registerFilesRoutes } from '../files/routes.ts';
 import { registerMemoryRoutes } from '../memory/routes.ts';
 import { registerSystemRoutes } from '../system/routes.ts';
 import { registerTokenRoutes } from '../tokens/routes.ts';
@@ -10,7 +11,6 @@ import { registerCrons } from './crons.ts';
 import { registerCustomObjects } from './custom-objects.ts';
 import { registerDirectory } from './directory.ts';
 import { registerEvents } from './events.ts';
-import { registerFiles } from './files.ts';
 import { registerFocuses } from './focuses.ts';
 import { registerHuman } from './human.ts';
 import { registerLlm } from './llm.ts';
@@ -42,7 +42,7 @@ export function createApp(ctx: DaemonContext): App {
   registerConnect(app, ctx);
   registerTokenRoutes(app, ctx);
   registerBashRoutes(app, ctx);
-  registerFiles(app, ctx);
+  registerFilesRoutes(app, ctx);
   registerProfiles(app, ctx);
   registerPlugins(app, ctx);
   registerProviders(app, ctx);

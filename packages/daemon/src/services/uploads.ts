@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { DEFAULT_MEDIA_TYPE, isId, newId, UPLOAD_MAX_BYTES } from '@svc/protocol';
 import { appOf, sees } from '../access/app-caller.ts';
 import { ApiError } from '../errors.ts';
+import { decodeContent } from '../files/content.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { Upload } from '../store/uploads.ts';
 import type { EventLog } from './events.ts';
-import { decodeContent } from './file-content.ts';
 
 export interface UploadMeta {
   filename: string;
