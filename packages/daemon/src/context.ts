@@ -18,7 +18,7 @@ import type { LlmService } from './services/llm.ts';
 import type { MemoryService } from './memory/service.ts';
 import type { ModelService } from './services/models.ts';
 import type { NodeService } from './services/nodes.ts';
-import type { PluginService } from './services/plugins.ts';
+import type { PluginService } from './plugins/service.ts';
 import type { ProfileService } from './services/profiles.ts';
 import type { ProviderService } from './services/providers.ts';
 import type { QuestionService } from './services/questions.ts';

@@ -30,7 +30,7 @@ import { memoryService } from './memory/service.ts';
 import { modelService } from './services/models.ts';
 import { nodeService } from './services/nodes.ts';
 import { objectDispatcher } from './services/object-dispatcher.ts';
-import { pluginService } from './services/plugins.ts';
+import { pluginService } from './plugins/service.ts';
 import { profileService } from './services/profiles.ts';
 import { providerService } from './services/providers.ts';
 import { questionService } from './services/questions.ts';

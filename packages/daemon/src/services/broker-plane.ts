@@ -36,6 +36,7 @@ import {
 import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
+import { offeredPlugins } from '../plugins/offered.ts';
 import type { SupervisorHooks } from '../ports.ts';
 import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
@@ -52,7 +53,6 @@ import type { EventLog } from './events.ts';
 import { settleOpenRecords } from './final-records.ts';
 import { type ModelChoice, type ModelService, refusedCredentials } from './models.ts';
 import type { NodeService } from './nodes.ts';
-import { offeredPlugins } from './plugins.ts';
 import type { ProfileService } from './profiles.ts';
 import { waitUntil } from './wait-until.ts';
 

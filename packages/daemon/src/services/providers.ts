@@ -16,18 +16,18 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { Principal } from '../ports.ts';
-import type { Store } from '../store/index.ts';
-import type { PluginRow } from '../store/plugins.ts';
-import type { DirectoryService } from './directory.ts';
-import { scopeCeiling } from './node-ceiling.ts';
 import {
   CALL_TIMEOUT_MS,
   callPluginCommand,
   MAX_ANSWER_BYTES,
   type PluginAnswer,
   requestIdFrom,
-} from './plugin-call.ts';
+} from '../plugins/call.ts';
+import type { PluginRow } from '../plugins/store.ts';
+import type { Principal } from '../ports.ts';
+import type { Store } from '../store/index.ts';
+import type { DirectoryService } from './directory.ts';
+import { scopeCeiling } from './node-ceiling.ts';
 import type { ProfileService } from './profiles.ts';
 
 type CallBody = z.output<typeof providerCallBodySchema>;
@@ -177,7 +177,7 @@ export function providerService(deps: {
 export type ProviderService = ReturnType<typeof providerService>;
 
 function commandsOf(row: PluginRow): Plugin['commands'] {
-  return JSON.parse(row.commands) as Plugin['commands'];
+  return row.commands;
 }
 
 /**

@@ -13,7 +13,7 @@ import { memoryStore } from '../memory/store.ts';
 import { modelStore } from './models.ts';
 import { nodeEventStore } from './node-events.ts';
 import { nodeStore } from './nodes.ts';
-import { pluginStore } from './plugins.ts';
+import { pluginStore } from '../plugins/store.ts';
 import { profileStore } from './profiles.ts';
 import { questionStore } from './questions.ts';
 import { reportStore } from './reports.ts';

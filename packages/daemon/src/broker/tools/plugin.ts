@@ -15,7 +15,7 @@ import {
   type PluginCommand,
   requestIdFrom,
   type StreamEnd,
-} from '../../services/plugin-call.ts';
+} from '../../plugins/call.ts';
 import type { ToolSpec } from '../model-turn.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
 
