@@ -1,8 +1,12 @@
 import { mount, type Routes } from '../http/route.ts';
 import type { MemoryService } from './service.ts';
 
+export interface MemoryRouteDeps {
+  memory: MemoryService;
+}
+
 /** Every route of protocol's `memoryRoutes` (docs/api-v1.md "Memory"). */
-export function registerMemoryRoutes(app: Routes, deps: { memory: MemoryService }): void {
+export function registerMemoryRoutes(app: Routes, deps: MemoryRouteDeps): void {
   const { memory } = deps;
   mount(app, 'memory.list', (c, { query }) =>
     c.page((limit, after) => memory.list(c.principal!, { ...query, after, limit })),
