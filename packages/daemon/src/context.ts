@@ -2,6 +2,8 @@
 
 import type { SseRegistry } from './http/sse.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
+import type { MemoryService } from './memory/service.ts';
+import type { PluginService } from './plugins/service.ts';
 import type { TcpInfo } from './ports.ts';
 import type { SandboxService } from './sandbox/service.ts';
 import type { AttachmentService } from './services/attachments.ts';
@@ -15,20 +17,18 @@ import type { EventLog } from './services/events.ts';
 import type { FocusService } from './services/focuses.ts';
 import type { HumanService } from './services/human.ts';
 import type { LlmService } from './services/llm.ts';
-import type { MemoryService } from './memory/service.ts';
 import type { ModelService } from './services/models.ts';
 import type { NodeService } from './services/nodes.ts';
-import type { PluginService } from './plugins/service.ts';
 import type { ProfileService } from './services/profiles.ts';
 import type { ProviderService } from './services/providers.ts';
 import type { QuestionService } from './services/questions.ts';
 import type { RunService } from './services/runs.ts';
 import type { ShareService } from './services/shares.ts';
-import type { TokenService } from './tokens/service.ts';
 import type { UploadService } from './services/uploads.ts';
 import type { ViewerService } from './services/viewer.ts';
 import type { Store } from './store/index.ts';
 import type { Supervisor } from './supervisor/supervisor.ts';
+import type { TokenService } from './tokens/service.ts';
 
 /** What the handlers need from the running daemon. */
 export interface DaemonContext {

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { TokenService } from '../tokens/service.ts';
 import type { ViewerService } from '../services/viewer.ts';
+import type { TokenService } from '../tokens/service.ts';
 import type { Call } from './call.ts';
 import { isAllowedHost } from './host-guard.ts';
 import type { Listener } from './listener.ts';
