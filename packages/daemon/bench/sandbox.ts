@@ -18,11 +18,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { runBash } from '../src/bash/run.ts';
 import { makePlan } from '../src/sandbox/plan.ts';
 import { probeSandbox } from '../src/sandbox/probe.ts';
 import { openSession } from '../src/sandbox/session.ts';
 import { loadSandboxSettings } from '../src/sandbox/settings.ts';
-import { runBash } from '../src/services/bash.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
 const FIRSTS = Number(process.env.BENCH_FIRSTS ?? 20);
@@ -97,7 +97,7 @@ function fresh(kind: 'bare' | 'node'): number {
          console.log(performance.now() - t0);`
       : `const [{ openSession }, { runBash }] = await Promise.all([
            import(${here('../src/sandbox/session.ts')}),
-           import(${here('../src/services/bash.ts')}),
+           import(${here('../src/bash/run.ts')}),
          ]);
          const plan = ${JSON.stringify(plan)};
          const t0 = performance.now();

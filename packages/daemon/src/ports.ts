@@ -6,10 +6,12 @@
 import type { brokerLaunchSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import type { NodeRow } from './store/nodes.ts';
-import type { TokenKind } from './store/tokens.ts';
 
 /** What a broker's launch message carries (`brokerLaunchSchema`, as the supervisor writes it). */
 export type BrokerLaunch = z.input<typeof brokerLaunchSchema>;
+
+/** What a bearer token is: the person's, an app's, or one broker process's. */
+export type TokenKind = 'owner' | 'app' | 'node';
 
 /** Who a request acts for, once its bearer is verified. */
 export interface Principal {

@@ -53,6 +53,27 @@ describe('bearer tokens', () => {
     expect(JSON.stringify(list)).not.toContain(token);
   });
 
+  it('the token list pages by id: limit, has_more, and next_cursor as the next after', async () => {
+    await t.appToken(['svc:llm']);
+    await t.appToken(['svc:llm']);
+    type Page = { data: { id: string }[]; has_more: boolean; next_cursor: string | null };
+    const all = (await (await t.call('/v1/tokens?limit=200')).json()) as Page;
+    expect(all.has_more).toBe(false);
+    expect(all.next_cursor).toBeNull();
+    const ids = all.data.map((d) => d.id);
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect([...ids].sort()).toEqual(ids);
+    const first = (await (await t.call('/v1/tokens?limit=2')).json()) as Page;
+    expect(first.data.map((d) => d.id)).toEqual(ids.slice(0, 2));
+    expect(first.has_more).toBe(true);
+    expect(first.next_cursor).toBe(ids[1]);
+    const rest = (await (
+      await t.call(`/v1/tokens?limit=200&after=${first.next_cursor}`)
+    ).json()) as Page;
+    expect(rest.data.map((d) => d.id)).toEqual(ids.slice(2));
+    expect(rest.has_more).toBe(false);
+  });
+
   it('an expired token is 401', async () => {
     const { token } = await t.appToken(['svc:llm'], { expires_in_s: 1 });
     expect((await t.call('/v1/grant', { token })).status).toBe(200);

@@ -10,8 +10,8 @@ import { serve } from '@hono/node-server';
 import { createFetchHandler, definePlugin, PluginError } from '@svc/plugin-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventLog } from '../src/services/events.ts';
-import { tokenService } from '../src/services/tokens.ts';
 import { openStore } from '../src/store/index.ts';
+import { tokenService } from '../src/tokens/service.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 import { ONE_IDLE_SLOT, SCRIPTED } from './nodes-fixture.ts';
 

@@ -3,9 +3,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireLock, readLock, releaseLock } from '../src/lifecycle/lock.ts';
 import { eventLog } from '../src/services/events.ts';
-import { tokenService } from '../src/services/tokens.ts';
 import { openStore, type Store } from '../src/store/index.ts';
 import { migrations } from '../src/store/migrations/index.ts';
+import { tokenService } from '../src/tokens/service.ts';
 import { tempHome } from './helpers.ts';
 
 const stores: Store[] = [];
@@ -59,7 +59,7 @@ describe('store', () => {
           kind: 'app',
           hash: new Uint8Array(32),
           app_id: 'a',
-          scopes: '[]',
+          scopes: [],
           created_at: 'now',
           expires_at: null,
         });

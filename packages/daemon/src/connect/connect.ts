@@ -3,7 +3,7 @@ import { parseScopeList, ScopeError } from '@svc/protocol';
 import { ApiError, DaemonError } from '../errors.ts';
 import { checkHost } from '../http/host-guard.ts';
 import type { TcpInfo } from '../ports.ts';
-import type { TokenService } from '../services/tokens.ts';
+import type { TokenService } from '../tokens/service.ts';
 
 export interface ConnectInput {
   app_id?: string | undefined;

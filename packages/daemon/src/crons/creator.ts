@@ -39,7 +39,7 @@ export function creatorOf(store: Pick<Store, 'tokens'>, row: CronRow, nowMs: num
     kind: 'app',
     appId: token.app_id,
     nodeId: null,
-    scopes: token.scopes === null ? [] : (JSON.parse(token.scopes) as string[]),
+    scopes: token.scopes ?? [],
     expiresAt: token.expires_at,
   };
 }

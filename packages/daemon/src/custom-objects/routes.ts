@@ -4,7 +4,7 @@ import { eventStream, type SseRegistry, sseHeaders } from '../http/sse.ts';
 import { streamAlive } from '../http/viewer-auth.ts';
 import type { ViewerSessions } from '../ports.ts';
 import type { EventLog } from '../services/events.ts';
-import type { TokenService } from '../services/tokens.ts';
+import type { TokenService } from '../tokens/service.ts';
 import type { CustomObjectService } from './service.ts';
 
 export interface CustomObjectRouteDeps {

@@ -41,7 +41,7 @@ export function directoryService(deps: {
         { field: 'plugin' },
       );
     }
-    const groups = JSON.parse(row.groups_json) as { name: string }[];
+    const groups = row.groups;
     if (!groups.some((g) => g.name === group)) {
       throw new ApiError('not_found', `plugin ${plugin} has no group '${group}'`, {
         field: 'group',

@@ -8,7 +8,7 @@ import {
 } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { TokenService } from '../services/tokens.ts';
+import type { TokenService } from '../tokens/service.ts';
 
 /**
  * The principal a request acts as under `route`'s `auth`: none for a public route, else the

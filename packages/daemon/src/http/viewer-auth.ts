@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.ts';
 import type { Principal, ViewerSessions } from '../ports.ts';
-import type { TokenService } from '../services/tokens.ts';
+import type { TokenService } from '../tokens/service.ts';
 import type { Call } from './call.ts';
 import { isAllowedHost } from './host-guard.ts';
 import type { Listener } from './listener.ts';

@@ -5,7 +5,7 @@ import type { Call } from './call.ts';
 /**
  * What a viewer session may change: the viewer's own buttons, and nothing else, though it acts
  * as the owner. It reads as the owner (its files reads fenced from `SVC_HOME` as well,
- * http/files.ts), but makes no token, login link or publish token (a session that could would
+ * files/routes.ts), but makes no token, login link or publish token (a session that could would
  * renew itself past its 12 h or outlive its logout) and runs no command: a script that ever ran
  * in the page could then do no more than the page's own buttons. The person's CLI holds the
  * owner token for the rest. docs/security.md "The viewer" lists the same, in words.

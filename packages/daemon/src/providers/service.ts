@@ -1,7 +1,7 @@
 /**
  * `providers` (SPEC, resource map; docs/api-v1.md, "Providers"): the installed plugins' commands
  * as an app, or the owner, lists and calls them. A call is authenticated as a node's is
- * (services/plugin-call.ts does both): the shared token from a profile's env store, or a token
+ * (plugins/call.ts does both): the shared token from a profile's env store, or a token
  * the daemon's directory signs for the caller. Which scope gates it is the same too:
  * `<provider>:<group>`, held by the caller's token.
  */
@@ -17,18 +17,18 @@ import {
 import type { z } from 'zod';
 import type { DirectoryService } from '../directory/service.ts';
 import { ApiError } from '../errors.ts';
-import type { Principal } from '../ports.ts';
-import type { ProfileService } from '../profiles/service.ts';
-import { scopeCeiling } from '../services/node-ceiling.ts';
 import {
   CALL_TIMEOUT_MS,
   callPluginCommand,
   MAX_ANSWER_BYTES,
   type PluginAnswer,
   requestIdFrom,
-} from '../services/plugin-call.ts';
+} from '../plugins/call.ts';
+import type { PluginRow } from '../plugins/store.ts';
+import type { Principal } from '../ports.ts';
+import type { ProfileService } from '../profiles/service.ts';
+import { scopeCeiling } from '../services/node-ceiling.ts';
 import type { Store } from '../store/index.ts';
-import type { PluginRow } from '../store/plugins.ts';
 
 type CallBody = z.output<typeof providerCallBodySchema>;
 
@@ -177,7 +177,7 @@ export function providerService(deps: {
 export type ProviderService = ReturnType<typeof providerService>;
 
 function commandsOf(row: PluginRow): Plugin['commands'] {
-  return JSON.parse(row.commands) as Plugin['commands'];
+  return row.commands;
 }
 
 /**

@@ -37,6 +37,7 @@ import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
 import { type ModelChoice, type ModelService, refusedCredentials } from '../models/service.ts';
+import { offeredPlugins } from '../plugins/offered.ts';
 import type { SupervisorHooks } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
 import type { SandboxService } from '../sandbox/service.ts';
@@ -53,7 +54,6 @@ import type { Turn } from '../store/turns.ts';
 import type { EventLog } from './events.ts';
 import { settleOpenRecords } from './final-records.ts';
 import type { NodeService } from './nodes.ts';
-import { offeredPlugins } from './plugins.ts';
 import { waitUntil } from './wait-until.ts';
 
 export type Directive = z.output<typeof directiveSchema>;

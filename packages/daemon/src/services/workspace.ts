@@ -11,8 +11,8 @@ import { posix } from 'node:path';
 import { type Ceiling, isWithin, listCovers, type workspaceInputSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { wantedScope } from '../files/access.ts';
 import type { Workspace } from '../store/nodes.ts';
-import { wantedScope } from './files.ts';
 import { git } from './git.ts';
 import { branchName } from './git-worktree.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Nodes (migration 003): one row per node, its tree position, state, scopes, model, budgets,
- * usage counters and outcome, (the binding of node tokens to their node is `store/tokens.ts`'s). Rows answer as the
+ * usage counters and outcome, (the binding of node tokens to their node is `tokens/store.ts`'s). Rows answer as the
  * protocol's `Node` DTO through `toNode`.
  */
 import type { Budgets, NetworkPolicy, NodeState, nodeSchema, Usage } from '@svc/protocol';

@@ -12,9 +12,9 @@ import { DEFAULT_MEDIA_TYPE, isId, newId, UPLOAD_MAX_BYTES } from '@svc/protocol
 import { appOf } from '../access/app-caller.ts';
 import { type Sight, sees } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
+import { decodeContent } from '../files/content.ts';
 import type { Principal } from '../ports.ts';
 import type { EventLog } from '../services/events.ts';
-import { decodeContent } from '../services/file-content.ts';
 import type { Store } from '../store/index.ts';
 import type { Upload } from './store.ts';
 

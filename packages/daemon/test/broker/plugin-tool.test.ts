@@ -9,8 +9,8 @@ import { type BrokerPlugin, pluginToolName } from '@svc/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../src/broker/tools/index.ts';
 import { pluginTools } from '../../src/broker/tools/plugin.ts';
-import { offeredPlugins } from '../../src/services/plugins.ts';
-import type { PluginRow } from '../../src/store/plugins.ts';
+import { offeredPlugins } from '../../src/plugins/offered.ts';
+import type { PluginRow } from '../../src/plugins/store.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -235,8 +235,8 @@ describe('plugin commands as tools', () => {
       supported: null,
       auth,
       auth_env: null,
-      groups_json: '[]',
-      commands: JSON.stringify([{ ...command('create'), scope: `${name}:tickets` }]),
+      groups: [],
+      commands: [{ ...command('create'), scope: `${name}:tickets` }],
       etag: null,
       installed_at: '',
       updated_at: '',

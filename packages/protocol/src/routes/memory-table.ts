@@ -27,6 +27,7 @@ export const memoryRoutes = [
       "List a space's documents by path, without content, as far as the caller may see them (the person's: public, or every level with svc:memory:manage:user)",
     query: memoryListQuerySchema,
     response: listOf(memoryDocumentSummarySchema),
+    page: { cursor: 'path' },
     errors: ['validation_failed', 'scope_missing', 'forbidden'],
   },
   {

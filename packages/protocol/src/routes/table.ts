@@ -133,6 +133,7 @@ export const routes = [
     summary: 'List tokens (never their secrets)',
     query: listQuerySchema,
     response: listOf(tokenSchema),
+    page: { cursor: 'id' },
   },
   {
     id: 'tokens.revoke',

@@ -10,10 +10,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import { z } from 'zod';
+import { type BashResult, runBash } from '../../bash/run.ts';
 import { ApiError } from '../../errors.ts';
 import type { SandboxPlan } from '../../sandbox/plan.ts';
 import { openSession, type SandboxSession } from '../../sandbox/session.ts';
-import { type BashResult, runBash } from '../../services/bash.ts';
 import { BROKER_TAG_ENV, brokerTag } from '../../supervisor/broker-tag.ts';
 import type { BrokerPort } from '../port.ts';
 import { defineTool } from './tool.ts';

@@ -14,13 +14,10 @@ import {
 } from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
-import {
-  type FilesAccess,
-  listDirectory,
-  readFileSlice,
-  realHome,
-  writeFileAtomic,
-} from '../../services/files.ts';
+import { type FilesAccess, realHome } from '../../files/access.ts';
+import { listDirectory } from '../../files/list.ts';
+import { readFileSlice } from '../../files/read.ts';
+import { writeFileAtomic } from '../../files/write.ts';
 import { writeNotesDir } from '../../services/write-notes.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
 import { defineTool } from './tool.ts';

@@ -3,7 +3,7 @@
  * "Directory mode"): the broker POSTs the input to `origin + rest.path`, with the shared token
  * read from its profile's env store (the launch's `env`) under the variable the installer named,
  * never from the shell, or with a token the daemon's directory signs for the call (the call
- * itself is services/plugin-call.ts, shared with `POST /v1/provider/call`). The answer goes back
+ * itself is plugins/call.ts, shared with `POST /v1/provider/call`). The answer goes back
  * to the model as the call's output: the command's JSON result, the items of a stream, or, on a
  * non-2xx, the plugin's error envelope as an error result.
  */
@@ -16,7 +16,7 @@ import {
   type PluginCommand,
   requestIdFrom,
   type StreamEnd,
-} from '../../services/plugin-call.ts';
+} from '../../plugins/call.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
 
 /** A tool the loop can offer and run: a built-in, or a plugin command. */

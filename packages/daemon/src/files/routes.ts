@@ -1,16 +1,21 @@
-import type { DaemonContext } from '../context.ts';
-import {
-  type FilesAccess,
-  listDirectory,
-  readFileSlice,
-  realHome,
-  writeFileAtomic,
-} from '../services/files.ts';
+import type { Scope } from '@svc/protocol';
+import type { Call } from '../http/call.ts';
+import { mount, type Routes } from '../http/route.ts';
+import type { Principal } from '../ports.ts';
 import { writeNotesDir } from '../services/write-notes.ts';
-import type { Call } from './call.ts';
-import { mount, type Routes } from './route.ts';
+import { type FilesAccess, realHome } from './access.ts';
+import { listDirectory } from './list.ts';
+import { readFileSlice } from './read.ts';
+import { writeFileAtomic } from './write.ts';
 
-export function registerFiles(app: Routes, ctx: DaemonContext): void {
+export interface FilesRouteDeps {
+  /** The daemon's home: fenced from every caller but the owner's token. */
+  home: string;
+  /** The caller's files scopes with the live shares made to its app (`null`: every path). */
+  shares: { filesScopes(principal: Principal): readonly Scope[] | null };
+}
+
+export function registerFilesRoutes(app: Routes, deps: FilesRouteDeps): void {
   /**
    * The caller's files scopes: the owner's `null` reaches every path; an app's token also holds
    * what the live shares made to its app grant (docs/api-v1.md "Shares"). Every path is still
@@ -18,14 +23,14 @@ export function registerFiles(app: Routes, ctx: DaemonContext): void {
    * every `scope_missing`'s: a share is no scope of the token.
    */
   let home: string | undefined; // resolved on the first request, when the home exists
-  const pending = writeNotesDir(ctx.home);
+  const pending = writeNotesDir(deps.home);
   const access = (c: Call): FilesAccess => {
     const principal = c.principal!;
-    const scopes = ctx.shares.filesScopes(principal);
+    const scopes = deps.shares.filesScopes(principal);
     // A viewer session acts as the owner but is fenced as a scoped token is: no page script
     // reads the owner token or the database through it.
     if (principal.scopes === null && c.viewerSession === null) return { scopes, pending };
-    home ??= realHome(ctx.home);
+    home ??= realHome(deps.home);
     return { scopes, received: principal.scopes ?? [], home, pending };
   };
 

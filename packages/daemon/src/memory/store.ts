@@ -4,7 +4,7 @@
  */
 import type { memoryDocumentSchema, memoryDocumentSummarySchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
 export type MemorySummary = z.output<typeof memoryDocumentSummarySchema>;

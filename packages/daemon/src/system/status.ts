@@ -1,7 +1,29 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DaemonContext } from '../context.ts';
+import { mount, type Routes } from '../http/route.ts';
 import type { TcpInfo } from '../ports.ts';
+
+/** What the status reads of the running daemon. */
+export interface StatusDeps {
+  version: string;
+  pid: number;
+  startedAt: Date;
+  home: string;
+  socketPath: string;
+  /** The viewer's build: whether its `index.html` is there is part of the answer. */
+  viewerDist: string;
+  tcp(): TcpInfo | null;
+  sandbox: { status(): unknown };
+  supervisor: { stats(): unknown };
+}
+
+/** `GET /v1/status`. */
+export function registerStatus(app: Routes, deps: StatusDeps): void {
+  const statusJson = statusJsonWriter(deps);
+  mount(app, 'status.get', (c) =>
+    c.body(statusJson(), 200, { 'Content-Type': 'application/json' }),
+  );
+}
 
 /**
  * `GET /v1/status` (what is running, where, since when) as JSON text, for the route clients
@@ -9,7 +31,7 @@ import type { TcpInfo } from '../ports.ts';
  * TCP listener (when it changed), the brokers' counts and whether the viewer's build is there. Serialising the whole object per call
  * was the largest part of the handler's cost.
  */
-export function statusJsonWriter(ctx: DaemonContext): () => string {
+export function statusJsonWriter(ctx: StatusDeps): () => string {
   let fixed: { head: string; place: string; sandbox: string } | undefined;
   let tcp: TcpInfo | null | undefined;
   let tcpJson = 'null';
@@ -41,6 +63,6 @@ export function statusJsonWriter(ctx: DaemonContext): () => string {
   };
 }
 
-function uptime(ctx: DaemonContext): number {
+function uptime(ctx: Pick<StatusDeps, 'startedAt'>): number {
   return Math.round((Date.now() - ctx.startedAt.getTime()) / 1000);
 }

@@ -1,22 +1,40 @@
-import type { Db } from './db.ts';
+/**
+ * Installed plugins. Rows come back parsed, as the protocol's `Plugin`: the JSON columns
+ * (`supported`, `groups_json`, `commands`) are written and read here and nowhere else.
+ */
+import type { Plugin } from '@svc/protocol';
+import type { Db } from '../store/db.ts';
+import { fromJson, toJson } from '../store/json.ts';
 
-export interface PluginRow {
-  name: string;
-  description: string;
-  endpoint: string;
-  origin: string;
-  major: number | null;
+/** An installed plugin: the row is the API's `Plugin` (nothing of it is private). */
+export type PluginRow = Plugin;
+
+/** A row as SQLite answers it. */
+interface StoredRow extends Omit<PluginRow, 'supported' | 'groups' | 'commands'> {
   /** JSON array of majors; `null` = unversioned. */
   supported: string | null;
-  auth: 'none' | 'token' | 'directory';
-  auth_env: string | null;
   /** JSON `[{name, description, scope}]`. */
   groups_json: string;
   /** JSON `[{group, name, description, scope, streaming, method, path, input}]`. */
   commands: string;
-  etag: string | null;
-  installed_at: string;
-  updated_at: string;
+}
+
+function parsed({ supported, groups_json, commands, ...columns }: StoredRow): PluginRow {
+  return {
+    ...columns,
+    supported: fromJson<number[]>(supported),
+    groups: JSON.parse(groups_json) as PluginRow['groups'],
+    commands: JSON.parse(commands) as PluginRow['commands'],
+  };
+}
+
+function stored({ supported, groups, commands, ...columns }: PluginRow): StoredRow {
+  return {
+    ...columns,
+    supported: toJson(supported),
+    groups_json: JSON.stringify(groups),
+    commands: JSON.stringify(commands),
+  };
 }
 
 /** Installed plugins; prepared once per connection. */
@@ -40,18 +58,19 @@ export function pluginStore(db: Db) {
   };
   return {
     get(name: string): PluginRow | undefined {
-      return q.get.get(name) as PluginRow | undefined;
+      const row = q.get.get(name) as StoredRow | undefined;
+      return row === undefined ? undefined : parsed(row);
     },
     list(after: string, limit: number): PluginRow[] {
-      return q.list.all(after, limit) as unknown as PluginRow[];
+      return (q.list.all(after, limit) as unknown as StoredRow[]).map(parsed);
     },
     /** Every installed plugin: what a broker's claim offers from (a person installs a few). */
     all(): PluginRow[] {
-      return q.all.all() as unknown as PluginRow[];
+      return (q.all.all() as unknown as StoredRow[]).map(parsed);
     },
     /** Inserts, or replaces every field but `installed_at`. */
     upsert(row: PluginRow): void {
-      q.upsert.run({ ...row });
+      q.upsert.run({ ...stored(row) });
     },
     remove(name: string): void {
       q.remove.run(name);
