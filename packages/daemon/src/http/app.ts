@@ -1,7 +1,7 @@
 import type { DaemonContext } from '../context.ts';
 import { registerCronRoutes } from '../crons/routes.ts';
-import { registerHuman } from '../human/routes.ts';
-import { registerQuestions } from '../questions/routes.ts';
+import { registerHumanRoutes } from '../human/routes.ts';
+import { registerQuestionRoutes } from '../questions/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerCanvas } from './canvas.ts';
@@ -64,13 +64,13 @@ export function createApp(ctx: DaemonContext): App {
   registerCronRoutes(app, ctx);
   registerCustomObjects(app, ctx);
   registerCanvas(app, ctx);
-  registerHuman(app, ctx);
+  registerHumanRoutes(app, ctx);
   registerMemory(app, ctx);
   registerBroker(app, ctx);
   registerViewer(app, ctx);
   registerUploads(app, ctx);
   registerShares(app, ctx);
-  registerQuestions(app, ctx);
+  registerQuestionRoutes(app, ctx);
   registerFocuses(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }
