@@ -73,3 +73,6 @@ export interface SupervisorHooks {
   /** Its broker is gone, however it went: the jobs it ran went with it (and its processes). */
   ended(nodeId: string): void;
 }
+
+/** Runs a callback once the caller's transaction commits (`store.db.transaction`'s argument). */
+export type AfterCommit = (cb: () => void) => void;

@@ -3,14 +3,12 @@
  * it uses; `service.ts` builds the whole once.
  */
 import { OPEN_TICKET_STATES } from '@svc/protocol';
+import type { AfterCommit } from '../ports.ts';
 import type { EventLog } from '../services/events.ts';
 import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
 import type { MailFrom } from '../store/mail.ts';
 import type { HumanRequest, HumanRequestRow, TicketRow } from './store.ts';
-
-/** Runs a callback once the caller's transaction commits (`store.db.transaction`'s argument). */
-export type AfterCommit = (cb: () => void) => void;
 
 export interface HumanDeps {
   store: Store;
