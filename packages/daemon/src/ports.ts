@@ -86,3 +86,6 @@ export interface ViewerSessions {
   /** Whether `key` is the page key of the session `secret`. */
   keyMatches(secret: string, key: string): boolean;
 }
+
+/** Runs a callback once the caller's transaction commits (`store.db.transaction`'s argument). */
+export type AfterCommit = (cb: () => void) => void;

@@ -4,10 +4,11 @@
  */
 import { isFinal } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import type { AfterCommit } from '../ports.ts';
 import type { CreateBody } from '../services/nodes.ts';
 import { type Node, type NodeRow, toNode } from '../store/nodes.ts';
 import { creatorOf } from './creator.ts';
-import { type AfterCommit, type CronDeps, iso } from './deps.ts';
+import { type CronDeps, iso } from './deps.ts';
 import { savepoint } from './savepoint.ts';
 import { nextRunAt } from './schedule.ts';
 import { type Cron, type CronRow, toCron } from './store.ts';

@@ -8,6 +8,7 @@
  * the object the daemon calls, with the one state they share: who listens for changes.
  */
 
+import { withDeps } from '../with-deps.ts';
 import { createCron } from './create.ts';
 import { deleteCron } from './delete.ts';
 import type { CronDeps } from './deps.ts';
@@ -40,19 +41,16 @@ export function cronService(made: CronServiceDeps) {
     /** The soonest `next_run_at` of an active cron, or `null`. */
     soonest: (): string | null => made.store.crons.soonest(),
     fireDue: (nowMs: number, graceMs: number) => fireDue(deps, memory, nowMs, graceMs),
-    claimAndFire: (...args: DropDeps<typeof claimAndFire>) => claimAndFire(deps, ...args),
-    create: (...args: DropDeps<typeof createCron>) => createCron(deps, ...args),
-    get: (...args: DropDeps<typeof getCron>) => getCron(deps, ...args),
-    list: (...args: DropDeps<typeof listCrons>) => listCrons(deps, ...args),
-    pause: (...args: DropDeps<typeof pauseCron>) => pauseCron(deps, ...args),
-    resume: (...args: DropDeps<typeof resumeCron>) => resumeCron(deps, ...args),
-    run: (...args: DropDeps<typeof runCron>) => runCron(deps, ...args),
-    delete: (...args: DropDeps<typeof deleteCron>) => deleteCron(deps, ...args),
-    poke: (...args: DropDeps<typeof pokeCron>) => pokeCron(deps, ...args),
+    claimAndFire: withDeps(deps, claimAndFire),
+    create: withDeps(deps, createCron),
+    get: withDeps(deps, getCron),
+    list: withDeps(deps, listCrons),
+    pause: withDeps(deps, pauseCron),
+    resume: withDeps(deps, resumeCron),
+    run: withDeps(deps, runCron),
+    delete: withDeps(deps, deleteCron),
+    poke: withDeps(deps, pokeCron),
   };
 }
-
-/** An operation's arguments after its deps. */
-type DropDeps<F> = F extends (deps: never, ...rest: infer A) => unknown ? A : never;
 
 export type CronService = ReturnType<typeof cronService>;

@@ -1,44 +1,42 @@
-import type { DaemonContext } from '../context.ts';
-import type { Call } from '../http/call.ts';
-import { DEFAULT_LIMIT, page } from '../http/page.ts';
+/**
+ * Every route of protocol's `humanRoutes` (docs/api-v1.md "Human requests and the inbox"). Who
+ * sees which request and the inbox's pages are the table's (`visibility`, `page`); the request
+ * path applies them.
+ */
 import { mount, type Routes } from '../http/route.ts';
-import type { Principal } from '../ports.ts';
 import { screenPatterns } from '../schema-check/pattern-safety.ts';
+import type { HumanService } from './service.ts';
 
-/** Every route of protocol's `humanRoutes` (docs/api-v1.md "Human requests and the inbox"). */
-export function registerHuman(app: Routes, ctx: DaemonContext): void {
-  const who = (c: Call): Principal => c.principal!;
-  const human = ctx.human;
+export interface HumanRouteDeps {
+  human: HumanService;
+}
 
+export function registerHumanRoutes(app: Routes, { human }: HumanRouteDeps): void {
   mount(app, 'human.requests.create', async (c, { body }) => {
     await screenPatterns(body.response_schema, 'response_schema');
-    return c.json(human.create(body, who(c)));
+    return c.json(human.create(body, c.principal!));
   });
-  mount(app, 'human.requests.retrieve', (c, { params }) => c.json(human.get(params.id, who(c))));
+  mount(app, 'human.requests.retrieve', (c, { params }) => c.json(human.get(params.id, c.sight())));
   mount(app, 'human.requests.replace', async (c, { params, body }) => {
     await screenPatterns(body.response_schema, 'response_schema');
-    return c.json(human.replace(params.id, body, who(c)));
+    return c.json(human.replace(params.id, body, c.sight()));
   });
   mount(app, 'human.requests.respond', (c, { params, body }) =>
-    c.json(human.respond(params.id, body, who(c))),
+    c.json(human.respond(params.id, body, c.sight())),
   );
   mount(app, 'human.requests.dismiss', (c, { params, body }) =>
-    c.json(human.dismiss(params.id, body.reason, who(c))),
+    c.json(human.dismiss(params.id, body.reason, c.sight())),
   );
   mount(app, 'human.requests.cancel', (c, { params, body }) =>
-    c.json(human.cancel(params.id, body.reason, who(c))),
+    c.json(human.cancel(params.id, body.reason, c.principal!, c.sight())),
   );
 
-  mount(app, 'human.inbox.list', (c, { query }) => {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = human.inbox({ state: query.state, before: query.after, limit: limit + 1 });
-    return c.json(page(rows, limit, (t) => t.id));
-  });
-  mount(app, 'human.inbox.history', (c, { query }) => {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = human.history({ state: query.state, before: query.after, limit: limit + 1 });
-    return c.json(page(rows, limit, (t) => t.id));
-  });
+  mount(app, 'human.inbox.list', (c, { query }) =>
+    c.page((limit, after) => human.inbox({ state: query.state, before: after, limit })),
+  );
+  mount(app, 'human.inbox.history', (c, { query }) =>
+    c.page((limit, after) => human.history({ state: query.state, before: after, limit })),
+  );
   mount(app, 'human.inbox.retrieve', (c, { params }) => c.json(human.ticket(params.ticket_id)));
   mount(app, 'human.inbox.respond', (c, { params, body }) =>
     c.json(human.respondTicket(params.ticket_id, body)),

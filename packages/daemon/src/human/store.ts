@@ -1,7 +1,8 @@
 /**
- * Human requests and inbox tickets (migration 007). A request answers as the protocol's
- * `HumanRequest` with the content of its current ticket (`toHumanRequest`); a ticket as `Ticket`
- * with its request's asker (`toTicket`).
+ * Human requests and inbox tickets (migration 007). Rows come back parsed (a request's response,
+ * a ticket's options and response schema; written back as JSON here). A request answers as the
+ * protocol's `HumanRequest` with the content of its current ticket (`toHumanRequest`); a ticket
+ * as `Ticket` with its request's asker (`toTicket`).
  */
 import type {
   humanRequestSchema,
@@ -21,8 +22,7 @@ export interface HumanRequestRow {
   id: string;
   ticket_id: string;
   state: HumanRequest['state'];
-  /** JSON text of a `HumanResponse`. */
-  response: string | null;
+  response: HumanResponse | null;
   node_id: string | null;
   app_id: string | null;
   expires_at: string | null;
@@ -36,14 +36,35 @@ export interface TicketRow {
   kind: Ticket['kind'];
   title: string;
   body: string;
-  /** JSON text: an array of strings. */
-  options: string;
-  /** JSON text of a JSON Schema, or NULL. */
-  response_schema: string | null;
+  options: string[];
+  /** A JSON Schema the answer's data must match. */
+  response_schema: Record<string, unknown> | null;
   state: Ticket['state'];
   progress_note: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** The rows as SQLite holds them: JSON text in the JSON columns. */
+type StoredRequest = Omit<HumanRequestRow, 'response'> & { response: string | null };
+type StoredTicket = Omit<TicketRow, 'options' | 'response_schema'> & {
+  options: string;
+  response_schema: string | null;
+};
+
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+const parse = <T>(text: string | null) => (text === null ? null : (JSON.parse(text) as T));
+
+function requestOf(row: StoredRequest): HumanRequestRow {
+  return { ...row, response: parse<HumanResponse>(row.response) };
+}
+
+function ticketOf(row: StoredTicket): TicketRow {
+  return {
+    ...row,
+    options: JSON.parse(row.options) as string[],
+    response_schema: parse<Record<string, unknown>>(row.response_schema),
+  };
 }
 
 export interface TicketFilter {
@@ -96,19 +117,26 @@ export function humanStore(db: Db) {
   };
   return {
     insertRequest(row: HumanRequestRow): void {
-      q.insertRequest.run({ ...row });
+      q.insertRequest.run({ ...row, response: json(row.response) });
     },
     insertTicket(row: TicketRow): void {
-      q.insertTicket.run({ ...row });
+      q.insertTicket.run({
+        ...row,
+        options: JSON.stringify(row.options),
+        response_schema: json(row.response_schema),
+      });
     },
     request(id: string): HumanRequestRow | undefined {
-      return q.getRequest.get(id) as HumanRequestRow | undefined;
+      const row = q.getRequest.get(id) as StoredRequest | undefined;
+      return row === undefined ? undefined : requestOf(row);
     },
     ticket(id: string): TicketRow | undefined {
-      return q.getTicket.get(id) as TicketRow | undefined;
+      const row = q.getTicket.get(id) as StoredTicket | undefined;
+      return row === undefined ? undefined : ticketOf(row);
     },
     saveRequest(row: HumanRequestRow): void {
-      const { id, ticket_id, state, response, expires_at, updated_at } = row;
+      const { id, ticket_id, state, expires_at, updated_at } = row;
+      const response = json(row.response);
       q.saveRequest.run({ id, ticket_id, state, response, expires_at, updated_at });
     },
     saveTicket(row: TicketRow): void {
@@ -117,11 +145,12 @@ export function humanStore(db: Db) {
     },
     /** Newest first. */
     tickets(f: TicketFilter): TicketRow[] {
-      return q.listTickets.all({
+      const rows = q.listTickets.all({
         states: JSON.stringify(f.states),
         before: f.before ?? null,
         limit: f.limit,
-      }) as unknown as TicketRow[];
+      }) as unknown as StoredTicket[];
+      return rows.map(ticketOf);
     },
     /** Ids of requests still open whose `expires_at` is at or before `at`. */
     expiredBy(at: string): string[] {
@@ -144,11 +173,8 @@ function content(ticket: TicketRow) {
     kind: ticket.kind,
     title: ticket.title,
     body: ticket.body,
-    options: JSON.parse(ticket.options) as string[],
-    response_schema:
-      ticket.response_schema === null
-        ? null
-        : (JSON.parse(ticket.response_schema) as Record<string, unknown>),
+    options: ticket.options,
+    response_schema: ticket.response_schema,
   };
 }
 
@@ -158,7 +184,7 @@ export function toHumanRequest(row: HumanRequestRow, ticket: TicketRow): HumanRe
     ticket_id: row.ticket_id,
     ...content(ticket),
     state: row.state,
-    response: row.response === null ? null : (JSON.parse(row.response) as HumanResponse),
+    response: row.response,
     node_id: row.node_id,
     app_id: row.app_id,
     expires_at: row.expires_at,

@@ -1,14 +1,16 @@
-import type { DaemonContext } from '../context.ts';
-import type { Call } from '../http/call.ts';
+/** The `questions` routes (docs/api-v1.md "Questions"); who sees which is the table's rule. */
 import { mount, type Routes } from '../http/route.ts';
-import type { Principal } from '../ports.ts';
+import type { QuestionService } from './service.ts';
 
-/** The `questions` routes (docs/api-v1.md "Questions"). */
-export function registerQuestions(app: Routes, ctx: DaemonContext): void {
-  const who = (c: Call): Principal => c.principal!;
+export interface QuestionRouteDeps {
+  questions: QuestionService;
+}
 
-  mount(app, 'questions.get', (c, { params }) => c.json(ctx.questions.get(params.id, who(c))));
+export function registerQuestionRoutes(app: Routes, { questions }: QuestionRouteDeps): void {
+  mount(app, 'questions.get', (c, { params }) =>
+    c.json(questions.get(params.id, c.principal!, c.sight())),
+  );
   mount(app, 'questions.answer', (c, { params, body }) =>
-    c.json(ctx.questions.answer(params.id, body, who(c))),
+    c.json(questions.answer(params.id, body, c.principal!, c.sight())),
   );
 }

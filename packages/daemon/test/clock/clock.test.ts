@@ -159,6 +159,28 @@ describe('the clock', () => {
     expect(armed[0]!.timer.hasRef()).toBe(false);
   });
 
+  it('a wall clock set back after arming does not postpone the tick (wakes are monotonic)', async () => {
+    const due = new Date(Date.now() + 100).toISOString();
+    const w = fakeWork({ due });
+    w.work.tick = (first) => {
+      w.ticks.push({ first, at: performance.now() });
+      if (!first) done();
+      return false; // stays due at the same time
+    };
+    let done = () => {};
+    const ticked = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const c = clock();
+    c.add('w', w.work);
+    c.start();
+    // An hour back, as NTP or a restored VM might: the time armed for still comes on time.
+    const real = Date.now;
+    vi.spyOn(Date, 'now').mockImplementation(() => real() - 3_600_000);
+    await ticked;
+    expect(w.ticks.map((t) => t.first)).toEqual([true, false]);
+  });
+
   it('arms nothing when nothing is due ever', () => {
     const spy = vi.spyOn(globalThis, 'setTimeout');
     const c = clock();

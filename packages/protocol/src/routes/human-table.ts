@@ -1,7 +1,7 @@
 /**
  * The `human.requests` and `human.inbox` routes (docs/api-v1.md "Human requests and the inbox").
  * Asking (create, replace, cancel) needs `svc:act`; a request is seen by its asker and the owner
- * only (anyone else gets 404). Answering is the person's: the owner token, as is every inbox
+ * only (`own-app-or-node`: anyone else gets 404). Answering is the person's: the owner token, as is every inbox
  * route. `/v1/human/inbox/history` comes before `/v1/human/inbox/{ticket_id}` so it is never read
  * as a ticket id.
  */
@@ -43,6 +43,7 @@ export const humanRoutes = [
     summary: 'Get a human request, with the response once answered',
     params: humanRequestParamsSchema,
     response: humanRequestSchema,
+    visibility: 'own-app-or-node',
   },
   {
     id: 'human.requests.replace',
@@ -54,6 +55,7 @@ export const humanRoutes = [
     params: humanRequestParamsSchema,
     body: humanRequestCreateBodySchema,
     response: humanRequestSchema,
+    visibility: 'own-app-or-node',
   },
   {
     id: 'human.requests.respond',
@@ -64,6 +66,7 @@ export const humanRoutes = [
     params: humanRequestParamsSchema,
     body: humanRespondBodySchema,
     response: humanRequestSchema,
+    visibility: 'own-app-or-node',
   },
   {
     id: 'human.requests.dismiss',
@@ -74,6 +77,7 @@ export const humanRoutes = [
     params: humanRequestParamsSchema,
     body: humanReasonBodySchema,
     response: humanRequestSchema,
+    visibility: 'own-app-or-node',
   },
   {
     id: 'human.requests.cancel',
@@ -84,6 +88,7 @@ export const humanRoutes = [
     params: humanRequestParamsSchema,
     body: humanReasonBodySchema,
     response: humanRequestSchema,
+    visibility: 'own-app-or-node',
   },
   {
     id: 'human.inbox.list',
@@ -93,6 +98,7 @@ export const humanRoutes = [
     summary: 'Tickets waiting for the person (open and in progress), newest first',
     query: inboxListQuerySchema,
     response: listOf(ticketSchema),
+    page: { cursor: 'id' },
   },
   {
     id: 'human.inbox.history',
@@ -102,6 +108,7 @@ export const humanRoutes = [
     summary: 'Closed tickets (answered, dismissed, cancelled, superseded, expired), newest first',
     query: inboxHistoryQuerySchema,
     response: listOf(ticketSchema),
+    page: { cursor: 'id' },
   },
   {
     id: 'human.inbox.retrieve',

@@ -1,6 +1,6 @@
 /**
  * The `questions` routes (docs/api-v1.md "Questions"), part of the application-facing API: the
- * app whose run asked (and the owner) reads and answers; anyone else gets 404.
+ * app whose run asked (and the owner) reads and answers (`own-app`); anyone else gets 404.
  */
 import {
   questionAnswerBodySchema,
@@ -21,6 +21,7 @@ export const questionsRoutes = [
     params: questionParamsSchema,
     response: questionSchema,
     errors: ['forbidden'],
+    visibility: 'own-app',
   },
   {
     id: 'questions.answer',
@@ -33,5 +34,6 @@ export const questionsRoutes = [
     body: questionAnswerBodySchema,
     response: questionSchema,
     errors: ['forbidden', 'invalid_state'],
+    visibility: 'own-app',
   },
 ] as const satisfies readonly RouteDef[];

@@ -1,0 +1,12 @@
+/** What the questions' operations are made of; each takes the part it uses. */
+import type { HumanService } from '../human/service.ts';
+import type { EventLog } from '../services/events.ts';
+import type { NodeService } from '../services/nodes.ts';
+import type { Store } from '../store/index.ts';
+
+export interface QuestionDeps {
+  store: Store;
+  events: EventLog;
+  human: Pick<HumanService, 'onCreated' | 'answerFor' | 'expireDue'>;
+  nodes: Pick<NodeService, 'sender'>;
+}
