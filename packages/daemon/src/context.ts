@@ -2,7 +2,9 @@
 
 import type { SseRegistry } from './http/sse.ts';
 import type { Logger, RequestLog } from './lifecycle/logger.ts';
+import type { NodeService } from './nodes/service.ts';
 import type { TcpInfo } from './ports.ts';
+import type { RunService } from './runs/service.ts';
 import type { SandboxService } from './sandbox/service.ts';
 import type { AttachmentService } from './services/attachments.ts';
 import type { BrokerPlane } from './services/broker-plane.ts';
@@ -17,12 +19,10 @@ import type { HumanService } from './services/human.ts';
 import type { LlmService } from './services/llm.ts';
 import type { MemoryService } from './services/memory.ts';
 import type { ModelService } from './services/models.ts';
-import type { NodeService } from './services/nodes.ts';
 import type { PluginService } from './services/plugins.ts';
 import type { ProfileService } from './services/profiles.ts';
 import type { ProviderService } from './services/providers.ts';
 import type { QuestionService } from './services/questions.ts';
-import type { RunService } from './services/runs.ts';
 import type { ShareService } from './services/shares.ts';
 import type { TokenService } from './services/tokens.ts';
 import type { UploadService } from './services/uploads.ts';

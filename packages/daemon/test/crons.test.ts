@@ -5,9 +5,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeService } from '../src/nodes/service.ts';
 import { cronService } from '../src/services/crons.ts';
 import { eventLog } from '../src/services/events.ts';
-import { nodeService } from '../src/services/nodes.ts';
 import { openStore, type Store } from '../src/store/index.ts';
 import { envelope, json } from './helpers.ts';
 import { type Answer, type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';

@@ -9,11 +9,11 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NodeAction } from '@svc/protocol';
+import { nodeService } from '../src/nodes/service.ts';
+import type { Node, WaitingOn } from '../src/nodes/store/nodes.ts';
 import { eventLog } from '../src/services/events.ts';
-import { nodeService } from '../src/services/nodes.ts';
 import { tokenService } from '../src/services/tokens.ts';
 import { openStore } from '../src/store/index.ts';
-import type { Node, WaitingOn } from '../src/store/nodes.ts';
 import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 /** A model every node can use without credentials: one scripted turn. */

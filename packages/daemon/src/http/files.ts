@@ -1,4 +1,5 @@
 import type { DaemonContext } from '../context.ts';
+import { writeNotesDir } from '../nodes/workspace/write-notes.ts';
 import {
   type FilesAccess,
   listDirectory,
@@ -6,7 +7,6 @@ import {
   realHome,
   writeFileAtomic,
 } from '../services/files.ts';
-import { writeNotesDir } from '../services/write-notes.ts';
 import type { Call } from './call.ts';
 import { mount, type Routes } from './route.ts';
 

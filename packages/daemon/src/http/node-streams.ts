@@ -7,10 +7,10 @@
 import { isFinal, type NodeState } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import type { EventSubjects } from '../nodes/store/node-events.ts';
+import { waitUntil } from '../nodes/wait-until.ts';
 import { type EventDto, toEventDto } from '../services/events.ts';
-import { waitUntil } from '../services/wait-until.ts';
 import type { EventRow } from '../store/events.ts';
-import type { EventSubjects } from '../store/node-events.ts';
 import type { Call, Reply } from './call.ts';
 import { lastEventId } from './events.ts';
 import { DEFAULT_LIMIT } from './page.ts';

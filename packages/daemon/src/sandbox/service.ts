@@ -4,10 +4,10 @@
  * command it runs (its broker's `bash` tool, or its token on `POST /v1/bash`).
  */
 import type { Scope } from '@svc/protocol';
-import { worktreeMounts } from '../services/git-worktree.ts';
+import { type NodeRow, networkOf, type Workspace } from '../nodes/store/nodes.ts';
+import { worktreeMounts } from '../nodes/workspace/git-worktree.ts';
+import { worktreePath } from '../nodes/workspace/worktrees.ts';
 import type { ProfileService } from '../services/profiles.ts';
-import { worktreePath } from '../services/worktrees.ts';
-import { type NodeRow, networkOf, type Workspace } from '../store/nodes.ts';
 import { removeBase, sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';

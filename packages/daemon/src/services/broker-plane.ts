@@ -36,25 +36,25 @@ import {
 import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
-import type { SupervisorHooks } from '../ports.ts';
-import type { SandboxService } from '../sandbox/service.ts';
-import type { Store } from '../store/index.ts';
-import type { Job } from '../store/jobs.ts';
+import { settleOpenRecords } from '../nodes/final-records.ts';
+import type { NodeService } from '../nodes/service.ts';
+import type { Job } from '../nodes/store/jobs.ts';
 import {
   type Node,
   type NodeRow,
   type StoredModel,
   toNode,
   type WaitingOn,
-} from '../store/nodes.ts';
-import type { Turn } from '../store/turns.ts';
+} from '../nodes/store/nodes.ts';
+import type { Turn } from '../nodes/store/turns.ts';
+import { waitUntil } from '../nodes/wait-until.ts';
+import type { SupervisorHooks } from '../ports.ts';
+import type { SandboxService } from '../sandbox/service.ts';
+import type { Store } from '../store/index.ts';
 import type { EventLog } from './events.ts';
-import { settleOpenRecords } from './final-records.ts';
 import { type ModelChoice, type ModelService, refusedCredentials } from './models.ts';
-import type { NodeService } from './nodes.ts';
 import { offeredPlugins } from './plugins.ts';
 import type { ProfileService } from './profiles.ts';
-import { waitUntil } from './wait-until.ts';
 
 export type Directive = z.output<typeof directiveSchema>;
 type TurnBody = z.output<typeof turnRecordBodySchema>;

@@ -17,12 +17,12 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { NodeService } from '../nodes/service.ts';
+import type { Turn } from '../nodes/store/turns.ts';
 import type { Principal } from '../ports.ts';
 import type { StatsGroup } from '../store/canvas.ts';
 import type { Store } from '../store/index.ts';
-import type { Turn } from '../store/turns.ts';
 import { type GrepQuery, turnGrep } from './canvas-grep.ts';
-import type { NodeService } from './nodes.ts';
 
 export type SearchHit = z.output<typeof searchHitSchema>;
 export type TranscriptTurn = z.output<typeof transcriptTurnSchema>;

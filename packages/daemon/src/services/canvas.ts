@@ -21,14 +21,14 @@ import {
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../lifecycle/logger.ts';
+import type { NodeService } from '../nodes/service.ts';
+import { type NodeRow, toNode, type WaitingOn } from '../nodes/store/nodes.ts';
+import { type RemovedNode, removeTree, removeWorktrees } from '../nodes/tree-removal.ts';
 import type { Principal } from '../ports.ts';
 import type { BrokerRow } from '../store/brokers.ts';
 import type { Store } from '../store/index.ts';
-import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
 import type { CronService } from './crons.ts';
 import type { EventLog } from './events.ts';
-import type { NodeService } from './nodes.ts';
-import { type RemovedNode, removeTree, removeWorktrees } from './tree-removal.ts';
 
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 export type AttentionItem = z.output<typeof attentionItemSchema>;

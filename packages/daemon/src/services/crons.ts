@@ -10,13 +10,13 @@
 import { type cronCreateBodySchema, isFinal, newId } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { type CreateBody, type NodeService, titleOf } from '../nodes/service.ts';
+import { type Node, type NodeRow, toNode } from '../nodes/store/nodes.ts';
 import type { Principal } from '../ports.ts';
 import { type Cron, type CronRow, toCron } from '../store/crons.ts';
 import type { Store } from '../store/index.ts';
-import { type Node, type NodeRow, toNode } from '../store/nodes.ts';
 import { checkSchedule, nextRunAt } from './cron-schedule.ts';
 import type { EventLog } from './events.ts';
-import { type CreateBody, type NodeService, titleOf } from './nodes.ts';
 
 export type CronCreateBody = z.output<typeof cronCreateBodySchema>;
 export type CronTask = CronCreateBody['task'];

@@ -18,9 +18,9 @@ import {
   tryParseScope,
 } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import { noteWrite, tempName, unnote } from '../nodes/workspace/write-notes.ts';
 import { type Layer, viewAllows } from '../sandbox/view.ts';
 import { decodeContent, textOrBase64 } from './file-content.ts';
-import { noteWrite, tempName, unnote } from './write-notes.ts';
 
 /** Who reaches which paths. */
 export interface FilesAccess {

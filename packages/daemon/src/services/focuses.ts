@@ -7,10 +7,10 @@
 
 import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
+import type { NodeService } from '../nodes/service.ts';
 import type { Principal } from '../ports.ts';
 import type { Focus, FocusFilter } from '../store/focuses.ts';
 import type { Store } from '../store/index.ts';
-import type { NodeService } from './nodes.ts';
 
 export interface FocusServiceDeps {
   store: Store;

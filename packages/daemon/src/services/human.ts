@@ -21,6 +21,9 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { compileUsable } from '../nodes/output-schema.ts';
+import type { NodeService } from '../nodes/service.ts';
+import type { MailFrom } from '../nodes/store/mail.ts';
 import type { Principal } from '../ports.ts';
 import {
   type HumanRequest,
@@ -34,10 +37,7 @@ import {
   toTicket,
 } from '../store/human.ts';
 import type { Store } from '../store/index.ts';
-import type { MailFrom } from '../store/mail.ts';
 import type { EventLog } from './events.ts';
-import type { NodeService } from './nodes.ts';
-import { compileUsable } from './output-schema.ts';
 
 export type HumanCreateBody = z.output<typeof humanRequestCreateBodySchema>;
 export type HumanRespondBody = z.output<typeof humanRespondBodySchema>;

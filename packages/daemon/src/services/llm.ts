@@ -5,10 +5,10 @@ import { ModelError, type ModelErrorCode } from '../broker/model-error.ts';
 import { runModelTurn } from '../broker/model-turn.ts';
 import { createLanguageModel, type LanguageModelV4 } from '../broker/providers/index.ts';
 import { ApiError } from '../errors.ts';
+import { compileUsable } from '../nodes/output-schema.ts';
 import type { Principal } from '../ports.ts';
 import { redactSecrets } from '../redact.ts';
 import { type ModelService, refusedCredentials } from './models.ts';
-import { compileUsable } from './output-schema.ts';
 import { screenPatterns } from './pattern-safety.ts';
 import type { ProfileService } from './profiles.ts';
 

@@ -5,8 +5,8 @@
  */
 import { compileSchema, type SchemaCheck } from '@svc/plugin-kit/json-schema';
 import { ApiError } from '../errors.ts';
+import { compileUsable } from '../nodes/output-schema.ts';
 import type { CustomObjectRow } from '../store/custom-objects.ts';
-import { compileUsable } from './output-schema.ts';
 import { screenPatterns } from './pattern-safety.ts';
 
 /** A declared event, as registered (`schema` omitted) or stored (`null`). */

@@ -16,11 +16,11 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { scopeCeiling } from '../nodes/ceiling.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { PluginRow } from '../store/plugins.ts';
 import type { DirectoryService } from './directory.ts';
-import { scopeCeiling } from './node-ceiling.ts';
 import {
   CALL_TIMEOUT_MS,
   callPluginCommand,

@@ -11,14 +11,14 @@ import { newId, type questionAnswerBodySchema, type questionSchema } from '@svc/
 import type { z } from 'zod';
 import { appOf, sees } from '../access/app-caller.ts';
 import { ApiError } from '../errors.ts';
+import { requireMayMail } from '../nodes/ceiling.ts';
+import type { NodeService } from '../nodes/service.ts';
 import type { Principal } from '../ports.ts';
 import { toHumanRequest } from '../store/human.ts';
 import type { Store } from '../store/index.ts';
 import type { QuestionRow } from '../store/questions.ts';
 import type { EventLog } from './events.ts';
 import type { HumanService } from './human.ts';
-import { requireMayMail } from './node-ceiling.ts';
-import type { NodeService } from './nodes.ts';
 
 export type Question = z.output<typeof questionSchema>;
 export type QuestionAnswerBody = z.output<typeof questionAnswerBodySchema>;

@@ -14,6 +14,7 @@ import {
 } from '@svc/protocol';
 import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
+import { writeNotesDir } from '../../nodes/workspace/write-notes.ts';
 import {
   type FilesAccess,
   listDirectory,
@@ -21,7 +22,6 @@ import {
   realHome,
   writeFileAtomic,
 } from '../../services/files.ts';
-import { writeNotesDir } from '../../services/write-notes.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
 import { defineTool } from './tool.ts';
 

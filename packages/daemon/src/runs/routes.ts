@@ -1,12 +1,12 @@
 import type { DaemonContext } from '../context.ts';
+import type { Call } from '../http/call.ts';
+import { madeOnce } from '../http/idempotency.ts';
+import { awaitFinal, eventsPage, eventsResponse } from '../http/node-streams.ts';
+import { DEFAULT_LIMIT, numericCursor, page } from '../http/page.ts';
+import { mount, type Routes } from '../http/route.ts';
 import type { Principal } from '../ports.ts';
 import { screenPatterns } from '../services/pattern-safety.ts';
-import type { Run } from '../services/runs.ts';
-import type { Call } from './call.ts';
-import { madeOnce } from './idempotency.ts';
-import { awaitFinal, eventsPage, eventsResponse } from './node-streams.ts';
-import { DEFAULT_LIMIT, numericCursor, page } from './page.ts';
-import { mount, type Routes } from './route.ts';
+import type { Run } from './service.ts';
 
 /** Every route of protocol's `runsRoutes` (docs/nodes.md "runs"). */
 export function registerRuns(app: Routes, ctx: DaemonContext): void {

@@ -2,7 +2,7 @@
  * Runs (migration 003): an app's handle on a root node it started. A run row holds only what is
  * its own (title, owner app, the app's grant); state, usage and outcome are read from its tree.
  */
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
 
 export interface RunRow {
   id: string;

@@ -12,7 +12,7 @@ import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FINAL_STATES, isFinal, type worktreeSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { type NodeRow, workspaceOf } from '../store/nodes.ts';
 import {
   abandonGitWorktree,

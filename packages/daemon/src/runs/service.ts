@@ -9,15 +9,15 @@ import type { z } from 'zod';
 import { appOf } from '../access/app-caller.ts';
 import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
+import { requireMayMail, scopeCeiling } from '../nodes/ceiling.ts';
+import type { CreateBody, NodeService } from '../nodes/service.ts';
+import type { Mail } from '../nodes/store/mail.ts';
+import { type NodeRow, toNode, type Visibility, type WaitingOn } from '../nodes/store/nodes.ts';
+import { type RemovedNode, removeTree } from '../nodes/tree-removal.ts';
 import type { Principal } from '../ports.ts';
+import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
-import type { Mail } from '../store/mail.ts';
-import { type NodeRow, toNode, type Visibility, type WaitingOn } from '../store/nodes.ts';
-import type { RunRow } from '../store/runs.ts';
-import type { EventLog } from './events.ts';
-import { requireMayMail, scopeCeiling } from './node-ceiling.ts';
-import type { CreateBody, NodeService } from './nodes.ts';
-import { type RemovedNode, removeTree } from './tree-removal.ts';
+import type { RunRow } from './store.ts';
 
 export type Run = z.output<typeof runSchema>;
 

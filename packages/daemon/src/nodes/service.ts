@@ -28,10 +28,17 @@ import { appsReadable, checkScopes } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { NodeRuntime, Principal } from '../ports.ts';
 import { grantNetwork } from '../sandbox/network-grant.ts';
+import type { EventLog } from '../services/events.ts';
+import type { ModelService } from '../services/models.ts';
+import type { ProfileService, ProfileSettings } from '../services/profiles.ts';
 import type { Store } from '../store/index.ts';
-import type { Job } from '../store/jobs.ts';
 import { toJson } from '../store/json.ts';
-import type { Mail, MailFrom } from '../store/mail.ts';
+import { requireMayMail, requireWithinCeiling, scopeCeiling } from './ceiling.ts';
+import { interrupted, settleOpenRecords } from './final-records.ts';
+import { idleRuntime } from './idle-runtime.ts';
+import { compileOutputSchema, compileUsable } from './output-schema.ts';
+import type { Job } from './store/jobs.ts';
+import type { Mail, MailFrom } from './store/mail.ts';
 import {
   type Node,
   type NodeFilter,
@@ -44,15 +51,8 @@ import {
   type Visibility,
   type WaitingOn,
   workspaceOf,
-} from '../store/nodes.ts';
-import type { EventLog } from './events.ts';
-import { interrupted, settleOpenRecords } from './final-records.ts';
-import type { ModelService } from './models.ts';
-import { requireMayMail, requireWithinCeiling, scopeCeiling } from './node-ceiling.ts';
-import { idleRuntime } from './node-runtime.ts';
-import { compileOutputSchema, compileUsable } from './output-schema.ts';
-import type { ProfileService, ProfileSettings } from './profiles.ts';
-import { forkWorkspace, resolveWorkspace } from './workspace.ts';
+} from './store/nodes.ts';
+import { forkWorkspace, resolveWorkspace } from './workspace/resolve.ts';
 
 /** The longest delay a Node timer takes (a signed 32-bit count of ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;

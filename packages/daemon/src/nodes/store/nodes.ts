@@ -5,8 +5,8 @@
  */
 import type { Budgets, NetworkPolicy, NodeState, nodeSchema, Usage } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
-import { fromJson } from './json.ts';
+import type { Db } from '../../store/db.ts';
+import { fromJson } from '../../store/json.ts';
 
 export type Node = z.output<typeof nodeSchema>;
 export type WaitingOn = NonNullable<Node['waiting_on']>;

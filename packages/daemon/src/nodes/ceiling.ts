@@ -5,7 +5,7 @@
 import { type Ceiling, ceilingViolation } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { NodeRow } from '../store/nodes.ts';
+import type { NodeRow } from './store/nodes.ts';
 
 /**
  * The scope ceiling a caller creates under (and, starting a run, the run's grant): its token's

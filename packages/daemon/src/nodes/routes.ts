@@ -1,14 +1,14 @@
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import type { Call } from '../http/call.ts';
+import { madeOnce } from '../http/idempotency.ts';
+import { awaitFinal, eventsPage, eventsResponse } from '../http/node-streams.ts';
+import { DEFAULT_LIMIT, numericCursor, page } from '../http/page.ts';
+import { mount, type Routes } from '../http/route.ts';
 import type { Principal } from '../ports.ts';
 import { screenPatterns } from '../services/pattern-safety.ts';
-import { abandonWorktree, closeWorktree } from '../services/worktrees.ts';
-import { type Node, toNode } from '../store/nodes.ts';
-import type { Call } from './call.ts';
-import { madeOnce } from './idempotency.ts';
-import { awaitFinal, eventsPage, eventsResponse } from './node-streams.ts';
-import { DEFAULT_LIMIT, numericCursor, page } from './page.ts';
-import { mount, type Routes } from './route.ts';
+import { type Node, toNode } from './store/nodes.ts';
+import { abandonWorktree, closeWorktree } from './workspace/worktrees.ts';
 
 const MAIL_CLAIM_DEFAULT = 50;
 

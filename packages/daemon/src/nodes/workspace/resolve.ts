@@ -10,9 +10,9 @@ import { realpathSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { type Ceiling, isWithin, listCovers, type workspaceInputSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
+import { wantedScope } from '../../services/files.ts';
 import type { Workspace } from '../store/nodes.ts';
-import { wantedScope } from './files.ts';
 import { git } from './git.ts';
 import { branchName } from './git-worktree.ts';
 
