@@ -38,6 +38,7 @@ import { profileService } from './services/profiles.ts';
 import { providerService } from './services/providers.ts';
 import { questionService } from './services/questions.ts';
 import { shareService } from './services/shares.ts';
+import { soonestTimer } from './services/soonest-timer.ts';
 import { tokenService } from './services/tokens.ts';
 import { uploadService } from './services/uploads.ts';
 import { viewerService } from './services/viewer.ts';
@@ -124,9 +125,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     tokens.ensureOwner(paths.ownerToken);
     const models = modelService(store, events);
     const profiles = profileService(store, events);
-    const nodes = nodeService({ store, events, profiles, models, home: paths.home });
-    nodes.start();
-    cleanups.unshift(() => nodes.close());
+    const nodes = nodeService({ store, events, profiles, models, home: paths.home, logger });
     const runs = runService(store, events, nodes, (ids) =>
       removeWorktrees(paths.home, logger, ids),
     );
@@ -178,6 +177,10 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       },
     );
     nodes.useRuntime(supervisor);
+    // Timer waits due while the daemon was down wake now, with a runtime to queue them on.
+    const nodeClock = soonestTimer(nodes.timers, (first) => nodes.timers.tick(first));
+    nodeClock.start();
+    cleanups.unshift(() => nodeClock.close());
 
     const hardStop = new AbortController();
     const sse = sseRegistry();

@@ -87,8 +87,7 @@ export async function startNodesDaemon(): Promise<NodesDaemon> {
     get: (path, token) => send(path, token === undefined ? {} : { token }),
     nodeToken(nodeId) {
       const row = store.nodes.get(nodeId)!;
-      const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
-      return tokens.mintNode(nodeId, row.app_id, scopes).secret;
+      return tokens.mintNode(nodeId, row.app_id, row.scopes).secret;
     },
     broker(nodeId, action, reason, waitingOn) {
       const error = { code: 'test', message: reason ?? action };
@@ -116,7 +115,6 @@ export async function startNodesDaemon(): Promise<NodesDaemon> {
       });
     },
     async stop() {
-      side.close();
       store.db.close();
       await t.stop();
     },

@@ -1,6 +1,6 @@
 import type { DaemonContext } from '../context.ts';
-import { registerNodes } from '../nodes/routes.ts';
-import { registerRuns } from '../runs/routes.ts';
+import { registerNodeRoutes } from '../nodes/routes.ts';
+import { registerRunRoutes } from '../runs/routes.ts';
 import { registerBash } from './bash.ts';
 import { registerBroker } from './broker.ts';
 import { registerCanvas } from './canvas.ts';
@@ -59,8 +59,8 @@ export function createApp(ctx: DaemonContext): App {
   registerModelAuth(app, ctx);
   registerModelConfig(app, ctx);
   registerLlm(app, ctx);
-  registerNodes(app, ctx);
-  registerRuns(app, ctx);
+  registerNodeRoutes(app, ctx);
+  registerRunRoutes(app, ctx);
   registerCrons(app, ctx);
   registerCustomObjects(app, ctx);
   registerCanvas(app, ctx);

@@ -1,157 +1,145 @@
+/**
+ * Every route of protocol's `nodesRoutes` (docs/nodes.md "nodes"). Their visibility is the route
+ * table's: `tree-read` on the routes that only read, `tree` on those that change something, so
+ * another app's conversation stays 404 there; `c.caller()` below carries it to the operation.
+ */
 import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Call } from '../http/call.ts';
 import { madeOnce } from '../http/idempotency.ts';
-import { awaitFinal, eventsPage, eventsResponse } from '../http/node-streams.ts';
-import { DEFAULT_LIMIT, numericCursor, page } from '../http/page.ts';
+import { eventsPage, eventsResponse, type StreamDeps } from '../http/node-streams.ts';
+import { numericCursor } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
-import type { Principal } from '../ports.ts';
 import { screenPatterns } from '../services/pattern-safety.ts';
-import { type Node, toNode } from './store/nodes.ts';
+import { awaitFinal, type PollDeps } from './await-final.ts';
+import type { Node } from './store/nodes.ts';
+import { callerIn } from './visibility.ts';
 import { abandonWorktree, closeWorktree } from './workspace/worktrees.ts';
 
-const MAIL_CLAIM_DEFAULT = 50;
+export type NodeRouteDeps = Pick<DaemonContext, 'nodes' | 'store' | 'home'> & StreamDeps & PollDeps;
 
-/**
- * Every route of protocol's `nodesRoutes` (docs/nodes.md "nodes"). Routes that only read look
- * the node up by read visibility (`readableRow`, `get`, `list`, `outcome`); every route that
- * changes something by `visibleRow`, so another app's conversation stays 404 there.
- */
-export function registerNodes(app: Routes, ctx: DaemonContext): void {
-  const who = (c: Call): Principal => c.principal!;
+export function registerNodeRoutes(app: Routes, deps: NodeRouteDeps): void {
+  const { nodes } = deps;
 
   /** Waits until the node is final or `timeoutS` passes; answers `{final, node}`. */
   async function awaitOutcome(c: Call, id: string, timeoutS: number | undefined) {
-    const principal = who(c);
-    const { final, value } = await awaitFinal(c, ctx, timeoutS, () => ctx.nodes.get(id, principal));
+    const caller = callerIn(c);
+    const { final, value } = await awaitFinal(c, deps, timeoutS, () => nodes.get(id, caller));
     return { final, node: value };
+  }
+
+  /** A new node made once per Idempotency-Key, for the create-and-wait forms. */
+  function createOnce(c: Call, body: Parameters<typeof nodes.create>[0]): string {
+    return madeOnce(c, deps.store, () => nodes.create(body, callerIn(c)).id);
   }
 
   const parsed = (node: Node) => (node.state === 'done' ? (node.outcome?.result ?? null) : null);
 
   mount(app, 'nodes.create', async (c, { body }) => {
     await screenPatterns(body.output_schema, 'output_schema');
-    return c.json(ctx.nodes.create(body, who(c)));
+    return c.json(nodes.create(body, callerIn(c)));
   });
-  mount(app, 'nodes.list', (c, { query }) => {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = ctx.nodes.list(who(c), {
-      states: query.state,
-      parentId: query.parent_id,
-      rootId: query.root_id,
-      runId: query.run_id,
-      profile: query.profile,
-      before: query.after,
-      limit: limit + 1,
-    });
-    return c.json(page(rows, limit, (n) => n.id));
-  });
-  mount(app, 'nodes.retrieve', (c, { params }) => c.json(ctx.nodes.get(params.id, who(c))));
+  mount(app, 'nodes.list', (c, { query }) =>
+    c.page((limit, after) =>
+      nodes.list(callerIn(c), {
+        states: query.state,
+        parentId: query.parent_id,
+        rootId: query.root_id,
+        runId: query.run_id,
+        profile: query.profile,
+        before: after,
+        limit,
+      }),
+    ),
+  );
+  mount(app, 'nodes.retrieve', (c, { params }) => c.json(nodes.get(params.id, callerIn(c))));
   mount(app, 'nodes.update', (c, { params, body }) =>
-    c.json(ctx.nodes.update(params.id, body, who(c))),
+    c.json(nodes.update(params.id, body, callerIn(c))),
   );
   mount(app, 'nodes.cancel', async (c, { params, body }) =>
-    c.json(await ctx.nodes.cancel(params.id, body.reason, who(c))),
+    c.json(await nodes.cancel(params.id, body.reason, callerIn(c))),
   );
   mount(app, 'nodes.interrupt', async (c, { params, body }) =>
-    c.json(await ctx.nodes.interrupt(params.id, body.reason, who(c))),
+    c.json(await nodes.interrupt(params.id, body.reason, callerIn(c))),
   );
   mount(app, 'nodes.message', (c, { params, body }) =>
-    c.json(ctx.nodes.message(params.id, body.text, who(c))),
+    c.json(nodes.message(params.id, body.text, callerIn(c))),
   );
-  mount(app, 'nodes.outcome', (c, { params }) => c.json(ctx.nodes.outcome(params.id, who(c))));
+  mount(app, 'nodes.outcome', (c, { params }) => c.json(nodes.outcome(params.id, callerIn(c))));
   mount(app, 'nodes.waitForOutcome', async (c, { params, query }) =>
     c.json(await awaitOutcome(c, params.id, query.timeout_s)),
   );
   mount(app, 'nodes.createAndWait', async (c, { body: { timeout_s, ...body } }) => {
     await screenPatterns(body.output_schema, 'output_schema');
-    const id = madeOnce(c, ctx.store, () => ctx.nodes.create(body, who(c)).id);
-    return c.json(await awaitOutcome(c, id, timeout_s));
+    return c.json(await awaitOutcome(c, createOnce(c, body), timeout_s));
   });
   mount(app, 'nodes.parse', async (c, { body: { timeout_s, ...body } }) => {
     await screenPatterns(body.output_schema, 'output_schema');
-    const id = madeOnce(c, ctx.store, () => ctx.nodes.create(body, who(c)).id);
-    const answer = await awaitOutcome(c, id, timeout_s);
+    const answer = await awaitOutcome(c, createOnce(c, body), timeout_s);
     return c.json({ ...answer, parsed: parsed(answer.node) });
   });
   mount(app, 'nodes.stream', (c, { params, query }) => {
-    const row = ctx.nodes.readableRow(params.id, who(c));
-    const subjects = query.subtree === true ? { subtree: row.id } : { node: row.id };
-    return eventsResponse(c, ctx, subjects, query);
+    const node = nodes.get(params.id, callerIn(c));
+    const subjects = query.subtree === true ? { subtree: node.id } : { node: node.id };
+    return eventsResponse(c, deps, subjects, query);
   });
   mount(app, 'nodes.events', (c, { params, query }) => {
-    const row = ctx.nodes.readableRow(params.id, who(c));
-    const subjects = query.subtree === true ? { subtree: row.id } : { node: row.id };
-    return c.json(eventsPage(ctx, subjects, query));
+    const node = nodes.get(params.id, callerIn(c));
+    const subjects = query.subtree === true ? { subtree: node.id } : { node: node.id };
+    return c.json(eventsPage(deps, subjects, query));
   });
   mount(app, 'nodes.fork', (c, { params, body }) =>
-    c.json(ctx.nodes.fork(params.id, body, who(c))),
+    c.json(nodes.fork(params.id, body, callerIn(c))),
   );
   mount(app, 'nodes.revive', (c, { params, body }) =>
-    c.json(ctx.nodes.revive(params.id, body.message, who(c))),
+    c.json(nodes.revive(params.id, body.message, callerIn(c))),
   );
   mount(app, 'nodes.reviveAll', (c, { body }) => {
-    if (body.root_id !== undefined) ctx.nodes.visibleRow(body.root_id, who(c), 'root_id');
-    const ids = ctx.nodes.reviveAll(body.states ?? ['failed'], body.root_id);
+    if (body.root_id !== undefined) nodes.get(body.root_id, callerIn(c), 'root_id');
+    const ids = nodes.reviveAll(body.states ?? ['failed'], body.root_id);
     return c.json({ count: ids.length, node_ids: ids });
   });
-  mount(app, 'nodes.promote', (c, { params }) => c.json(ctx.nodes.promote(params.id, who(c))));
+  mount(app, 'nodes.promote', (c, { params }) => c.json(nodes.promote(params.id, callerIn(c))));
   mount(app, 'nodes.demote', (c, { params, body }) =>
-    c.json(ctx.nodes.demote(params.id, body.parent_id, who(c))),
+    c.json(nodes.demote(params.id, body.parent_id, callerIn(c))),
   );
   mount(app, 'nodes.recycle', (c, { params, body }) =>
-    c.json(ctx.nodes.recycle(params.id, body, who(c))),
+    c.json(nodes.recycle(params.id, body, callerIn(c))),
   );
-  mount(app, 'nodes.yield', (c, { params, body }) =>
-    c.json(ctx.nodes.yield(params.id, body.reason)),
-  );
-  mount(app, 'nodes.wait', (c, { params, body }) => c.json(ctx.nodes.wait(params.id, body)));
+  mount(app, 'nodes.yield', (c, { params, body }) => c.json(nodes.yield(params.id, body.reason)));
+  mount(app, 'nodes.wait', (c, { params, body }) => c.json(nodes.wait(params.id, body)));
   mount(app, 'nodes.relaunchRoot', async (c, { params }) =>
-    c.json(await ctx.nodes.relaunchRoot(params.id, who(c))),
+    c.json(await nodes.relaunchRoot(params.id, callerIn(c))),
   );
-  mount(app, 'nodes.reports.list', (c, { params, query }) => {
-    ctx.nodes.readableRow(params.id, who(c));
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = ctx.store.reports.list(params.id, numericCursor(query.after), limit + 1);
-    return c.json(page(rows, limit, (r) => String(r.seq)));
-  });
-  mount(app, 'nodes.jobs.list', (c, { params, query }) => {
-    ctx.nodes.readableRow(params.id, who(c));
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    // Job ids sort by creation; `~` sorts after every id character, so no cursor = the newest.
-    const rows = ctx.store.jobs.list(params.id, query.after ?? '~', limit + 1);
-    return c.json(page(rows, limit, (j) => j.id));
-  });
+  mount(app, 'nodes.reports.list', (c, { params }) =>
+    c.page((limit, after) =>
+      nodes.listReports(params.id, callerIn(c), limit, numericCursor(after)),
+    ),
+  );
+  mount(app, 'nodes.jobs.list', (c, { params }) =>
+    c.page((limit, after) => nodes.listJobs(params.id, callerIn(c), limit, after)),
+  );
   mount(app, 'nodes.jobs.cancel', (c, { params }) =>
-    c.json(ctx.nodes.cancelJob(params.id, params.job_id, who(c))),
+    c.json(nodes.cancelJob(params.id, params.job_id, callerIn(c))),
   );
   mount(app, 'nodes.worktree.close', (c, { params }) =>
-    c.json(closeWorktree(ctx.home, ctx.nodes.visibleRow(params.id, who(c)))),
+    c.json(closeWorktree(deps.home, nodes.get(params.id, callerIn(c)))),
   );
   mount(app, 'nodes.worktree.abandon', (c, { params }) =>
-    c.json(abandonWorktree(ctx.home, ctx.nodes.visibleRow(params.id, who(c)))),
+    c.json(abandonWorktree(deps.home, nodes.get(params.id, callerIn(c)))),
   );
-  mount(app, 'nodes.result.submit', async (c, { params, body }) => {
-    ctx.nodes.visibleRow(params.id, who(c));
-    const done = ctx.nodes.submit(params.id, body);
-    await ctx.nodes.stopBroker(params.id);
-    return c.json(done);
-  });
-  mount(app, 'nodes.mail.claim', (c, { params, body }) => {
-    const data = ctx.store.mail.claim(
-      params.id,
-      body.limit ?? MAIL_CLAIM_DEFAULT,
-      new Date().toISOString(),
-    );
-    return c.json({ data });
-  });
-  mount(app, 'nodes.mail.acknowledge', (c, { params, body }) => {
-    const acknowledged = ctx.store.mail.acknowledge(params.id, body.seqs, new Date().toISOString());
-    return c.json({ acknowledged });
-  });
+  mount(app, 'nodes.result.submit', async (c, { params, body }) =>
+    c.json(await nodes.submitFromOutside(params.id, body, callerIn(c))),
+  );
+  mount(app, 'nodes.mail.claim', (c, { params, body }) =>
+    c.json({ data: nodes.claimMail(params.id, body.limit) }),
+  );
+  mount(app, 'nodes.mail.acknowledge', (c, { params, body }) =>
+    c.json({ acknowledged: nodes.acknowledgeMail(params.id, body.seqs) }),
+  );
   mount(app, 'nodes.attach', async (c, { params }) => {
-    const node = toNode(ctx.nodes.visibleRow(params.id, who(c)));
-    const socket = await ctx.nodes.viewerSocket(node.id);
+    const node = nodes.get(params.id, callerIn(c));
+    const socket = await nodes.viewerSocket(node.id);
     if (socket === null) {
       throw new ApiError(
         'invalid_state',

@@ -22,7 +22,7 @@ import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { NodeService } from '../nodes/service.ts';
-import { type NodeRow, toNode, type WaitingOn } from '../nodes/store/nodes.ts';
+import { type NodeRow, toNode } from '../nodes/store/nodes.ts';
 import { type RemovedNode, removeTree, removeWorktrees } from '../nodes/tree-removal.ts';
 import type { Principal } from '../ports.ts';
 import type { BrokerRow } from '../store/brokers.ts';
@@ -125,7 +125,7 @@ export function canvasService({ store, events, nodes, crons, home, logger }: Can
       items.push(item('node_failed', row, reason, row.finished_at ?? row.updated_at));
     }
     for (const row of store.nodes.list(vis, { states: ['waiting'], limit: SOURCE_MAX })) {
-      const waiting = row.waiting_on === null ? null : (JSON.parse(row.waiting_on) as WaitingOn);
+      const waiting = row.waiting_on;
       if (waiting?.for === 'budget') {
         items.push(item('node_budget', row, row.state_reason ?? 'budget reached', row.updated_at));
       } else if (waiting?.for === 'human') {

@@ -10,7 +10,8 @@
 import { type cronCreateBodySchema, isFinal, newId } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import { type CreateBody, type NodeService, titleOf } from '../nodes/service.ts';
+import { type CreateBody, titleOf } from '../nodes/create.ts';
+import type { NodeService } from '../nodes/service.ts';
 import { type Node, type NodeRow, toNode } from '../nodes/store/nodes.ts';
 import type { Principal } from '../ports.ts';
 import { type Cron, type CronRow, toCron } from '../store/crons.ts';

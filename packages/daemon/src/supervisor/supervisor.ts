@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { socketPathProblem } from '@svc/protocol/home';
 import type { Logger } from '../lifecycle/logger.ts';
-import { type NodeRow, type Workspace, workspaceOf } from '../nodes/store/nodes.ts';
+import type { NodeRow, Workspace } from '../nodes/store/nodes.ts';
 import { addGitWorktree } from '../nodes/workspace/git-worktree.ts';
 import { worktreePath } from '../nodes/workspace/worktrees.ts';
 import { sweepWrites, writeNotesDir } from '../nodes/workspace/write-notes.ts';
@@ -209,7 +209,7 @@ export function createSupervisor(
    * while), its slot held meanwhile. A node cancelled while git worked is not started.
    */
   function launch(row: NodeRow): void {
-    const workspace = workspaceOf(row);
+    const { workspace } = row;
     if (workspace === null) {
       start(row, null);
       return;
@@ -254,7 +254,7 @@ export function createSupervisor(
       hooks.unlaunchable(row.id, error);
       return;
     }
-    const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
+    const { scopes } = row;
     const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
     const viewerSocket = viewerSocketPath(viewers, row.id);
     let child: BrokerProcess;
