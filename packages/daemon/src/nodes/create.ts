@@ -16,7 +16,7 @@ import { grantOf, scopeCeiling } from './ceiling.ts';
 import { type AfterCommit, type NodeDeps, now } from './deps.ts';
 import { chooseModel, creatorNetwork, profileOf } from './model-choice.ts';
 import { compileUsable } from './output-schema.ts';
-import { type Node, type NodeRow, toNode } from './store/nodes.ts';
+import { type Node, type NodeRow, type StoredModel, toNode } from './store/nodes.ts';
 import { type Caller, seenNode } from './visibility.ts';
 import { resolveWorkspace } from './workspace/resolve.ts';
 
@@ -75,7 +75,8 @@ export function insertNode(
   if (body.output_schema !== undefined) compileUsable(body.output_schema);
   const network = grantNetwork(body.network, creatorNetwork(deps, principal));
   // Refused now, not failed later: a model that cannot run as things stand.
-  const model = chooseModel(deps, body, profileName, settings, parent);
+  const asked = { model: body.model as StoredModel | undefined, profile: body.profile };
+  const model = chooseModel(deps, asked, profileName, settings, parent);
   deps.models.requireReady(model as Parameters<typeof deps.models.requireReady>[0]);
   const id = newId('node');
   const wanted = body.workspace ?? settings?.workspace ?? undefined;

@@ -6,7 +6,6 @@ import type { NetworkPolicy } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { ProfileSettings } from '../services/profiles.ts';
-import type { CreateBody } from './create.ts';
 import type { NodeDeps } from './deps.ts';
 import type { NodeRow, StoredModel } from './store/nodes.ts';
 
@@ -35,12 +34,12 @@ export function profileOf(
  */
 export function chooseModel(
   deps: Pick<NodeDeps, 'models'>,
-  body: CreateBody,
+  body: { model?: StoredModel | undefined; profile?: string | undefined },
   profile: string,
   settings: ProfileSettings | null,
   parent: NodeRow | undefined,
 ): StoredModel {
-  if (body.model !== undefined) return body.model as StoredModel;
+  if (body.model !== undefined) return body.model;
   const inherited = parent !== undefined && body.profile === undefined ? parent.model : undefined;
   if (inherited !== undefined && inherited.provider !== 'scripted') {
     return { provider: inherited.provider, model: inherited.model };

@@ -13,10 +13,15 @@ import { mount, type Routes } from '../http/route.ts';
 import { screenPatterns } from '../services/pattern-safety.ts';
 import { awaitFinal, type PollDeps } from './await-final.ts';
 import type { Node } from './store/nodes.ts';
-import { callerIn } from './visibility.ts';
+import type { Caller } from './visibility.ts';
 import { abandonWorktree, closeWorktree } from './workspace/worktrees.ts';
 
 export type NodeRouteDeps = Pick<DaemonContext, 'nodes' | 'store' | 'home'> & StreamDeps & PollDeps;
+
+/** The caller of a request, with the sight of its route's rule (`RouteDef.visibility`). */
+export function callerIn(c: Call): Caller {
+  return { principal: c.principal!, sight: c.sight() };
+}
 
 export function registerNodeRoutes(app: Routes, deps: NodeRouteDeps): void {
   const { nodes } = deps;

@@ -5,7 +5,6 @@
  */
 import { type Sight, sightOf } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
-import type { Call } from '../http/call.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeRow, Visibility } from './store/nodes.ts';
@@ -14,11 +13,6 @@ import type { NodeRow, Visibility } from './store/nodes.ts';
 export interface Caller {
   principal: Principal;
   sight: Sight;
-}
-
-/** The caller of a request, with the sight of its route's rule (`RouteDef.visibility`). */
-export function callerIn(c: Call): Caller {
-  return { principal: c.principal!, sight: c.sight() };
 }
 
 /** A caller outside a request (a cron, a service): its sight by `rule`, as the route's would be. */

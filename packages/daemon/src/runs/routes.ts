@@ -10,7 +10,7 @@ import { eventsPage, eventsResponse, type StreamDeps } from '../http/node-stream
 import { DEFAULT_LIMIT, numericCursor, page } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
 import { awaitFinal, type PollDeps } from '../nodes/await-final.ts';
-import { callerIn } from '../nodes/visibility.ts';
+import { callerIn } from '../nodes/routes.ts';
 import { screenPatterns } from '../services/pattern-safety.ts';
 import type { Run } from './view.ts';
 

@@ -163,8 +163,9 @@ export function visibilityParams(vis: Visibility): {
   };
 }
 
-export function nodeStore(db: Db) {
-  const q = {
+/** The statements of `nodeStore`, prepared once per database. */
+function prepare(db: Db) {
+  return {
     insert: db.sqlite.prepare(
       `INSERT INTO nodes (id, parent_id, root_id, run_id, app_id, profile, title, task, state,
          state_reason, waiting_on, scopes, model, budgets, outcome, output_schema, metadata,
@@ -230,7 +231,10 @@ export function nodeStore(db: Db) {
          SELECT id FROM sub)`,
     ),
   };
+}
 
+export function nodeStore(db: Db) {
+  const q = prepare(db);
   const visParams = visibilityParams;
 
   // Counts per state, dropped on every write to `nodes` and kept only when read outside a
