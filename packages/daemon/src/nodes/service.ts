@@ -46,7 +46,6 @@ export function nodeService(made: NodeServiceDeps) {
   const deps: NodeDeps = { ...base, timerSet: timers.changed };
   const { store } = deps;
   return {
-    deps,
     /** The due-time source of timer waits, for the daemon's clock. */
     timers,
     /** Plugs in the process side (the supervisor). */

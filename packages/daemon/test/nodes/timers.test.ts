@@ -52,24 +52,24 @@ function freshDb(): string {
 
 describe('nodeTimers', () => {
   it('answers the soonest timer of a waiting node, and tells its listeners when one is set', () => {
-    const { nodes } = open(freshDb());
+    const { store, nodes } = open(freshDb());
     expect(nodes.timers.soonest()).toBeNull();
     let told = 0;
     const unsubscribe = nodes.timers.onChange(() => told++);
-    const late = startWaiting(nodes, 7200);
-    const soon = startWaiting(nodes, 3600);
+    const late = startWaiting({ store, nodes }, 7200);
+    const soon = startWaiting({ store, nodes }, 3600);
     expect(told).toBe(2);
     expect(nodes.timers.soonest()).toBe(soon.until);
     expect(late.until > soon.until).toBe(true);
     unsubscribe();
-    startWaiting(nodes, 60);
+    startWaiting({ store, nodes }, 60);
     expect(told).toBe(2);
   });
 
   it('wakes every node whose timer is due, each once; one not yet due waits on', () => {
     const { store, nodes } = open(freshDb());
-    const due = startWaiting(nodes, 0);
-    const later = startWaiting(nodes, 3600);
+    const due = startWaiting({ store, nodes }, 0);
+    const later = startWaiting({ store, nodes }, 3600);
     expect(nodes.timers.tick(true)).toBe(false);
     expect(store.nodes.get(due.id)?.state).toBe('queued');
     expect(store.nodes.get(later.id)?.state).toBe('waiting');
@@ -85,7 +85,7 @@ describe('nodeTimers', () => {
 
   it('leaves a node alone that mail woke before its timer', () => {
     const { store, nodes } = open(freshDb());
-    const node = startWaiting(nodes, 0);
+    const node = startWaiting({ store, nodes }, 0);
     nodes.deliver(store.nodes.get(node.id)!, { kind: 'owner', id: null }, 'wake up');
     expect(store.nodes.get(node.id)?.state).toBe('queued');
     expect(nodes.timers.soonest()).toBeNull();
@@ -96,7 +96,7 @@ describe('nodeTimers', () => {
   it('survives a restart: the timer is read from the row, and fires once', () => {
     const path = freshDb();
     const first = open(path);
-    const node = startWaiting(first.nodes, 0);
+    const node = startWaiting(first, 0);
     first.store.db.close();
     stores.splice(stores.indexOf(first.store), 1);
     const { store, nodes } = open(path);
@@ -108,8 +108,8 @@ describe('nodeTimers', () => {
 });
 
 /** A node made, started and set waiting `seconds` on a timer; its id and `until`. */
-function startWaiting(nodes: ReturnType<typeof open>['nodes'], seconds: number) {
-  const id = nodes.deps.store.db.transaction((afterCommit) =>
+function startWaiting({ store, nodes }: ReturnType<typeof open>, seconds: number) {
+  const id = store.db.transaction((afterCommit) =>
     nodes.insertNode(
       { task: 'sleep', model: { provider: 'scripted', model: 'replay', script: [] } } as never,
       OWNER,
