@@ -126,6 +126,8 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const models = modelService(store, events);
     const profiles = profileService(store, events);
     const nodes = nodeService({ store, events, profiles, models, home: paths.home, logger });
+    const nodeClock = soonestTimer(nodes.timers, (first) => nodes.timers.tick(first));
+    cleanups.unshift(() => nodeClock.close());
     const runs = runService(store, events, nodes, (ids) =>
       removeWorktrees(paths.home, logger, ids),
     );
@@ -177,10 +179,6 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       },
     );
     nodes.useRuntime(supervisor);
-    // Timer waits due while the daemon was down wake now, with a runtime to queue them on.
-    const nodeClock = soonestTimer(nodes.timers, (first) => nodes.timers.tick(first));
-    nodeClock.start();
-    cleanups.unshift(() => nodeClock.close());
 
     const hardStop = new AbortController();
     const sse = sseRegistry();
@@ -313,6 +311,8 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     scheduler.start();
     // Likewise: requests that expired while the daemon was down wake their nodes.
     expiry.start();
+    // And timer waits that came due meanwhile.
+    nodeClock.start();
     // Deliveries due (or left in flight) while the daemon was down go out now.
     dispatcher.start();
     if (opts.tcp) await enableTcp(opts.tcp);
