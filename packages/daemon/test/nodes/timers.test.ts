@@ -2,14 +2,17 @@
  * Node timers as a due-time source over the store (`nodeTimers`): what a clock reads and runs.
  * Real SQLite; the timer waits are made through the same operations the routes run.
  */
-import { rmSync } from 'node:fs';
+
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startDaemon } from '../../src/daemon.ts';
 import { nodeService } from '../../src/nodes/service.ts';
 import type { Principal } from '../../src/ports.ts';
 import { eventLog } from '../../src/services/events.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
-import { tempHome } from '../helpers.ts';
+import { socketFetch, tempHome } from '../helpers.ts';
+import { ONE_IDLE_SLOT } from '../nodes-fixture.ts';
 
 const OWNER: Principal = {
   tokenId: 'tok_owner',
@@ -104,6 +107,38 @@ describe('nodeTimers', () => {
     expect(nodes.timers.tick(true)).toBe(false);
     expect(store.nodes.get(node.id)?.state).toBe('queued');
     expect(nodes.timers.soonest()).toBeNull();
+  });
+});
+
+describe('node timers across a daemon restart', () => {
+  it('a timer that came due while the daemon was down wakes its node at the start, once', async () => {
+    const home = tempHome('svc-timers-');
+    homes.push(home);
+    // While no daemon runs: a node set waiting on a timer that is due by the next start.
+    const down = open(join(home, 'svc.db'));
+    const node = startWaiting(down, 0);
+    down.store.db.close();
+    stores.splice(stores.indexOf(down.store), 1);
+
+    const wakes = async () => {
+      const daemon = await startDaemon({ home, logLevel: 'warn', brokers: ONE_IDLE_SLOT });
+      try {
+        const owner = readFileSync(join(home, 'owner.token'), 'utf8').trim();
+        const call = socketFetch(daemon.socketPath, owner);
+        const state = ((await (await call(`/v1/nodes/${node.id}`)).json()) as { state: string })
+          .state;
+        const page = (await (
+          await call(`/v1/nodes/${node.id}/events?kinds=node.state&limit=100`)
+        ).json()) as { data: { payload: { action: string } }[] };
+        return { state, woken: page.data.filter((e) => e.payload.action === 'wake').length };
+      } finally {
+        await daemon.close();
+      }
+    };
+    // The start's first tick wakes it before the daemon answers anything.
+    expect(await wakes()).toEqual({ state: 'queued', woken: 1 });
+    // Not waiting any more: another start wakes nothing.
+    expect((await wakes()).woken).toBe(1);
   });
 });
 
