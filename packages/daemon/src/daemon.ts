@@ -13,9 +13,9 @@ import { resourcesPart } from './lifecycle/parts/resources.ts';
 import { sandboxPart } from './lifecycle/parts/sandbox.ts';
 import { storePart } from './lifecycle/parts/store.ts';
 import { supervisorPart } from './lifecycle/parts/supervisor.ts';
+import { sweepWrites, writeNotesDir } from './nodes/workspace/write-notes.ts';
 import type { TcpInfo } from './ports.ts';
 import type { SandboxMode } from './sandbox/settings.ts';
-import { sweepWrites, writeNotesDir } from './services/write-notes.ts';
 import { DAEMON_VERSION } from './version.ts';
 import { DEFAULT_VIEWER_DIST } from './viewer-dist.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { brokerLaunchSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { NodeRow } from './store/nodes.ts';
+import type { NodeRow } from './nodes/store/nodes.ts';
 
 /** What a broker's launch message carries (`brokerLaunchSchema`, as the supervisor writes it). */
 export type BrokerLaunch = z.input<typeof brokerLaunchSchema>;

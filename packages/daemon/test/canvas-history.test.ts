@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Node } from '../src/nodes/store/nodes.ts';
 import { openStore } from '../src/store/index.ts';
-import type { Node } from '../src/store/nodes.ts';
 import { type NodesDaemon, startNodesDaemon } from './nodes-fixture.ts';
 
 let t: NodesDaemon;

@@ -5,8 +5,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Node } from '../src/nodes/store/nodes.ts';
 import { openStore } from '../src/store/index.ts';
-import type { Node } from '../src/store/nodes.ts';
 import { json } from './helpers.ts';
 import { type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
 import { eventBacklog } from './sse.ts';

@@ -3,7 +3,7 @@
  * stream continues with no gap, its bounds, and who sees which nodes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Node } from '../src/store/nodes.ts';
+import type { Node } from '../src/nodes/store/nodes.ts';
 import { type NodesDaemon, startNodesDaemon } from './nodes-fixture.ts';
 import { readFrames } from './sse.ts';
 

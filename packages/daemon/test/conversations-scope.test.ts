@@ -6,7 +6,7 @@
  * such reach whatever its scopes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Node } from '../src/store/nodes.ts';
+import type { Node } from '../src/nodes/store/nodes.ts';
 import { json } from './helpers.ts';
 import { type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
 

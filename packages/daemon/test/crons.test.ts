@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cronService } from '../src/crons/service.ts';
+import { nodeService } from '../src/nodes/service.ts';
 import { eventLog } from '../src/services/events.ts';
-import { nodeService } from '../src/services/nodes.ts';
 import { openStore, type Store } from '../src/store/index.ts';
 import { envelope, json } from './helpers.ts';
 import { type Answer, type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
@@ -382,7 +382,6 @@ describe('crons: fires', () => {
     const racer = cronService({ store: side, events, nodes });
     const first = racer.claimAndFire(cron.id, at, 'schedule', Date.now());
     const second = racer.claimAndFire(cron.id, at, 'schedule', Date.now());
-    nodes.close();
     expect(first?.node?.task).toBe('claimed once');
     expect(second).toBeNull();
     expect(firedEvents(cron.id)).toHaveLength(1);
@@ -439,7 +438,6 @@ describe('crons: a wall clock set back', () => {
     expect((await t.get(`/v1/crons/${cron.id}`)).body.next_run_at).toBe(later);
     // ... a tick earlier than the last does.
     scheduler.fireDue(now + 500, 30_000);
-    nodes.close();
     expect((await t.get(`/v1/crons/${cron.id}`)).body.next_run_at).toBe(nextHour(now + 500));
     expect(rescheduled(cron.id)).toHaveLength(2);
     expect(firedEvents(cron.id)).toEqual([]);

@@ -9,10 +9,10 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NodeAction } from '@svc/protocol';
+import { nodeService } from '../src/nodes/service.ts';
+import type { Node, WaitingOn } from '../src/nodes/store/nodes.ts';
 import { eventLog } from '../src/services/events.ts';
-import { nodeService } from '../src/services/nodes.ts';
 import { openStore } from '../src/store/index.ts';
-import type { Node, WaitingOn } from '../src/store/nodes.ts';
 import { tokenService } from '../src/tokens/service.ts';
 import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
@@ -87,8 +87,7 @@ export async function startNodesDaemon(): Promise<NodesDaemon> {
     get: (path, token) => send(path, token === undefined ? {} : { token }),
     nodeToken(nodeId) {
       const row = store.nodes.get(nodeId)!;
-      const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
-      return tokens.mintNode(nodeId, row.app_id, scopes).secret;
+      return tokens.mintNode(nodeId, row.app_id, row.scopes).secret;
     },
     broker(nodeId, action, reason, waitingOn) {
       const error = { code: 'test', message: reason ?? action };
@@ -116,7 +115,6 @@ export async function startNodesDaemon(): Promise<NodesDaemon> {
       });
     },
     async stop() {
-      side.close();
       store.db.close();
       await t.stop();
     },

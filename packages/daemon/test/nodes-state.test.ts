@@ -1,6 +1,6 @@
 import { NODE_STATES, type NodeAction, type NodeState, transition } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Node } from '../src/store/nodes.ts';
+import type { Node } from '../src/nodes/store/nodes.ts';
 import { type Answer, type NodesDaemon, startNodesDaemon } from './nodes-fixture.ts';
 
 let t: NodesDaemon;

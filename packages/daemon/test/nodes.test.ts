@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Node } from '../src/store/nodes.ts';
+import type { Node } from '../src/nodes/store/nodes.ts';
 import { json } from './helpers.ts';
 import { type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
 

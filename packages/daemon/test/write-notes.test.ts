@@ -17,7 +17,7 @@ import {
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../src/index.ts';
-import { noteWrite, sweepWrites, writeNotesDir } from '../src/services/write-notes.ts';
+import { noteWrite, sweepWrites, writeNotesDir } from '../src/nodes/workspace/write-notes.ts';
 import { json, scratchDirs, socketFetch } from './helpers.ts';
 
 const scratch = scratchDirs('svc-notes-');

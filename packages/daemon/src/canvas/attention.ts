@@ -10,10 +10,10 @@ import type { z } from 'zod';
 import { sightOf } from '../access/visibility.ts';
 import type { CronService } from '../crons/service.ts';
 import { ApiError } from '../errors.ts';
+import type { NodeService } from '../nodes/service.ts';
+import { type NodeRow, toNode } from '../nodes/store/nodes.ts';
 import type { Principal } from '../ports.ts';
-import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
-import { type NodeRow, toNode, type WaitingOn } from '../store/nodes.ts';
 
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 export type AttentionItem = z.output<typeof attentionItemSchema>;
@@ -135,7 +135,7 @@ function nodeItems({ store, nodes }: AttentionDeps, principal: Principal): Atten
     items.push(item('node_failed', row, reason, row.finished_at ?? row.updated_at));
   }
   for (const row of store.nodes.list(vis, { states: ['waiting'], limit: SOURCE_MAX })) {
-    const waiting = row.waiting_on === null ? null : (JSON.parse(row.waiting_on) as WaitingOn);
+    const waiting = row.waiting_on;
     if (waiting?.for === 'budget') {
       items.push(item('node_budget', row, row.state_reason ?? 'budget reached', row.updated_at));
     } else if (waiting?.for === 'human') {

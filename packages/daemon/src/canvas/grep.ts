@@ -9,8 +9,8 @@ import { nestedRepetition } from '@svc/plugin-kit/json-schema';
 import type { historyGrepResultSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { Visibility } from '../nodes/store/nodes.ts';
 import type { Store } from '../store/index.ts';
-import type { Visibility } from '../store/nodes.ts';
 import type { GrepDoc, GrepHit, GrepRequest, GrepWorkerData } from './grep-worker.ts';
 import type { GrepRow } from './store.ts';
 

@@ -17,10 +17,10 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import type { NodeService } from '../nodes/service.ts';
+import type { Turn } from '../nodes/store/turns.ts';
 import type { Principal } from '../ports.ts';
-import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
-import type { Turn } from '../store/turns.ts';
 import { type GrepQuery, turnGrep } from './grep.ts';
 import type { StatsGroup } from './store.ts';
 

@@ -4,11 +4,11 @@
  */
 import { LIVE_STATES, type rosterEntrySchema } from '@svc/protocol';
 import type { z } from 'zod';
+import type { NodeService } from '../nodes/service.ts';
+import { type NodeRow, toNode } from '../nodes/store/nodes.ts';
 import type { Principal } from '../ports.ts';
-import type { NodeService } from '../services/nodes.ts';
 import type { BrokerRow } from '../store/brokers.ts';
 import type { Store } from '../store/index.ts';
-import { type NodeRow, toNode } from '../store/nodes.ts';
 import type { CanvasStore } from './store.ts';
 
 export type RosterEntry = z.output<typeof rosterEntrySchema>;

@@ -4,10 +4,10 @@
  */
 import { type canvasNodeSchema, type canvasSnapshotSchema, TASK_SUMMARY_MAX } from '@svc/protocol';
 import type { z } from 'zod';
+import type { NodeService } from '../nodes/service.ts';
+import { type NodeRow, toNode } from '../nodes/store/nodes.ts';
 import type { Principal } from '../ports.ts';
-import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
-import { type NodeRow, toNode } from '../store/nodes.ts';
 
 export type CanvasNode = z.output<typeof canvasNodeSchema>;
 export type CanvasSnapshot = z.output<typeof canvasSnapshotSchema>;

@@ -4,9 +4,10 @@
  * the canvas never shows a node `nodes.retrieve` would answer 404 for. The full-text index
  * `turn_search` is migration 013's.
  */
+
+import { VISIBLE, type Visibility, visibilityParams } from '../nodes/store/nodes.ts';
 import type { Db } from '../store/db.ts';
 import type { EventRow } from '../store/events.ts';
-import { VISIBLE, type Visibility, visibilityParams } from '../store/nodes.ts';
 
 export interface PruneCandidate {
   id: string;

@@ -1,8 +1,8 @@
 import { type cronCreateBodySchema, newId } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { titleOf } from '../nodes/create.ts';
 import type { Principal } from '../ports.ts';
-import { titleOf } from '../services/nodes.ts';
 import { type CronDeps, iso } from './deps.ts';
 import { savepoint } from './savepoint.ts';
 import { checkSchedule, nextRunAt } from './schedule.ts';

@@ -2,9 +2,10 @@
  * What the crons' operations are made of. Each operation takes the part of `CronDeps` it uses;
  * `service.ts` builds the whole once.
  */
+
+import type { NodeService } from '../nodes/service.ts';
 import type { AfterCommit } from '../ports.ts';
 import type { EventLog } from '../services/events.ts';
-import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
 
 export interface CronDeps {

@@ -4,9 +4,9 @@
  */
 import { isFinal } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import type { CreateBody } from '../nodes/create.ts';
+import { type Node, type NodeRow, toNode } from '../nodes/store/nodes.ts';
 import type { AfterCommit } from '../ports.ts';
-import type { CreateBody } from '../services/nodes.ts';
-import { type Node, type NodeRow, toNode } from '../store/nodes.ts';
 import { creatorOf } from './creator.ts';
 import { type CronDeps, iso } from './deps.ts';
 import { savepoint } from './savepoint.ts';

@@ -1,6 +1,6 @@
 import type { Sight } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
-import type { Node } from '../store/nodes.ts';
+import type { Node } from '../nodes/store/nodes.ts';
 import { type CronDeps, iso } from './deps.ts';
 import { fire } from './fire.ts';
 import type { Cron } from './store.ts';

@@ -5,8 +5,8 @@
  */
 import { compileSchema, type SchemaCheck } from '@svc/plugin-kit/json-schema';
 import { ApiError } from '../errors.ts';
+import { compileUsable } from '../nodes/output-schema.ts';
 import { screenPatterns } from '../schema-check/pattern-safety.ts';
-import { compileUsable } from '../services/output-schema.ts';
 import type { CustomObjectRow } from './store.ts';
 
 /** A declared event, as registered (`schema` omitted) or stored (`null`). */

@@ -106,7 +106,7 @@ export function directoryService(deps: {
       // The scope first, as `provider/call` checks it: a node refused any plugin it does not
       // hold learns nothing of which plugins are installed.
       const scope = `${plugin}:${group}`;
-      const scopes = node.scopes === null ? null : (JSON.parse(node.scopes) as string[]);
+      const { scopes } = node;
       if (!listCovers(scopes, scope)) {
         // As every scope_missing of the daemon: the scope wanted, and the list that lacks it.
         throw new ApiError('scope_missing', `node ${nodeId} does not hold ${scope}`, {

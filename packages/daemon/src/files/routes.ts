@@ -1,8 +1,9 @@
 import type { Scope } from '@svc/protocol';
+import type { DaemonContext } from '../context.ts';
 import type { Call } from '../http/call.ts';
 import { mount, type Routes } from '../http/route.ts';
+import { writeNotesDir } from '../nodes/workspace/write-notes.ts';
 import type { Principal } from '../ports.ts';
-import { writeNotesDir } from '../services/write-notes.ts';
 import { type FilesAccess, realHome } from './access.ts';
 import { listDirectory } from './list.ts';
 import { readFileSlice } from './read.ts';

@@ -3,7 +3,7 @@ import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { FILES_WRITE_MAX_BYTES } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
-import { noteWrite, tempName, unnote } from '../services/write-notes.ts';
+import { noteWrite, tempName, unnote } from '../nodes/workspace/write-notes.ts';
 import { type FilesAccess, joinReal, permit } from './access.ts';
 import { decodeContent } from './content.ts';
 import { errnoOf, fsCall, fsError, invalidPath, show } from './fs-errors.ts';

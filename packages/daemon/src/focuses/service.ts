@@ -7,8 +7,8 @@
 
 import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
+import type { NodeService } from '../nodes/service.ts';
 import type { Principal } from '../ports.ts';
-import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
 import type { Focus, FocusFilter } from './store.ts';
 

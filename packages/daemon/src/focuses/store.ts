@@ -4,8 +4,8 @@
  */
 import type { focusSchema } from '@svc/protocol';
 import type { z } from 'zod';
+import { VISIBLE, type Visibility, visibilityParams } from '../nodes/store/nodes.ts';
 import type { Db } from '../store/db.ts';
-import { VISIBLE, type Visibility, visibilityParams } from '../store/nodes.ts';
 
 export type Focus = z.output<typeof focusSchema>;
 

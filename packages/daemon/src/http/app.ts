@@ -11,10 +11,12 @@ import { registerHumanRoutes } from '../human/routes.ts';
 import { registerLlmRoutes } from '../llm/routes.ts';
 import { registerMemoryRoutes } from '../memory/routes.ts';
 import { registerModelRoutes } from '../models/routes.ts';
+import { registerNodeRoutes } from '../nodes/routes.ts';
 import { registerPluginRoutes } from '../plugins/routes.ts';
 import { registerProfileRoutes } from '../profiles/routes.ts';
 import { registerProviderRoutes } from '../providers/routes.ts';
 import { registerQuestionRoutes } from '../questions/routes.ts';
+import { registerRunRoutes } from '../runs/routes.ts';
 import { registerShareRoutes } from '../shares/routes.ts';
 import { registerSystemRoutes } from '../system/routes.ts';
 import { registerTokenRoutes } from '../tokens/routes.ts';
@@ -22,10 +24,8 @@ import { registerUploadRoutes } from '../uploads/routes.ts';
 import { registerViewerRoutes } from '../viewer/routes.ts';
 import { registerBroker } from './broker.ts';
 import { registerEvents } from './events.ts';
-import { registerNodes } from './nodes.ts';
 import { createRequestPath, type RequestPath } from './request-path.ts';
 import type { Routes } from './route.ts';
-import { registerRuns } from './runs.ts';
 
 /** The daemon's `/v1`: its handlers by route id, and the request path both listeners serve. */
 export interface App {
@@ -47,10 +47,12 @@ export function createApp(ctx: DaemonContext): App {
   registerLlmRoutes(app, ctx);
   registerMemoryRoutes(app, ctx);
   registerModelRoutes(app, ctx);
+  registerNodeRoutes(app, ctx);
   registerPluginRoutes(app, ctx);
   registerProfileRoutes(app, ctx);
   registerProviderRoutes(app, ctx);
   registerQuestionRoutes(app, ctx);
+  registerRunRoutes(app, ctx);
   registerShareRoutes(app, ctx);
   registerSystemRoutes(app, ctx);
   registerTokenRoutes(app, ctx);
@@ -58,7 +60,5 @@ export function createApp(ctx: DaemonContext): App {
   registerViewerRoutes(app, ctx);
   registerBroker(app, ctx);
   registerEvents(app, ctx);
-  registerNodes(app, ctx);
-  registerRuns(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }

@@ -1,23 +1,25 @@
 /**
  * What node and run routes share: their event pages and SSE streams over the one event log
- * (filtered to a node, a subtree or a run's tree; the spine's `eventStream` does the streaming),
- * bounded long-polls, and list envelopes.
+ * (filtered to a node, a subtree or a run's tree; the spine's `eventStream` does the streaming).
  */
 
-import { isFinal, type NodeState } from '@svc/protocol';
+import { isFinal } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
-import { ApiError } from '../errors.ts';
+
+/** What the event pages and streams read. */
+export type StreamDeps = Pick<
+  DaemonContext,
+  'store' | 'events' | 'sse' | 'sseKeepaliveMs' | 'viewer' | 'tokens'
+>;
+
+import type { EventSubjects } from '../nodes/store/node-events.ts';
 import { type EventDto, toEventDto } from '../services/events.ts';
-import { waitUntil } from '../services/wait-until.ts';
 import type { EventRow } from '../store/events.ts';
-import type { EventSubjects } from '../store/node-events.ts';
 import type { Call, Reply } from './call.ts';
 import { lastEventId } from './events.ts';
 import { DEFAULT_LIMIT } from './page.ts';
 import { eventStream, sseHeaders } from './sse.ts';
 import { streamAlive } from './viewer-auth.ts';
-
-const DEFAULT_WAIT_S = 30;
 
 interface EventsQuery {
   after?: number | undefined;
@@ -27,14 +29,14 @@ interface EventsQuery {
 }
 
 /** The rows as stored: a stream sends them as they are, a page as `EventDto`s. */
-function reader(ctx: DaemonContext, subjects: EventSubjects, kinds: string | undefined) {
+function reader(ctx: StreamDeps, subjects: EventSubjects, kinds: string | undefined) {
   const list = kinds?.split(',');
   return (after: number, limit: number): EventRow[] =>
     ctx.store.nodeEvents.page(subjects, after, limit, list);
 }
 
 /** A page of events in seq order; `next_cursor` is the last seq of the page. */
-export function eventsPage(ctx: DaemonContext, subjects: EventSubjects, query: EventsQuery) {
+export function eventsPage(ctx: StreamDeps, subjects: EventSubjects, query: EventsQuery) {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const rows: EventDto[] = reader(
     ctx,
@@ -58,7 +60,7 @@ export function eventsPage(ctx: DaemonContext, subjects: EventSubjects, query: E
  */
 export function eventsResponse(
   c: Call,
-  ctx: DaemonContext,
+  ctx: StreamDeps,
   subjects: EventSubjects,
   query: EventsQuery,
 ): Reply {
@@ -82,63 +84,11 @@ export function eventsResponse(
 }
 
 /** Whether the streamed nodes are all final (or gone): nothing more comes of them on its own. */
-function settled(ctx: DaemonContext, subjects: EventSubjects): boolean {
+function settled(ctx: StreamDeps, subjects: EventSubjects): boolean {
   const id =
     'node' in subjects ? subjects.node : 'run' in subjects ? subjects.root : subjects.subtree;
   const state = ctx.store.nodes.get(id)?.state;
   if (state !== undefined && !isFinal(state)) return false;
   if ('node' in subjects) return true;
   return ctx.store.nodes.descendants(id).every((n) => isFinal(n.state));
-}
-
-/**
- * Waits up to `timeoutS` (default 30) for `ready` to answer non-null, re-checking on every
- * committed event; ends early when the client goes away or the daemon shuts down.
- */
-export async function longPoll<T>(
-  c: Call,
-  ctx: DaemonContext,
-  timeoutS: number | undefined,
-  ready: () => T | null,
-): Promise<T | null> {
-  const shutdown = new AbortController();
-  const unregister = ctx.sse.add(() => shutdown.abort());
-  // A wait outlasts the request that checked its token, as a stream does: a token revoked or
-  // expired meanwhile (a node token's node ended) gets no answer, only 401. A revocation is an
-  // event, so it is seen at once.
-  const alive = streamAlive(c, ctx.viewer, ctx.tokens);
-  const stillHeld = () => {
-    if (alive()) return;
-    throw new ApiError('unauthorized', 'the token was revoked or expired while the request waited');
-  };
-  try {
-    const signal = AbortSignal.any([c.signal, shutdown.signal]);
-    const checked = () => {
-      stillHeld();
-      return ready();
-    };
-    const value = await waitUntil(ctx.events, checked, (timeoutS ?? DEFAULT_WAIT_S) * 1000, signal);
-    stillHeld();
-    return value;
-  } finally {
-    unregister();
-  }
-}
-
-/**
- * Waits until `read()` answers something in a final state, or `timeoutS` passes (a `longPoll`);
- * answers what it read last and whether that is final.
- */
-export async function awaitFinal<T extends { state: NodeState }>(
-  c: Call,
-  ctx: DaemonContext,
-  timeoutS: number | undefined,
-  read: () => T,
-): Promise<{ final: boolean; value: T }> {
-  const done = await longPoll(c, ctx, timeoutS, () => {
-    const value = read();
-    return isFinal(value.state) ? value : null;
-  });
-  const value = done ?? read();
-  return { final: isFinal(value.state), value };
 }

@@ -1,7 +1,7 @@
 /** Answering a request: by the person (request or ticket), or for a question's app. */
 import type { Sight } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
-import type { MailFrom } from '../store/mail.ts';
+import type { MailFrom } from '../nodes/store/mail.ts';
 import { checkResponse, type HumanRespondBody } from './check-response.ts';
 import { close } from './close.ts';
 import { type HumanDeps, OWNER } from './deps.ts';

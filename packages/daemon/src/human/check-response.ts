@@ -1,7 +1,7 @@
 import type { humanRespondBodySchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import { compileUsable } from '../services/output-schema.ts';
+import { compileUsable } from '../nodes/output-schema.ts';
 import { iso } from './deps.ts';
 import type { HumanResponse, TicketRow } from './store.ts';
 

@@ -3,7 +3,7 @@
  * ticket, the `human.request` event, and the asking node's mail, which wakes it if it waits.
  */
 import { isFinal, transition } from '@svc/protocol';
-import type { MailFrom } from '../store/mail.ts';
+import type { MailFrom } from '../nodes/store/mail.ts';
 import { type Action, type Closed, type HumanDeps, iso } from './deps.ts';
 import { ticketOf } from './rows.ts';
 import type { HumanRequestRow, HumanResponse, TicketRow } from './store.ts';

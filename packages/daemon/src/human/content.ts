@@ -2,7 +2,7 @@
 import { APPROVAL_OPTIONS, type humanRequestCreateBodySchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import { compileUsable } from '../services/output-schema.ts';
+import { compileUsable } from '../nodes/output-schema.ts';
 import type { Store } from '../store/index.ts';
 import type { TicketRow } from './store.ts';
 

@@ -1,7 +1,7 @@
 /** Closing a request without an answer: the person dismisses or declines, the asker cancels. */
 import type { Sight } from '../access/visibility.ts';
+import type { MailFrom } from '../nodes/store/mail.ts';
 import type { Principal } from '../ports.ts';
-import type { MailFrom } from '../store/mail.ts';
 import { close } from './close.ts';
 import { type HumanDeps, OWNER } from './deps.ts';
 import { onOpenRequest, onOpenTicket } from './guards.ts';

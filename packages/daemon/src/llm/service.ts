@@ -6,11 +6,11 @@ import { ModelError, type ModelErrorCode } from '../model-access/model-error.ts'
 import { runModelTurn } from '../model-access/model-turn.ts';
 import { createLanguageModel, type LanguageModelV4 } from '../model-access/providers/index.ts';
 import { type ModelService, refusedCredentials } from '../models/service.ts';
+import { compileUsable } from '../nodes/output-schema.ts';
 import type { Principal } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
 import { redactSecrets } from '../redact.ts';
 import { screenPatterns } from '../schema-check/pattern-safety.ts';
-import { compileUsable } from '../services/output-schema.ts';
 
 type LlmBody = z.output<typeof llmBodySchema>;
 export type LlmResponse = z.output<typeof llmResponseSchema>;

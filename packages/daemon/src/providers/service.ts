@@ -17,6 +17,7 @@ import {
 import type { z } from 'zod';
 import type { DirectoryService } from '../directory/service.ts';
 import { ApiError } from '../errors.ts';
+import { scopeCeiling } from '../nodes/ceiling.ts';
 import {
   CALL_TIMEOUT_MS,
   callPluginCommand,
@@ -27,7 +28,6 @@ import {
 import type { PluginRow } from '../plugins/store.ts';
 import type { Principal } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
-import { scopeCeiling } from '../services/node-ceiling.ts';
 import type { Store } from '../store/index.ts';
 
 type CallBody = z.output<typeof providerCallBodySchema>;

@@ -1,8 +1,8 @@
 import type { questionAnswerBodySchema } from '@svc/protocol';
 import type { z } from 'zod';
 import type { Sight } from '../access/visibility.ts';
+import { requireMayMail } from '../nodes/ceiling.ts';
 import type { Principal } from '../ports.ts';
-import { requireMayMail } from '../services/node-ceiling.ts';
 import type { QuestionDeps } from './deps.ts';
 import { type Question, toQuestion } from './dto.ts';
 import { visibleQuestion } from './visibility.ts';

@@ -1,7 +1,7 @@
 /** What the questions' operations are made of; each takes the part it uses. */
 import type { HumanService } from '../human/service.ts';
+import type { NodeService } from '../nodes/service.ts';
 import type { EventLog } from '../services/events.ts';
-import type { NodeService } from '../services/nodes.ts';
 import type { Store } from '../store/index.ts';
 
 export interface QuestionDeps {

@@ -4,10 +4,10 @@
  * command it runs (its broker's `bash` tool, or its token on `POST /v1/bash`).
  */
 import type { Scope } from '@svc/protocol';
+import type { NodeRow } from '../nodes/store/nodes.ts';
+import { worktreeMounts } from '../nodes/workspace/git-worktree.ts';
+import { worktreePath } from '../nodes/workspace/worktrees.ts';
 import type { ProfileService } from '../profiles/service.ts';
-import { worktreeMounts } from '../services/git-worktree.ts';
-import { worktreePath } from '../services/worktrees.ts';
-import { type NodeRow, networkOf, type Workspace } from '../store/nodes.ts';
 import { removeBase, sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';
@@ -68,15 +68,15 @@ export function sandboxService(deps: {
         settings,
         host,
         svcHome: home,
-        scopes: node.scopes === null ? null : (JSON.parse(node.scopes) as Scope[]),
+        scopes: node.scopes as Scope[] | null,
         appId: node.app_id,
         worktree: worktreePath(home, node.id),
         // A git worktree's repository: its common git directory, as recorded at create.
         extra: worktreeMounts({
-          workspace: node.workspace === null ? null : (JSON.parse(node.workspace) as Workspace),
+          workspace: node.workspace,
         }).map((m) => ({ path: m.path, kind: m.writable ? ('rw' as const) : ('ro' as const) })),
         // Its create's, else its profile's, else the daemon's default.
-        network: node.network != null ? networkOf(node.network) : (profile?.network ?? undefined),
+        network: node.network ?? profile?.network ?? undefined,
         env,
       });
     },

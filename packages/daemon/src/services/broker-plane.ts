@@ -37,24 +37,18 @@ import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
 import { type ModelChoice, type ModelService, refusedCredentials } from '../models/service.ts';
+import { settleOpenRecords } from '../nodes/final-records.ts';
+import type { NodeService } from '../nodes/service.ts';
+import type { Job } from '../nodes/store/jobs.ts';
+import { type Node, type NodeRow, toNode } from '../nodes/store/nodes.ts';
+import type { Turn } from '../nodes/store/turns.ts';
+import { waitUntil } from '../nodes/wait-until.ts';
 import { offeredPlugins } from '../plugins/offered.ts';
 import type { SupervisorHooks } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
 import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
-import type { Job } from '../store/jobs.ts';
-import {
-  type Node,
-  type NodeRow,
-  type StoredModel,
-  toNode,
-  type WaitingOn,
-} from '../store/nodes.ts';
-import type { Turn } from '../store/turns.ts';
 import type { EventLog } from './events.ts';
-import { settleOpenRecords } from './final-records.ts';
-import type { NodeService } from './nodes.ts';
-import { waitUntil } from './wait-until.ts';
 
 export type Directive = z.output<typeof directiveSchema>;
 type TurnBody = z.output<typeof turnRecordBodySchema>;
@@ -91,7 +85,7 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
   function directiveOf(node: NodeRow): Directive {
     const cancel_jobs = store.jobs.toCancel(node.id);
     if (node.state === 'running') return { action: 'continue', reason: null, cancel_jobs };
-    const waiting = node.waiting_on === null ? null : (JSON.parse(node.waiting_on) as WaitingOn);
+    const waiting = node.waiting_on;
     const action =
       node.state === 'waiting'
         ? waiting?.for === 'budget'
@@ -158,7 +152,7 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
 
   const hooks: SupervisorHooks = {
     launchOf(node) {
-      const stored = JSON.parse(node.model) as StoredModel;
+      const stored = node.model;
       const connection = models.connection(stored as ModelChoice);
       return {
         model: {
@@ -225,7 +219,7 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
       return store.db.transaction((afterCommit) => {
         const queued = row(id);
         const settings = profiles.find(queued.profile);
-        const scopes = queued.scopes === null ? null : (JSON.parse(queued.scopes) as string[]);
+        const { scopes } = queued;
         const installed = offeredPlugins(store.plugins.all());
         const tools = availableTools(scopes, settings?.tools ?? null, installed.groups);
         const plugins = installed.keep(tools);
@@ -372,7 +366,7 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
     /** `broker.faults.record`; a refused key is said with its provider and the fix. */
     recordFault(id: string, body: FaultBody) {
       if (body.code !== 'auth_failed') return fault(id, body, true);
-      const { provider } = JSON.parse(row(id).model) as StoredModel;
+      const { provider } = row(id).model;
       return fault(id, { ...body, message: refusedCredentials(provider, body.message) }, true);
     },
 

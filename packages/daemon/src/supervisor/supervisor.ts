@@ -36,12 +36,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { socketPathProblem } from '@svc/protocol/home';
 import type { Logger } from '../lifecycle/logger.ts';
+import type { NodeRow, Workspace } from '../nodes/store/nodes.ts';
+import { addGitWorktree } from '../nodes/workspace/git-worktree.ts';
+import { worktreePath } from '../nodes/workspace/worktrees.ts';
+import { sweepWrites, writeNotesDir } from '../nodes/workspace/write-notes.ts';
 import type { BrokerLaunch, NodeRuntime, SupervisorHooks } from '../ports.ts';
-import { addGitWorktree } from '../services/git-worktree.ts';
-import { worktreePath } from '../services/worktrees.ts';
-import { sweepWrites, writeNotesDir } from '../services/write-notes.ts';
 import type { Store } from '../store/index.ts';
-import { type NodeRow, type Workspace, workspaceOf } from '../store/nodes.ts';
 import type { TokenService } from '../tokens/service.ts';
 import { brokerBundle } from './broker-bundle.ts';
 import { type BrokerExit, type BrokerProcess, spawnBroker } from './broker-process.ts';
@@ -209,7 +209,7 @@ export function createSupervisor(
    * while), its slot held meanwhile. A node cancelled while git worked is not started.
    */
   function launch(row: NodeRow): void {
-    const workspace = workspaceOf(row);
+    const { workspace } = row;
     if (workspace === null) {
       start(row, null);
       return;
@@ -254,7 +254,7 @@ export function createSupervisor(
       hooks.unlaunchable(row.id, error);
       return;
     }
-    const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
+    const { scopes } = row;
     const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
     const viewerSocket = viewerSocketPath(viewers, row.id);
     let child: BrokerProcess;

@@ -18,7 +18,7 @@ import { type FilesAccess, realHome } from '../../files/access.ts';
 import { listDirectory } from '../../files/list.ts';
 import { readFileSlice } from '../../files/read.ts';
 import { writeFileAtomic } from '../../files/write.ts';
-import { writeNotesDir } from '../../services/write-notes.ts';
+import { writeNotesDir } from '../../nodes/workspace/write-notes.ts';
 import type { ToolContext, ToolOutcome } from './tool.ts';
 import { defineTool } from './tool.ts';
 

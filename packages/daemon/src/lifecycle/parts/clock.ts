@@ -9,15 +9,15 @@ import type { Resources } from './resources.ts';
 
 /**
  * The one clock (src/clock/): every due-time work of the daemon on one timer — the crons' fires,
- * the human requests' expiries, the custom objects' deliveries.
+ * the human requests' expiries, the custom objects' deliveries, the nodes' timer waits.
  *
  * Started after the supervisor, so the nodes of what fell due while the daemon was down (missed
- * cron fires, expired human requests) queue for it, and deliveries due or left in flight go out
+ * cron fires, expired human requests, timer waits come due) queue for it, and deliveries due or left in flight go out
  * now. Closed first of the working parts: nothing fires once stopping began, since its node
  * would queue for a supervisor going away.
  */
 export function clockPart(
-  resources: Pick<Resources, 'crons' | 'human' | 'customObjects'>,
+  resources: Pick<Resources, 'crons' | 'human' | 'customObjects' | 'nodes'>,
   logger: Logger,
 ) {
   const dispatcher = objectDispatcher(resources.customObjects, logger, `svc/${DAEMON_VERSION}`);
@@ -27,6 +27,7 @@ export function clockPart(
   clock.add('crons', cronScheduler(resources.crons, logger));
   clock.add('human-expiry', humanExpiry(resources.human, logger));
   clock.add('object-deliveries', dispatcher);
+  clock.add('node-timers', resources.nodes.timers);
   return definePart({
     name: 'clock',
     start: () => clock.start(),

@@ -9,15 +9,15 @@ import { humanService } from '../../human/service.ts';
 import { llmService } from '../../llm/service.ts';
 import { memoryService } from '../../memory/service.ts';
 import { modelService } from '../../models/service.ts';
+import { nodeService } from '../../nodes/service.ts';
+import { removeWorktrees } from '../../nodes/tree-removal.ts';
 import { pluginService } from '../../plugins/service.ts';
 import type { TcpInfo } from '../../ports.ts';
 import { profileService } from '../../profiles/service.ts';
 import { providerService } from '../../providers/service.ts';
 import { questionService } from '../../questions/service.ts';
+import { runService } from '../../runs/service.ts';
 import { eventLog } from '../../services/events.ts';
-import { nodeService } from '../../services/nodes.ts';
-import { runService } from '../../services/runs.ts';
-import { removeWorktrees } from '../../services/tree-removal.ts';
 import { shareService } from '../../shares/service.ts';
 import type { Store } from '../../store/index.ts';
 import { tokenService } from '../../tokens/service.ts';
@@ -49,8 +49,7 @@ export function resourcesPart(opts: ResourcesOptions) {
   tokens.ensureOwner(opts.ownerTokenFile);
   const models = modelService(store, events);
   const profiles = profileService(store, events);
-  const nodes = nodeService({ store, events, profiles, models, home });
-  nodes.start();
+  const nodes = nodeService({ store, events, profiles, models, home, logger });
   const runs = runService(store, events, nodes, (ids) => removeWorktrees(home, logger, ids));
   const crons = cronService({ store, events, nodes });
   const human = humanService({ store, events, nodes });
@@ -85,7 +84,7 @@ export function resourcesPart(opts: ResourcesOptions) {
       now: opts.viewer?.now,
     }),
   };
-  return definePart({ name: 'resources', services, close: () => nodes.close() });
+  return definePart({ name: 'resources', services });
 }
 
 export type Resources = ReturnType<typeof resourcesPart>['services'];

@@ -5,7 +5,8 @@
 import { type Ceiling, ceilingViolation } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { NodeRow } from '../store/nodes.ts';
+import type { Store } from '../store/index.ts';
+import type { NodeRow } from './store/nodes.ts';
 
 /**
  * The scope ceiling a caller creates under (and, starting a run, the run's grant): its token's
@@ -33,7 +34,7 @@ export function requireMayMail(row: NodeRow, principal: Principal): void {
 export function requireWithinCeiling(row: NodeRow, principal: Principal): void {
   const ceiling = scopeCeiling(principal);
   if (ceiling === null) return;
-  const held = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
+  const held = row.scopes;
   const outside = held === null ? 'scopes' : ceilingViolation(ceiling, held);
   if (outside === null) return;
   const what = held === null ? 'every scope' : `'${outside}'`;
@@ -42,4 +43,9 @@ export function requireWithinCeiling(row: NodeRow, principal: Principal): void {
     `node ${row.id} holds ${what}, outside this token's scopes; a token gives new work only to a node it could have made`,
     { field: outside, received: principal.scopes ?? [] },
   );
+}
+
+/** The grant every node of run `runId`'s tree stays inside (`null`: no run, or the owner's). */
+export function grantOf(store: Store, runId: string | null | undefined): Ceiling {
+  return runId == null ? null : (store.runs.get(runId)?.grant_scopes ?? null);
 }

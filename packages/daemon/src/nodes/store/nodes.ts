@@ -1,12 +1,13 @@
 /**
  * Nodes (migration 003): one row per node, its tree position, state, scopes, model, budgets,
- * usage counters and outcome, (the binding of node tokens to their node is `tokens/store.ts`'s). Rows answer as the
- * protocol's `Node` DTO through `toNode`.
+ * usage counters and outcome (the binding of node tokens to their node is `tokens/store.ts`'s).
+ * Rows come back parsed and go back as text here; they answer as the protocol's `Node` through
+ * `toNode`.
  */
 import type { Budgets, NetworkPolicy, NodeState, nodeSchema, Usage } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
-import { fromJson } from './json.ts';
+import type { Db } from '../../store/db.ts';
+import { fromJson, toJson } from '../../store/json.ts';
 
 export type Node = z.output<typeof nodeSchema>;
 export type WaitingOn = NonNullable<Node['waiting_on']>;
@@ -20,6 +21,10 @@ export interface StoredModel {
   script?: unknown[];
 }
 
+/**
+ * A node row, its JSON columns parsed: the store reads and writes the text (`parseRow`,
+ * `columnsOf`), nothing above it does.
+ */
 export interface NodeRow {
   id: string;
   parent_id: string | null;
@@ -31,26 +36,85 @@ export interface NodeRow {
   task: string;
   state: NodeState;
   state_reason: string | null;
-  waiting_on: string | null;
-  scopes: string | null;
-  model: string;
-  budgets: string;
+  waiting_on: WaitingOn | null;
+  /** The node's scope list; `null`: every scope (no list). */
+  scopes: string[] | null;
+  model: StoredModel;
+  budgets: Budgets;
   turns: number;
   input_tokens: number;
   output_tokens: number;
   cost_usd: number;
-  outcome: string | null;
-  output_schema: string | null;
-  metadata: string;
-  /** JSON `Workspace` (`{repo, git_common_dir, branch, base}`); `null`: a plain directory. */
-  workspace: string | null;
-  /** `none`, `host` or `{allow}` JSON given at create; `null` (or absent) = its profile's. */
-  network?: string | null;
+  outcome: Outcome | null;
+  output_schema: Record<string, unknown> | null;
+  metadata: Record<string, string>;
+  /** `{repo, git_common_dir, branch, base}`; `null`: a plain directory. */
+  workspace: Workspace | null;
+  /** Given at create; `null`: its profile's. */
+  network: NetworkPolicy | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
   finished_at: string | null;
 }
+
+/** The row as SQLite holds it: the JSON columns as text. */
+type StoredRow = Omit<
+  NodeRow,
+  | 'waiting_on'
+  | 'scopes'
+  | 'model'
+  | 'budgets'
+  | 'outcome'
+  | 'output_schema'
+  | 'metadata'
+  | 'workspace'
+  | 'network'
+> & {
+  waiting_on: string | null;
+  scopes: string | null;
+  model: string;
+  budgets: string;
+  outcome: string | null;
+  output_schema: string | null;
+  metadata: string;
+  workspace: string | null;
+  network: string | null;
+};
+
+function parseRow(r: StoredRow): NodeRow {
+  return {
+    ...r,
+    waiting_on: fromJson<WaitingOn>(r.waiting_on),
+    scopes: fromJson<string[]>(r.scopes),
+    model: JSON.parse(r.model) as StoredModel,
+    budgets: JSON.parse(r.budgets) as Budgets,
+    outcome: fromJson<Outcome>(r.outcome),
+    output_schema: fromJson<Record<string, unknown>>(r.output_schema),
+    metadata: JSON.parse(r.metadata) as Record<string, string>,
+    workspace: fromJson<Workspace>(r.workspace),
+    network: r.network === null ? null : networkOf(r.network),
+  };
+}
+
+function columnsOf(row: NodeRow): StoredRow {
+  return {
+    ...row,
+    waiting_on: toJson(row.waiting_on),
+    scopes: toJson(row.scopes),
+    model: JSON.stringify(row.model),
+    budgets: JSON.stringify(row.budgets),
+    outcome: toJson(row.outcome),
+    output_schema: toJson(row.output_schema),
+    metadata: JSON.stringify(row.metadata),
+    workspace: toJson(row.workspace),
+    network: row.network === null ? null : networkText(row.network),
+  };
+}
+
+const parsed = (rows: unknown[]): NodeRow[] => (rows as StoredRow[]).map(parseRow);
+const parsedOne = (row: unknown): NodeRow | undefined =>
+  row === undefined ? undefined : parseRow(row as StoredRow);
 
 /** Which nodes a caller may see (docs/nodes.md "Visibility"). */
 export type Visibility =
@@ -99,8 +163,9 @@ export function visibilityParams(vis: Visibility): {
   };
 }
 
-export function nodeStore(db: Db) {
-  const q = {
+/** The statements of `nodeStore`, prepared once per database. */
+function prepare(db: Db) {
+  return {
     insert: db.sqlite.prepare(
       `INSERT INTO nodes (id, parent_id, root_id, run_id, app_id, profile, title, task, state,
          state_reason, waiting_on, scopes, model, budgets, outcome, output_schema, metadata,
@@ -150,6 +215,15 @@ export function nodeStore(db: Db) {
        FROM nodes WHERE root_id = ?`,
     ),
     treeIds: db.sqlite.prepare('SELECT id FROM nodes WHERE root_id = ?'),
+    // Timer waits, read through the `nodes_state` index: the waiting nodes are few.
+    soonestTimer: db.sqlite.prepare(
+      `SELECT min(json_extract(waiting_on, '$.until')) AS until FROM nodes
+       WHERE state = 'waiting' AND json_extract(waiting_on, '$.for') = 'timer'`,
+    ),
+    timersDue: db.sqlite.prepare(
+      `SELECT * FROM nodes WHERE state = 'waiting' AND json_extract(waiting_on, '$.for') = 'timer'
+         AND json_extract(waiting_on, '$.until') <= ? ORDER BY id`,
+    ),
     treeWorktrees: db.sqlite.prepare('SELECT id, workspace FROM nodes WHERE root_id = ?'),
     deleteTree: db.sqlite.prepare(
       `DELETE FROM nodes WHERE id IN (
@@ -157,7 +231,10 @@ export function nodeStore(db: Db) {
          SELECT id FROM sub)`,
     ),
   };
+}
 
+export function nodeStore(db: Db) {
+  const q = prepare(db);
   const visParams = visibilityParams;
 
   // Counts per state, dropped on every write to `nodes` and kept only when read outside a
@@ -169,15 +246,15 @@ export function nodeStore(db: Db) {
     insert(row: NodeRow): void {
       counts.clear();
       const { turns, input_tokens, output_tokens, cost_usd, started_at, finished_at, ...rest } =
-        row;
-      q.insert.run({ ...rest, network: rest.network ?? null });
+        columnsOf(row);
+      q.insert.run({ ...rest });
     },
     get(id: string): NodeRow | undefined {
-      return q.get.get(id) as NodeRow | undefined;
+      return parsedOne(q.get.get(id));
     },
     /** The node if `vis` may see it, else `undefined` (answered as 404 by the caller). */
     visible(id: string, vis: Visibility): NodeRow | undefined {
-      return q.visible.get({ id, ...visParams(vis) }) as NodeRow | undefined;
+      return parsedOne(q.visible.get({ id, ...visParams(vis) }));
     },
     /** Writes every mutable column of `row` back. */
     save(row: NodeRow): void {
@@ -192,11 +269,11 @@ export function nodeStore(db: Db) {
         network,
         created_at,
         ...mutable
-      } = row;
+      } = columnsOf(row);
       q.save.run({ ...mutable });
     },
     list(vis: Visibility, f: NodeFilter): NodeRow[] {
-      return q.list.all({
+      const rows = q.list.all({
         ...visParams(vis),
         states: f.states === undefined ? null : JSON.stringify(f.states),
         parent: f.parentId ?? null,
@@ -205,18 +282,27 @@ export function nodeStore(db: Db) {
         profile: f.profile ?? null,
         before: f.before ?? null,
         limit: f.limit,
-      }) as unknown as NodeRow[];
+      });
+      return parsed(rows);
+    },
+    /** The soonest `until` of a node waiting on a timer (ISO), or `null`. */
+    soonestTimer(): string | null {
+      return (q.soonestTimer.get() as { until: string | null }).until;
+    },
+    /** The nodes waiting on a timer whose `until` is `at` or before. */
+    timersDue(at: string): NodeRow[] {
+      return parsed(q.timersDue.all(at));
     },
     children(id: string): NodeRow[] {
-      return q.children.all(id) as unknown as NodeRow[];
+      return parsed(q.children.all(id));
     },
     /** Every node below `id`, parents before their children. */
     descendants(id: string): NodeRow[] {
-      return q.descendants.all(id) as unknown as NodeRow[];
+      return parsed(q.descendants.all(id));
     },
     /** Nodes in one of `states`, optionally of one tree, oldest first. */
     inStates(states: readonly NodeState[], rootId: string | null = null): NodeRow[] {
-      return q.ofStates.all(JSON.stringify(states), rootId, rootId) as unknown as NodeRow[];
+      return parsed(q.ofStates.all(JSON.stringify(states), rootId, rootId));
     },
     /** How many nodes are in `state`: a count, without reading or building the rows. */
     countInState(state: NodeState): number {
@@ -235,7 +321,10 @@ export function nodeStore(db: Db) {
     },
     /** What removing a tree's worktrees needs of its nodes: their ids and workspaces. */
     treeWorktrees(rootId: string): Pick<NodeRow, 'id' | 'workspace'>[] {
-      return q.treeWorktrees.all(rootId) as unknown as Pick<NodeRow, 'id' | 'workspace'>[];
+      return (q.treeWorktrees.all(rootId) as Pick<StoredRow, 'id' | 'workspace'>[]).map((r) => ({
+        id: r.id,
+        workspace: fromJson<Workspace>(r.workspace),
+      }));
     },
     /** Deletes a node and everything below it (turns, mail, reports, jobs cascade). */
     deleteTree(id: string): void {
@@ -249,7 +338,6 @@ export type NodeStore = ReturnType<typeof nodeStore>;
 
 /** The wire form of a node row. */
 export function toNode(row: NodeRow): Node {
-  const model = JSON.parse(row.model) as StoredModel;
   return {
     id: row.id,
     parent_id: row.parent_id,
@@ -261,21 +349,21 @@ export function toNode(row: NodeRow): Node {
     task: row.task,
     state: row.state,
     state_reason: row.state_reason,
-    waiting_on: fromJson<WaitingOn>(row.waiting_on),
-    scopes: fromJson<string[]>(row.scopes),
-    model: { provider: model.provider, model: model.model },
-    budgets: JSON.parse(row.budgets) as Budgets,
+    waiting_on: row.waiting_on,
+    scopes: row.scopes,
+    model: { provider: row.model.provider, model: row.model.model },
+    budgets: row.budgets,
     usage: {
       turns: row.turns,
       input_tokens: row.input_tokens,
       output_tokens: row.output_tokens,
       cost_usd: row.cost_usd,
     },
-    outcome: fromJson<Outcome>(row.outcome),
-    output_schema: fromJson<Record<string, unknown>>(row.output_schema),
-    metadata: JSON.parse(row.metadata) as Record<string, string>,
-    workspace: workspaceOf(row),
-    ...(row.network != null && { network: networkOf(row.network) }),
+    outcome: row.outcome,
+    output_schema: row.output_schema,
+    metadata: row.metadata,
+    workspace: row.workspace,
+    ...(row.network !== null && { network: row.network }),
     created_at: row.created_at,
     updated_at: row.updated_at,
     started_at: row.started_at,
@@ -284,16 +372,11 @@ export function toNode(row: NodeRow): Node {
 }
 
 /** A stored network: `none`, `host`, or an `{allow}` object's JSON. */
-export function networkOf(text: string): NetworkPolicy {
+function networkOf(text: string): NetworkPolicy {
   return text.startsWith('{') ? (JSON.parse(text) as NetworkPolicy) : (text as NetworkPolicy);
 }
 
 /** A network as stored. */
-export function networkText(network: NetworkPolicy): string {
+function networkText(network: NetworkPolicy): string {
   return typeof network === 'string' ? network : JSON.stringify(network);
-}
-
-/** A node's git workspace as recorded at create; `null`: a plain-directory worktree. */
-export function workspaceOf(row: Pick<NodeRow, 'workspace'>): Workspace | null {
-  return fromJson<Workspace>(row.workspace);
 }

@@ -12,8 +12,8 @@ import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FINAL_STATES, isFinal, type worktreeSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import { ApiError } from '../errors.ts';
-import { type NodeRow, workspaceOf } from '../store/nodes.ts';
+import { ApiError } from '../../errors.ts';
+import type { NodeRow } from '../store/nodes.ts';
 import {
   abandonGitWorktree,
   closeGitWorktree,
@@ -38,7 +38,7 @@ export function worktreePath(home: string, id: string): string {
  */
 export function closeWorktree(home: string, node: WorktreeNode): Worktree {
   const path = finalNodeWorktree(home, node, 'closed');
-  const workspace = workspaceOf(node);
+  const { workspace } = node;
   if (workspace !== null) {
     const refusal = closeRefusal(workspace, node.id, path);
     if (refusal !== null) throw new ApiError('invalid_state', refusal, { field: 'id' });
@@ -67,7 +67,7 @@ export function closeWorktree(home: string, node: WorktreeNode): Worktree {
 /** Removes the worktree of a final node and everything in it; a git node's branch too. */
 export function abandonWorktree(home: string, node: WorktreeNode): Worktree {
   const path = finalNodeWorktree(home, node, 'abandoned');
-  const workspace = workspaceOf(node);
+  const { workspace } = node;
   if (workspace !== null) return answer(node.id, path, abandonGitWorktree(workspace, path));
   return remove(node.id, path);
 }

@@ -1,7 +1,7 @@
 /** Jobs of a node: background commands and long tool calls its broker runs (`broker.jobs.record`). */
 import type { jobSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
+import type { Db } from '../../store/db.ts';
 
 export type Job = z.output<typeof jobSchema>;
 export type JobState = Job['state'];

@@ -1,8 +1,8 @@
 /** Progress reports of a node (`broker.reports.create`), numbered per node, oldest first. */
 import type { reportSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
-import { fromJson, toJson } from './json.ts';
+import type { Db } from '../../store/db.ts';
+import { fromJson, toJson } from '../../store/json.ts';
 
 export type Report = z.output<typeof reportSchema>;
 

@@ -6,7 +6,7 @@
  */
 import type { mailSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
+import type { Db } from '../../store/db.ts';
 
 export type Mail = z.output<typeof mailSchema>;
 export type MailFrom = Mail['from'];

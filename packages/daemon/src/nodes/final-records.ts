@@ -7,9 +7,10 @@
  * here, the broker's later record of the same call or job is a repeat that appends nothing, and
  * the outcome stays the node's last event.
  */
+
+import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
-import type { ToolResult } from '../store/turns.ts';
-import type { EventLog } from './events.ts';
+import type { ToolResult } from './store/turns.ts';
 
 /** How a call still pending is settled: by its id, else with `output` as an error. */
 export type PendingResult = (call: { id: string; name: string }) => Omit<ToolResult, 'finished_at'>;

@@ -3,8 +3,8 @@
  * in the set, read by seq so a stream resumes exactly where it left off. The set is resolved on
  * every read, so a child spawned while a stream is open joins it.
  */
-import type { Db } from './db.ts';
-import type { EventRow } from './events.ts';
+import type { Db } from '../../store/db.ts';
+import type { EventRow } from '../../store/events.ts';
 
 export type EventSubjects =
   | { node: string }

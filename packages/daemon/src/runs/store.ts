@@ -2,15 +2,16 @@
  * Runs (migration 003): an app's handle on a root node it started. A run row holds only what is
  * its own (title, owner app, the app's grant); state, usage and outcome are read from its tree.
  */
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
+import { fromJson, toJson } from '../store/json.ts';
 
 export interface RunRow {
   id: string;
   app_id: string | null;
   node_id: string;
   title: string;
-  /** JSON array text: the starting app's scopes, a ceiling for every node of the tree. */
-  grant_scopes: string | null;
+  /** The starting app's scopes, a ceiling for every node of the tree; `null`: the owner's. */
+  grant_scopes: readonly string[] | null;
   created_at: string;
   updated_at: string;
 }
@@ -24,6 +25,13 @@ export interface RunFilter {
   before?: string | undefined;
   limit: number;
 }
+
+type StoredRun = Omit<RunRow, 'grant_scopes'> & { grant_scopes: string | null };
+
+const parseRun = (r: StoredRun): RunRow => ({
+  ...r,
+  grant_scopes: fromJson<string[]>(r.grant_scopes),
+});
 
 export function runStore(db: Db) {
   const q = {
@@ -45,17 +53,18 @@ export function runStore(db: Db) {
   };
   return {
     insert(row: RunRow): void {
-      q.insert.run({ ...row });
+      q.insert.run({ ...row, grant_scopes: toJson(row.grant_scopes) });
     },
     get(id: string): RunRow | undefined {
-      return q.get.get(id) as RunRow | undefined;
+      const row = q.get.get(id) as StoredRun | undefined;
+      return row === undefined ? undefined : parseRun(row);
     },
     rename(id: string, title: string, at: string): void {
       q.rename.run(title, at, id);
     },
     /** Newest first. */
     list(f: RunFilter): RunRow[] {
-      return q.list.all({
+      const rows = q.list.all({
         any_app: f.appId === undefined ? 1 : 0,
         app_id: f.appId ?? null,
         any_run: f.runId === undefined ? 1 : 0,
@@ -63,7 +72,8 @@ export function runStore(db: Db) {
         states: f.states === undefined ? null : JSON.stringify(f.states),
         before: f.before ?? null,
         limit: f.limit,
-      }) as unknown as RunRow[];
+      }) as unknown as StoredRun[];
+      return rows.map(parseRun);
     },
     delete(id: string): void {
       q.delete.run(id);

@@ -5,8 +5,8 @@
  */
 import type { toolCallSchema, turnMessageSchema, turnSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { Db } from './db.ts';
-import { fromJson, toJson } from './json.ts';
+import type { Db } from '../../store/db.ts';
+import { fromJson, toJson } from '../../store/json.ts';
 
 export type Turn = z.output<typeof turnSchema>;
 export type ToolCall = z.output<typeof toolCallSchema>;
