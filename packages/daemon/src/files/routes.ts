@@ -1,5 +1,4 @@
 import type { Scope } from '@svc/protocol';
-import type { DaemonContext } from '../context.ts';
 import type { Call } from '../http/call.ts';
 import { mount, type Routes } from '../http/route.ts';
 import { writeNotesDir } from '../nodes/workspace/write-notes.ts';

@@ -8,132 +8,26 @@
  * expired, the share is dead). Neither needs a timer: a dead share is never read back, so it
  * stops granting at once (and the next create forgets it).
  */
-import {
-  ceilingViolation,
-  newId,
-  normalizeAbsolutePath,
-  type Scope,
-  type shareCreateBodySchema,
-  tryParseScope,
-} from '@svc/protocol';
-import type { z } from 'zod';
-import { appOf } from '../access/app-caller.ts';
-import { type Sight, sees } from '../access/visibility.ts';
-import { ApiError } from '../errors.ts';
+import type { Sight } from '../access/visibility.ts';
 import type { Principal } from '../ports.ts';
 import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
-import type { Share, ShareRow } from './store.ts';
+import { createShare, type ShareCreateBody } from './create.ts';
+import { deleteShare } from './delete.ts';
+import { filesScopes } from './files-scopes.ts';
+import { listShares } from './list.ts';
 
-export type ShareCreateBody = z.output<typeof shareCreateBodySchema>;
-
-/** What a share grants: the files scope of its path and mode. */
-export function shareScope(row: Pick<ShareRow, 'mode' | 'path'>): Scope {
-  return `svc:files:${row.mode}:user:${row.path}`;
-}
-
-export function toShare(row: ShareRow): Share {
-  return { ...row, scope: shareScope(row) };
-}
+type ListQuery = Parameters<typeof listShares>[3];
 
 export function shareService(store: Store, events: EventLog, now = () => Date.now()) {
-  const iso = () => new Date(now()).toISOString();
-
-  /** A share is seen by the apps it was made to and by (`own-app` on either column). */
-  const madeBy = (sight: Sight, row: ShareRow) => sees(sight, { app_id: row.created_by });
-
-  function visible(id: string, principal: Principal, sight: Sight): ShareRow {
-    appOf(principal, 'shares');
-    const row = store.shares.get(id, iso());
-    const party = row !== undefined && (madeBy(sight, row) || sees(sight, row));
-    if (!party) throw new ApiError('not_found', `no share ${id}`, { field: 'id' });
-    return row!;
-  }
-
+  const deps = { store, events, now };
   return {
-    create(body: ShareCreateBody, principal: Principal): Share {
-      const creator = appOf(principal, 'shares');
-      const norm = normalizeAbsolutePath(body.path);
-      if (!norm.ok) {
-        throw new ApiError('validation_failed', `path ${norm.reason}`, { field: 'path' });
-      }
-      const scope = shareScope({ mode: body.mode, path: norm.path });
-      const parsed = tryParseScope(scope);
-      if (!parsed.ok) {
-        throw new ApiError('validation_failed', `path cannot be shared: ${parsed.reason}`, {
-          field: 'path',
-        });
-      }
-      // The owner's `null` holds every path; an app shares only what its own files scopes reach.
-      if (ceilingViolation(principal.scopes, [scope]) !== null) {
-        throw new ApiError(
-          'scope_missing',
-          `a share never exceeds its creator: this token's files scopes do not cover '${scope}'`,
-          { field: scope, received: principal.scopes ?? [] },
-        );
-      }
-      return store.db.transaction(() => {
-        const at = now();
-        store.shares.deleteDead(new Date(at).toISOString());
-        const row: ShareRow = {
-          id: newId('share'),
-          app_id: body.app_id,
-          path: norm.path,
-          mode: body.mode,
-          created_by: creator,
-          created_at: new Date(at).toISOString(),
-          expires_at:
-            body.expires_in_s === undefined
-              ? null
-              : new Date(at + body.expires_in_s * 1000).toISOString(),
-        };
-        // An app's share lives as long as the token that made it; the owner's needs none.
-        store.shares.insert(row, creator === null ? null : principal.tokenId);
-        const share = toShare(row);
-        events.record('share.created', row.id, { share });
-        return share;
-      });
-    },
-
-    /** Live shares, newest first: the owner's every one, an app's those made to it or by it. */
-    list(
-      principal: Principal,
-      sight: Sight,
-      q: { appId?: string | undefined; before?: string | undefined; limit: number },
-    ): Share[] {
-      appOf(principal, 'shares');
-      return store.shares
-        .list({ sight, appId: q.appId, before: q.before, limit: q.limit, now: iso() })
-        .map(toShare);
-    },
-
-    /** Ends a share: the owner, or the app that made it (the app it was made to sees it, 403). */
-    delete(id: string, principal: Principal, sight: Sight): { id: string; deleted: true } {
-      return store.db.transaction(() => {
-        const row = visible(id, principal, sight);
-        if (!madeBy(sight, row)) {
-          throw new ApiError(
-            'forbidden',
-            `share ${id} was made by ${row.created_by ?? 'the owner'}; only its creator or the owner can end it`,
-          );
-        }
-        store.shares.delete(row.id);
-        events.record('share.deleted', row.id, { share_id: row.id, app_id: row.app_id });
-        return { id: row.id, deleted: true as const };
-      });
-    },
-
-    /**
-     * The files scopes a caller holds for the files routes: its token's list, plus, for an app
-     * token, the scope of every live share made to its app, each once. The owner's `null` stays
-     * everything.
-     */
-    filesScopes(principal: Principal): readonly Scope[] | null {
-      const own = principal.scopes;
-      if (own === null || principal.kind !== 'app' || principal.appId === null) return own;
-      const granted = store.shares.grantedTo(principal.appId, iso());
-      return granted.length === 0 ? own : [...new Set([...own, ...granted.map(shareScope)])];
-    },
+    create: (body: ShareCreateBody, principal: Principal) => createShare(deps, body, principal),
+    list: (principal: Principal, sight: Sight, q: ListQuery) =>
+      listShares(deps, principal, sight, q),
+    delete: (id: string, principal: Principal, sight: Sight) =>
+      deleteShare(deps, id, principal, sight),
+    filesScopes: (principal: Principal) => filesScopes(deps, principal),
   };
 }
 
