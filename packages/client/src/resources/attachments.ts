@@ -1,5 +1,6 @@
 import { assertId, type attachmentLinkQuerySchema, type attachmentLinkSchema } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
@@ -20,7 +21,7 @@ export class Attachments extends APIResource {
     assertId('upload', params?.upload_id, 'params.upload_id');
     return this._transport.request(
       'GET',
-      '/v1/attachments/link',
+      pathOf('attachments.link'),
       { query: { ...params } },
       options,
     );

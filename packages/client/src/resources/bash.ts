@@ -5,6 +5,7 @@ import {
   type bashResultSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import { ANSWER_GRACE_MS, show } from '../internal/options.ts';
@@ -32,6 +33,11 @@ export class Bash extends APIResource {
       bound > 0 &&
       bound <= BASH_TIMEOUT_MAX_MS;
     const timeout = (usable ? bound : BASH_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
-    return this._transport.request('POST', '/v1/bash', { body: params }, { timeout, ...options });
+    return this._transport.request(
+      'POST',
+      pathOf('bash.run'),
+      { body: params },
+      { timeout, ...options },
+    );
   }
 }

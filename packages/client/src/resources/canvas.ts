@@ -26,6 +26,7 @@ import type {
 import { assertId, NODE_STATES } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
@@ -87,7 +88,7 @@ export class CanvasHistory extends APIResource {
     requireParams(params, 'params', '`q`');
     checkNode(params.node_id, 'params.node_id');
     const query = { ...params };
-    return this._transport.request('GET', '/v1/canvas/history/search', { query }, options);
+    return this._transport.request('GET', pathOf('canvas.history.search'), { query }, options);
   }
 
   /** Lines matching a regular expression, newest turns first; bounded in time and output. */
@@ -95,7 +96,7 @@ export class CanvasHistory extends APIResource {
     requireParams(params, 'params', '`pattern`');
     checkNode(params.node_id, 'params.node_id');
     const query = { ...params };
-    return this._transport.request('GET', '/v1/canvas/history/grep', { query }, options);
+    return this._transport.request('GET', pathOf('canvas.history.grep'), { query }, options);
   }
 
   /** A node's transcript as text, from `from_turn` on; `next_cursor` is the next `from_turn`. */
@@ -106,13 +107,13 @@ export class CanvasHistory extends APIResource {
   ): APIPromise<HistoryReadResult> {
     assertId('node', nodeId, 'nodeId');
     const query = { ...params, node_id: nodeId };
-    return this._transport.request('GET', '/v1/canvas/history/read', { query }, options);
+    return this._transport.request('GET', pathOf('canvas.history.read'), { query }, options);
   }
 
   /** Turns, tokens and cost by profile, model or day, and nodes by state. */
   stats(params: HistoryStatsParams = {}, options?: RequestOptions): APIPromise<HistoryStats> {
     const query = { ...params };
-    return this._transport.request('GET', '/v1/canvas/history/stats', { query }, options);
+    return this._transport.request('GET', pathOf('canvas.history.stats'), { query }, options);
   }
 }
 
@@ -137,12 +138,12 @@ export class Canvas extends APIResource {
     params: AttentionListParams = {},
     options?: RequestOptions,
   ): PagePromise<AttentionList> {
-    return this._transport.list('/v1/canvas/attention', { ...params }, options);
+    return this._transport.list(pathOf('canvas.attention'), { ...params }, options);
   }
 
   /** How many attention items there are, by kind. */
   attentionCounts(options?: RequestOptions): APIPromise<AttentionCounts> {
-    return this._transport.request('GET', '/v1/canvas/attention/counts', {}, options);
+    return this._transport.request('GET', pathOf('canvas.attentionCounts'), {}, options);
   }
 
   /** The visible nodes as of `seq`: follow on with an event stream from `seq`, losing nothing. */
@@ -151,17 +152,22 @@ export class Canvas extends APIResource {
     options?: RequestOptions,
   ): APIPromise<CanvasSnapshot> {
     checkNode(params.root_id, 'params.root_id');
-    return this._transport.request('GET', '/v1/canvas/snapshot', { query: { ...params } }, options);
+    return this._transport.request(
+      'GET',
+      pathOf('canvas.snapshot'),
+      { query: { ...params } },
+      options,
+    );
   }
 
   /** The live agents with their broker, usage and current wait. */
   roster(params: RosterListParams = {}, options?: RequestOptions): PagePromise<RosterList> {
-    return this._transport.list('/v1/canvas/roster', { ...params }, options);
+    return this._transport.list(pathOf('canvas.roster'), { ...params }, options);
   }
 
   /** Removes old finished trees (owner only); `dry_run` only names them. */
   prune(params: CanvasPruneParams = {}, options?: RequestOptions): APIPromise<CanvasPruneResult> {
-    return this._transport.request('POST', '/v1/canvas/prune', { body: params }, options);
+    return this._transport.request('POST', pathOf('canvas.prune'), { body: params }, options);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { eventSchema } from '@svc/protocol';
+import { pathOf } from '../core/path.ts';
 import type { StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Stream } from '../core/stream.ts';
@@ -27,7 +28,7 @@ export class Events extends APIResource {
   stream(params: EventStreamParams = {}, options: StreamOptions = {}): Stream<SvcEvent> {
     const after = options.after ?? params.after;
     return this._transport.stream(
-      '/v1/events',
+      pathOf('events.stream'),
       { kinds: params.kinds, follow: params.follow },
       after === undefined ? options : { ...options, after },
     );

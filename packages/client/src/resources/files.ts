@@ -8,6 +8,7 @@ import {
   REQUEST_BODY_MAX_BYTES,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
@@ -31,7 +32,7 @@ export type FileList = Output<typeof filesListResultSchema>;
 export class Files extends APIResource {
   /** A slice of a file (GET /v1/files/peek); `truncated` when bytes remain. */
   read(params: FileReadParams, options?: RequestOptions): APIPromise<FileSlice> {
-    return this._transport.request('GET', '/v1/files/peek', { query: { ...params } }, options);
+    return this._transport.request('GET', pathOf('files.read'), { query: { ...params } }, options);
   }
 
   /**
@@ -40,12 +41,17 @@ export class Files extends APIResource {
    * daemon's request limit goes as base64, which any 1 MiB of content fits.
    */
   write(params: FileWriteParams, options?: RequestOptions): APIPromise<FileWriteResult> {
-    return this._transport.request('POST', '/v1/files/write', { body: fitted(params) }, options);
+    return this._transport.request(
+      'POST',
+      pathOf('files.write'),
+      { body: fitted(params) },
+      options,
+    );
   }
 
   /** A directory's entries sorted by name (GET /v1/files/list); `truncated` when more exist. */
   list(params: FileListParams, options?: RequestOptions): APIPromise<FileList> {
-    return this._transport.request('GET', '/v1/files/list', { query: { ...params } }, options);
+    return this._transport.request('GET', pathOf('files.list'), { query: { ...params } }, options);
   }
 }
 

@@ -13,7 +13,7 @@ import type {
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { id, path } from '../core/path.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
@@ -44,13 +44,18 @@ const ticket = (value: unknown) => id('ticket', value, 'ticketId');
 export class HumanRequests extends APIResource {
   /** Opens a request in the person's inbox (`svc:act`). */
   create(params: HumanRequestCreateParams, options?: RequestOptions): APIPromise<HumanRequest> {
-    return this._transport.request('POST', '/v1/human/requests', { body: params }, options);
+    return this._transport.request(
+      'POST',
+      pathOf('human.requests.create'),
+      { body: params },
+      options,
+    );
   }
 
   retrieve(requestId: string, options?: RequestOptions): APIPromise<HumanRequest> {
     return this._transport.request(
       'GET',
-      path`/v1/human/requests/${request(requestId)}`,
+      pathOf('human.requests.retrieve', { id: request(requestId) }),
       {},
       options,
     );
@@ -62,7 +67,7 @@ export class HumanRequests extends APIResource {
     params: HumanRequestCreateParams,
     options?: RequestOptions,
   ): APIPromise<HumanRequest> {
-    const url = path`/v1/human/requests/${request(requestId)}`;
+    const url = pathOf('human.requests.replace', { id: request(requestId) });
     return this._transport.request('PUT', url, { body: params }, options);
   }
 
@@ -72,7 +77,7 @@ export class HumanRequests extends APIResource {
     params: HumanRespondParams,
     options?: RequestOptions,
   ): APIPromise<HumanRequest> {
-    const url = path`/v1/human/requests/${request(requestId)}/respond`;
+    const url = pathOf('human.requests.respond', { id: request(requestId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -82,7 +87,7 @@ export class HumanRequests extends APIResource {
     params: HumanReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<HumanRequest> {
-    const url = path`/v1/human/requests/${request(requestId)}/dismiss`;
+    const url = pathOf('human.requests.dismiss', { id: request(requestId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -92,7 +97,7 @@ export class HumanRequests extends APIResource {
     params: HumanReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<HumanRequest> {
-    const url = path`/v1/human/requests/${request(requestId)}/cancel`;
+    const url = pathOf('human.requests.cancel', { id: request(requestId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 }
@@ -101,11 +106,16 @@ export class HumanRequests extends APIResource {
 export class HumanInbox extends APIResource {
   /** Open and in-progress tickets, newest first. */
   list(params: InboxListParams = {}, options?: RequestOptions): PagePromise<TicketList> {
-    return this._transport.list('/v1/human/inbox', { ...params }, options);
+    return this._transport.list(pathOf('human.inbox.list'), { ...params }, options);
   }
 
   retrieve(ticketId: string, options?: RequestOptions): APIPromise<Ticket> {
-    return this._transport.request('GET', path`/v1/human/inbox/${ticket(ticketId)}`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('human.inbox.retrieve', { ticket_id: ticket(ticketId) }),
+      {},
+      options,
+    );
   }
 
   respond(
@@ -113,7 +123,7 @@ export class HumanInbox extends APIResource {
     params: HumanRespondParams,
     options?: RequestOptions,
   ): APIPromise<Ticket> {
-    const url = path`/v1/human/inbox/${ticket(ticketId)}/respond`;
+    const url = pathOf('human.inbox.respond', { ticket_id: ticket(ticketId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -123,7 +133,7 @@ export class HumanInbox extends APIResource {
     params: TicketProgressParams = {},
     options?: RequestOptions,
   ): APIPromise<Ticket> {
-    const url = path`/v1/human/inbox/${ticket(ticketId)}/progress`;
+    const url = pathOf('human.inbox.progress', { ticket_id: ticket(ticketId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -133,19 +143,19 @@ export class HumanInbox extends APIResource {
     params: HumanReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<Ticket> {
-    const url = path`/v1/human/inbox/${ticket(ticketId)}/cancel`;
+    const url = pathOf('human.inbox.cancel', { ticket_id: ticket(ticketId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Closed tickets (answered, dismissed, cancelled, superseded, expired), newest first. */
   history(params: InboxHistoryParams = {}, options?: RequestOptions): PagePromise<TicketList> {
     const query = { ...params };
-    return this._transport.list('/v1/human/inbox/history', query, options);
+    return this._transport.list(pathOf('human.inbox.history'), query, options);
   }
 
   /** The ticket's response; a `ConflictError` while it has none. */
   response(ticketId: string, options?: RequestOptions): APIPromise<InboxResponse> {
-    const url = path`/v1/human/inbox/${ticket(ticketId)}/response`;
+    const url = pathOf('human.inbox.response', { ticket_id: ticket(ticketId) });
     return this._transport.request('GET', url, {}, options);
   }
 }

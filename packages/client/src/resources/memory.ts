@@ -10,6 +10,7 @@ import {
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
 import { eachItem } from '../core/pages.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
@@ -33,7 +34,7 @@ export type MemoryList = Output<ReturnType<typeof listOf<typeof memoryDocumentSu
 export class Memory extends APIResource {
   /** One page of a space's documents, by path, without content (GET /v1/memory). */
   list(params: MemoryListParams = {}, options?: RequestOptions): PagePromise<MemoryList> {
-    return this._transport.list('/v1/memory', checked(params), options);
+    return this._transport.list(pathOf('memory.list'), checked(params), options);
   }
 
   /**
@@ -59,7 +60,7 @@ export class Memory extends APIResource {
         `params.path must be a non-empty string; received ${describeValue(query.path)}`,
       );
     }
-    return this._transport.request('GET', '/v1/memory/document', { query }, options);
+    return this._transport.request('GET', pathOf('memory.get'), { query }, options);
   }
 }
 

@@ -6,7 +6,7 @@ import type {
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { name, path } from '../core/path.ts';
+import { name, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
@@ -37,7 +37,7 @@ export class Profiles extends APIResource {
   ): APIPromise<Profile> {
     return this._transport.request(
       'PUT',
-      path`/v1/profiles/${profile(profileName)}`,
+      pathOf('profiles.ensure', { name: profile(profileName) }),
       { body: params },
       options,
     );
@@ -45,11 +45,16 @@ export class Profiles extends APIResource {
 
   /** One profile (GET /v1/profiles/{name}). */
   retrieve(profileName: string, options?: RequestOptions): APIPromise<Profile> {
-    return this._transport.request('GET', path`/v1/profiles/${profile(profileName)}`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('profiles.retrieve', { name: profile(profileName) }),
+      {},
+      options,
+    );
   }
 
   /** The profiles the caller may use, by name (GET /v1/profiles). */
   list(params: ProfileListParams = {}, options?: RequestOptions): PagePromise<ProfileList> {
-    return this._transport.list('/v1/profiles', { ...params }, options);
+    return this._transport.list(pathOf('profiles.list'), { ...params }, options);
   }
 }

@@ -8,6 +8,7 @@ import {
   type providerToolsSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import { ANSWER_GRACE_MS } from '../internal/options.ts';
@@ -28,7 +29,12 @@ export class Providers extends APIResource {
   /** The commands whose `<provider>:<group>` the token's scopes cover (GET /v1/providers/tools). */
   tools(params: ProviderToolsParams = {}, options?: RequestOptions): APIPromise<ProviderToolList> {
     if (params?.provider !== undefined) assertName('provider', params.provider, 'params.provider');
-    return this._transport.request('GET', '/v1/providers/tools', { query: { ...params } }, options);
+    return this._transport.request(
+      'GET',
+      pathOf('providers.tools'),
+      { query: { ...params } },
+      options,
+    );
   }
 
   /**
@@ -43,7 +49,7 @@ export class Providers extends APIResource {
     const timeout = PROVIDER_CALL_TIMEOUT_MS + ANSWER_GRACE_MS;
     return this._transport.request(
       'POST',
-      '/v1/provider/call',
+      pathOf('providers.call'),
       { body: params },
       { timeout, ...options },
     );

@@ -1,6 +1,6 @@
 import type { questionAnswerBodySchema, questionSchema } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
-import { id, path } from '../core/path.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
@@ -15,7 +15,12 @@ const question = (value: unknown) => id('question', value, 'questionId');
 /** `client.questions`: answer what the nodes of your runs ask (their ids come in `run.question` events). */
 export class Questions extends APIResource {
   get(questionId: string, options?: RequestOptions): APIPromise<Question> {
-    return this._transport.request('GET', path`/v1/questions/${question(questionId)}`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('questions.get', { id: question(questionId) }),
+      {},
+      options,
+    );
   }
 
   /** Answers it; the asking node wakes with the answer. A closed question is 409. */
@@ -26,7 +31,7 @@ export class Questions extends APIResource {
   ): APIPromise<Question> {
     return this._transport.request(
       'POST',
-      path`/v1/questions/${question(questionId)}/answer`,
+      pathOf('questions.answer', { id: question(questionId) }),
       { body: params },
       options,
     );

@@ -7,7 +7,7 @@ import type {
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { id, path } from '../core/path.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
@@ -26,16 +26,21 @@ const share = (value: unknown) => id('share', value, 'shareId');
 export class Shares extends APIResource {
   /** Shares a path with an app (POST /v1/shares; `svc:files:share`, within your files scopes). */
   create(params: ShareCreateParams, options?: RequestOptions): APIPromise<Share> {
-    return this._transport.request('POST', '/v1/shares', { body: params }, options);
+    return this._transport.request('POST', pathOf('shares.create'), { body: params }, options);
   }
 
   /** Live shares, newest first; an app sees those made to it or by it. */
   list(params: ShareListParams = {}, options?: RequestOptions): PagePromise<ShareList> {
-    return this._transport.list('/v1/shares', { ...params }, options);
+    return this._transport.list(pathOf('shares.list'), { ...params }, options);
   }
 
   /** Ends a share (DELETE /v1/shares/{id}): the owner, or the app that made it. */
   delete(shareId: string, options?: RequestOptions): APIPromise<ShareDeleteResult> {
-    return this._transport.request('DELETE', path`/v1/shares/${share(shareId)}`, {}, options);
+    return this._transport.request(
+      'DELETE',
+      pathOf('shares.delete', { id: share(shareId) }),
+      {},
+      options,
+    );
   }
 }

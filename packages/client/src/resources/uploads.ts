@@ -1,5 +1,6 @@
 import type { uploadCreateBodySchema, uploadSchema } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
@@ -17,6 +18,6 @@ export type UploadCreateParams = Output<typeof uploadCreateBodySchema>;
 export class Uploads extends APIResource {
   /** Stores a file (POST /v1/uploads); over 1 MiB decoded is refused (413). */
   create(params: UploadCreateParams, options?: RequestOptions): APIPromise<Upload> {
-    return this._transport.request('POST', '/v1/uploads', { body: params }, options);
+    return this._transport.request('POST', pathOf('uploads.create'), { body: params }, options);
   }
 }
