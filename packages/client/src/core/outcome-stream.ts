@@ -8,7 +8,7 @@
  * Text arrives per recorded turn of the node (the run's root), not per token: the daemon's
  * durable stream records turns (docs/nodes.md "Turns, not tokens").
  */
-import type { NodeEvent } from '../resources/nodes.ts';
+import type { NodeEvent } from '@svc/protocol';
 import { SvcError } from './errors.ts';
 import type { Stream } from './stream.ts';
 

@@ -1,4 +1,4 @@
-import { assertId, type attachmentLinkQuerySchema, type attachmentLinkSchema } from '@svc/protocol';
+import { type AttachmentLink, assertId, type attachmentLinkQuerySchema } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
@@ -7,8 +7,6 @@ import type { Output } from '../internal/types.ts';
 
 /** `{ upload_id, ttl_s? }`: `ttl_s` from 1 to 3600 (default 300). */
 export type AttachmentLinkParams = Output<typeof attachmentLinkQuerySchema>;
-/** `{ url, expires_at }`. */
-export type AttachmentLink = Output<typeof attachmentLinkSchema>;
 
 /** `client.attachments`: capability URLs serving an upload's bytes without a bearer. */
 export class Attachments extends APIResource {

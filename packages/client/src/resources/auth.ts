@@ -1,11 +1,7 @@
-import type { readinessResponseSchema } from '@svc/protocol';
+import type { ModelAuthReadiness, SystemStatus } from '@svc/protocol';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
-import type { SystemStatus } from './system.ts';
-
-export type ModelAuthReadiness = Output<typeof readinessResponseSchema>;
 
 export interface AuthStatus {
   status: SystemStatus;

@@ -1,8 +1,8 @@
 import {
   BASH_DEFAULT_TIMEOUT_MS,
   BASH_TIMEOUT_MAX_MS,
+  type BashResult,
   type bashBodySchema,
-  type bashResultSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
@@ -13,8 +13,6 @@ import type { Output } from '../internal/types.ts';
 
 /** `{ command, cwd, timeout_ms?, env? }`; `cwd` is absolute on the daemon's host (it checks). */
 export type BashRunParams = Output<typeof bashBodySchema>;
-/** A non-zero exit is a value: `exit_code` (null when killed), `signal`, `stdout`, `stderr`. */
-export type BashResult = Output<typeof bashResultSchema>;
 
 export class Bash extends APIResource {
   /** Runs one command (POST /v1/bash). A non-zero exit is a value, not an error. */

@@ -1,29 +1,27 @@
-import type {
-  attentionCountsSchema,
-  attentionItemSchema,
-  attentionQuerySchema,
-  canvasNodeSchema,
-  canvasPruneBodySchema,
-  canvasPruneResultSchema,
-  canvasSnapshotQuerySchema,
-  canvasSnapshotSchema,
-  grepHitSchema,
-  historyGrepQuerySchema,
-  historyGrepResultSchema,
-  historyReadQuerySchema,
-  historyReadResultSchema,
-  historySearchQuerySchema,
-  historySearchResultSchema,
-  historyStatsQuerySchema,
-  historyStatsSchema,
-  listOf,
-  NodeState,
-  rosterEntrySchema,
-  rosterQuerySchema,
-  searchHitSchema,
-  transcriptTurnSchema,
+import {
+  type AttentionCounts,
+  assertId,
+  type attentionItemSchema,
+  type attentionQuerySchema,
+  type CanvasPruneResult,
+  type CanvasSnapshot,
+  type canvasPruneBodySchema,
+  type canvasSnapshotQuerySchema,
+  type HistoryGrepResult,
+  type HistoryReadResult,
+  type HistorySearchResult,
+  type HistoryStats,
+  type historyGrepQuerySchema,
+  type historyReadQuerySchema,
+  type historySearchQuerySchema,
+  type historyStatsQuerySchema,
+  type listOf,
+  NODE_STATES,
+  type NodeState,
+  type rosterEntrySchema,
+  type rosterQuerySchema,
+  type SystemStatus,
 } from '@svc/protocol';
-import { assertId, NODE_STATES } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
 import { pathOf } from '../core/path.ts';
@@ -32,31 +30,18 @@ import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
 import type { NodeList, NodeListParams, Nodes } from './nodes.ts';
-import type { System, SystemStatus } from './system.ts';
+import type { System } from './system.ts';
 
-export type AttentionItem = Output<typeof attentionItemSchema>;
 export type AttentionList = Output<ReturnType<typeof listOf<typeof attentionItemSchema>>>;
 export type AttentionListParams = Output<typeof attentionQuerySchema>;
-export type AttentionCounts = Output<typeof attentionCountsSchema>;
-export type CanvasNode = Output<typeof canvasNodeSchema>;
-export type CanvasSnapshot = Output<typeof canvasSnapshotSchema>;
 export type CanvasSnapshotParams = Output<typeof canvasSnapshotQuerySchema>;
-export type RosterEntry = Output<typeof rosterEntrySchema>;
 export type RosterList = Output<ReturnType<typeof listOf<typeof rosterEntrySchema>>>;
 export type RosterListParams = Output<typeof rosterQuerySchema>;
 export type CanvasPruneParams = Output<typeof canvasPruneBodySchema>;
-export type CanvasPruneResult = Output<typeof canvasPruneResultSchema>;
-export type SearchHit = Output<typeof searchHitSchema>;
 export type HistorySearchParams = Output<typeof historySearchQuerySchema>;
-export type HistorySearchResult = Output<typeof historySearchResultSchema>;
-export type GrepHit = Output<typeof grepHitSchema>;
 export type HistoryGrepParams = Output<typeof historyGrepQuerySchema>;
-export type HistoryGrepResult = Output<typeof historyGrepResultSchema>;
-export type TranscriptTurn = Output<typeof transcriptTurnSchema>;
 export type HistoryReadParams = Omit<Output<typeof historyReadQuerySchema>, 'node_id'>;
-export type HistoryReadResult = Output<typeof historyReadResultSchema>;
 export type HistoryStatsParams = Output<typeof historyStatsQuerySchema>;
-export type HistoryStats = Output<typeof historyStatsSchema>;
 
 /** `client.canvas.dashboard()`: the daemon's status and a page of nodes, fetched together. */
 export interface Dashboard {

@@ -1,8 +1,9 @@
 import type {
+  Cron,
+  CronDeleteResult,
+  CronRunResult,
   cronCreateBodySchema,
-  cronDeleteResultSchema,
   cronListQuerySchema,
-  cronRunResultSchema,
   cronSchema,
   listOf,
 } from '@svc/protocol';
@@ -13,14 +14,9 @@ import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
 
-/** The daemon's cron DTO as it is (snake_case), per the spec's resource map. */
-export type Cron = Output<typeof cronSchema>;
 export type CronCreateParams = Output<typeof cronCreateBodySchema>;
 export type CronListParams = Output<typeof cronListQuerySchema>;
 export type CronList = Output<ReturnType<typeof listOf<typeof cronSchema>>>;
-/** `{ cron, node }`: the cron after a manual fire and the root node it created. */
-export type CronRunResult = Output<typeof cronRunResultSchema>;
-export type CronDeleteResult = Output<typeof cronDeleteResultSchema>;
 
 const cron = (value: unknown) => id('cron', value, 'cronId');
 

@@ -1,12 +1,11 @@
 import type {
-  customObjectAckResultSchema,
-  customObjectDeleteResultSchema,
+  CustomObjectAckResult,
+  CustomObjectDeleteResult,
+  CustomObjectPublishResult,
+  CustomObjectRegistered,
   customObjectPublishBodySchema,
-  customObjectPublishResultSchema,
   customObjectRegisterBodySchema,
-  customObjectRegisterResultSchema,
-  customObjectSchema,
-  objectDeliverySchema,
+  ObjectDelivery,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { id, pathOf } from '../core/path.ts';
@@ -15,19 +14,8 @@ import { APIResource } from '../core/resource.ts';
 import type { Stream } from '../core/stream.ts';
 import type { Output } from '../internal/types.ts';
 
-export type CustomObject = Output<typeof customObjectSchema>;
 export type CustomObjectRegisterParams = Output<typeof customObjectRegisterBodySchema>;
-/** The object and, this once, its `publish_token` (and a url receiver's `signing_secret`). */
-export type CustomObjectRegistered = Output<typeof customObjectRegisterResultSchema>;
 export type CustomObjectPublishParams = Output<typeof customObjectPublishBodySchema>;
-export type CustomObjectPublishResult = Output<typeof customObjectPublishResultSchema>;
-export type CustomObjectAckResult = Output<typeof customObjectAckResultSchema>;
-export type CustomObjectDeleteResult = Output<typeof customObjectDeleteResultSchema>;
-/**
- * One delivery: the `object.event` of the event log. Acknowledge it with
- * `ack(ref, [delivery.payload.delivery_id])`.
- */
-export type ObjectDelivery = Output<typeof objectDeliverySchema>;
 
 const object = (value: unknown) => id('object', value, 'ref');
 

@@ -1,10 +1,10 @@
 import {
+  type FileList,
+  type FileSlice,
+  type FileWriteResult,
   type filesListQuerySchema,
-  type filesListResultSchema,
   type filesReadQuerySchema,
-  type filesReadResultSchema,
   type filesWriteBodySchema,
-  type filesWriteResultSchema,
   REQUEST_BODY_MAX_BYTES,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
@@ -15,15 +15,10 @@ import type { Output } from '../internal/types.ts';
 
 /** `{ path, offset?, max_bytes? }`; `path` is absolute on the daemon's host (it checks). */
 export type FileReadParams = Output<typeof filesReadQuerySchema>;
-/** `{ path, size, offset, content, encoding: 'utf8' | 'base64', truncated }`. */
-export type FileSlice = Output<typeof filesReadResultSchema>;
 /** `{ path, content, encoding?, create_parents? }`; at most 1 MiB once decoded. */
 export type FileWriteParams = Output<typeof filesWriteBodySchema>;
-export type FileWriteResult = Output<typeof filesWriteResultSchema>;
 /** `{ path, limit? }`. */
 export type FileListParams = Output<typeof filesListQuerySchema>;
-/** `{ path, entries: [{ name, type, size, modified_at }], truncated }`. */
-export type FileList = Output<typeof filesListResultSchema>;
 
 /**
  * Host files by absolute path. Paths get no local identifier check (SPEC): the daemon validates

@@ -1,13 +1,13 @@
 import type {
+  HumanRequest,
   humanReasonBodySchema,
   humanRequestCreateBodySchema,
-  humanRequestSchema,
   humanRespondBodySchema,
-  humanResponseSchema,
+  InboxResponse,
   inboxHistoryQuerySchema,
   inboxListQuerySchema,
-  inboxResponseSchema,
   listOf,
+  Ticket,
   ticketProgressBodySchema,
   ticketSchema,
 } from '@svc/protocol';
@@ -19,19 +19,9 @@ import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
 
-/** The daemon's human request DTO (snake_case, as every DTO of the daemon). */
-export type HumanRequest = Output<typeof humanRequestSchema>;
-export type HumanResponse = Output<typeof humanResponseSchema>;
 export type HumanRequestCreateParams = Output<typeof humanRequestCreateBodySchema>;
 export type HumanRespondParams = Output<typeof humanRespondBodySchema>;
 export type HumanReasonParams = Output<typeof humanReasonBodySchema>;
-/**
- * An inbox item: camelCase all the way down (`requestId`, `asker.nodeId`, `createdAt`), while a
- * list's envelope keeps `has_more` and `next_cursor` (SPEC resource map note 4).
- */
-export type Ticket = Output<typeof ticketSchema>;
-/** A ticket's response as the inbox answers it (`respondedAt`). */
-export type InboxResponse = Output<typeof inboxResponseSchema>;
 export type TicketList = Output<ReturnType<typeof listOf<typeof ticketSchema>>>;
 export type InboxListParams = Output<typeof inboxListQuerySchema>;
 export type InboxHistoryParams = Output<typeof inboxHistoryQuerySchema>;

@@ -1,7 +1,8 @@
 import {
   describeValue,
   type listOf,
-  type memoryDocumentSchema,
+  type MemoryDocument,
+  type MemoryDocumentSummary,
   type memoryDocumentSummarySchema,
   type memoryGetQuerySchema,
   type memoryListQuerySchema,
@@ -15,10 +16,6 @@ import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
 
-/** A document with its content: `{ space, path, title, kind, privacy, media_type, size, version, content, … }`. */
-export type MemoryDocument = Output<typeof memoryDocumentSchema>;
-/** A document as lists answer it: everything but the content. */
-export type MemoryDocumentSummary = Output<typeof memoryDocumentSummarySchema>;
 /** `{ space?, prefix?, kind?, privacy?, limit?, after? }`; `space` defaults to `'user'`. */
 export type MemoryListParams = Output<typeof memoryListQuerySchema>;
 /** `{ space?, path }`; `space` defaults to `'user'`. */

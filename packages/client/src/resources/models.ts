@@ -1,8 +1,9 @@
 import type {
   credentialInstallBodySchema,
   listOf,
+  ModelConfig,
+  ModelCredential,
   modelConfigBodySchema,
-  modelConfigSchema,
   modelCredentialSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
@@ -13,11 +14,8 @@ import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
 
-/** A stored credential: `has_key`, never the key nor any part of it. */
-export type ModelCredential = Output<typeof modelCredentialSchema>;
 /** `{ api_key?, base_url? }`: the only request body that carries a key. */
 export type CredentialInstallParams = Output<typeof credentialInstallBodySchema>;
-export type ModelConfig = Output<typeof modelConfigSchema>;
 /** `{ default, profiles? }`: replaces the whole configuration. */
 export type ModelConfigUpdateParams = Output<typeof modelConfigBodySchema>;
 

@@ -1,9 +1,16 @@
 import type {
+  Job,
   jobSchema,
   listOf,
   listQuerySchema,
-  mailSchema,
+  Mail,
   messageBodySchema,
+  Node,
+  NodeEvent,
+  NodeOutcome,
+  NodeParseResult,
+  NodeReviveAllResult,
+  NodeWaitResult,
   nodeCreateAndWaitBodySchema,
   nodeCreateBodySchema,
   nodeDemoteBodySchema,
@@ -12,21 +19,17 @@ import type {
   nodeForkBodySchema,
   nodeListQuerySchema,
   nodeParseBodySchema,
-  nodeParseResultSchema,
   nodeRecycleBodySchema,
   nodeReviveAllBodySchema,
-  nodeReviveAllResultSchema,
   nodeReviveBodySchema,
   nodeSchema,
   nodeStreamQuerySchema,
   nodeUpdateBodySchema,
   nodeWaitBodySchema,
-  nodeWaitResultSchema,
-  outcomeSchema,
   reasonBodySchema,
   reportSchema,
   resultSubmitBodySchema,
-  worktreeSchema,
+  Worktree,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { NodeStream } from '../core/outcome-stream.ts';
@@ -37,16 +40,6 @@ import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
 import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
-
-export type Node = Output<typeof nodeSchema>;
-export type NodeOutcome = Output<typeof outcomeSchema>;
-export type NodeEvent = Output<typeof nodeEventSchema>;
-export type Mail = Output<typeof mailSchema>;
-export type Report = Output<typeof reportSchema>;
-export type Job = Output<typeof jobSchema>;
-/** `{ final, node }`: `final: false` when the wait ended first (the node id is in it). */
-export type NodeWaitResult = Output<typeof nodeWaitResultSchema>;
-export type NodeParseResult = Output<typeof nodeParseResultSchema>;
 
 export type NodeCreateParams = Output<typeof nodeCreateBodySchema>;
 /** The create body plus `timeout_s`: the client's whole wait (it loops the bounded server wait). */
@@ -59,7 +52,6 @@ export type NodeMessageParams = Output<typeof messageBodySchema>;
 export type NodeForkParams = Output<typeof nodeForkBodySchema>;
 export type NodeReviveParams = Output<typeof nodeReviveBodySchema>;
 export type NodeReviveAllParams = Output<typeof nodeReviveAllBodySchema>;
-export type NodeReviveAllResult = Output<typeof nodeReviveAllResultSchema>;
 export type NodeDemoteParams = Output<typeof nodeDemoteBodySchema>;
 export type NodeRecycleParams = Output<typeof nodeRecycleBodySchema>;
 export type NodeWaitParams = Output<typeof nodeWaitBodySchema>;
@@ -72,7 +64,6 @@ export type NodeList = Output<ReturnType<typeof listOf<typeof nodeSchema>>>;
 export type NodeEventList = Output<ReturnType<typeof listOf<typeof nodeEventSchema>>>;
 export type ReportList = Output<ReturnType<typeof listOf<typeof reportSchema>>>;
 export type JobList = Output<ReturnType<typeof listOf<typeof jobSchema>>>;
-export type Worktree = Output<typeof worktreeSchema>;
 
 const node = (value: unknown) => id('node', value, 'nodeId');
 

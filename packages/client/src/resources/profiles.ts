@@ -1,6 +1,7 @@
 import type {
   listOf,
   listQuerySchema,
+  Profile,
   profileEnsureBodySchema,
   profileSchema,
 } from '@svc/protocol';
@@ -11,8 +12,6 @@ import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
 
-/** A profile; `env` lists names only, never values. */
-export type Profile = Output<typeof profileSchema>;
 /** The fields to set; `null` resets one to its default, an omitted one is kept. */
 export type ProfileEnsureParams = Output<typeof profileEnsureBodySchema>;
 

@@ -1,11 +1,10 @@
 import {
   assertName,
   PROVIDER_CALL_TIMEOUT_MS,
+  type ProviderCallResult,
+  type ProviderToolList,
   type providerCallBodySchema,
-  type providerCallResultSchema,
-  type providerToolSchema,
   type providerToolsQuerySchema,
-  type providerToolsSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
@@ -14,15 +13,10 @@ import { APIResource } from '../core/resource.ts';
 import { ANSWER_GRACE_MS } from '../internal/options.ts';
 import type { Output } from '../internal/types.ts';
 
-/** An installed plugin's command the caller's scopes cover. */
-export type ProviderTool = Output<typeof providerToolSchema>;
-export type ProviderToolList = Output<typeof providerToolsSchema>;
 /** `{ provider? }`: one provider's commands only. */
 export type ProviderToolsParams = Output<typeof providerToolsQuerySchema>;
 /** `{ provider, group, command, input, profile? }` */
 export type ProviderCallParams = Output<typeof providerCallBodySchema>;
-/** `output` is the command's result; a streaming command answers `items` and `truncated`. */
-export type ProviderCallResult = Output<typeof providerCallResultSchema>;
 
 /** `client.providers`: the installed plugins' commands, listed and called through the daemon. */
 export class Providers extends APIResource {

@@ -1,12 +1,10 @@
-import type { questionAnswerBodySchema, questionSchema } from '@svc/protocol';
+import type { Question, questionAnswerBodySchema } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
 
-/** A question a node of one of your runs asked: the human request's content, state and answer. */
-export type Question = Output<typeof questionSchema>;
 /** `{ text?, choice?, data? }`, checked as an inbox answer is. */
 export type QuestionAnswerParams = Output<typeof questionAnswerBodySchema>;
 

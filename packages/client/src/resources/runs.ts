@@ -1,16 +1,19 @@
 import type {
   listOf,
-  runDeleteResultSchema,
+  Mail,
+  NodeEvent,
+  Run,
+  RunDeleteResult,
+  RunParseResult,
+  RunWaitResult,
   runEventsQuerySchema,
   runListAllQuerySchema,
   runListQuerySchema,
   runParseBodySchema,
-  runParseResultSchema,
   runRenameBodySchema,
   runSchema,
   runStartBodySchema,
   runStreamQuerySchema,
-  runWaitResultSchema,
   turnListQuerySchema,
   turnSchema,
 } from '@svc/protocol';
@@ -21,18 +24,9 @@ import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
-import type {
-  Mail,
-  NodeEvent,
-  NodeEventList,
-  NodeMessageParams,
-  NodeReasonParams,
-} from './nodes.ts';
+import type { NodeEventList, NodeMessageParams, NodeReasonParams } from './nodes.ts';
 import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
 
-/** An app's handle on a root node it started: the root's state and outcome, the tree's usage. */
-export type Run = Output<typeof runSchema>;
-export type Turn = Output<typeof turnSchema>;
 export type RunStartParams = Output<typeof runStartBodySchema>;
 export type RunParseParams = Output<typeof runParseBodySchema>;
 export type RunListParams = Output<typeof runListQuerySchema>;
@@ -41,9 +35,6 @@ export type RunRenameParams = Output<typeof runRenameBodySchema>;
 export type RunTraceParams = Output<typeof turnListQuerySchema>;
 export type RunEventsParams = Output<typeof runEventsQuerySchema>;
 export type RunStreamParams = Omit<Output<typeof runStreamQuerySchema>, 'after'>;
-export type RunWaitResult = Output<typeof runWaitResultSchema>;
-export type RunParseResult = Output<typeof runParseResultSchema>;
-export type RunDeleteResult = Output<typeof runDeleteResultSchema>;
 export type RunList = Output<ReturnType<typeof listOf<typeof runSchema>>>;
 export type TurnList = Output<ReturnType<typeof listOf<typeof turnSchema>>>;
 

@@ -1,7 +1,8 @@
 import type {
   listOf,
+  Share,
+  ShareDeleteResult,
   shareCreateBodySchema,
-  shareDeleteResultSchema,
   shareListQuerySchema,
   shareSchema,
 } from '@svc/protocol';
@@ -12,13 +13,10 @@ import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
 
-/** `{ id, app_id, path, mode, scope, created_by, created_at, expires_at }`. */
-export type Share = Output<typeof shareSchema>;
 /** `{ app_id, path, mode: 'read' | 'rw', expires_in_s? }`. */
 export type ShareCreateParams = Output<typeof shareCreateBodySchema>;
 export type ShareListParams = Output<typeof shareListQuerySchema>;
 export type ShareList = Output<ReturnType<typeof listOf<typeof shareSchema>>>;
-export type ShareDeleteResult = Output<typeof shareDeleteResultSchema>;
 
 const share = (value: unknown) => id('share', value, 'shareId');
 

@@ -1,12 +1,10 @@
-import type { uploadCreateBodySchema, uploadSchema } from '@svc/protocol';
+import type { Upload, uploadCreateBodySchema } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
 
-/** `{ id, filename, media_type, size, sha256, app_id, created_at }`. */
-export type Upload = Output<typeof uploadSchema>;
 /** `{ filename, media_type?, content_base64 }`; at most 1 MiB once decoded. */
 export type UploadCreateParams = Output<typeof uploadCreateBodySchema>;
 

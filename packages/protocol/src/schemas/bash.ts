@@ -33,3 +33,5 @@ export const bashResultSchema = z.object({
     ),
   warning: z.string().optional().describe('said when a command that should be confined was not'),
 });
+/** A non-zero exit is a value: `exit_code` (null when killed), `signal`, `stdout`, `stderr`. */
+export type BashResult = z.output<typeof bashResultSchema>;

@@ -33,6 +33,7 @@ export const directiveSchema = z.object({
   reason: z.string().nullable(),
   cancel_jobs: z.array(idSchema('job')).describe('jobs to stop'),
 });
+export type Directive = z.output<typeof directiveSchema>;
 
 /**
  * A node's sandbox plan (the daemon's `sandbox/plan.ts`): the layers of the person's files its

@@ -51,6 +51,7 @@ export const attentionItemSchema = z.object({
   reason: z.string().describe('what happened, in words'),
   since: timestampSchema.describe('when it began needing attention'),
 });
+export type AttentionItem = z.output<typeof attentionItemSchema>;
 
 const kindsList = z
   .string()
@@ -77,6 +78,7 @@ export const attentionCountsSchema = z.object({
     >,
   ),
 });
+export type AttentionCounts = z.output<typeof attentionCountsSchema>;
 
 // ── snapshot and roster ────────────────────────────────────────────────────────────────────
 
@@ -103,6 +105,7 @@ export const canvasNodeSchema = z.object({
   updated_at: timestampSchema,
   finished_at: timestampSchema.nullable(),
 });
+export type CanvasNode = z.output<typeof canvasNodeSchema>;
 
 export const canvasSnapshotQuerySchema = z.object({
   limit: queryInt(1, SNAPSHOT_LIMIT_MAX)
@@ -122,6 +125,7 @@ export const canvasSnapshotSchema = z.object({
     .boolean()
     .describe('more visible nodes exist than `limit`; the oldest were left out'),
 });
+export type CanvasSnapshot = z.output<typeof canvasSnapshotSchema>;
 
 export const rosterEntrySchema = z.object({
   node_id: nodeId,
@@ -144,6 +148,7 @@ export const rosterEntrySchema = z.object({
   since: timestampSchema.describe('its first turn, else its creation'),
   last_turn_at: timestampSchema.nullable(),
 });
+export type RosterEntry = z.output<typeof rosterEntrySchema>;
 
 export const LIVE_STATES = ['queued', 'running', 'waiting'] as const;
 
@@ -193,6 +198,7 @@ export const canvasPruneResultSchema = z.object({
   dry_run: z.boolean(),
   has_more: z.boolean().describe('more trees qualify than `limit`: call again'),
 });
+export type CanvasPruneResult = z.output<typeof canvasPruneResultSchema>;
 
 /** The payload of a `canvas.pruned` event. */
 export const canvasPrunedPayloadSchema = z.object({
@@ -231,8 +237,10 @@ export const searchHitSchema = z.object({
   snippet: z.string().describe('the text around the match, matched words in [brackets]'),
   created_at: timestampSchema.describe('when the turn started'),
 });
+export type SearchHit = z.output<typeof searchHitSchema>;
 
 export const historySearchResultSchema = listOf(searchHitSchema);
+export type HistorySearchResult = z.output<typeof historySearchResultSchema>;
 
 export const GREP_PATTERN_MAX = 500;
 
@@ -256,6 +264,7 @@ export const grepHitSchema = z.object({
   line: z.string().describe('the matching line, cut around the match when long'),
   created_at: timestampSchema,
 });
+export type GrepHit = z.output<typeof grepHitSchema>;
 
 export const historyGrepResultSchema = z.object({
   data: z.array(grepHitSchema).describe('newest turns first'),
@@ -263,6 +272,7 @@ export const historyGrepResultSchema = z.object({
   timed_out: z.boolean().describe('stopped at the time bound; the hits are those found by then'),
   scanned_turns: z.number().int().nonnegative(),
 });
+export type HistoryGrepResult = z.output<typeof historyGrepResultSchema>;
 
 export const historyReadQuerySchema = z.object({
   node_id: nodeId,
@@ -279,6 +289,7 @@ export const transcriptEntrySchema = z.object({
   text: z.string(),
   truncated: z.boolean().describe(`cut at ${TRANSCRIPT_ENTRY_MAX} characters`),
 });
+export type TranscriptEntry = z.output<typeof transcriptEntrySchema>;
 
 export const transcriptTurnSchema = z.object({
   node_id: nodeId,
@@ -291,9 +302,11 @@ export const transcriptTurnSchema = z.object({
   started_at: timestampSchema,
   finished_at: timestampSchema,
 });
+export type TranscriptTurn = z.output<typeof transcriptTurnSchema>;
 
 /** `next_cursor` is the `from_turn` of the next page. */
 export const historyReadResultSchema = listOf(transcriptTurnSchema);
+export type HistoryReadResult = z.output<typeof historyReadResultSchema>;
 
 export const STATS_GROUPS = ['profile', 'model', 'day'] as const;
 const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
@@ -331,3 +344,4 @@ export const historyStatsSchema = z.object({
     )
     .describe('visible nodes created since `since`, by their state now'),
 });
+export type HistoryStats = z.output<typeof historyStatsSchema>;

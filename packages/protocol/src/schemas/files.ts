@@ -41,6 +41,8 @@ export const filesReadResultSchema = z.object({
   encoding: fileEncodingSchema,
   truncated: z.boolean().describe('bytes remain after this slice'),
 });
+/** `{ path, size, offset, content, encoding: 'utf8' | 'base64', truncated }`. */
+export type FileSlice = z.output<typeof filesReadResultSchema>;
 
 export const filesWriteBodySchema = z.strictObject({
   path: absolutePathSchema,
@@ -56,6 +58,7 @@ export const filesWriteResultSchema = z.object({
   path: z.string().describe('the path as given'),
   size: z.number().int().nonnegative().describe('bytes written'),
 });
+export type FileWriteResult = z.output<typeof filesWriteResultSchema>;
 
 export const filesListQuerySchema = z.object({
   path: absolutePathSchema,
@@ -76,3 +79,5 @@ export const filesListResultSchema = z.object({
   entries: z.array(fileEntrySchema).describe('sorted by name'),
   truncated: z.boolean().describe('the directory holds more entries than answered'),
 });
+/** `{ path, entries: [{ name, type, size, modified_at }], truncated }`. */
+export type FileList = z.output<typeof filesListResultSchema>;

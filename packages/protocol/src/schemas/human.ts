@@ -53,6 +53,7 @@ export const humanResponseSchema = z.object({
   data: z.unknown().describe('JSON matching response_schema; null when none was given'),
   responded_at: timestampSchema,
 });
+export type HumanResponse = z.output<typeof humanResponseSchema>;
 
 const contentFields = {
   kind: humanKindSchema,
@@ -79,6 +80,8 @@ export const humanRequestSchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** The daemon's human request DTO (snake_case, as every DTO of the daemon). */
+export type HumanRequest = z.output<typeof humanRequestSchema>;
 
 /** What the person answered, as the inbox answers it (camelCase: SPEC resource map note 4). */
 export const inboxResponseSchema = z.object({
@@ -87,6 +90,8 @@ export const inboxResponseSchema = z.object({
   data: z.unknown().describe('JSON matching responseSchema; null when none was given'),
   respondedAt: timestampSchema,
 });
+/** A ticket's response as the inbox answers it (`respondedAt`). */
+export type InboxResponse = z.output<typeof inboxResponseSchema>;
 
 /** An inbox item: camelCase all the way down (SPEC resource map note 4). */
 export const ticketSchema = z.object({
@@ -103,6 +108,11 @@ export const ticketSchema = z.object({
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
 });
+/**
+ * An inbox item: camelCase all the way down (`requestId`, `asker.nodeId`, `createdAt`), while a
+ * list's envelope keeps `has_more` and `next_cursor` (SPEC resource map note 4).
+ */
+export type Ticket = z.output<typeof ticketSchema>;
 
 /** `POST /v1/human/requests`, and the whole new content of `PUT /v1/human/requests/{id}`. */
 export const humanRequestCreateBodySchema = z.strictObject({

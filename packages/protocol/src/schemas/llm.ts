@@ -37,3 +37,4 @@ export const llmResponseSchema = z.object({
   cost_usd: z.number().nonnegative().nullable().describe('null when the price is unknown'),
   finish_reason: z.string(),
 });
+export type LlmResponse = z.output<typeof llmResponseSchema>;

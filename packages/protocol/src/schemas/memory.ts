@@ -79,10 +79,14 @@ export const memoryDocumentSummarySchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** A document as lists answer it: everything but the content. */
+export type MemoryDocumentSummary = z.output<typeof memoryDocumentSummarySchema>;
 
 export const memoryDocumentSchema = memoryDocumentSummarySchema.extend({
   content: z.string(),
 });
+/** A document with its content: `{ space, path, title, kind, privacy, media_type, size, version, content, … }`. */
+export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
 
 export const memoryListQuerySchema = listQuerySchema.extend({
   space: memorySpaceSchema.optional().describe("default 'user'"),

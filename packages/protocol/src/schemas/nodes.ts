@@ -89,6 +89,7 @@ export const outcomeSchema = z.object({
     .describe('why it failed or was cancelled'),
   finished_at: timestampSchema,
 });
+export type NodeOutcome = z.output<typeof outcomeSchema>;
 
 /** `nodes.result.submit` and the broker's submit: a result, a summary, or both. */
 export const resultSubmitBodySchema = checkedAs(
@@ -223,6 +224,7 @@ export const nodeSchema = z.object({
   started_at: timestampSchema.nullable().describe('its first turn'),
   finished_at: timestampSchema.nullable(),
 });
+export type Node = z.output<typeof nodeSchema>;
 
 export const nodeParamsSchema = z.object({ id: idSchema('node') });
 
@@ -289,12 +291,15 @@ export const nodeParseBodySchema = z.strictObject({
 
 /** The answer of every wait: `final: false` when `timeout_s` passed first (wait again by id). */
 export const nodeWaitResultSchema = z.object({ final: z.boolean(), node: nodeSchema });
+/** `{ final, node }`: `final: false` when the wait ended first (the node id is in it). */
+export type NodeWaitResult = z.output<typeof nodeWaitResultSchema>;
 
 export const nodeParseResultSchema = z.object({
   final: z.boolean(),
   node: nodeSchema,
   parsed: jsonValue.describe("the result, matching output_schema; null unless final and 'done'"),
 });
+export type NodeParseResult = z.output<typeof nodeParseResultSchema>;
 
 export const nodeWaitQuerySchema = z.object({
   timeout_s: queryInt(0, WAIT_MAX_S).optional().describe('default 30'),
@@ -374,6 +379,7 @@ export const nodeReviveAllResultSchema = z.object({
   count: z.number().int().nonnegative(),
   node_ids: z.array(idSchema('node')),
 });
+export type NodeReviveAllResult = z.output<typeof nodeReviveAllResultSchema>;
 
 export const nodeDemoteBodySchema = z.strictObject({
   parent_id: idSchema('node').describe('the new parent; not the node itself nor a descendant'),
@@ -412,6 +418,7 @@ export const mailSchema = z.object({
   claimed_at: timestampSchema.nullable(),
   acknowledged_at: timestampSchema.nullable(),
 });
+export type Mail = z.output<typeof mailSchema>;
 
 export const reportSchema = z.object({
   seq: z.number().int().positive().describe('per node'),
@@ -420,6 +427,7 @@ export const reportSchema = z.object({
   data: jsonValue.describe('structured detail; null if none'),
   created_at: timestampSchema,
 });
+export type Report = z.output<typeof reportSchema>;
 
 export const JOB_STATES = ['running', 'done', 'failed', 'cancelled'] as const;
 
@@ -433,6 +441,7 @@ export const jobSchema = z.object({
   started_at: timestampSchema,
   finished_at: timestampSchema.nullable(),
 });
+export type Job = z.output<typeof jobSchema>;
 
 export const jobParamsSchema = z.object({ id: idSchema('node'), job_id: idSchema('job') });
 
@@ -459,6 +468,7 @@ export const worktreeSchema = z.object({
     .nullable()
     .describe("a git node's branch; null for a plain-directory worktree"),
 });
+export type Worktree = z.output<typeof worktreeSchema>;
 
 // ── turns (the trace) ───────────────────────────────────────────────────────────────────────
 
@@ -468,6 +478,7 @@ export const turnMessageSchema = z.object({
   text: z.string(),
   mail_seq: z.number().int().positive().nullable().describe('the mail it delivered, if any'),
 });
+export type TurnMessage = z.output<typeof turnMessageSchema>;
 
 export const toolCallSchema = z.object({
   id: z.string().describe("the model's tool call id"),
@@ -478,6 +489,7 @@ export const toolCallSchema = z.object({
   job_id: idSchema('job').nullable(),
   finished_at: timestampSchema.nullable(),
 });
+export type ToolCall = z.output<typeof toolCallSchema>;
 
 export const turnUsageSchema = z.object({
   input_tokens: z.number().int().nonnegative(),
@@ -498,6 +510,7 @@ export const turnSchema = z.object({
   started_at: timestampSchema,
   finished_at: timestampSchema,
 });
+export type Turn = z.output<typeof turnSchema>;
 
 export const turnListQuerySchema = listQuerySchema.extend({
   node_id: idSchema('node').optional().describe('only this node of the tree'),

@@ -118,3 +118,5 @@ export const profileSchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** A profile; `env` lists names only, never values. */
+export type Profile = z.output<typeof profileSchema>;

@@ -33,9 +33,11 @@ export const providerToolSchema = z.object({
   scope: z.string().describe('`<provider>:<group>`, the scope that gates it'),
 });
 
+/** An installed plugin's command the caller's scopes cover. */
 export type ProviderTool = z.output<typeof providerToolSchema>;
 
 export const providerToolsSchema = z.object({ data: z.array(providerToolSchema) });
+export type ProviderToolList = z.output<typeof providerToolsSchema>;
 
 /** `POST /v1/provider/call` */
 export const providerCallBodySchema = z.strictObject({
@@ -64,4 +66,5 @@ export const providerCallResultSchema = z.object({
     ),
 });
 
+/** `output` is the command's result; a streaming command answers `items` and `truncated`. */
 export type ProviderCallResult = z.output<typeof providerCallResultSchema>;

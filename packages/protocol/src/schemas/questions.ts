@@ -29,6 +29,8 @@ export const questionSchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** A question a node of one of your runs asked: the human request's content, state and answer. */
+export type Question = z.output<typeof questionSchema>;
 
 export const questionParamsSchema = z.object({ id: idSchema('question') });
 

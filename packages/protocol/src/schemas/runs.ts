@@ -40,6 +40,8 @@ export const runSchema = z.object({
   updated_at: timestampSchema,
   finished_at: timestampSchema.nullable(),
 });
+/** An app's handle on a root node it started: the root's state and outcome, the tree's usage. */
+export type Run = z.output<typeof runSchema>;
 
 export const runParamsSchema = z.object({ id: idSchema('run') });
 
@@ -67,14 +69,17 @@ export const runRenameBodySchema = z.strictObject({ title: z.string().min(1).max
 export { messageBodySchema as runMessageBodySchema, messageBodySchema as runReplyBodySchema };
 
 export const runWaitResultSchema = z.object({ final: z.boolean(), run: runSchema });
+export type RunWaitResult = z.output<typeof runWaitResultSchema>;
 
 export const runParseResultSchema = z.object({
   final: z.boolean(),
   run: runSchema,
   parsed: z.unknown().describe("the result, matching output_schema; null unless final and 'done'"),
 });
+export type RunParseResult = z.output<typeof runParseResultSchema>;
 
 export const runDeleteResultSchema = z.object({ id: idSchema('run'), deleted: z.literal(true) });
+export type RunDeleteResult = z.output<typeof runDeleteResultSchema>;
 
 export const runEventsQuerySchema = nodeEventsQuerySchema.omit({ subtree: true });
 export const runStreamQuerySchema = nodeStreamQuerySchema.omit({ subtree: true });

@@ -31,6 +31,8 @@ export const shareSchema = z.object({
   created_at: timestampSchema,
   expires_at: timestampSchema.nullable().describe('when it stops granting; null = never'),
 });
+/** `{ id, app_id, path, mode, scope, created_by, created_at, expires_at }`. */
+export type Share = z.output<typeof shareSchema>;
 
 export const shareCreateBodySchema = z.strictObject({
   app_id: nameSchema.describe('the app to share with'),
@@ -56,3 +58,4 @@ export const shareDeleteResultSchema = z.object({
   id: idSchema('share'),
   deleted: z.literal(true),
 });
+export type ShareDeleteResult = z.output<typeof shareDeleteResultSchema>;

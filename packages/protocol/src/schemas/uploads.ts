@@ -67,6 +67,8 @@ export const uploadSchema = z.object({
   app_id: z.string().nullable().describe('the app that uploaded it; null = the owner'),
   created_at: timestampSchema,
 });
+/** `{ id, filename, media_type, size, sha256, app_id, created_at }`. */
+export type Upload = z.output<typeof uploadSchema>;
 
 export const uploadCreateBodySchema = z.strictObject({
   filename: uploadFilenameSchema,
@@ -106,6 +108,8 @@ export const attachmentLinkSchema = z.object({
     ),
   expires_at: timestampSchema,
 });
+/** `{ url, expires_at }`. */
+export type AttachmentLink = z.output<typeof attachmentLinkSchema>;
 
 /**
  * A part of an attachment link, as the content route reads it: a bounded plain string whose every
