@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import {
   availableTools,
-  type directiveSchema,
+  type Directive,
   exhaustedBudget,
   type faultBodySchema,
   isBuiltinTool,
@@ -56,7 +56,8 @@ import { offeredPlugins } from './plugins.ts';
 import type { ProfileService } from './profiles.ts';
 import { waitUntil } from './wait-until.ts';
 
-export type Directive = z.output<typeof directiveSchema>;
+export type { Directive };
+
 type TurnBody = z.output<typeof turnRecordBodySchema>;
 type ToolResultBody = z.output<typeof toolResultBodySchema>;
 type FaultBody = z.output<typeof faultBodySchema>;

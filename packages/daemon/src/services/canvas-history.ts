@@ -6,16 +6,15 @@
  * those of the apps its `svc:conversations:read:app:<id>` scopes name).
  */
 import {
-  type historyGrepResultSchema,
-  type historyStatsSchema,
+  type HistoryGrepResult as GrepResult,
+  type HistoryStats,
   NODE_STATES,
   SEARCH_OFFSET_MAX,
-  type searchHitSchema,
+  type SearchHit,
   TRANSCRIPT_ENTRY_MAX,
-  type transcriptEntrySchema,
-  type transcriptTurnSchema,
+  type TranscriptEntry,
+  type TranscriptTurn,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { StatsGroup } from '../store/canvas.ts';
@@ -24,11 +23,7 @@ import type { Turn } from '../store/turns.ts';
 import { type GrepQuery, turnGrep } from './canvas-grep.ts';
 import type { NodeService } from './nodes.ts';
 
-export type SearchHit = z.output<typeof searchHitSchema>;
-export type TranscriptTurn = z.output<typeof transcriptTurnSchema>;
-export type TranscriptEntry = z.output<typeof transcriptEntrySchema>;
-export type GrepResult = z.output<typeof historyGrepResultSchema>;
-export type HistoryStats = z.output<typeof historyStatsSchema>;
+export type { GrepResult, HistoryStats, SearchHit, TranscriptEntry, TranscriptTurn };
 
 /** At most this many words of a search query are used. */
 const SEARCH_TERMS_MAX = 32;

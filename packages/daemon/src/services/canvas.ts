@@ -8,17 +8,16 @@
  */
 import {
   type ATTENTION_KINDS,
-  type attentionItemSchema,
-  type canvasNodeSchema,
-  type canvasPruneResultSchema,
-  type canvasSnapshotSchema,
+  type AttentionItem,
+  type CanvasNode,
+  type CanvasSnapshot,
   LIVE_STATES,
   OPEN_TICKET_STATES,
   PRUNE_DEFAULT_OLDER_THAN_S,
-  type rosterEntrySchema,
+  type CanvasPruneResult as PruneResult,
+  type RosterEntry,
   TASK_SUMMARY_MAX,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
@@ -31,11 +30,8 @@ import type { NodeService } from './nodes.ts';
 import { type RemovedNode, removeTree, removeWorktrees } from './tree-removal.ts';
 
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
-export type AttentionItem = z.output<typeof attentionItemSchema>;
-export type CanvasNode = z.output<typeof canvasNodeSchema>;
-export type CanvasSnapshot = z.output<typeof canvasSnapshotSchema>;
-export type RosterEntry = z.output<typeof rosterEntrySchema>;
-export type PruneResult = z.output<typeof canvasPruneResultSchema>;
+export type { AttentionItem, CanvasNode, CanvasSnapshot, PruneResult, RosterEntry };
+
 type LiveState = (typeof LIVE_STATES)[number];
 
 /** Each source of attention items is read up to this many rows: the list stays bounded. */

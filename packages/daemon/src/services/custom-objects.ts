@@ -6,12 +6,12 @@
  */
 import { stat } from 'node:fs/promises';
 import {
-  type customObjectAckResultSchema,
+  type CustomObjectAckResult as AckResult,
   type customObjectPublishBodySchema,
-  type customObjectPublishResultSchema,
   type customObjectRegisterBodySchema,
-  type customObjectRegisterResultSchema,
   newId,
+  type CustomObjectPublishResult as PublishResult,
+  type CustomObjectRegistered as RegisterResult,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { appsReadable, requireScope } from '../access/scopes.ts';
@@ -30,10 +30,9 @@ import { eventSchemas } from './object-schemas.ts';
 import { mintPublishToken, mintSigningSecret } from './object-secrets.ts';
 
 export type RegisterBody = z.output<typeof customObjectRegisterBodySchema>;
-export type RegisterResult = z.output<typeof customObjectRegisterResultSchema>;
+export type { RegisterResult };
 export type PublishBody = z.output<typeof customObjectPublishBodySchema>;
-export type PublishResult = z.output<typeof customObjectPublishResultSchema>;
-export type AckResult = z.output<typeof customObjectAckResultSchema>;
+export type { AckResult, PublishResult };
 
 /** How url and argv receivers are retried. */
 export interface DeliveryPolicy {

@@ -1,4 +1,4 @@
-import type { llmBodySchema, llmResponseSchema } from '@svc/protocol';
+import type { LlmResponse, llmBodySchema } from '@svc/protocol';
 import { defaultSettingsMiddleware, type ModelMessage, wrapLanguageModel } from 'ai';
 import type { z } from 'zod';
 import { ModelError, type ModelErrorCode } from '../broker/model-error.ts';
@@ -13,7 +13,8 @@ import { screenPatterns } from './pattern-safety.ts';
 import type { ProfileService } from './profiles.ts';
 
 type LlmBody = z.output<typeof llmBodySchema>;
-export type LlmResponse = z.output<typeof llmResponseSchema>;
+
+export type { LlmResponse };
 
 /** How a model failure is answered: the caller's fault, the credentials', or try again later. */
 const ERROR_CODES: Readonly<Record<ModelErrorCode, ApiError['code']>> = {

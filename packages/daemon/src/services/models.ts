@@ -1,11 +1,11 @@
 import type {
   credentialInstallBodySchema,
-  modelChoiceSchema,
+  ModelChoice,
+  ModelConfig as ModelConfigDto,
+  ModelCredential,
+  ModelReadiness,
+  ModelRef,
   modelConfigBodySchema,
-  modelConfigSchema,
-  modelCredentialSchema,
-  modelReadinessResponseSchema,
-  modelRefSchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import type { ModelErrorCode } from '../broker/model-error.ts';
@@ -20,12 +20,9 @@ import type { Store } from '../store/index.ts';
 import type { CredentialProvider, CredentialRow } from '../store/models.ts';
 import type { EventLog } from './events.ts';
 
-export type ModelCredential = z.output<typeof modelCredentialSchema>;
-export type ModelConfigDto = z.output<typeof modelConfigSchema>;
-export type ModelReadiness = z.output<typeof modelReadinessResponseSchema>;
-export type ModelRef = z.output<typeof modelRefSchema>;
 /** A model as a request names it: a provider and model, plus a script for `scripted`. */
-export type ModelChoice = z.output<typeof modelChoiceSchema>;
+export type { ModelChoice, ModelConfigDto, ModelCredential, ModelReadiness, ModelRef };
+
 type InstallBody = z.output<typeof credentialInstallBodySchema>;
 type ConfigBody = z.output<typeof modelConfigBodySchema>;
 

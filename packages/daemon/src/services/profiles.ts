@@ -1,10 +1,10 @@
-import type { NetworkPolicy } from '@svc/protocol';
 import {
   type Budgets,
   DEFAULT_BUDGETS,
   mergeBudgets,
+  type NetworkPolicy,
+  type Profile,
   type profileEnsureBodySchema,
-  type profileSchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { checkScopes } from '../access/scopes.ts';
@@ -15,7 +15,8 @@ import type { ProfileRow } from '../store/profiles.ts';
 import type { EventLog } from './events.ts';
 import type { ModelChoice } from './models.ts';
 
-export type Profile = z.output<typeof profileSchema>;
+export type { Profile };
+
 type EnsureBody = z.output<typeof profileEnsureBodySchema>;
 
 /** A profile as nodes and model calls use it: the full model choice, script included. */

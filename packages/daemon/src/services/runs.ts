@@ -4,8 +4,7 @@
  * the app's grant, the ceiling of every node of the tree. An app sees only its own runs (and
  * reads, not changes, those of an app its `svc:conversations:read:app:<id>` names).
  */
-import { newId, type runSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import { newId, type Run } from '@svc/protocol';
 import { appOf } from '../access/app-caller.ts';
 import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
@@ -19,7 +18,7 @@ import { requireMayMail, scopeCeiling } from './node-ceiling.ts';
 import type { CreateBody, NodeService } from './nodes.ts';
 import { type RemovedNode, removeTree } from './tree-removal.ts';
 
-export type Run = z.output<typeof runSchema>;
+export type { Run };
 
 /**
  * @param removed called after a `runs.delete` commits with the removed nodes (the daemon

@@ -2,11 +2,10 @@
  * Crons (migration 006). Rows answer as the protocol's `Cron` DTO through `toCron`; the creator's
  * token stays in the row, never in the DTO.
  */
-import type { cronSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Cron } from '@svc/protocol';
 import type { Db } from './db.ts';
 
-export type Cron = z.output<typeof cronSchema>;
+export type { Cron };
 
 export interface CronRow {
   id: string;

@@ -3,13 +3,11 @@
  * `toCustomObject`; the publish token's hash and the signing secret stay in the row, never in a
  * DTO.
  */
-import type { customObjectSchema, objectReceiverSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { CustomObject, ObjectReceiver } from '@svc/protocol';
 import type { Db } from './db.ts';
 import type { EventRow } from './events.ts';
 
-export type CustomObject = z.output<typeof customObjectSchema>;
-export type ObjectReceiver = z.output<typeof objectReceiverSchema>;
+export type { CustomObject, ObjectReceiver };
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
 
 export interface CustomObjectRow {

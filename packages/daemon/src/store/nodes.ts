@@ -3,12 +3,11 @@
  * usage counters and outcome, (the binding of node tokens to their node is `store/tokens.ts`'s). Rows answer as the
  * protocol's `Node` DTO through `toNode`.
  */
-import type { Budgets, NetworkPolicy, NodeState, nodeSchema, Usage } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Budgets, NetworkPolicy, Node, NodeState, Usage } from '@svc/protocol';
 import type { Db } from './db.ts';
 import { fromJson } from './json.ts';
 
-export type Node = z.output<typeof nodeSchema>;
+export type { Node };
 export type WaitingOn = NonNullable<Node['waiting_on']>;
 export type Outcome = NonNullable<Node['outcome']>;
 export type Workspace = NonNullable<Node['workspace']>;

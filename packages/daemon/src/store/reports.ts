@@ -1,10 +1,9 @@
 /** Progress reports of a node (`broker.reports.create`), numbered per node, oldest first. */
-import type { reportSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Report } from '@svc/protocol';
 import type { Db } from './db.ts';
 import { fromJson, toJson } from './json.ts';
 
-export type Report = z.output<typeof reportSchema>;
+export type { Report };
 
 interface ReportRow {
   node_id: string;
