@@ -6,7 +6,6 @@ import type {
   Mail,
   messageBodySchema,
   Node,
-  NodeEvent,
   NodeOutcome,
   NodeParseResult,
   NodeReviveAllResult,
@@ -32,14 +31,14 @@ import type {
   Worktree,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
-import { NodeStream } from '../core/outcome-stream.ts';
+import { NodeStream, openOutcomeStream } from '../core/outcome-stream.ts';
 import type { PagePromise } from '../core/page-promise.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
-import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
+import { startParse, startThenWait, type WaitParams, waitFor } from './wait.ts';
 
 export type NodeCreateParams = Output<typeof nodeCreateBodySchema>;
 /** The create body plus `timeout_s`: the client's whole wait (it loops the bounded server wait). */
@@ -233,15 +232,14 @@ export class Nodes extends APIResource {
    * in `parsed` (null unless the node is done).
    */
   parse(params: NodeParseParams, options?: RequestOptions): Promise<NodeParseResult> {
-    return startThenWait<NodeParseResult>(
+    const url = pathOf('nodes.parse');
+    return startParse<'node', Node>(
       this._transport,
-      pathOf('nodes.parse'),
+      url,
+      'node',
       params,
       options,
-      async (first, left, rest) => {
-        const { final, node: done } = await this.waitForOutcome(first.node.id, left, rest);
-        return { final, node: done, parsed: parsedOf(done) };
-      },
+      (id, left, rest) => this.waitForOutcome(id, left, rest),
     );
   }
 
@@ -252,13 +250,10 @@ export class Nodes extends APIResource {
    */
   stream(nodeId: string, params: NodeStreamParams = {}, options?: StreamOptions): NodeStream<Node> {
     const url = pathOf('nodes.stream', { id: node(nodeId) });
-    const events = this._transport.stream<NodeEvent>(url, { ...params }, options);
-    const read = options?.signal === undefined ? {} : { signal: options.signal };
-    return new NodeStream<Node>({
-      events,
+    return openOutcomeStream(NodeStream<Node>, this._transport, url, { ...params }, options, {
       textNode: async () => nodeId,
       isOutcome: (e) => e.kind === 'node.outcome' && e.subject_id === nodeId,
-      fetchFinal: () => this.retrieve(nodeId, read),
+      retrieve: (read) => this.retrieve(nodeId, read),
     });
   }
 

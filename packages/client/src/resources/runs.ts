@@ -1,7 +1,6 @@
 import type {
   listOf,
   Mail,
-  NodeEvent,
   Run,
   RunDeleteResult,
   RunParseResult,
@@ -18,14 +17,14 @@ import type {
   turnSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
-import { RunStream } from '../core/outcome-stream.ts';
+import { openOutcomeStream, RunStream } from '../core/outcome-stream.ts';
 import type { PagePromise } from '../core/page-promise.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
 import type { NodeEventList, NodeMessageParams, NodeReasonParams } from './nodes.ts';
-import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
+import { startParse, type WaitParams, waitFor } from './wait.ts';
 
 export type RunStartParams = Output<typeof runStartBodySchema>;
 export type RunParseParams = Output<typeof runParseBodySchema>;
@@ -130,13 +129,11 @@ export class Runs extends APIResource {
    */
   stream(runId: string, params: RunStreamParams = {}, options?: StreamOptions): RunStream<Run> {
     const url = pathOf('runs.stream', { id: run(runId) });
-    const events = this._transport.stream<NodeEvent>(url, { ...params }, options);
-    const read = options?.signal === undefined ? {} : { signal: options.signal };
-    return new RunStream<Run>({
-      events,
-      textNode: async () => (await this.get(runId, read)).node_id,
+    // The run's tree's events; its text is its root node's turns.
+    return openOutcomeStream(RunStream<Run>, this._transport, url, { ...params }, options, {
+      textNode: async (read) => (await this.get(runId, read)).node_id,
       isOutcome: (e) => e.kind === 'run.outcome',
-      fetchFinal: () => this.get(runId, read),
+      retrieve: (read) => this.get(runId, read),
     });
   }
 
@@ -147,15 +144,9 @@ export class Runs extends APIResource {
 
   /** Starts a run with an `output_schema`, waits, and answers the result in `parsed`. */
   parse(params: RunParseParams, options?: RequestOptions): Promise<RunParseResult> {
-    return startThenWait<RunParseResult>(
-      this._transport,
-      pathOf('runs.parse'),
-      params,
-      options,
-      async (first, left, rest) => {
-        const { final, run: done } = await this.wait(first.run.id, left, rest);
-        return { final, run: done, parsed: parsedOf(done) };
-      },
+    const url = pathOf('runs.parse');
+    return startParse<'run', Run>(this._transport, url, 'run', params, options, (id, left, rest) =>
+      this.wait(id, left, rest),
     );
   }
 }
