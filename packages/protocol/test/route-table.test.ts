@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { type RouteDef, routes, VISIBILITIES } from '../src/index.ts';
+import {
+  type Cron,
+  type cronSchema,
+  type ListEnvelope,
+  type listOf,
+  type RouteDef,
+  routes,
+  VISIBILITIES,
+} from '../src/index.ts';
 
 /**
  * List routes whose table entry does not declare its `page` yet: their resources are being
@@ -109,5 +117,10 @@ describe('the route table holds to itself', () => {
     const rules = new Set<string>(VISIBILITIES);
     const unknown = table.filter((r) => r.visibility !== undefined && !rules.has(r.visibility));
     expect(unknown.map((r) => `${r.id}: ${r.visibility}`)).toEqual([]);
+  });
+
+  it('types a list envelope as ListEnvelope of its item', () => {
+    type CronList = z.output<ReturnType<typeof listOf<typeof cronSchema>>>;
+    expectTypeOf<CronList>().toEqualTypeOf<ListEnvelope<Cron>>();
   });
 });

@@ -9,6 +9,7 @@ export type {
   HistoryStats,
   InboxResponse,
   Job,
+  ListEnvelope as Page,
   Node as SvcNode,
   Plugin,
   Profile,
@@ -16,9 +17,3 @@ export type {
   Ticket,
   Turn,
 } from '@svc/protocol';
-
-export interface Page<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}

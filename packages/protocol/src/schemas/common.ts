@@ -104,6 +104,13 @@ export function listOf<T extends z.ZodType>(item: T) {
   });
 }
 
+/** What `listOf(item)` answers, for items of type `T` (the protocol's test keeps the two equal). */
+export interface ListEnvelope<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
 export const okSchema = z.object({ ok: z.literal(true) });
 
 const errorCodes = Object.keys(ERROR_STATUS) as [
