@@ -1,5 +1,5 @@
 /** How `svc node` and `svc run` show nodes, runs and their events to a person. */
-import type { Node, NodeEvent, NodeOutcome, Run } from '@svc/client';
+import type { Node, NodeEvent, NodeOutcome, Run, Turn } from '@svc/client';
 import type { Palette } from './color.ts';
 import { cell } from './format.ts';
 import { colored, renderFields } from './table.ts';
@@ -113,11 +113,10 @@ export function eventText(event: NodeEvent, colors: Palette): string {
     case 'node.turn': {
       // A call refused as the model made it (a tool not offered, input that is not JSON) is
       // settled in the turn itself, and no `node.tool` event follows: its error shows here.
-      const calls = (p.turn.tool_calls as { name: string; status: string; output: unknown }[]).map(
-        (c) =>
-          c.status === 'error'
-            ? `${c.name} ${colors.red('error')}: ${preview(JSON.stringify(c.output) ?? '')}`
-            : c.name,
+      const calls = (p.turn.tool_calls as Turn['tool_calls']).map((c) =>
+        c.status === 'error'
+          ? `${c.name} ${colors.red('error')}: ${preview(JSON.stringify(c.output) ?? '')}`
+          : c.name,
       );
       const text = p.turn.text === '' ? '' : ` ${preview(p.turn.text)}`;
       return `turn ${p.turn.index}:${text}${calls.length > 0 ? ` → ${calls.join(', ')}` : ''}`;
