@@ -1,7 +1,7 @@
 import {
   type AttentionCounts,
+  type AttentionItem,
   assertId,
-  type attentionItemSchema,
   type attentionQuerySchema,
   type CanvasPruneResult,
   type CanvasSnapshot,
@@ -15,15 +15,15 @@ import {
   type historyReadQuerySchema,
   type historySearchQuerySchema,
   type historyStatsQuerySchema,
-  type listOf,
   NODE_STATES,
   type NodeState,
-  type rosterEntrySchema,
+  type RosterEntry,
   type rosterQuerySchema,
   type SystemStatus,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -32,10 +32,10 @@ import type { Output } from '../internal/types.ts';
 import type { NodeList, NodeListParams, Nodes } from './nodes.ts';
 import type { System } from './system.ts';
 
-export type AttentionList = Output<ReturnType<typeof listOf<typeof attentionItemSchema>>>;
+export type AttentionList = ListPage<AttentionItem>;
 export type AttentionListParams = Output<typeof attentionQuerySchema>;
 export type CanvasSnapshotParams = Output<typeof canvasSnapshotQuerySchema>;
-export type RosterList = Output<ReturnType<typeof listOf<typeof rosterEntrySchema>>>;
+export type RosterList = ListPage<RosterEntry>;
 export type RosterListParams = Output<typeof rosterQuerySchema>;
 export type CanvasPruneParams = Output<typeof canvasPruneBodySchema>;
 export type HistorySearchParams = Output<typeof historySearchQuerySchema>;

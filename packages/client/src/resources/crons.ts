@@ -4,11 +4,10 @@ import type {
   CronRunResult,
   cronCreateBodySchema,
   cronListQuerySchema,
-  cronSchema,
-  listOf,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -16,7 +15,7 @@ import type { Output } from '../internal/types.ts';
 
 export type CronCreateParams = Output<typeof cronCreateBodySchema>;
 export type CronListParams = Output<typeof cronListQuerySchema>;
-export type CronList = Output<ReturnType<typeof listOf<typeof cronSchema>>>;
+export type CronList = ListPage<Cron>;
 
 const cron = (value: unknown) => id('cron', value, 'cronId');
 

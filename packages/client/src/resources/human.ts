@@ -6,13 +6,12 @@ import type {
   InboxResponse,
   inboxHistoryQuerySchema,
   inboxListQuerySchema,
-  listOf,
   Ticket,
   ticketProgressBodySchema,
-  ticketSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -22,7 +21,7 @@ import type { Output } from '../internal/types.ts';
 export type HumanRequestCreateParams = Output<typeof humanRequestCreateBodySchema>;
 export type HumanRespondParams = Output<typeof humanRespondBodySchema>;
 export type HumanReasonParams = Output<typeof humanReasonBodySchema>;
-export type TicketList = Output<ReturnType<typeof listOf<typeof ticketSchema>>>;
+export type TicketList = ListPage<Ticket>;
 export type InboxListParams = Output<typeof inboxListQuerySchema>;
 export type InboxHistoryParams = Output<typeof inboxHistoryQuerySchema>;
 export type TicketProgressParams = Output<typeof ticketProgressBodySchema>;

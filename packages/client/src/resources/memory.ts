@@ -1,15 +1,14 @@
 import {
   describeValue,
-  type listOf,
   type MemoryDocument,
   type MemoryDocumentSummary,
-  type memoryDocumentSummarySchema,
   type memoryGetQuerySchema,
   type memoryListQuerySchema,
   parseMemorySpace,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { eachItem } from '../core/pages.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
@@ -20,7 +19,7 @@ import type { Output } from '../internal/types.ts';
 export type MemoryListParams = Output<typeof memoryListQuerySchema>;
 /** `{ space?, path }`; `space` defaults to `'user'`. */
 export type MemoryGetParams = Output<typeof memoryGetQuerySchema>;
-export type MemoryList = Output<ReturnType<typeof listOf<typeof memoryDocumentSummarySchema>>>;
+export type MemoryList = ListPage<MemoryDocumentSummary>;
 
 /**
  * `client.memory`: the person's knowledge and preference documents (and an app's or a node's

@@ -1,13 +1,12 @@
 import type {
   credentialInstallBodySchema,
-  listOf,
   ModelConfig,
   ModelCredential,
   modelConfigBodySchema,
-  modelCredentialSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { name, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -19,7 +18,7 @@ export type CredentialInstallParams = Output<typeof credentialInstallBodySchema>
 /** `{ default, profiles? }`: replaces the whole configuration. */
 export type ModelConfigUpdateParams = Output<typeof modelConfigBodySchema>;
 
-export type ModelCredentialList = Output<ReturnType<typeof listOf<typeof modelCredentialSchema>>>;
+export type ModelCredentialList = ListPage<ModelCredential>;
 
 /** `anthropic`, `openai` or `openai-compatible` (`scripted` takes no credentials). */
 export type CredentialProvider = ModelCredential['provider'];

@@ -1,11 +1,10 @@
 import type {
   Job,
-  jobSchema,
-  listOf,
   listQuerySchema,
   Mail,
   messageBodySchema,
   Node,
+  NodeEvent,
   NodeOutcome,
   NodeParseResult,
   NodeReviveAllResult,
@@ -13,7 +12,6 @@ import type {
   nodeCreateAndWaitBodySchema,
   nodeCreateBodySchema,
   nodeDemoteBodySchema,
-  nodeEventSchema,
   nodeEventsQuerySchema,
   nodeForkBodySchema,
   nodeListQuerySchema,
@@ -21,18 +19,18 @@ import type {
   nodeRecycleBodySchema,
   nodeReviveAllBodySchema,
   nodeReviveBodySchema,
-  nodeSchema,
   nodeStreamQuerySchema,
   nodeUpdateBodySchema,
   nodeWaitBodySchema,
+  Report,
   reasonBodySchema,
-  reportSchema,
   resultSubmitBodySchema,
   Worktree,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { NodeStream, openOutcomeStream } from '../core/outcome-stream.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -59,10 +57,10 @@ export type NodeStreamParams = Omit<Output<typeof nodeStreamQuerySchema>, 'after
 export type ResultSubmitParams = Output<typeof resultSubmitBodySchema>;
 export type PageParams = Output<typeof listQuerySchema>;
 
-export type NodeList = Output<ReturnType<typeof listOf<typeof nodeSchema>>>;
-export type NodeEventList = Output<ReturnType<typeof listOf<typeof nodeEventSchema>>>;
-export type ReportList = Output<ReturnType<typeof listOf<typeof reportSchema>>>;
-export type JobList = Output<ReturnType<typeof listOf<typeof jobSchema>>>;
+export type NodeList = ListPage<Node>;
+export type NodeEventList = ListPage<NodeEvent>;
+export type ReportList = ListPage<Report>;
+export type JobList = ListPage<Job>;
 
 const node = (value: unknown) => id('node', value, 'nodeId');
 

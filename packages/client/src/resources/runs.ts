@@ -1,5 +1,4 @@
 import type {
-  listOf,
   Mail,
   Run,
   RunDeleteResult,
@@ -10,15 +9,15 @@ import type {
   runListQuerySchema,
   runParseBodySchema,
   runRenameBodySchema,
-  runSchema,
   runStartBodySchema,
   runStreamQuerySchema,
+  Turn,
   turnListQuerySchema,
-  turnSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { openOutcomeStream, RunStream } from '../core/outcome-stream.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -34,8 +33,8 @@ export type RunRenameParams = Output<typeof runRenameBodySchema>;
 export type RunTraceParams = Output<typeof turnListQuerySchema>;
 export type RunEventsParams = Output<typeof runEventsQuerySchema>;
 export type RunStreamParams = Omit<Output<typeof runStreamQuerySchema>, 'after'>;
-export type RunList = Output<ReturnType<typeof listOf<typeof runSchema>>>;
-export type TurnList = Output<ReturnType<typeof listOf<typeof turnSchema>>>;
+export type RunList = ListPage<Run>;
+export type TurnList = ListPage<Turn>;
 
 const run = (value: unknown) => id('run', value, 'runId');
 

@@ -1,13 +1,12 @@
 import type {
-  listOf,
   Share,
   ShareDeleteResult,
   shareCreateBodySchema,
   shareListQuerySchema,
-  shareSchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
@@ -16,7 +15,7 @@ import type { Output } from '../internal/types.ts';
 /** `{ app_id, path, mode: 'read' | 'rw', expires_in_s? }`. */
 export type ShareCreateParams = Output<typeof shareCreateBodySchema>;
 export type ShareListParams = Output<typeof shareListQuerySchema>;
-export type ShareList = Output<ReturnType<typeof listOf<typeof shareSchema>>>;
+export type ShareList = ListPage<Share>;
 
 const share = (value: unknown) => id('share', value, 'shareId');
 
