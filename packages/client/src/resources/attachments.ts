@@ -1,12 +1,11 @@
-import { type AttachmentLink, assertId, type attachmentLinkQuerySchema } from '@svc/protocol';
+import { type AttachmentLink, type AttachmentLinkQuery, assertId } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ upload_id, ttl_s? }`: `ttl_s` from 1 to 3600 (default 300). */
-export type AttachmentLinkParams = Output<typeof attachmentLinkQuerySchema>;
+export type AttachmentLinkParams = AttachmentLinkQuery;
 
 /** `client.attachments`: capability URLs serving an upload's bytes without a bearer. */
 export class Attachments extends APIResource {

@@ -1,18 +1,17 @@
 import {
   BASH_DEFAULT_TIMEOUT_MS,
   BASH_TIMEOUT_MAX_MS,
+  type BashBody,
   type BashResult,
-  type bashBodySchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import { ANSWER_GRACE_MS, show } from '../internal/options.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ command, cwd, timeout_ms?, env? }`; `cwd` is absolute on the daemon's host (it checks). */
-export type BashRunParams = Output<typeof bashBodySchema>;
+export type BashRunParams = BashBody;
 
 export class Bash extends APIResource {
   /** Runs one command (POST /v1/bash). A non-zero exit is a value, not an error. */

@@ -1,24 +1,24 @@
 import {
   type AttentionCounts,
   type AttentionItem,
+  type AttentionQuery,
   assertId,
-  type attentionQuerySchema,
+  type CanvasPruneBody,
   type CanvasPruneResult,
   type CanvasSnapshot,
-  type canvasPruneBodySchema,
-  type canvasSnapshotQuerySchema,
+  type CanvasSnapshotQuery,
+  type HistoryGrepQuery,
   type HistoryGrepResult,
   type HistoryReadResult,
+  type HistorySearchQuery,
   type HistorySearchResult,
   type HistoryStats,
-  type historyGrepQuerySchema,
+  type HistoryStatsQuery,
   type historyReadQuerySchema,
-  type historySearchQuerySchema,
-  type historyStatsQuerySchema,
   NODE_STATES,
   type NodeState,
   type RosterEntry,
-  type rosterQuerySchema,
+  type RosterQuery,
   type SystemStatus,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
@@ -33,15 +33,15 @@ import type { NodeList, NodeListParams, Nodes } from './nodes.ts';
 import type { System } from './system.ts';
 
 export type AttentionList = ListPage<AttentionItem>;
-export type AttentionListParams = Output<typeof attentionQuerySchema>;
-export type CanvasSnapshotParams = Output<typeof canvasSnapshotQuerySchema>;
+export type AttentionListParams = AttentionQuery;
+export type CanvasSnapshotParams = CanvasSnapshotQuery;
 export type RosterList = ListPage<RosterEntry>;
-export type RosterListParams = Output<typeof rosterQuerySchema>;
-export type CanvasPruneParams = Output<typeof canvasPruneBodySchema>;
-export type HistorySearchParams = Output<typeof historySearchQuerySchema>;
-export type HistoryGrepParams = Output<typeof historyGrepQuerySchema>;
+export type RosterListParams = RosterQuery;
+export type CanvasPruneParams = CanvasPruneBody;
+export type HistorySearchParams = HistorySearchQuery;
+export type HistoryGrepParams = HistoryGrepQuery;
 export type HistoryReadParams = Omit<Output<typeof historyReadQuerySchema>, 'node_id'>;
-export type HistoryStatsParams = Output<typeof historyStatsQuerySchema>;
+export type HistoryStatsParams = HistoryStatsQuery;
 
 /** `client.canvas.dashboard()`: the daemon's status and a page of nodes, fetched together. */
 export interface Dashboard {

@@ -1,9 +1,9 @@
 import type {
   Cron,
+  CronCreateBody,
   CronDeleteResult,
+  CronListQuery,
   CronRunResult,
-  cronCreateBodySchema,
-  cronListQuerySchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
@@ -11,10 +11,9 @@ import type { ListPage } from '../core/pages.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
-export type CronCreateParams = Output<typeof cronCreateBodySchema>;
-export type CronListParams = Output<typeof cronListQuerySchema>;
+export type CronCreateParams = CronCreateBody;
+export type CronListParams = CronListQuery;
 export type CronList = ListPage<Cron>;
 
 const cron = (value: unknown) => id('cron', value, 'cronId');

@@ -1,10 +1,10 @@
 import type {
   CustomObjectAckResult,
   CustomObjectDeleteResult,
+  CustomObjectPublishBody,
   CustomObjectPublishResult,
+  CustomObjectRegisterBody,
   CustomObjectRegistered,
-  customObjectPublishBodySchema,
-  customObjectRegisterBodySchema,
   ObjectDelivery,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
@@ -12,10 +12,9 @@ import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Stream } from '../core/stream.ts';
-import type { Output } from '../internal/types.ts';
 
-export type CustomObjectRegisterParams = Output<typeof customObjectRegisterBodySchema>;
-export type CustomObjectPublishParams = Output<typeof customObjectPublishBodySchema>;
+export type CustomObjectRegisterParams = CustomObjectRegisterBody;
+export type CustomObjectPublishParams = CustomObjectPublishBody;
 
 const object = (value: unknown) => id('object', value, 'ref');
 

@@ -1,24 +1,23 @@
 import {
   type FileList,
   type FileSlice,
+  type FilesListQuery,
+  type FilesReadQuery,
+  type FilesWriteBody,
   type FileWriteResult,
-  type filesListQuerySchema,
-  type filesReadQuerySchema,
-  type filesWriteBodySchema,
   REQUEST_BODY_MAX_BYTES,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ path, offset?, max_bytes? }`; `path` is absolute on the daemon's host (it checks). */
-export type FileReadParams = Output<typeof filesReadQuerySchema>;
+export type FileReadParams = FilesReadQuery;
 /** `{ path, content, encoding?, create_parents? }`; at most 1 MiB once decoded. */
-export type FileWriteParams = Output<typeof filesWriteBodySchema>;
+export type FileWriteParams = FilesWriteBody;
 /** `{ path, limit? }`. */
-export type FileListParams = Output<typeof filesListQuerySchema>;
+export type FileListParams = FilesListQuery;
 
 /**
  * Host files by absolute path. Paths get no local identifier check (SPEC): the daemon validates

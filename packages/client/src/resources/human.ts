@@ -1,13 +1,13 @@
 import type {
+  HumanReasonBody,
   HumanRequest,
-  humanReasonBodySchema,
-  humanRequestCreateBodySchema,
-  humanRespondBodySchema,
+  HumanRequestCreateBody,
+  HumanRespondBody,
+  InboxHistoryQuery,
+  InboxListQuery,
   InboxResponse,
-  inboxHistoryQuerySchema,
-  inboxListQuerySchema,
   Ticket,
-  ticketProgressBodySchema,
+  TicketProgressBody,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
@@ -16,15 +16,14 @@ import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
-import type { Output } from '../internal/types.ts';
 
-export type HumanRequestCreateParams = Output<typeof humanRequestCreateBodySchema>;
-export type HumanRespondParams = Output<typeof humanRespondBodySchema>;
-export type HumanReasonParams = Output<typeof humanReasonBodySchema>;
+export type HumanRequestCreateParams = HumanRequestCreateBody;
+export type HumanRespondParams = HumanRespondBody;
+export type HumanReasonParams = HumanReasonBody;
 export type TicketList = ListPage<Ticket>;
-export type InboxListParams = Output<typeof inboxListQuerySchema>;
-export type InboxHistoryParams = Output<typeof inboxHistoryQuerySchema>;
-export type TicketProgressParams = Output<typeof ticketProgressBodySchema>;
+export type InboxListParams = InboxListQuery;
+export type InboxHistoryParams = InboxHistoryQuery;
+export type TicketProgressParams = TicketProgressBody;
 
 const request = (value: unknown) => id('human_request', value, 'requestId');
 const ticket = (value: unknown) => id('ticket', value, 'ticketId');

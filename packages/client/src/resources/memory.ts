@@ -2,8 +2,8 @@ import {
   describeValue,
   type MemoryDocument,
   type MemoryDocumentSummary,
-  type memoryGetQuerySchema,
-  type memoryListQuerySchema,
+  type MemoryGetQuery,
+  type MemoryListQuery,
   parseMemorySpace,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
@@ -13,12 +13,11 @@ import { eachItem } from '../core/pages.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ space?, prefix?, kind?, privacy?, limit?, after? }`; `space` defaults to `'user'`. */
-export type MemoryListParams = Output<typeof memoryListQuerySchema>;
+export type MemoryListParams = MemoryListQuery;
 /** `{ space?, path }`; `space` defaults to `'user'`. */
-export type MemoryGetParams = Output<typeof memoryGetQuerySchema>;
+export type MemoryGetParams = MemoryGetQuery;
 export type MemoryList = ListPage<MemoryDocumentSummary>;
 
 /**

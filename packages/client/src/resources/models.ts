@@ -1,8 +1,8 @@
 import type {
-  credentialInstallBodySchema,
+  CredentialInstallBody,
   ModelConfig,
+  ModelConfigBody,
   ModelCredential,
-  modelConfigBodySchema,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
@@ -11,12 +11,11 @@ import { name, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ api_key?, base_url? }`: the only request body that carries a key. */
-export type CredentialInstallParams = Output<typeof credentialInstallBodySchema>;
+export type CredentialInstallParams = CredentialInstallBody;
 /** `{ default, profiles? }`: replaces the whole configuration. */
-export type ModelConfigUpdateParams = Output<typeof modelConfigBodySchema>;
+export type ModelConfigUpdateParams = ModelConfigBody;
 
 export type ModelCredentialList = ListPage<ModelCredential>;
 

@@ -1,30 +1,30 @@
 import type {
   Job,
-  listQuerySchema,
+  ListQuery,
   Mail,
-  messageBodySchema,
+  MessageBody,
   Node,
+  NodeCreateAndWaitBody,
+  NodeCreateBody,
+  NodeDemoteBody,
   NodeEvent,
+  NodeEventsQuery,
+  NodeForkBody,
+  NodeListQuery,
   NodeOutcome,
+  NodeParseBody,
   NodeParseResult,
+  NodeRecycleBody,
+  NodeReviveAllBody,
   NodeReviveAllResult,
+  NodeReviveBody,
+  NodeUpdateBody,
+  NodeWaitBody,
   NodeWaitResult,
-  nodeCreateAndWaitBodySchema,
-  nodeCreateBodySchema,
-  nodeDemoteBodySchema,
-  nodeEventsQuerySchema,
-  nodeForkBodySchema,
-  nodeListQuerySchema,
-  nodeParseBodySchema,
-  nodeRecycleBodySchema,
-  nodeReviveAllBodySchema,
-  nodeReviveBodySchema,
   nodeStreamQuerySchema,
-  nodeUpdateBodySchema,
-  nodeWaitBodySchema,
+  ReasonBody,
   Report,
-  reasonBodySchema,
-  resultSubmitBodySchema,
+  ResultSubmitBody,
   Worktree,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
@@ -38,24 +38,24 @@ import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
 import { startParse, startThenWait, type WaitParams, waitFor } from './wait.ts';
 
-export type NodeCreateParams = Output<typeof nodeCreateBodySchema>;
+export type NodeCreateParams = NodeCreateBody;
 /** The create body plus `timeout_s`: the client's whole wait (it loops the bounded server wait). */
-export type NodeCreateAndWaitParams = Output<typeof nodeCreateAndWaitBodySchema>;
-export type NodeParseParams = Output<typeof nodeParseBodySchema>;
-export type NodeListParams = Output<typeof nodeListQuerySchema>;
-export type NodeUpdateParams = Output<typeof nodeUpdateBodySchema>;
-export type NodeReasonParams = Output<typeof reasonBodySchema>;
-export type NodeMessageParams = Output<typeof messageBodySchema>;
-export type NodeForkParams = Output<typeof nodeForkBodySchema>;
-export type NodeReviveParams = Output<typeof nodeReviveBodySchema>;
-export type NodeReviveAllParams = Output<typeof nodeReviveAllBodySchema>;
-export type NodeDemoteParams = Output<typeof nodeDemoteBodySchema>;
-export type NodeRecycleParams = Output<typeof nodeRecycleBodySchema>;
-export type NodeWaitParams = Output<typeof nodeWaitBodySchema>;
-export type NodeEventsParams = Output<typeof nodeEventsQuerySchema>;
+export type NodeCreateAndWaitParams = NodeCreateAndWaitBody;
+export type NodeParseParams = NodeParseBody;
+export type NodeListParams = NodeListQuery;
+export type NodeUpdateParams = NodeUpdateBody;
+export type NodeReasonParams = ReasonBody;
+export type NodeMessageParams = MessageBody;
+export type NodeForkParams = NodeForkBody;
+export type NodeReviveParams = NodeReviveBody;
+export type NodeReviveAllParams = NodeReviveAllBody;
+export type NodeDemoteParams = NodeDemoteBody;
+export type NodeRecycleParams = NodeRecycleBody;
+export type NodeWaitParams = NodeWaitBody;
+export type NodeEventsParams = NodeEventsQuery;
 export type NodeStreamParams = Omit<Output<typeof nodeStreamQuerySchema>, 'after'>;
-export type ResultSubmitParams = Output<typeof resultSubmitBodySchema>;
-export type PageParams = Output<typeof listQuerySchema>;
+export type ResultSubmitParams = ResultSubmitBody;
+export type PageParams = ListQuery;
 
 export type NodeList = ListPage<Node>;
 export type NodeEventList = ListPage<NodeEvent>;

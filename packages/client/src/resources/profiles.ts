@@ -1,18 +1,17 @@
-import type { listQuerySchema, Profile, profileEnsureBodySchema } from '@svc/protocol';
+import type { ListQuery, Profile, ProfileEnsureBody } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
 import type { ListPage } from '../core/pages.ts';
 import { name, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** The fields to set; `null` resets one to its default, an omitted one is kept. */
-export type ProfileEnsureParams = Output<typeof profileEnsureBodySchema>;
+export type ProfileEnsureParams = ProfileEnsureBody;
 
 export type ProfileList = ListPage<Profile>;
 /** `{ limit?, after? }`: `after` is the previous page's `next_cursor`. */
-export type ProfileListParams = Output<typeof listQuerySchema>;
+export type ProfileListParams = ListQuery;
 
 const profile = (value: unknown) => name('profile', value, 'name');
 

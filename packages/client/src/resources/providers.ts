@@ -1,22 +1,21 @@
 import {
   assertName,
   PROVIDER_CALL_TIMEOUT_MS,
+  type ProviderCallBody,
   type ProviderCallResult,
   type ProviderToolList,
-  type providerCallBodySchema,
-  type providerToolsQuerySchema,
+  type ProviderToolsQuery,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import { ANSWER_GRACE_MS } from '../internal/options.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ provider? }`: one provider's commands only. */
-export type ProviderToolsParams = Output<typeof providerToolsQuerySchema>;
+export type ProviderToolsParams = ProviderToolsQuery;
 /** `{ provider, group, command, input, profile? }` */
-export type ProviderCallParams = Output<typeof providerCallBodySchema>;
+export type ProviderCallParams = ProviderCallBody;
 
 /** `client.providers`: the installed plugins' commands, listed and called through the daemon. */
 export class Providers extends APIResource {

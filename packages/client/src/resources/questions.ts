@@ -1,12 +1,11 @@
-import type { Question, questionAnswerBodySchema } from '@svc/protocol';
+import type { Question, QuestionAnswerBody } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ text?, choice?, data? }`, checked as an inbox answer is. */
-export type QuestionAnswerParams = Output<typeof questionAnswerBodySchema>;
+export type QuestionAnswerParams = QuestionAnswerBody;
 
 const question = (value: unknown) => id('question', value, 'questionId');
 

@@ -2,17 +2,17 @@ import type {
   Mail,
   Run,
   RunDeleteResult,
+  RunEventsQuery,
+  RunListAllQuery,
+  RunListQuery,
+  RunParseBody,
   RunParseResult,
+  RunRenameBody,
+  RunStartBody,
   RunWaitResult,
-  runEventsQuerySchema,
-  runListAllQuerySchema,
-  runListQuerySchema,
-  runParseBodySchema,
-  runRenameBodySchema,
-  runStartBodySchema,
   runStreamQuerySchema,
   Turn,
-  turnListQuerySchema,
+  TurnListQuery,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { openOutcomeStream, RunStream } from '../core/outcome-stream.ts';
@@ -25,13 +25,13 @@ import type { Output } from '../internal/types.ts';
 import type { NodeEventList, NodeMessageParams, NodeReasonParams } from './nodes.ts';
 import { startParse, type WaitParams, waitFor } from './wait.ts';
 
-export type RunStartParams = Output<typeof runStartBodySchema>;
-export type RunParseParams = Output<typeof runParseBodySchema>;
-export type RunListParams = Output<typeof runListQuerySchema>;
-export type RunListAllParams = Output<typeof runListAllQuerySchema>;
-export type RunRenameParams = Output<typeof runRenameBodySchema>;
-export type RunTraceParams = Output<typeof turnListQuerySchema>;
-export type RunEventsParams = Output<typeof runEventsQuerySchema>;
+export type RunStartParams = RunStartBody;
+export type RunParseParams = RunParseBody;
+export type RunListParams = RunListQuery;
+export type RunListAllParams = RunListAllQuery;
+export type RunRenameParams = RunRenameBody;
+export type RunTraceParams = TurnListQuery;
+export type RunEventsParams = RunEventsQuery;
 export type RunStreamParams = Omit<Output<typeof runStreamQuerySchema>, 'after'>;
 export type RunList = ListPage<Run>;
 export type TurnList = ListPage<Turn>;

@@ -1,20 +1,14 @@
-import type {
-  Share,
-  ShareDeleteResult,
-  shareCreateBodySchema,
-  shareListQuerySchema,
-} from '@svc/protocol';
+import type { Share, ShareCreateBody, ShareDeleteResult, ShareListQuery } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
 import type { ListPage } from '../core/pages.ts';
 import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ app_id, path, mode: 'read' | 'rw', expires_in_s? }`. */
-export type ShareCreateParams = Output<typeof shareCreateBodySchema>;
-export type ShareListParams = Output<typeof shareListQuerySchema>;
+export type ShareCreateParams = ShareCreateBody;
+export type ShareListParams = ShareListQuery;
 export type ShareList = ListPage<Share>;
 
 const share = (value: unknown) => id('share', value, 'shareId');

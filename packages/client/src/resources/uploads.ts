@@ -1,12 +1,11 @@
-import type { Upload, uploadCreateBodySchema } from '@svc/protocol';
+import type { Upload, UploadCreateBody } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ filename, media_type?, content_base64 }`; at most 1 MiB once decoded. */
-export type UploadCreateParams = Output<typeof uploadCreateBodySchema>;
+export type UploadCreateParams = UploadCreateBody;
 
 /**
  * `client.uploads`: files an app hands the daemon for its runs. Reading or deleting one

@@ -16,6 +16,7 @@ export const bashBodySchema = z.strictObject({
     .optional()
     .describe('added to the environment of the command'),
 });
+export type BashBody = z.output<typeof bashBodySchema>;
 
 /** A non-zero exit is a value, not an error. */
 export const bashResultSchema = z.object({

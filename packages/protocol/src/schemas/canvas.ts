@@ -68,6 +68,7 @@ export const attentionQuerySchema = listQuerySchema.extend({
     .describe('the next_cursor of the previous page (newest first)'),
   kinds: kindsList.optional(),
 });
+export type AttentionQuery = z.output<typeof attentionQuerySchema>;
 
 export const attentionCountsSchema = z.object({
   total: z.number().int().nonnegative(),
@@ -113,6 +114,7 @@ export const canvasSnapshotQuerySchema = z.object({
     .describe(`default ${SNAPSHOT_LIMIT_DEFAULT}; the newest nodes first`),
   root_id: nodeId.optional().describe('only this tree'),
 });
+export type CanvasSnapshotQuery = z.output<typeof canvasSnapshotQuerySchema>;
 
 export const canvasSnapshotSchema = z.object({
   seq: z
@@ -161,6 +163,7 @@ export const rosterQuerySchema = listQuerySchema.extend({
     .optional()
     .describe('comma-separated live states (queued, running, waiting); default all three'),
 });
+export type RosterQuery = z.output<typeof rosterQuerySchema>;
 
 // ── prune ──────────────────────────────────────────────────────────────────────────────────
 
@@ -190,6 +193,7 @@ export const canvasPruneBodySchema = z.strictObject({
     .optional()
     .describe('at most this many trees per call (default 500); has_more says whether more qualify'),
 });
+export type CanvasPruneBody = z.output<typeof canvasPruneBodySchema>;
 
 export const canvasPruneResultSchema = z.object({
   pruned: z.array(nodeId).describe('the roots of the trees removed (or, dry run, to remove)'),
@@ -229,6 +233,7 @@ export const historySearchQuerySchema = z.object({
     .optional()
     .describe('the next_cursor of the previous page'),
 });
+export type HistorySearchQuery = z.output<typeof historySearchQuerySchema>;
 
 export const searchHitSchema = z.object({
   node_id: nodeId,
@@ -254,6 +259,7 @@ export const historyGrepQuerySchema = z.object({
   node_id: nodeId.optional().describe('only this node'),
   limit: queryInt(1, LIST_LIMIT_MAX).optional().describe('default 50'),
 });
+export type HistoryGrepQuery = z.output<typeof historyGrepQuerySchema>;
 
 export const grepHitSchema = z.object({
   node_id: nodeId,
@@ -321,6 +327,7 @@ export const historyStatsQuerySchema = z.object({
     .describe('only turns started (and nodes created) at or after this time; default all'),
   group_by: z.enum(STATS_GROUPS).optional().describe("default 'day' (UTC)"),
 });
+export type HistoryStatsQuery = z.output<typeof historyStatsQuerySchema>;
 
 const totalsShape = {
   nodes: z.number().int().nonnegative().describe('nodes with a turn in it'),

@@ -94,6 +94,7 @@ export const listQuerySchema = z.object({
   limit: queryInt(1, LIST_LIMIT_MAX).optional(),
   after: z.string().min(1).max(200).optional().describe('the next_cursor of the previous page'),
 });
+export type ListQuery = z.output<typeof listQuerySchema>;
 
 /** `{"data": [...], "has_more", "next_cursor"}`. */
 export function listOf<T extends z.ZodType>(item: T) {

@@ -65,12 +65,14 @@ export const cronCreateBodySchema = z.strictObject({
   overlap: cronOverlapSchema.optional().describe("default 'skip'"),
   task: cronTaskSchema,
 });
+export type CronCreateBody = z.output<typeof cronCreateBodySchema>;
 
 export const cronListQuerySchema = listQuerySchema.extend({
   // A cursor is the last id of the page before: anything else would read as the end of the list.
   after: idSchema('cron').optional().describe('the next_cursor of the previous page'),
   state: cronStateSchema.optional(),
 });
+export type CronListQuery = z.output<typeof cronListQuerySchema>;
 
 /** `crons.run`: the cron after the fire and the node it created. */
 export const cronRunResultSchema = z.object({ cron: cronSchema, node: nodeSchema });

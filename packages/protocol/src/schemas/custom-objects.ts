@@ -90,6 +90,7 @@ export const customObjectRegisterBodySchema = z.strictObject({
   ),
   receiver: objectReceiverSchema,
 });
+export type CustomObjectRegisterBody = z.output<typeof customObjectRegisterBodySchema>;
 
 export const customObjectSchema = z.object({
   id: idSchema('object'),
@@ -136,6 +137,7 @@ export const customObjectPublishBodySchema = z.strictObject({
   event: z.string().min(1).max(200),
   data: z.unknown().optional().describe("any JSON (default null); matches the event's schema"),
 });
+export type CustomObjectPublishBody = z.output<typeof customObjectPublishBodySchema>;
 
 export const customObjectPublishResultSchema = z.object({
   delivery_id: idSchema('delivery'),

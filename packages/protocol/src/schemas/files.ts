@@ -28,6 +28,7 @@ export const filesReadQuerySchema = z.object({
     .optional()
     .describe(`the most bytes answered (default ${FILES_READ_DEFAULT_BYTES})`),
 });
+export type FilesReadQuery = z.output<typeof filesReadQuerySchema>;
 
 export const filesReadResultSchema = z.object({
   path: z.string().describe('the path as given'),
@@ -53,6 +54,7 @@ export const filesWriteBodySchema = z.strictObject({
     .optional()
     .describe('make missing parent directories (default false: 404 when the parent is missing)'),
 });
+export type FilesWriteBody = z.output<typeof filesWriteBodySchema>;
 
 export const filesWriteResultSchema = z.object({
   path: z.string().describe('the path as given'),
@@ -66,6 +68,7 @@ export const filesListQuerySchema = z.object({
     .optional()
     .describe(`the most entries answered (default ${FILES_LIST_DEFAULT_LIMIT})`),
 });
+export type FilesListQuery = z.output<typeof filesListQuerySchema>;
 
 export const fileEntrySchema = z.object({
   name: z.string(),

@@ -134,6 +134,7 @@ export const humanRequestCreateBodySchema = z.strictObject({
     .optional()
     .describe('expire unanswered after this many seconds; default never'),
 });
+export type HumanRequestCreateBody = z.output<typeof humanRequestCreateBodySchema>;
 
 export const humanRespondBodySchema = z.strictObject({
   text: z.string().min(1).max(HUMAN_TEXT_MAX).optional(),
@@ -143,14 +144,17 @@ export const humanRespondBodySchema = z.strictObject({
     .optional()
     .describe('any JSON; required when the request has a response_schema'),
 });
+export type HumanRespondBody = z.output<typeof humanRespondBodySchema>;
 
 export const humanReasonBodySchema = z.strictObject({
   reason: z.string().min(1).max(2000).optional(),
 });
+export type HumanReasonBody = z.output<typeof humanReasonBodySchema>;
 
 export const ticketProgressBodySchema = z.strictObject({
   note: z.string().min(1).max(2000).optional(),
 });
+export type TicketProgressBody = z.output<typeof ticketProgressBodySchema>;
 
 export const humanRequestParamsSchema = z.object({ id: idSchema('human_request') });
 export const ticketParamsSchema = z.object({ ticket_id: idSchema('ticket') });
@@ -159,11 +163,13 @@ export const inboxListQuerySchema = listQuerySchema.extend({
   after: idSchema('ticket').optional().describe('the next_cursor of the previous page'),
   state: z.enum(OPEN_TICKET_STATES).optional(),
 });
+export type InboxListQuery = z.output<typeof inboxListQuerySchema>;
 
 export const inboxHistoryQuerySchema = listQuerySchema.extend({
   after: idSchema('ticket').optional().describe('the next_cursor of the previous page'),
   state: z.enum(CLOSED_TICKET_STATES).optional(),
 });
+export type InboxHistoryQuery = z.output<typeof inboxHistoryQuerySchema>;
 
 /** The payload of a `human.request` event. */
 export const humanRequestEventSchema = z.object({

@@ -28,6 +28,7 @@ export const llmBodySchema = z.strictObject({
       'ask for JSON matching it; the answer carries it parsed (422 when it does not match)',
     ),
 });
+export type LlmBody = z.output<typeof llmBodySchema>;
 
 export const llmResponseSchema = z.object({
   model: modelRefSchema,

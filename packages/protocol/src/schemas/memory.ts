@@ -106,11 +106,13 @@ export const memoryListQuerySchema = listQuerySchema.extend({
     .optional()
     .describe('the next_cursor of the previous page'),
 });
+export type MemoryListQuery = z.output<typeof memoryListQuerySchema>;
 
 export const memoryGetQuerySchema = z.object({
   space: memorySpaceSchema.optional().describe("default 'user'"),
   path: memoryPathSchema,
 });
+export type MemoryGetQuery = z.output<typeof memoryGetQuerySchema>;
 
 const ifVersionDescription =
   'the version the document must have now (0: it must not exist yet); else 409 conflict';
@@ -141,6 +143,7 @@ export const memoryWriteBodySchema = z.strictObject({
   content: z.string().describe(`at most ${MEMORY_CONTENT_MAX_BYTES} bytes as UTF-8 (else 413)`),
   if_version: z.number().int().min(0).max(VERSION_MAX).optional().describe(ifVersionDescription),
 });
+export type MemoryWriteBody = z.output<typeof memoryWriteBodySchema>;
 
 export const memoryDeleteQuerySchema = z.object({
   space: memorySpaceSchema.optional().describe("default 'user'"),

@@ -106,6 +106,7 @@ export const credentialInstallBodySchema = z.strictObject({
       'the API root including its version segment, e.g. http://127.0.0.1:11434/v1; required for openai-compatible',
     ),
 });
+export type CredentialInstallBody = z.output<typeof credentialInstallBodySchema>;
 
 export const credentialParamsSchema = z.object({ provider: credentialProviderSchema });
 
@@ -147,6 +148,7 @@ export const modelConfigBodySchema = z.strictObject({
     .optional()
     .describe('per-profile overrides of the default, by profile name; {} when omitted'),
 });
+export type ModelConfigBody = z.output<typeof modelConfigBodySchema>;
 
 export const modelConfigSchema = z.object({
   default: modelRefSchema.nullable(),

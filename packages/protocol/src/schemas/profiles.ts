@@ -82,6 +82,7 @@ export const profileEnsureBodySchema = z.strictObject({
       "names from its env store exported into its nodes' sandboxed commands (e.g. a tool's API key); null = none",
     ),
 });
+export type ProfileEnsureBody = z.output<typeof profileEnsureBodySchema>;
 
 /** `PUT /v1/profiles/{name}/env/{var}`: the value is stored for brokers and never answered. */
 export const profileEnvSetBodySchema = z.strictObject({

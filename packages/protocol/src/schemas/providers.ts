@@ -15,6 +15,7 @@ export const PROVIDER_CALL_TIMEOUT_MS = 60_000;
 export const providerToolsQuerySchema = z.object({
   provider: nameSchema.optional().describe('only this provider (installed plugin) name'),
 });
+export type ProviderToolsQuery = z.output<typeof providerToolsQuerySchema>;
 
 /** One command the caller's scopes cover. */
 export const providerToolSchema = z.object({
@@ -51,6 +52,7 @@ export const providerCallBodySchema = z.strictObject({
       'whose env store holds a shared-token plugin\'s token (default "default"); unused otherwise',
     ),
 });
+export type ProviderCallBody = z.output<typeof providerCallBodySchema>;
 
 export const providerCallResultSchema = z.object({
   provider: nameSchema,

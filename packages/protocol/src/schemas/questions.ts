@@ -36,6 +36,7 @@ export const questionParamsSchema = z.object({ id: idSchema('question') });
 
 /** The answer: what `human.requests.respond` takes, checked the same way. */
 export const questionAnswerBodySchema = humanRespondBodySchema;
+export type QuestionAnswerBody = z.output<typeof questionAnswerBodySchema>;
 
 /** The payload of a `run.question` event (subject = the run id). */
 export const runQuestionEventSchema = z.object({

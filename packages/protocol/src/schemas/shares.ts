@@ -46,11 +46,13 @@ export const shareCreateBodySchema = z.strictObject({
     .optional()
     .describe('stop granting after this many seconds; default never'),
 });
+export type ShareCreateBody = z.output<typeof shareCreateBodySchema>;
 
 export const shareListQuerySchema = listQuerySchema.extend({
   after: idSchema('share').optional().describe('the next_cursor of the previous page'),
   app_id: nameSchema.optional().describe('only the shares made to this app'),
 });
+export type ShareListQuery = z.output<typeof shareListQuerySchema>;
 
 export const shareParamsSchema = z.object({ id: idSchema('share') });
 

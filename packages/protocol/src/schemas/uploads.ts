@@ -79,6 +79,7 @@ export const uploadCreateBodySchema = z.strictObject({
       `the bytes, base64 (standard alphabet); at most ${UPLOAD_MAX_BYTES} decoded (else 413)`,
     ),
 });
+export type UploadCreateBody = z.output<typeof uploadCreateBodySchema>;
 
 /** `POST /v1/uploads/raw`: the body is the bytes themselves; name and type come in the query. */
 export const uploadRawQuerySchema = z.object({
@@ -99,6 +100,7 @@ export const attachmentLinkQuerySchema = z.object({
     .optional()
     .describe(`seconds the link works (default ${ATTACHMENT_TTL_DEFAULT_S})`),
 });
+export type AttachmentLinkQuery = z.output<typeof attachmentLinkQuerySchema>;
 
 export const attachmentLinkSchema = z.object({
   url: z
