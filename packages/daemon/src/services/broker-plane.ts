@@ -23,17 +23,16 @@ import {
   availableTools,
   type Directive,
   exhaustedBudget,
-  type faultBodySchema,
+  type FaultBody,
   isBuiltinTool,
   isFinal,
-  type jobRecordBodySchema,
+  type JobRecordBody as JobBody,
   newId,
   pluginToolName,
-  type reportBodySchema,
-  type toolResultBodySchema,
-  type turnRecordBodySchema,
+  type ReportBody,
+  type ToolResultBody,
+  type TurnRecordBody as TurnBody,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
 import type { SupervisorHooks } from '../ports.ts';
@@ -57,12 +56,6 @@ import type { ProfileService } from './profiles.ts';
 import { waitUntil } from './wait-until.ts';
 
 export type { Directive };
-
-type TurnBody = z.output<typeof turnRecordBodySchema>;
-type ToolResultBody = z.output<typeof toolResultBodySchema>;
-type FaultBody = z.output<typeof faultBodySchema>;
-type ReportBody = z.output<typeof reportBodySchema>;
-type JobBody = z.output<typeof jobRecordBodySchema>;
 
 /** Crashes and non-fatal faults in a row (no new turn between them) before the node fails. */
 export const DEFAULT_RELAUNCH_BUDGET = 3;

@@ -7,8 +7,7 @@
  * (`cron-scheduler.ts`); this service decides what a due cron does.
  */
 
-import { type cronCreateBodySchema, isFinal, newId } from '@svc/protocol';
-import type { z } from 'zod';
+import { type CronCreateBody, isFinal, newId } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import { type Cron, type CronRow, toCron } from '../store/crons.ts';
@@ -18,7 +17,7 @@ import { checkSchedule, nextRunAt } from './cron-schedule.ts';
 import type { EventLog } from './events.ts';
 import { type CreateBody, type NodeService, titleOf } from './nodes.ts';
 
-export type CronCreateBody = z.output<typeof cronCreateBodySchema>;
+export type { CronCreateBody };
 export type CronTask = CronCreateBody['task'];
 
 /**

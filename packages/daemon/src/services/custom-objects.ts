@@ -7,13 +7,12 @@
 import { stat } from 'node:fs/promises';
 import {
   type CustomObjectAckResult as AckResult,
-  type customObjectPublishBodySchema,
-  type customObjectRegisterBodySchema,
   newId,
+  type CustomObjectPublishBody as PublishBody,
   type CustomObjectPublishResult as PublishResult,
+  type CustomObjectRegisterBody as RegisterBody,
   type CustomObjectRegistered as RegisterResult,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { appsReadable, requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
@@ -29,10 +28,7 @@ import { type EventDto, type EventLog, toEventDto } from './events.ts';
 import { eventSchemas } from './object-schemas.ts';
 import { mintPublishToken, mintSigningSecret } from './object-secrets.ts';
 
-export type RegisterBody = z.output<typeof customObjectRegisterBodySchema>;
-export type { RegisterResult };
-export type PublishBody = z.output<typeof customObjectPublishBodySchema>;
-export type { AckResult, PublishResult };
+export type { AckResult, PublishBody, PublishResult, RegisterBody, RegisterResult };
 
 /** How url and argv receivers are retried. */
 export interface DeliveryPolicy {

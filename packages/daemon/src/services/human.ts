@@ -12,14 +12,13 @@
 import {
   APPROVAL_OPTIONS,
   CLOSED_TICKET_STATES,
-  type humanRequestCreateBodySchema,
-  type humanRespondBodySchema,
+  type HumanRequestCreateBody as HumanCreateBody,
+  type HumanRespondBody,
   isFinal,
   newId,
   OPEN_TICKET_STATES,
   transition,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import {
@@ -39,8 +38,7 @@ import type { EventLog } from './events.ts';
 import type { NodeService } from './nodes.ts';
 import { compileUsable } from './output-schema.ts';
 
-export type HumanCreateBody = z.output<typeof humanRequestCreateBodySchema>;
-export type HumanRespondBody = z.output<typeof humanRespondBodySchema>;
+export type { HumanCreateBody, HumanRespondBody };
 
 type Action =
   | 'created'

@@ -1,6 +1,5 @@
-import type { LlmResponse, llmBodySchema } from '@svc/protocol';
+import type { LlmBody, LlmResponse } from '@svc/protocol';
 import { defaultSettingsMiddleware, type ModelMessage, wrapLanguageModel } from 'ai';
-import type { z } from 'zod';
 import { ModelError, type ModelErrorCode } from '../broker/model-error.ts';
 import { runModelTurn } from '../broker/model-turn.ts';
 import { createLanguageModel, type LanguageModelV4 } from '../broker/providers/index.ts';
@@ -11,8 +10,6 @@ import { type ModelService, refusedCredentials } from './models.ts';
 import { compileUsable } from './output-schema.ts';
 import { screenPatterns } from './pattern-safety.ts';
 import type { ProfileService } from './profiles.ts';
-
-type LlmBody = z.output<typeof llmBodySchema>;
 
 export type { LlmResponse };
 

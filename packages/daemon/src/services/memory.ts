@@ -15,12 +15,11 @@ import {
   MEMORY_PRIVACY,
   MEMORY_TITLE_MAX,
   type MemorySpace,
-  type memoryWriteBodySchema,
+  type MemoryWriteBody,
   parseMemorySpace,
   type Scope,
   tryParseScope,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
@@ -35,7 +34,7 @@ import {
 } from '../store/memory.ts';
 import type { EventLog } from './events.ts';
 
-export type MemoryWriteBody = z.output<typeof memoryWriteBodySchema>;
+export type { MemoryWriteBody };
 
 /** `all` levels, or only `public` ones (the person's space without the manage scope). */
 type View = 'all' | 'public';

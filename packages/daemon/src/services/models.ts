@@ -1,13 +1,12 @@
 import type {
-  credentialInstallBodySchema,
+  ModelConfigBody as ConfigBody,
+  CredentialInstallBody as InstallBody,
   ModelChoice,
   ModelConfig as ModelConfigDto,
   ModelCredential,
   ModelReadiness,
   ModelRef,
-  modelConfigBodySchema,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import type { ModelErrorCode } from '../broker/model-error.ts';
 import {
   type ModelConfig,
@@ -22,9 +21,6 @@ import type { EventLog } from './events.ts';
 
 /** A model as a request names it: a provider and model, plus a script for `scripted`. */
 export type { ModelChoice, ModelConfigDto, ModelCredential, ModelReadiness, ModelRef };
-
-type InstallBody = z.output<typeof credentialInstallBodySchema>;
-type ConfigBody = z.output<typeof modelConfigBodySchema>;
 
 /** Where to install what a provider lacks, in the words a person types. */
 const INSTALL_HINT: Readonly<Record<CredentialProvider, string>> = {

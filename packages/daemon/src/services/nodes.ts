@@ -8,22 +8,21 @@
 import {
   type Budgets,
   type Ceiling,
+  type NodeCreateBody as CreateBody,
   DEFAULT_BUDGETS,
   exhaustedBudget,
+  type NodeForkBody as ForkBody,
   isFinal,
   mergeBudgets,
   type NetworkPolicy,
   type NodeAction,
   type NodeState,
   newId,
-  type nodeCreateBodySchema,
-  type nodeForkBodySchema,
-  type nodeRecycleBodySchema,
-  type nodeUpdateBodySchema,
-  type nodeWaitBodySchema,
+  type NodeRecycleBody as RecycleBody,
   transition,
+  type NodeUpdateBody as UpdateBody,
+  type NodeWaitBody as WaitBody,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { appsReadable, checkScopes } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { NodeRuntime, Principal } from '../ports.ts';
@@ -57,11 +56,7 @@ import { forkWorkspace, resolveWorkspace } from './workspace.ts';
 /** The longest delay a Node timer takes (a signed 32-bit count of ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export type CreateBody = z.output<typeof nodeCreateBodySchema>;
-export type UpdateBody = z.output<typeof nodeUpdateBodySchema>;
-export type ForkBody = z.output<typeof nodeForkBodySchema>;
-export type RecycleBody = z.output<typeof nodeRecycleBodySchema>;
-export type WaitBody = z.output<typeof nodeWaitBodySchema>;
+export type { CreateBody, ForkBody, RecycleBody, UpdateBody, WaitBody };
 
 /** Where a new node goes when it starts a run (`runs.start`): no parent, the app's grant. */
 export interface RunPlacement {

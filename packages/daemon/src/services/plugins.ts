@@ -10,8 +10,8 @@
 import { readTar } from '@svc/plugin-kit/archive';
 import {
   type BrokerPlugin,
+  type PluginInstallBody as InstallBody,
   type Plugin,
-  type pluginInstallBodySchema,
   pluginToolName,
 } from '@svc/protocol';
 import { z } from 'zod';
@@ -21,8 +21,6 @@ import type { Store } from '../store/index.ts';
 import { fromJson, nestsTooDeep, toJson } from '../store/json.ts';
 import type { PluginRow } from '../store/plugins.ts';
 import type { EventLog } from './events.ts';
-
-type InstallBody = z.output<typeof pluginInstallBodySchema>;
 
 /** An archive is a manifest and little else; this bounds what a hostile endpoint can send. */
 const MAX_ARCHIVE_BYTES = 8 * 1024 * 1024;

@@ -1,12 +1,11 @@
 import {
   type Budgets,
   DEFAULT_BUDGETS,
+  type ProfileEnsureBody as EnsureBody,
   mergeBudgets,
   type NetworkPolicy,
   type Profile,
-  type profileEnsureBodySchema,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { checkScopes } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
@@ -16,8 +15,6 @@ import type { EventLog } from './events.ts';
 import type { ModelChoice } from './models.ts';
 
 export type { Profile };
-
-type EnsureBody = z.output<typeof profileEnsureBodySchema>;
 
 /** A profile as nodes and model calls use it: the full model choice, script included. */
 export interface ProfileSettings {

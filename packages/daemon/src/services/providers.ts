@@ -7,14 +7,13 @@
  */
 import {
   type BrokerPlugin,
+  type ProviderCallBody as CallBody,
   listCovers,
   type Plugin,
   type ProviderCallResult,
   type ProviderTool,
   pluginToolName,
-  type providerCallBodySchema,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
@@ -29,8 +28,6 @@ import {
   requestIdFrom,
 } from './plugin-call.ts';
 import type { ProfileService } from './profiles.ts';
-
-type CallBody = z.output<typeof providerCallBodySchema>;
 
 /**
  * The plugin statuses whose error envelope is the caller's to read: what it sent was refused

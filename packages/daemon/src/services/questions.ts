@@ -7,8 +7,7 @@
  * human service's own checks and states, so the inbox and the app can never disagree. Whoever
  * answers first wins; the other gets 409 `invalid_state`.
  */
-import { newId, type Question, type questionAnswerBodySchema } from '@svc/protocol';
-import type { z } from 'zod';
+import { newId, type Question, type QuestionAnswerBody } from '@svc/protocol';
 import { appOf, sees } from '../access/app-caller.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
@@ -20,8 +19,7 @@ import type { HumanService } from './human.ts';
 import { requireMayMail } from './node-ceiling.ts';
 import type { NodeService } from './nodes.ts';
 
-export type { Question };
-export type QuestionAnswerBody = z.output<typeof questionAnswerBodySchema>;
+export type { Question, QuestionAnswerBody };
 
 export interface QuestionServiceDeps {
   store: Store;

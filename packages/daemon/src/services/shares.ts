@@ -13,10 +13,9 @@ import {
   newId,
   normalizeAbsolutePath,
   type Scope,
-  type shareCreateBodySchema,
+  type ShareCreateBody,
   tryParseScope,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { appOf, sees } from '../access/app-caller.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
@@ -24,7 +23,7 @@ import type { Store } from '../store/index.ts';
 import type { Share, ShareRow } from '../store/shares.ts';
 import type { EventLog } from './events.ts';
 
-export type ShareCreateBody = z.output<typeof shareCreateBodySchema>;
+export type { ShareCreateBody };
 
 /** What a share grants: the files scope of its path and mode. */
 export function shareScope(row: Pick<ShareRow, 'mode' | 'path'>): Scope {
