@@ -11,7 +11,10 @@ import { feed } from '../../output/event-feed.ts';
 import { parseId } from '../../parse/id.ts';
 import { type WaitTarget, waitWithProgress } from './wait-progress.ts';
 
-export interface Subject<S extends { id: string; state: string }, A extends { final: boolean }> {
+type Shown = { id: string; state: string };
+type Waited = { final: boolean };
+
+export interface Subject<S extends Shown, A extends Waited> {
   /** The id's kind and the command's name. */
   noun: 'node' | 'run';
   /** Its events, backlog then live (with `subtree`, a node's descendants' too; a run's always). */
@@ -40,18 +43,15 @@ export interface Subject<S extends { id: string; state: string }, A extends { fi
   render(subject: S, colors: Palette): string;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: either side of the pair, as the commands take it
-type AnySubject = Subject<any, any>;
-
 /** An id of the subject's kind, else a usage error naming `what` (default: the `<id>` argument). */
-export function subjectId(kind: AnySubject, value: string, what?: string): string {
+function subjectId(kind: { noun: 'node' | 'run' }, value: string, what?: string): string {
   return parseId(kind.noun, value, what);
 }
 
 /** Its fields for a person; the DTO itself under `--json`. */
-export function printSubject<S extends { id: string; state: string }>(
+export function printSubject<S extends Shown, A extends Waited>(
   ctx: Context,
-  kind: Subject<S, { final: boolean }>,
+  kind: Subject<S, A>,
   subject: S,
 ): number {
   ctx.out.result(subject, (colors) => kind.render(subject, colors));
@@ -59,13 +59,17 @@ export function printSubject<S extends { id: string; state: string }>(
 }
 
 /** `svc node|run show`. */
-export async function showSubject(ctx: Context, kind: AnySubject, id: string): Promise<number> {
+export async function showSubject<S extends Shown, A extends Waited>(
+  ctx: Context,
+  kind: Subject<S, A>,
+  id: string,
+): Promise<number> {
   const client = await ctx.client();
   return printSubject(ctx, kind, await kind.retrieve(client, subjectId(kind, id)));
 }
 
 /** What `svc node|run wait` (and `create|start --wait`, `parse`) waits on: the outcome. */
-export function waitTarget<S extends { id: string; state: string }, A extends { final: boolean }>(
+export function waitTarget<S extends Shown, A extends Waited>(
   kind: Subject<S, A>,
   id: string,
   timeout: number,
@@ -83,7 +87,7 @@ export function waitTarget<S extends { id: string; state: string }, A extends { 
 }
 
 /** Waits for `id`'s outcome while the events of its tree stream to stderr as progress. */
-export function waitOn<S extends { id: string; state: string }, A extends { final: boolean }>(
+export function waitOn<S extends Shown, A extends Waited>(
   ctx: Context,
   kind: Subject<S, A>,
   id: string,
@@ -93,9 +97,9 @@ export function waitOn<S extends { id: string; state: string }, A extends { fina
 }
 
 /** `svc node|run watch`: prints the events live until the outcome. */
-export async function watchSubject(
+export async function watchSubject<S extends Shown, A extends Waited>(
   ctx: Context,
-  kind: AnySubject,
+  kind: Subject<S, A>,
   id: string,
   opts: { after: number; subtree: boolean },
 ): Promise<number> {
@@ -122,9 +126,9 @@ export async function sendMail(
 }
 
 /** `svc node|run cancel|interrupt`: prints the subject as the stop left it. */
-export async function stopSubject(
+export async function stopSubject<S extends Shown, A extends Waited>(
   ctx: Context,
-  kind: AnySubject,
+  kind: Subject<S, A>,
   verb: 'cancel' | 'interrupt',
   id: string,
   opts: { reason?: string },
