@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { id, name, path } from '../src/core/path.ts';
+import { id, name, pathOf } from '../src/core/path.ts';
 import { type APIError, Svc, SvcError } from '../src/index.ts';
 import { envelope, json, ScriptedServer } from './helpers/server.ts';
 
@@ -336,9 +336,31 @@ describe('as the Stainless SDKs have it', () => {
 describe('identifier checks in paths', () => {
   const NODE = 'nd_01JABCDEFGHJKMNPQRSTVWXYZ0';
 
-  it('builds encoded paths from checked ids and names', () => {
-    expect(path`/v1/nodes/${id('node', NODE, 'nodeId')}/jobs`).toBe(`/v1/nodes/${NODE}/jobs`);
-    expect(path`/v1/profiles/${name('profile', 'work-1', 'profile')}`).toBe('/v1/profiles/work-1');
+  it("fills a route's path from the protocol table with checked ids and names", () => {
+    const jobs = pathOf('nodes.jobs.list', { id: id('node', NODE, 'nodeId') });
+    expect(jobs).toBe(`/v1/nodes/${NODE}/jobs`);
+    const profile = pathOf('profiles.retrieve', { name: name('profile', 'work-1', 'profile') });
+    expect(profile).toBe('/v1/profiles/work-1');
+    expect(pathOf('crons.list')).toBe('/v1/crons');
+    const job = 'job_01JABCDEFGHJKMNPQRSTVWXYZ0';
+    expect(
+      pathOf('nodes.jobs.cancel', {
+        id: id('node', NODE, 'nodeId'),
+        job_id: id('job', job, 'jobId'),
+      }),
+    ).toBe(`/v1/nodes/${NODE}/jobs/${job}/cancel`);
+  });
+
+  it('percent-encodes each parameter as one segment', () => {
+    // A provider name allows no slash; the encoding is the last guard should a check ever widen.
+    const checked = name('provider', 'openai', 'provider');
+    const sneaky = { ...checked };
+    for (const key of Object.getOwnPropertySymbols(checked)) {
+      (sneaky as Record<symbol, string>)[key] = 'a/b?c';
+    }
+    expect(pathOf('models.credentials.remove', { provider: sneaky })).toBe(
+      '/v1/model-auth/a%2Fb%3Fc',
+    );
   });
 
   it('throws a TypeError naming the argument for a malformed id or name', () => {
@@ -350,7 +372,14 @@ describe('identifier checks in paths', () => {
     );
   });
 
-  it('refuses an unchecked interpolation', () => {
-    expect(() => path`/v1/nodes/${'nd_x' as never}`).toThrow(/checked with id\(\) or name\(\)/);
+  it('refuses an unchecked or missing parameter', () => {
+    expect(() => pathOf('nodes.retrieve', { id: 'nd_x' as never })).toThrow(
+      /parameter 'id' of nodes.retrieve must be checked with id\(\) or name\(\)/,
+    );
+    expect(() => pathOf('nodes.retrieve', {} as never)).toThrow(/parameter 'id'/);
+    // @ts-expect-error: the route's path has an `{id}` to fill
+    expect(() => pathOf('crons.pause')).toThrow(/parameter 'id' of crons.pause/);
+    // @ts-expect-error: no such route in the table
+    expect(() => pathOf('crons.nope')).toThrow(/unknown route id 'crons.nope'/);
   });
 });

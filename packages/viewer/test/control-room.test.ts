@@ -563,6 +563,10 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
       await card.locator('.answer').waitFor();
       const text = await card.locator('.answer').textContent();
       expect(text).toContain('Answered by you');
+      // When it was answered: the inbox's `respondedAt`, a real time.
+      const at = await card.locator('.answer time').getAttribute('datetime');
+      expect(Number.isNaN(Date.parse(at ?? ''))).toBe(false);
+      expect(text).not.toContain('Invalid Date');
       expect(text).toContain('"replicas": 3');
       const deploy = page.locator('article.ticket', { hasText: 'Deploy v2?' });
       expect(await deploy.locator('.answer').textContent()).toContain('Choice: approve');

@@ -1,10 +1,7 @@
-import type { Node, NodeEvent, NodeWaitResult, Svc } from '@svc/client';
 import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { feed } from '../output/event-feed.ts';
-import { renderNode } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { parseId } from '../parse/id.ts';
 import { parseName } from '../parse/name.ts';
@@ -20,9 +17,9 @@ import { registerNodeJobs } from './node-jobs.ts';
 import { registerNodeSteer } from './node-steer.ts';
 import { registerNodeParse } from './parse.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
-import { nodeId, printNode } from './shared/node-ref.ts';
+import { NODE, nodeId, printNode } from './shared/node-ref.ts';
+import { sendMail, showSubject, stopSubject, waitOn, watchSubject } from './shared/subject.ts';
 import { printSubjects } from './shared/subject-table.ts';
-import { type WaitTarget, waitWithProgress } from './shared/wait-progress.ts';
 
 /** `svc node wait` waits this long unless `--timeout` says otherwise. */
 const DEFAULT_WAIT_S = 600;
@@ -72,7 +69,7 @@ Examples:
     .command('show')
     .description('one node')
     .argument('<id>', 'node id')
-    .action(action(runtime, show));
+    .action(action(runtime, (ctx: Context, id: string) => showSubject(ctx, NODE, id)));
   node
     .command('watch')
     .description("print a node's events live until it is final")
@@ -111,7 +108,7 @@ Examples:
       .option('--reason <text>', 'why (shown as its state reason)')
       .action(
         action(runtime, (ctx: Context, id: string, opts: { reason?: string }) =>
-          stop(ctx, verb, id, opts),
+          stopSubject(ctx, NODE, verb, id, opts),
         ),
       );
   }
@@ -167,30 +164,6 @@ Examples:
     .action(action(runtime, (ctx: Context, id: string) => removeWorktree(ctx, id, 'abandon')));
 }
 
-/** Waits for `id`'s outcome while its subtree's events stream to stderr as progress. */
-function waitNode(ctx: Context, id: string, timeout: number): Promise<number> {
-  return waitWithProgress(ctx, id, timeout, nodeWaitTarget(id, timeout));
-}
-
-/** What `svc node wait` (and `create --wait`, `parse`) waits on: the node's outcome. */
-export function nodeWaitTarget(id: string, timeout: number) {
-  return {
-    stream: (client: Svc, signal: AbortSignal) =>
-      client.nodes.stream(id, { subtree: true }, { signal }),
-    isOutcome: (e: NodeEvent) => e.kind === 'node.outcome' && e.subject_id === id,
-    node: async () => id,
-    wait: (client: Svc, signal: AbortSignal) =>
-      client.nodes.waitForOutcome(id, { timeout_s: timeout }, { signal }),
-    subject: (answer: NodeWaitResult) => answer.node,
-    stopped: async (client: Svc, signal: AbortSignal): Promise<NodeWaitResult> => ({
-      final: false,
-      node: await client.nodes.retrieve(id, { signal }),
-    }),
-    render: renderNode,
-    again: `svc node wait ${id}`,
-  } satisfies WaitTarget<NodeWaitResult, Node>;
-}
-
 async function create(
   ctx: Context,
   task: string[],
@@ -203,7 +176,7 @@ async function create(
   const created = await client.nodes.create(body);
   if (!opts.wait) return printNode(ctx, created);
   if (!ctx.out.json) ctx.out.note(`created ${created.id}; waiting for its outcome`);
-  return waitNode(ctx, created.id, timeout);
+  return waitOn(ctx, NODE, created.id, timeout);
 }
 
 async function list(
@@ -233,49 +206,21 @@ async function list(
   return printSubjects(ctx, page, { header: 'PARENT', value: (n) => n.parent_id ?? '-' });
 }
 
-async function show(ctx: Context, id: string) {
-  const client = await ctx.client();
-  return printNode(ctx, await client.nodes.retrieve(nodeId(id)));
-}
-
 async function watch(ctx: Context, id: string, opts: { subtree?: boolean; after: string }) {
   const checked = nodeId(id);
   const after = parseAfter(opts.after);
-  const client = await ctx.client();
-  const controller = new AbortController();
-  // The daemon ends the stream once the node is settled, even when --after lies past its outcome.
-  const stream = client.nodes.stream(
-    checked,
-    { subtree: opts.subtree === true },
-    { after, signal: controller.signal },
-  );
-  await feed(ctx, stream, (e) => e.kind === 'node.outcome' && e.subject_id === checked, {
-    signal: controller.signal,
-  });
-  return EXIT.ok;
+  return watchSubject(ctx, NODE, checked, { after, subtree: opts.subtree === true });
 }
 
 async function wait(ctx: Context, id: string, opts: { timeout: string }) {
-  return waitNode(ctx, nodeId(id), parseDuration(opts.timeout, '--timeout'));
+  return waitOn(ctx, NODE, nodeId(id), parseDuration(opts.timeout, '--timeout'));
 }
 
 async function message(ctx: Context, id: string, text: string[]) {
   const checked = nodeId(id);
-  const client = await ctx.client();
-  const mail = await client.nodes.message(checked, { text: text.join(' ') });
-  ctx.out.result(mail, () => `sent mail #${mail.seq} to ${checked}`);
-  return EXIT.ok;
-}
-
-async function stop(
-  ctx: Context,
-  verb: 'cancel' | 'interrupt',
-  id: string,
-  opts: { reason?: string },
-) {
-  const client = await ctx.client();
-  const params = opts.reason === undefined ? {} : { reason: opts.reason };
-  return printNode(ctx, await client.nodes[verb](nodeId(id), params));
+  return sendMail(ctx, checked, (client) =>
+    client.nodes.message(checked, { text: text.join(' ') }),
+  );
 }
 
 async function fork(

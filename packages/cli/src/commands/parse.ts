@@ -9,9 +9,9 @@ import type { Palette } from '../output/color.ts';
 import { renderNode, renderRun } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
-import { nodeWaitTarget } from './node.ts';
-import { runWaitTarget } from './run.ts';
-import { nodeId } from './shared/node-ref.ts';
+import { NODE, nodeId } from './shared/node-ref.ts';
+import { RUN } from './shared/run-ref.ts';
+import { waitTarget } from './shared/subject.ts';
 import { waitWithProgress } from './shared/wait-progress.ts';
 
 /** As `svc node wait`: the parse waits this long unless `--timeout` says otherwise. */
@@ -45,7 +45,7 @@ async function parseNode(ctx: Context, task: string[], opts: ParseOptions) {
   // node cannot end without someone acting. The answer keeps the daemon's parse shape.
   const node = await client.nodes.create({ ...body, ...parent });
   if (!ctx.out.json) ctx.out.note(`created ${node.id}; waiting up to ${timeout}s for its result`);
-  const target = nodeWaitTarget(node.id, timeout);
+  const target = waitTarget(NODE, node.id, timeout);
   return waitWithProgress(ctx, node.id, timeout, {
     ...target,
     print: (c, answer, subject) =>
@@ -58,7 +58,7 @@ async function parseRun(ctx: Context, task: string[], opts: ParseOptions) {
   const client = await ctx.client();
   const run = await client.runs.start(body);
   if (!ctx.out.json) ctx.out.note(`started ${run.id}; waiting up to ${timeout}s for its result`);
-  const target = runWaitTarget(run.id, timeout);
+  const target = waitTarget(RUN, run.id, timeout);
   return waitWithProgress(ctx, run.id, timeout, {
     ...target,
     print: (c, answer, subject) =>

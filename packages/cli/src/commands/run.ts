@@ -1,19 +1,17 @@
-import type { NodeEvent, Run, RunWaitResult, Svc } from '@svc/client';
 import { NODE_STATES } from '@svc/protocol';
 import type { Command } from 'commander';
 import { action, type Context, type Runtime } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { feed } from '../output/event-feed.ts';
-import { renderEvent, renderRun } from '../output/node-view.ts';
+import { renderEvent } from '../output/node-view.ts';
 import { parseDuration } from '../parse/duration.ts';
-import { parseId } from '../parse/id.ts';
 import { parseName } from '../parse/name.ts';
 import { type CreateOptions, createBody, withCreateOptions } from '../parse/node-create.ts';
 import { registerRunParse } from './parse.ts';
 import { type EventsOptions, listEvents, withEventPageOptions } from './shared/event-table.ts';
 import { parseAfter, parseLimit, parseStates } from './shared/list-options.ts';
+import { printRun, RUN, runId } from './shared/run-ref.ts';
+import { sendMail, showSubject, stopSubject, waitOn, watchSubject } from './shared/subject.ts';
 import { printSubjects } from './shared/subject-table.ts';
-import { type WaitTarget, waitWithProgress } from './shared/wait-progress.ts';
 
 const DEFAULT_WAIT_S = 600;
 
@@ -48,7 +46,7 @@ Examples:
     .command('show')
     .description('one run')
     .argument('<id>', 'run id')
-    .action(action(runtime, show));
+    .action(action(runtime, (ctx: Context, id: string) => showSubject(ctx, RUN, id)));
   run
     .command('watch')
     .description("print the events of the run's tree live until it is final")
@@ -90,7 +88,7 @@ Examples:
       .option('--reason <text>', 'why')
       .action(
         action(runtime, (ctx: Context, id: string, opts: { reason?: string }) =>
-          stop(ctx, verb, id, opts),
+          stopSubject(ctx, RUN, verb, id, opts),
         ),
       );
   }
@@ -113,38 +111,6 @@ Examples:
   registerRunParse(run, runtime);
 }
 
-function runId(value: string): string {
-  return parseId('run', value);
-}
-
-function printRun(ctx: Context, r: Run): number {
-  ctx.out.result(r, (colors) => renderRun(r, colors));
-  return EXIT.ok;
-}
-
-/** Waits for the run's outcome while its tree's events stream to stderr as progress. */
-function waitRun(ctx: Context, id: string, timeout: number): Promise<number> {
-  return waitWithProgress(ctx, id, timeout, runWaitTarget(id, timeout));
-}
-
-/** What `svc run wait` (and `start --wait`, `parse`) waits on: the outcome of the run's root. */
-export function runWaitTarget(id: string, timeout: number) {
-  return {
-    stream: (client: Svc, signal: AbortSignal) => client.runs.stream(id, {}, { signal }),
-    isOutcome: (e: NodeEvent) => e.kind === 'run.outcome',
-    node: async (client: Svc) => (await client.runs.get(id)).node_id,
-    wait: (client: Svc, signal: AbortSignal) =>
-      client.runs.wait(id, { timeout_s: timeout }, { signal }),
-    subject: (answer: RunWaitResult) => answer.run,
-    stopped: async (client: Svc, signal: AbortSignal): Promise<RunWaitResult> => ({
-      final: false,
-      run: await client.runs.get(id, { signal }),
-    }),
-    render: renderRun,
-    again: `svc run wait ${id}`,
-  } satisfies WaitTarget<RunWaitResult, Run>;
-}
-
 async function start(
   ctx: Context,
   task: string[],
@@ -156,7 +122,7 @@ async function start(
   const started = await client.runs.start(body);
   if (!opts.wait) return printRun(ctx, started);
   if (!ctx.out.json) ctx.out.note(`started ${started.id}; waiting for its outcome`);
-  return waitRun(ctx, started.id, timeout);
+  return waitOn(ctx, RUN, started.id, timeout);
 }
 
 async function list(
@@ -177,20 +143,10 @@ async function list(
   return printSubjects(ctx, page, { header: 'APP', value: (r) => r.app_id ?? 'owner' }, 'runs');
 }
 
-async function show(ctx: Context, id: string) {
-  const client = await ctx.client();
-  return printRun(ctx, await client.runs.get(runId(id)));
-}
-
 async function watch(ctx: Context, id: string, opts: { after: string }) {
   const checked = runId(id);
   const after = parseAfter(opts.after);
-  const client = await ctx.client();
-  const controller = new AbortController();
-  // The daemon ends the stream once the run is settled, even when --after lies past its outcome.
-  const stream = client.runs.stream(checked, {}, { after, signal: controller.signal });
-  await feed(ctx, stream, (e) => e.kind === 'run.outcome', { signal: controller.signal });
-  return EXIT.ok;
+  return watchSubject(ctx, RUN, checked, { after, subtree: true });
 }
 
 async function events(ctx: Context, id: string, opts: EventsOptions) {
@@ -201,26 +157,12 @@ async function events(ctx: Context, id: string, opts: EventsOptions) {
 }
 
 async function wait(ctx: Context, id: string, opts: { timeout: string }) {
-  return waitRun(ctx, runId(id), parseDuration(opts.timeout, '--timeout'));
+  return waitOn(ctx, RUN, runId(id), parseDuration(opts.timeout, '--timeout'));
 }
 
 async function mail(ctx: Context, verb: 'message' | 'reply', id: string, text: string[]) {
   const checked = runId(id);
-  const client = await ctx.client();
-  const sent = await client.runs[verb](checked, { text: text.join(' ') });
-  ctx.out.result(sent, () => `sent mail #${sent.seq} to ${checked}`);
-  return EXIT.ok;
-}
-
-async function stop(
-  ctx: Context,
-  verb: 'cancel' | 'interrupt',
-  id: string,
-  opts: { reason?: string },
-) {
-  const client = await ctx.client();
-  const params = opts.reason === undefined ? {} : { reason: opts.reason };
-  return printRun(ctx, await client.runs[verb](runId(id), params));
+  return sendMail(ctx, checked, (client) => client.runs[verb](checked, { text: text.join(' ') }));
 }
 
 async function rename(ctx: Context, id: string, title: string[]) {

@@ -1,5 +1,5 @@
 /** How `svc node` and `svc run` show nodes, runs and their events to a person. */
-import type { Node, NodeEvent, NodeOutcome, Run } from '@svc/client';
+import type { Node, NodeEvent, NodeOutcome, Run, Turn } from '@svc/client';
 import type { Palette } from './color.ts';
 import { cell } from './format.ts';
 import { colored, renderFields } from './table.ts';
@@ -36,20 +36,26 @@ function outcome(o: Node['outcome']): string {
   return `${o.state}${o.summary === null ? '' : `: ${o.summary}`}${o.result === null ? '' : ` ${JSON.stringify(o.result)}`}`;
 }
 
+/** A node's or a run's state (a run's is its root's) with its reason. */
+function stateLine(s: Pick<Node, 'state' | 'state_reason'>, colors: Palette): string {
+  return `${stateText(s.state, colors)}${s.state_reason === null ? '' : ` (${s.state_reason})`}`;
+}
+
+function modelName(model: Node['model']): string {
+  return `${model.provider}/${model.model}`;
+}
+
 export function renderNode(n: Node, colors: Palette): string {
   return renderFields(
     [
       ['id', n.id],
       ['title', n.title],
-      [
-        'state',
-        `${stateText(n.state, colors)}${n.state_reason === null ? '' : ` (${n.state_reason})`}`,
-      ],
+      ['state', stateLine(n, colors)],
       ['parent', n.parent_id ?? '-'],
       ['root', n.root_id],
       ['run', n.run_id ?? '-'],
       ['profile', n.profile],
-      ['model', `${n.model.provider}/${n.model.model}`],
+      ['model', modelName(n.model)],
       ['scopes', n.scopes === null ? 'everything (owner)' : cell(n.scopes)],
       ['budgets', limits(n.budgets)],
       ['usage', usage(n.usage)],
@@ -79,13 +85,10 @@ export function renderRun(r: Run, colors: Palette): string {
     [
       ['id', r.id],
       ['title', r.title],
-      [
-        'state',
-        `${stateText(r.state, colors)}${r.state_reason === null ? '' : ` (${r.state_reason})`}`,
-      ],
+      ['state', stateLine(r, colors)],
       ['root node', r.node_id],
       ['app', r.app_id ?? 'the owner'],
-      ['model', `${r.model.provider}/${r.model.model}`],
+      ['model', modelName(r.model)],
       ['usage', usage(r.usage)],
       ['outcome', outcome(r.outcome)],
       ['created', r.created_at],
@@ -110,11 +113,10 @@ export function eventText(event: NodeEvent, colors: Palette): string {
     case 'node.turn': {
       // A call refused as the model made it (a tool not offered, input that is not JSON) is
       // settled in the turn itself, and no `node.tool` event follows: its error shows here.
-      const calls = (p.turn.tool_calls as { name: string; status: string; output: unknown }[]).map(
-        (c) =>
-          c.status === 'error'
-            ? `${c.name} ${colors.red('error')}: ${preview(JSON.stringify(c.output) ?? '')}`
-            : c.name,
+      const calls = (p.turn.tool_calls as Turn['tool_calls']).map((c) =>
+        c.status === 'error'
+          ? `${c.name} ${colors.red('error')}: ${preview(JSON.stringify(c.output) ?? '')}`
+          : c.name,
       );
       const text = p.turn.text === '' ? '' : ` ${preview(p.turn.text)}`;
       return `turn ${p.turn.index}:${text}${calls.length > 0 ? ` → ${calls.join(', ')}` : ''}`;

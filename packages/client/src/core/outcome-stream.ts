@@ -8,9 +8,11 @@
  * Text arrives per recorded turn of the node (the run's root), not per token: the daemon's
  * durable stream records turns (docs/nodes.md "Turns, not tokens").
  */
-import type { NodeEvent } from '../resources/nodes.ts';
+import type { NodeEvent } from '@svc/protocol';
 import { SvcError } from './errors.ts';
+import type { RequestOptions, StreamOptions } from './request-options.ts';
 import type { Stream } from './stream.ts';
+import type { Query, Transport } from './transport.ts';
 
 /** A final node's outcome, as `node.outcome` and `run.outcome` events carry it. */
 export interface StreamOutcome {
@@ -185,6 +187,36 @@ function turnText(event: NodeEvent, nodeId: string): string | null {
   if (event.kind !== 'node.turn' || event.subject_id !== nodeId) return null;
   const text = (event.payload as { turn?: { text?: unknown } }).turn?.text;
   return typeof text === 'string' && text !== '' ? text : null;
+}
+
+/** What a stream asks of its subject, a node or a run, given the read options of the stream. */
+export interface StreamSubject<S> {
+  textNode(read: RequestOptions): Promise<string>;
+  isOutcome(event: NodeEvent): boolean;
+  retrieve(read: RequestOptions): Promise<S>;
+}
+
+/**
+ * Opens the events at `url` as a `Kind` stream (`NodeStream`, `RunStream`): a node's and a run's
+ * are one stream, a run's being its root node's tree. Reads for the helpers (the text's node,
+ * the final subject) end with the stream's signal, and carry none of its other options.
+ */
+export function openOutcomeStream<S, T extends OutcomeStream<S>>(
+  Kind: new (init: OutcomeStreamInit<S>) => T,
+  transport: Transport,
+  url: string,
+  query: Query,
+  options: StreamOptions | undefined,
+  subject: StreamSubject<S>,
+): T {
+  const events = transport.stream<NodeEvent>(url, query, options);
+  const read = options?.signal === undefined ? {} : { signal: options.signal };
+  return new Kind({
+    events,
+    textNode: () => subject.textNode(read),
+    isOutcome: (event) => subject.isOutcome(event),
+    fetchFinal: () => subject.retrieve(read),
+  });
 }
 
 /** `client.nodes.stream(id)`: the node's events, with `finalNode()`. */

@@ -2,13 +2,10 @@
  * Walking a `/v1` list (DESIGN §6) page after page: a list method's iteration (`PagePromise`) and
  * the `listAll` methods without a route.
  */
+import type { ListEnvelope } from '@svc/protocol';
 
-/** The list envelope. */
-export interface ListPage<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+/** The list envelope, under the client's name. */
+export type ListPage<T> = ListEnvelope<T>;
 
 /**
  * Every item of a list in order: `page(after)` fetches the page after a cursor (`first` for the

@@ -1,4 +1,11 @@
-import { assertId, assertName, type IdKind } from '@svc/protocol';
+import {
+  assertId,
+  assertName,
+  type IdKind,
+  type RouteId,
+  routeById,
+  type routes,
+} from '@svc/protocol';
 
 const checked: unique symbol = Symbol('svc.checkedPathParam');
 
@@ -26,18 +33,30 @@ export function name(
   return { [checked]: value };
 }
 
+type RouteOf<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
+type ParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | ParamNames<Rest>
+  : never;
+/** The checked segments a route's path template asks for, by the template's names. */
+export type PathParams<Id extends RouteId> = Record<ParamNames<RouteOf<Id>['path']>, PathParam>;
+
 /**
- * Builds a request path: path`/v1/nodes/${id('node', nodeId, 'nodeId')}/jobs`. Every
- * interpolation must come from `id()` or `name()`, so no resource method can put an unchecked value
- * in a path; each one is percent-encoded as a single segment.
+ * The path of the table's route `routeId` with its `{name}` parameters filled, each from
+ * `id()` or `name()` and percent-encoded as a single segment: `pathOf('crons.pause', { id:
+ * id('cron', cronId, 'cronId') })`. The client restates no path the protocol's table holds.
  */
-export function path(strings: TemplateStringsArray, ...params: PathParam[]): string {
-  let out = strings[0]!;
-  for (const [i, param] of params.entries()) {
+export function pathOf<Id extends RouteId>(
+  routeId: Id,
+  ...[params]: ParamNames<RouteOf<Id>['path']> extends never ? [] : [PathParams<Id>]
+): string {
+  const given = (params ?? {}) as Record<string, PathParam | undefined>;
+  return routeById(routeId).path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const param = given[name];
     if (typeof param !== 'object' || param === null || !(checked in param)) {
-      throw new TypeError('path segments must be checked with id() or name()');
+      throw new TypeError(
+        `path parameter '${name}' of ${routeId} must be checked with id() or name()`,
+      );
     }
-    out += encodeURIComponent(param[checked]) + strings[i + 1];
-  }
-  return out;
+    return encodeURIComponent(param[checked]);
+  });
 }

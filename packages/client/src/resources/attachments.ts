@@ -1,13 +1,11 @@
-import { assertId, type attachmentLinkQuerySchema, type attachmentLinkSchema } from '@svc/protocol';
+import { type AttachmentLink, type AttachmentLinkQuery, assertId } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ upload_id, ttl_s? }`: `ttl_s` from 1 to 3600 (default 300). */
-export type AttachmentLinkParams = Output<typeof attachmentLinkQuerySchema>;
-/** `{ url, expires_at }`. */
-export type AttachmentLink = Output<typeof attachmentLinkSchema>;
+export type AttachmentLinkParams = AttachmentLinkQuery;
 
 /** `client.attachments`: capability URLs serving an upload's bytes without a bearer. */
 export class Attachments extends APIResource {
@@ -20,7 +18,7 @@ export class Attachments extends APIResource {
     assertId('upload', params?.upload_id, 'params.upload_id');
     return this._transport.request(
       'GET',
-      '/v1/attachments/link',
+      pathOf('attachments.link'),
       { query: { ...params } },
       options,
     );

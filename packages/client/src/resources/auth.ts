@@ -1,10 +1,7 @@
-import type { readinessResponseSchema } from '@svc/protocol';
+import type { ModelAuthReadiness, SystemStatus } from '@svc/protocol';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
-import type { SystemStatus } from './system.ts';
-
-export type ModelAuthReadiness = Output<typeof readinessResponseSchema>;
 
 export interface AuthStatus {
   status: SystemStatus;
@@ -19,12 +16,17 @@ export class Auth extends APIResource {
    * which the retry policy waits out.
    */
   async status(options?: RequestOptions): Promise<AuthStatus> {
-    const status = await this._transport.request<SystemStatus>('GET', '/v1/status', {}, options);
+    const status = await this._transport.request<SystemStatus>(
+      'GET',
+      pathOf('status.get'),
+      {},
+      options,
+    );
     const readiness =
       status.status === 'ready'
         ? await this._transport.request<ModelAuthReadiness>(
             'GET',
-            '/v1/model-auth/readiness',
+            pathOf('readiness.get'),
             {},
             options,
           )

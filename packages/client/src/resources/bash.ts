@@ -1,19 +1,17 @@
 import {
   BASH_DEFAULT_TIMEOUT_MS,
   BASH_TIMEOUT_MAX_MS,
-  type bashBodySchema,
-  type bashResultSchema,
+  type BashBody,
+  type BashResult,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import { ANSWER_GRACE_MS, show } from '../internal/options.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ command, cwd, timeout_ms?, env? }`; `cwd` is absolute on the daemon's host (it checks). */
-export type BashRunParams = Output<typeof bashBodySchema>;
-/** A non-zero exit is a value: `exit_code` (null when killed), `signal`, `stdout`, `stderr`. */
-export type BashResult = Output<typeof bashResultSchema>;
+export type BashRunParams = BashBody;
 
 export class Bash extends APIResource {
   /** Runs one command (POST /v1/bash). A non-zero exit is a value, not an error. */
@@ -32,6 +30,11 @@ export class Bash extends APIResource {
       bound > 0 &&
       bound <= BASH_TIMEOUT_MAX_MS;
     const timeout = (usable ? bound : BASH_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
-    return this._transport.request('POST', '/v1/bash', { body: params }, { timeout, ...options });
+    return this._transport.request(
+      'POST',
+      pathOf('bash.run'),
+      { body: params },
+      { timeout, ...options },
+    );
   }
 }

@@ -1,61 +1,47 @@
-import type {
-  attentionCountsSchema,
-  attentionItemSchema,
-  attentionQuerySchema,
-  canvasNodeSchema,
-  canvasPruneBodySchema,
-  canvasPruneResultSchema,
-  canvasSnapshotQuerySchema,
-  canvasSnapshotSchema,
-  grepHitSchema,
-  historyGrepQuerySchema,
-  historyGrepResultSchema,
-  historyReadQuerySchema,
-  historyReadResultSchema,
-  historySearchQuerySchema,
-  historySearchResultSchema,
-  historyStatsQuerySchema,
-  historyStatsSchema,
-  listOf,
-  NodeState,
-  rosterEntrySchema,
-  rosterQuerySchema,
-  searchHitSchema,
-  transcriptTurnSchema,
+import {
+  type AttentionCounts,
+  type AttentionItem,
+  type AttentionQuery,
+  assertId,
+  type CanvasPruneBody,
+  type CanvasPruneResult,
+  type CanvasSnapshot,
+  type CanvasSnapshotQuery,
+  type HistoryGrepQuery,
+  type HistoryGrepResult,
+  type HistoryReadResult,
+  type HistorySearchQuery,
+  type HistorySearchResult,
+  type HistoryStats,
+  type HistoryStatsQuery,
+  type historyReadQuerySchema,
+  NODE_STATES,
+  type NodeState,
+  type RosterEntry,
+  type RosterQuery,
+  type SystemStatus,
 } from '@svc/protocol';
-import { assertId, NODE_STATES } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
 import type { NodeList, NodeListParams, Nodes } from './nodes.ts';
-import type { System, SystemStatus } from './system.ts';
+import type { System } from './system.ts';
 
-export type AttentionItem = Output<typeof attentionItemSchema>;
-export type AttentionList = Output<ReturnType<typeof listOf<typeof attentionItemSchema>>>;
-export type AttentionListParams = Output<typeof attentionQuerySchema>;
-export type AttentionCounts = Output<typeof attentionCountsSchema>;
-export type CanvasNode = Output<typeof canvasNodeSchema>;
-export type CanvasSnapshot = Output<typeof canvasSnapshotSchema>;
-export type CanvasSnapshotParams = Output<typeof canvasSnapshotQuerySchema>;
-export type RosterEntry = Output<typeof rosterEntrySchema>;
-export type RosterList = Output<ReturnType<typeof listOf<typeof rosterEntrySchema>>>;
-export type RosterListParams = Output<typeof rosterQuerySchema>;
-export type CanvasPruneParams = Output<typeof canvasPruneBodySchema>;
-export type CanvasPruneResult = Output<typeof canvasPruneResultSchema>;
-export type SearchHit = Output<typeof searchHitSchema>;
-export type HistorySearchParams = Output<typeof historySearchQuerySchema>;
-export type HistorySearchResult = Output<typeof historySearchResultSchema>;
-export type GrepHit = Output<typeof grepHitSchema>;
-export type HistoryGrepParams = Output<typeof historyGrepQuerySchema>;
-export type HistoryGrepResult = Output<typeof historyGrepResultSchema>;
-export type TranscriptTurn = Output<typeof transcriptTurnSchema>;
+export type AttentionList = ListPage<AttentionItem>;
+export type AttentionListParams = AttentionQuery;
+export type CanvasSnapshotParams = CanvasSnapshotQuery;
+export type RosterList = ListPage<RosterEntry>;
+export type RosterListParams = RosterQuery;
+export type CanvasPruneParams = CanvasPruneBody;
+export type HistorySearchParams = HistorySearchQuery;
+export type HistoryGrepParams = HistoryGrepQuery;
 export type HistoryReadParams = Omit<Output<typeof historyReadQuerySchema>, 'node_id'>;
-export type HistoryReadResult = Output<typeof historyReadResultSchema>;
-export type HistoryStatsParams = Output<typeof historyStatsQuerySchema>;
-export type HistoryStats = Output<typeof historyStatsSchema>;
+export type HistoryStatsParams = HistoryStatsQuery;
 
 /** `client.canvas.dashboard()`: the daemon's status and a page of nodes, fetched together. */
 export interface Dashboard {
@@ -87,7 +73,7 @@ export class CanvasHistory extends APIResource {
     requireParams(params, 'params', '`q`');
     checkNode(params.node_id, 'params.node_id');
     const query = { ...params };
-    return this._transport.request('GET', '/v1/canvas/history/search', { query }, options);
+    return this._transport.request('GET', pathOf('canvas.history.search'), { query }, options);
   }
 
   /** Lines matching a regular expression, newest turns first; bounded in time and output. */
@@ -95,7 +81,7 @@ export class CanvasHistory extends APIResource {
     requireParams(params, 'params', '`pattern`');
     checkNode(params.node_id, 'params.node_id');
     const query = { ...params };
-    return this._transport.request('GET', '/v1/canvas/history/grep', { query }, options);
+    return this._transport.request('GET', pathOf('canvas.history.grep'), { query }, options);
   }
 
   /** A node's transcript as text, from `from_turn` on; `next_cursor` is the next `from_turn`. */
@@ -106,13 +92,13 @@ export class CanvasHistory extends APIResource {
   ): APIPromise<HistoryReadResult> {
     assertId('node', nodeId, 'nodeId');
     const query = { ...params, node_id: nodeId };
-    return this._transport.request('GET', '/v1/canvas/history/read', { query }, options);
+    return this._transport.request('GET', pathOf('canvas.history.read'), { query }, options);
   }
 
   /** Turns, tokens and cost by profile, model or day, and nodes by state. */
   stats(params: HistoryStatsParams = {}, options?: RequestOptions): APIPromise<HistoryStats> {
     const query = { ...params };
-    return this._transport.request('GET', '/v1/canvas/history/stats', { query }, options);
+    return this._transport.request('GET', pathOf('canvas.history.stats'), { query }, options);
   }
 }
 
@@ -137,12 +123,12 @@ export class Canvas extends APIResource {
     params: AttentionListParams = {},
     options?: RequestOptions,
   ): PagePromise<AttentionList> {
-    return this._transport.list('/v1/canvas/attention', { ...params }, options);
+    return this._transport.list(pathOf('canvas.attention'), { ...params }, options);
   }
 
   /** How many attention items there are, by kind. */
   attentionCounts(options?: RequestOptions): APIPromise<AttentionCounts> {
-    return this._transport.request('GET', '/v1/canvas/attention/counts', {}, options);
+    return this._transport.request('GET', pathOf('canvas.attentionCounts'), {}, options);
   }
 
   /** The visible nodes as of `seq`: follow on with an event stream from `seq`, losing nothing. */
@@ -151,17 +137,22 @@ export class Canvas extends APIResource {
     options?: RequestOptions,
   ): APIPromise<CanvasSnapshot> {
     checkNode(params.root_id, 'params.root_id');
-    return this._transport.request('GET', '/v1/canvas/snapshot', { query: { ...params } }, options);
+    return this._transport.request(
+      'GET',
+      pathOf('canvas.snapshot'),
+      { query: { ...params } },
+      options,
+    );
   }
 
   /** The live agents with their broker, usage and current wait. */
   roster(params: RosterListParams = {}, options?: RequestOptions): PagePromise<RosterList> {
-    return this._transport.list('/v1/canvas/roster', { ...params }, options);
+    return this._transport.list(pathOf('canvas.roster'), { ...params }, options);
   }
 
   /** Removes old finished trees (owner only); `dry_run` only names them. */
   prune(params: CanvasPruneParams = {}, options?: RequestOptions): APIPromise<CanvasPruneResult> {
-    return this._transport.request('POST', '/v1/canvas/prune', { body: params }, options);
+    return this._transport.request('POST', pathOf('canvas.prune'), { body: params }, options);
   }
 
   /**

@@ -1,26 +1,20 @@
 import type {
-  cronCreateBodySchema,
-  cronDeleteResultSchema,
-  cronListQuerySchema,
-  cronRunResultSchema,
-  cronSchema,
-  listOf,
+  Cron,
+  CronCreateBody,
+  CronDeleteResult,
+  CronListQuery,
+  CronRunResult,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { id, path } from '../core/path.ts';
+import type { ListPage } from '../core/pages.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
-/** The daemon's cron DTO as it is (snake_case), per the spec's resource map. */
-export type Cron = Output<typeof cronSchema>;
-export type CronCreateParams = Output<typeof cronCreateBodySchema>;
-export type CronListParams = Output<typeof cronListQuerySchema>;
-export type CronList = Output<ReturnType<typeof listOf<typeof cronSchema>>>;
-/** `{ cron, node }`: the cron after a manual fire and the root node it created. */
-export type CronRunResult = Output<typeof cronRunResultSchema>;
-export type CronDeleteResult = Output<typeof cronDeleteResultSchema>;
+export type CronCreateParams = CronCreateBody;
+export type CronListParams = CronListQuery;
+export type CronList = ListPage<Cron>;
 
 const cron = (value: unknown) => id('cron', value, 'cronId');
 
@@ -28,40 +22,60 @@ const cron = (value: unknown) => id('cron', value, 'cronId');
 export class Crons extends APIResource {
   /** Creates a cron (POST /v1/crons, `svc:schedule`). */
   create(params: CronCreateParams, options?: RequestOptions): APIPromise<Cron> {
-    return this._transport.request('POST', '/v1/crons', { body: params }, options);
+    return this._transport.request('POST', pathOf('crons.create'), { body: params }, options);
   }
 
   retrieve(cronId: string, options?: RequestOptions): APIPromise<Cron> {
-    return this._transport.request('GET', path`/v1/crons/${cron(cronId)}`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('crons.retrieve', { id: cron(cronId) }),
+      {},
+      options,
+    );
   }
 
   /** Newest first; an app sees its own crons. */
   list(params: CronListParams = {}, options?: RequestOptions): PagePromise<CronList> {
-    return this._transport.list('/v1/crons', { ...params }, options);
+    return this._transport.list(pathOf('crons.list'), { ...params }, options);
   }
 
   /** Stops scheduled fires; a paused cron answers unchanged. */
   pause(cronId: string, options?: RequestOptions): APIPromise<Cron> {
-    return this._transport.request('POST', path`/v1/crons/${cron(cronId)}/pause`, {}, options);
+    return this._transport.request(
+      'POST',
+      pathOf('crons.pause', { id: cron(cronId) }),
+      {},
+      options,
+    );
   }
 
   /** Fires on schedule again, the next time counted from now; an active cron answers unchanged. */
   resume(cronId: string, options?: RequestOptions): APIPromise<Cron> {
-    return this._transport.request('POST', path`/v1/crons/${cron(cronId)}/resume`, {}, options);
+    return this._transport.request(
+      'POST',
+      pathOf('crons.resume', { id: cron(cronId) }),
+      {},
+      options,
+    );
   }
 
   /** Fires once now, whatever the schedule, even when paused. */
   run(cronId: string, options?: RequestOptions): APIPromise<CronRunResult> {
-    return this._transport.request('POST', path`/v1/crons/${cron(cronId)}/run`, {}, options);
+    return this._transport.request('POST', pathOf('crons.run', { id: cron(cronId) }), {}, options);
   }
 
   /** Deletes the cron (DELETE /v1/crons/{id}); the nodes it created stay. */
   delete(cronId: string, options?: RequestOptions): APIPromise<CronDeleteResult> {
-    return this._transport.request('DELETE', path`/v1/crons/${cron(cronId)}`, {}, options);
+    return this._transport.request(
+      'DELETE',
+      pathOf('crons.delete', { id: cron(cronId) }),
+      {},
+      options,
+    );
   }
 
   /** Re-evaluates now: a time passed unfired gets the missed policy; next_run_at from now. */
   poke(cronId: string, options?: RequestOptions): APIPromise<Cron> {
-    return this._transport.request('POST', path`/v1/crons/${cron(cronId)}/poke`, {}, options);
+    return this._transport.request('POST', pathOf('crons.poke', { id: cron(cronId) }), {}, options);
   }
 }

@@ -1,33 +1,20 @@
 import type {
-  customObjectAckResultSchema,
-  customObjectDeleteResultSchema,
-  customObjectPublishBodySchema,
-  customObjectPublishResultSchema,
-  customObjectRegisterBodySchema,
-  customObjectRegisterResultSchema,
-  customObjectSchema,
-  objectDeliverySchema,
+  CustomObjectAckResult,
+  CustomObjectDeleteResult,
+  CustomObjectPublishBody,
+  CustomObjectPublishResult,
+  CustomObjectRegisterBody,
+  CustomObjectRegistered,
+  ObjectDelivery,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
-import { id, path } from '../core/path.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Stream } from '../core/stream.ts';
-import type { Output } from '../internal/types.ts';
 
-export type CustomObject = Output<typeof customObjectSchema>;
-export type CustomObjectRegisterParams = Output<typeof customObjectRegisterBodySchema>;
-/** The object and, this once, its `publish_token` (and a url receiver's `signing_secret`). */
-export type CustomObjectRegistered = Output<typeof customObjectRegisterResultSchema>;
-export type CustomObjectPublishParams = Output<typeof customObjectPublishBodySchema>;
-export type CustomObjectPublishResult = Output<typeof customObjectPublishResultSchema>;
-export type CustomObjectAckResult = Output<typeof customObjectAckResultSchema>;
-export type CustomObjectDeleteResult = Output<typeof customObjectDeleteResultSchema>;
-/**
- * One delivery: the `object.event` of the event log. Acknowledge it with
- * `ack(ref, [delivery.payload.delivery_id])`.
- */
-export type ObjectDelivery = Output<typeof objectDeliverySchema>;
+export type CustomObjectRegisterParams = CustomObjectRegisterBody;
+export type CustomObjectPublishParams = CustomObjectPublishBody;
 
 const object = (value: unknown) => id('object', value, 'ref');
 
@@ -41,7 +28,12 @@ export class CustomObjects extends APIResource {
     params: CustomObjectRegisterParams,
     options?: RequestOptions,
   ): APIPromise<CustomObjectRegistered> {
-    return this._transport.request('POST', '/v1/custom-objects', { body: params }, options);
+    return this._transport.request(
+      'POST',
+      pathOf('customObjects.register'),
+      { body: params },
+      options,
+    );
   }
 
   /** Publishes one declared event; `data` must match the event's schema, if it has one. */
@@ -50,13 +42,18 @@ export class CustomObjects extends APIResource {
     params: CustomObjectPublishParams,
     options?: RequestOptions,
   ): APIPromise<CustomObjectPublishResult> {
-    const url = path`/v1/custom-objects/${object(ref)}/publish`;
+    const url = pathOf('customObjects.publish', { id: object(ref) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Deletes the object: its pending deliveries stop, its receive streams end. */
   unregister(ref: string, options?: RequestOptions): APIPromise<CustomObjectDeleteResult> {
-    return this._transport.request('DELETE', path`/v1/custom-objects/${object(ref)}`, {}, options);
+    return this._transport.request(
+      'DELETE',
+      pathOf('customObjects.unregister', { id: object(ref) }),
+      {},
+      options,
+    );
   }
 
   /**
@@ -68,7 +65,7 @@ export class CustomObjects extends APIResource {
     deliveryIds: readonly string[],
     options?: RequestOptions,
   ): APIPromise<CustomObjectAckResult> {
-    const url = path`/v1/custom-objects/${object(ref)}/ack`;
+    const url = pathOf('customObjects.ack', { id: object(ref) });
     if (!Array.isArray(deliveryIds))
       throw new TypeError('deliveryIds must be an array of dlv_ ids');
     for (const [i, deliveryId] of deliveryIds.entries())
@@ -82,7 +79,7 @@ export class CustomObjects extends APIResource {
    * Reconnects by itself; `after` also asks for acknowledged deliveries after that seq.
    */
   receive(ref: string, options: StreamOptions = {}): Stream<ObjectDelivery> {
-    const url = path`/v1/custom-objects/${object(ref)}/deliveries`;
+    const url = pathOf('customObjects.receive', { id: object(ref) });
     // A reconnect sends no cursor of its own: the daemon reads one as `after`, a request for
     // acknowledged deliveries too, and the replay's seqs are older than the live ones'. Given
     // `after`, it goes on from the highest seq seen, so none is sent twice.

@@ -1,11 +1,8 @@
-import type { eventSchema } from '@svc/protocol';
+import type { SvcEvent } from '@svc/protocol';
+import { pathOf } from '../core/path.ts';
 import type { StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Stream } from '../core/stream.ts';
-import type { Output } from '../internal/types.ts';
-
-/** One event of the daemon's log: `{ seq, kind, subject_id, payload, created_at }`. */
-export type SvcEvent = Output<typeof eventSchema>;
 
 export interface EventStreamParams {
   /** Start after this `seq` (the same as `options.after`). */
@@ -27,7 +24,7 @@ export class Events extends APIResource {
   stream(params: EventStreamParams = {}, options: StreamOptions = {}): Stream<SvcEvent> {
     const after = options.after ?? params.after;
     return this._transport.stream(
-      '/v1/events',
+      pathOf('events.stream'),
       { kinds: params.kinds, follow: params.follow },
       after === undefined ? options : { ...options, after },
     );

@@ -1,28 +1,23 @@
 import {
-  type filesListQuerySchema,
-  type filesListResultSchema,
-  type filesReadQuerySchema,
-  type filesReadResultSchema,
-  type filesWriteBodySchema,
-  type filesWriteResultSchema,
+  type FileList,
+  type FileSlice,
+  type FilesListQuery,
+  type FilesReadQuery,
+  type FilesWriteBody,
+  type FileWriteResult,
   REQUEST_BODY_MAX_BYTES,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
 /** `{ path, offset?, max_bytes? }`; `path` is absolute on the daemon's host (it checks). */
-export type FileReadParams = Output<typeof filesReadQuerySchema>;
-/** `{ path, size, offset, content, encoding: 'utf8' | 'base64', truncated }`. */
-export type FileSlice = Output<typeof filesReadResultSchema>;
+export type FileReadParams = FilesReadQuery;
 /** `{ path, content, encoding?, create_parents? }`; at most 1 MiB once decoded. */
-export type FileWriteParams = Output<typeof filesWriteBodySchema>;
-export type FileWriteResult = Output<typeof filesWriteResultSchema>;
+export type FileWriteParams = FilesWriteBody;
 /** `{ path, limit? }`. */
-export type FileListParams = Output<typeof filesListQuerySchema>;
-/** `{ path, entries: [{ name, type, size, modified_at }], truncated }`. */
-export type FileList = Output<typeof filesListResultSchema>;
+export type FileListParams = FilesListQuery;
 
 /**
  * Host files by absolute path. Paths get no local identifier check (SPEC): the daemon validates
@@ -31,7 +26,7 @@ export type FileList = Output<typeof filesListResultSchema>;
 export class Files extends APIResource {
   /** A slice of a file (GET /v1/files/peek); `truncated` when bytes remain. */
   read(params: FileReadParams, options?: RequestOptions): APIPromise<FileSlice> {
-    return this._transport.request('GET', '/v1/files/peek', { query: { ...params } }, options);
+    return this._transport.request('GET', pathOf('files.read'), { query: { ...params } }, options);
   }
 
   /**
@@ -40,12 +35,17 @@ export class Files extends APIResource {
    * daemon's request limit goes as base64, which any 1 MiB of content fits.
    */
   write(params: FileWriteParams, options?: RequestOptions): APIPromise<FileWriteResult> {
-    return this._transport.request('POST', '/v1/files/write', { body: fitted(params) }, options);
+    return this._transport.request(
+      'POST',
+      pathOf('files.write'),
+      { body: fitted(params) },
+      options,
+    );
   }
 
   /** A directory's entries sorted by name (GET /v1/files/list); `truncated` when more exist. */
   list(params: FileListParams, options?: RequestOptions): APIPromise<FileList> {
-    return this._transport.request('GET', '/v1/files/list', { query: { ...params } }, options);
+    return this._transport.request('GET', pathOf('files.list'), { query: { ...params } }, options);
   }
 }
 

@@ -1,15 +1,12 @@
-import type { grantResponseSchema } from '@svc/protocol';
+import type { GrantInfo } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
-
-/** What a token may do; `scopes` is `null` for the owner (everything). */
-export type GrantInfo = Output<typeof grantResponseSchema>;
 
 export class Grant extends APIResource {
   /** What the calling token may do (GET /v1/grant). */
   get(options?: RequestOptions): APIPromise<GrantInfo> {
-    return this._transport.request('GET', '/v1/grant', {}, options);
+    return this._transport.request('GET', pathOf('grant.get'), {}, options);
   }
 }

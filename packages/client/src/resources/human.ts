@@ -1,41 +1,29 @@
 import type {
-  humanReasonBodySchema,
-  humanRequestCreateBodySchema,
-  humanRequestSchema,
-  humanRespondBodySchema,
-  humanResponseSchema,
-  inboxHistoryQuerySchema,
-  inboxListQuerySchema,
-  inboxResponseSchema,
-  listOf,
-  ticketProgressBodySchema,
-  ticketSchema,
+  HumanReasonBody,
+  HumanRequest,
+  HumanRequestCreateBody,
+  HumanRespondBody,
+  InboxHistoryQuery,
+  InboxListQuery,
+  InboxResponse,
+  Ticket,
+  TicketProgressBody,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { id, path } from '../core/path.ts';
+import type { ListPage } from '../core/pages.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
-import type { Output } from '../internal/types.ts';
 
-/** The daemon's human request DTO (snake_case, as every DTO of the daemon). */
-export type HumanRequest = Output<typeof humanRequestSchema>;
-export type HumanResponse = Output<typeof humanResponseSchema>;
-export type HumanRequestCreateParams = Output<typeof humanRequestCreateBodySchema>;
-export type HumanRespondParams = Output<typeof humanRespondBodySchema>;
-export type HumanReasonParams = Output<typeof humanReasonBodySchema>;
-/**
- * An inbox item: camelCase all the way down (`requestId`, `asker.nodeId`, `createdAt`), while a
- * list's envelope keeps `has_more` and `next_cursor` (SPEC resource map note 4).
- */
-export type Ticket = Output<typeof ticketSchema>;
-/** A ticket's response as the inbox answers it (`respondedAt`). */
-export type InboxResponse = Output<typeof inboxResponseSchema>;
-export type TicketList = Output<ReturnType<typeof listOf<typeof ticketSchema>>>;
-export type InboxListParams = Output<typeof inboxListQuerySchema>;
-export type InboxHistoryParams = Output<typeof inboxHistoryQuerySchema>;
-export type TicketProgressParams = Output<typeof ticketProgressBodySchema>;
+export type HumanRequestCreateParams = HumanRequestCreateBody;
+export type HumanRespondParams = HumanRespondBody;
+export type HumanReasonParams = HumanReasonBody;
+export type TicketList = ListPage<Ticket>;
+export type InboxListParams = InboxListQuery;
+export type InboxHistoryParams = InboxHistoryQuery;
+export type TicketProgressParams = TicketProgressBody;
 
 const request = (value: unknown) => id('human_request', value, 'requestId');
 const ticket = (value: unknown) => id('ticket', value, 'ticketId');
@@ -44,13 +32,18 @@ const ticket = (value: unknown) => id('ticket', value, 'ticketId');
 export class HumanRequests extends APIResource {
   /** Opens a request in the person's inbox (`svc:act`). */
   create(params: HumanRequestCreateParams, options?: RequestOptions): APIPromise<HumanRequest> {
-    return this._transport.request('POST', '/v1/human/requests', { body: params }, options);
+    return this._transport.request(
+      'POST',
+      pathOf('human.requests.create'),
+      { body: params },
+      options,
+    );
   }
 
   retrieve(requestId: string, options?: RequestOptions): APIPromise<HumanRequest> {
     return this._transport.request(
       'GET',
-      path`/v1/human/requests/${request(requestId)}`,
+      pathOf('human.requests.retrieve', { id: request(requestId) }),
       {},
       options,
     );
@@ -62,7 +55,7 @@ export class HumanRequests extends APIResource {
     params: HumanRequestCreateParams,
     options?: RequestOptions,
   ): APIPromise<HumanRequest> {
-    const url = path`/v1/human/requests/${request(requestId)}`;
+    const url = pathOf('human.requests.replace', { id: request(requestId) });
     return this._transport.request('PUT', url, { body: params }, options);
   }
 
@@ -72,7 +65,7 @@ export class HumanRequests extends APIResource {
     params: HumanRespondParams,
     options?: RequestOptions,
   ): APIPromise<HumanRequest> {
-    const url = path`/v1/human/requests/${request(requestId)}/respond`;
+    const url = pathOf('human.requests.respond', { id: request(requestId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -82,7 +75,7 @@ export class HumanRequests extends APIResource {
     params: HumanReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<HumanRequest> {
-    const url = path`/v1/human/requests/${request(requestId)}/dismiss`;
+    const url = pathOf('human.requests.dismiss', { id: request(requestId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -92,7 +85,7 @@ export class HumanRequests extends APIResource {
     params: HumanReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<HumanRequest> {
-    const url = path`/v1/human/requests/${request(requestId)}/cancel`;
+    const url = pathOf('human.requests.cancel', { id: request(requestId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 }
@@ -101,11 +94,16 @@ export class HumanRequests extends APIResource {
 export class HumanInbox extends APIResource {
   /** Open and in-progress tickets, newest first. */
   list(params: InboxListParams = {}, options?: RequestOptions): PagePromise<TicketList> {
-    return this._transport.list('/v1/human/inbox', { ...params }, options);
+    return this._transport.list(pathOf('human.inbox.list'), { ...params }, options);
   }
 
   retrieve(ticketId: string, options?: RequestOptions): APIPromise<Ticket> {
-    return this._transport.request('GET', path`/v1/human/inbox/${ticket(ticketId)}`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('human.inbox.retrieve', { ticket_id: ticket(ticketId) }),
+      {},
+      options,
+    );
   }
 
   respond(
@@ -113,7 +111,7 @@ export class HumanInbox extends APIResource {
     params: HumanRespondParams,
     options?: RequestOptions,
   ): APIPromise<Ticket> {
-    const url = path`/v1/human/inbox/${ticket(ticketId)}/respond`;
+    const url = pathOf('human.inbox.respond', { ticket_id: ticket(ticketId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -123,7 +121,7 @@ export class HumanInbox extends APIResource {
     params: TicketProgressParams = {},
     options?: RequestOptions,
   ): APIPromise<Ticket> {
-    const url = path`/v1/human/inbox/${ticket(ticketId)}/progress`;
+    const url = pathOf('human.inbox.progress', { ticket_id: ticket(ticketId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -133,19 +131,19 @@ export class HumanInbox extends APIResource {
     params: HumanReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<Ticket> {
-    const url = path`/v1/human/inbox/${ticket(ticketId)}/cancel`;
+    const url = pathOf('human.inbox.cancel', { ticket_id: ticket(ticketId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Closed tickets (answered, dismissed, cancelled, superseded, expired), newest first. */
   history(params: InboxHistoryParams = {}, options?: RequestOptions): PagePromise<TicketList> {
     const query = { ...params };
-    return this._transport.list('/v1/human/inbox/history', query, options);
+    return this._transport.list(pathOf('human.inbox.history'), query, options);
   }
 
   /** The ticket's response; a `ConflictError` while it has none. */
   response(ticketId: string, options?: RequestOptions): APIPromise<InboxResponse> {
-    const url = path`/v1/human/inbox/${ticket(ticketId)}/response`;
+    const url = pathOf('human.inbox.response', { ticket_id: ticket(ticketId) });
     return this._transport.request('GET', url, {}, options);
   }
 }

@@ -1,28 +1,24 @@
 import {
   describeValue,
-  type listOf,
-  type memoryDocumentSchema,
-  type memoryDocumentSummarySchema,
-  type memoryGetQuerySchema,
-  type memoryListQuerySchema,
+  type MemoryDocument,
+  type MemoryDocumentSummary,
+  type MemoryGetQuery,
+  type MemoryListQuery,
   parseMemorySpace,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
+import type { ListPage } from '../core/pages.ts';
 import { eachItem } from '../core/pages.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
-/** A document with its content: `{ space, path, title, kind, privacy, media_type, size, version, content, … }`. */
-export type MemoryDocument = Output<typeof memoryDocumentSchema>;
-/** A document as lists answer it: everything but the content. */
-export type MemoryDocumentSummary = Output<typeof memoryDocumentSummarySchema>;
 /** `{ space?, prefix?, kind?, privacy?, limit?, after? }`; `space` defaults to `'user'`. */
-export type MemoryListParams = Output<typeof memoryListQuerySchema>;
+export type MemoryListParams = MemoryListQuery;
 /** `{ space?, path }`; `space` defaults to `'user'`. */
-export type MemoryGetParams = Output<typeof memoryGetQuerySchema>;
-export type MemoryList = Output<ReturnType<typeof listOf<typeof memoryDocumentSummarySchema>>>;
+export type MemoryGetParams = MemoryGetQuery;
+export type MemoryList = ListPage<MemoryDocumentSummary>;
 
 /**
  * `client.memory`: the person's knowledge and preference documents (and an app's or a node's
@@ -33,7 +29,7 @@ export type MemoryList = Output<ReturnType<typeof listOf<typeof memoryDocumentSu
 export class Memory extends APIResource {
   /** One page of a space's documents, by path, without content (GET /v1/memory). */
   list(params: MemoryListParams = {}, options?: RequestOptions): PagePromise<MemoryList> {
-    return this._transport.list('/v1/memory', checked(params), options);
+    return this._transport.list(pathOf('memory.list'), checked(params), options);
   }
 
   /**
@@ -59,7 +55,7 @@ export class Memory extends APIResource {
         `params.path must be a non-empty string; received ${describeValue(query.path)}`,
       );
     }
-    return this._transport.request('GET', '/v1/memory/document', { query }, options);
+    return this._transport.request('GET', pathOf('memory.get'), { query }, options);
   }
 }
 

@@ -1,27 +1,23 @@
 import type {
-  credentialInstallBodySchema,
-  listOf,
-  modelConfigBodySchema,
-  modelConfigSchema,
-  modelCredentialSchema,
+  CredentialInstallBody,
+  ModelConfig,
+  ModelConfigBody,
+  ModelCredential,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { name, path } from '../core/path.ts';
+import type { ListPage } from '../core/pages.ts';
+import { name, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
-import type { Output } from '../internal/types.ts';
 
-/** A stored credential: `has_key`, never the key nor any part of it. */
-export type ModelCredential = Output<typeof modelCredentialSchema>;
 /** `{ api_key?, base_url? }`: the only request body that carries a key. */
-export type CredentialInstallParams = Output<typeof credentialInstallBodySchema>;
-export type ModelConfig = Output<typeof modelConfigSchema>;
+export type CredentialInstallParams = CredentialInstallBody;
 /** `{ default, profiles? }`: replaces the whole configuration. */
-export type ModelConfigUpdateParams = Output<typeof modelConfigBodySchema>;
+export type ModelConfigUpdateParams = ModelConfigBody;
 
-export type ModelCredentialList = Output<ReturnType<typeof listOf<typeof modelCredentialSchema>>>;
+export type ModelCredentialList = ListPage<ModelCredential>;
 
 /** `anthropic`, `openai` or `openai-compatible` (`scripted` takes no credentials). */
 export type CredentialProvider = ModelCredential['provider'];
@@ -29,7 +25,7 @@ export type CredentialProvider = ModelCredential['provider'];
 export class Credentials extends APIResource {
   /** Stored credentials, owner only (GET /v1/model-auth). */
   list(options?: RequestOptions): PagePromise<ModelCredentialList> {
-    return this._transport.list('/v1/model-auth', {}, options);
+    return this._transport.list(pathOf('models.credentials.list'), {}, options);
   }
 
   /** Stores or replaces a provider's key and base URL, owner only (POST /v1/model-auth/{provider}). */
@@ -38,13 +34,17 @@ export class Credentials extends APIResource {
     params: CredentialInstallParams,
     options?: RequestOptions,
   ): APIPromise<ModelCredential> {
-    const url = path`/v1/model-auth/${name('provider', provider, 'provider')}`;
+    const url = pathOf('models.credentials.install', {
+      provider: name('provider', provider, 'provider'),
+    });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Forgets a provider's credentials (DELETE /v1/model-auth/{provider}). */
   remove(provider: CredentialProvider, options?: RequestOptions): APIPromise<{ ok: true }> {
-    const url = path`/v1/model-auth/${name('provider', provider, 'provider')}`;
+    const url = pathOf('models.credentials.remove', {
+      provider: name('provider', provider, 'provider'),
+    });
     return this._transport.request('DELETE', url, {}, options);
   }
 }
@@ -52,12 +52,17 @@ export class Credentials extends APIResource {
 export class Config extends APIResource {
   /** The default model and the per-profile overrides (GET /v1/model-config). */
   retrieve(options?: RequestOptions): APIPromise<ModelConfig> {
-    return this._transport.request('GET', '/v1/model-config', {}, options);
+    return this._transport.request('GET', pathOf('models.config.retrieve'), {}, options);
   }
 
   /** Replaces the default model and the overrides, owner only (PUT /v1/model-config). */
   update(params: ModelConfigUpdateParams, options?: RequestOptions): APIPromise<ModelConfig> {
-    return this._transport.request('PUT', '/v1/model-config', { body: params }, options);
+    return this._transport.request(
+      'PUT',
+      pathOf('models.config.update'),
+      { body: params },
+      options,
+    );
   }
 }
 

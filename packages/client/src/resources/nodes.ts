@@ -1,85 +1,73 @@
 import type {
-  jobSchema,
-  listOf,
-  listQuerySchema,
-  mailSchema,
-  messageBodySchema,
-  nodeCreateAndWaitBodySchema,
-  nodeCreateBodySchema,
-  nodeDemoteBodySchema,
-  nodeEventSchema,
-  nodeEventsQuerySchema,
-  nodeForkBodySchema,
-  nodeListQuerySchema,
-  nodeParseBodySchema,
-  nodeParseResultSchema,
-  nodeRecycleBodySchema,
-  nodeReviveAllBodySchema,
-  nodeReviveAllResultSchema,
-  nodeReviveBodySchema,
-  nodeSchema,
+  Job,
+  ListQuery,
+  Mail,
+  MessageBody,
+  Node,
+  NodeCreateAndWaitBody,
+  NodeCreateBody,
+  NodeDemoteBody,
+  NodeEvent,
+  NodeEventsQuery,
+  NodeForkBody,
+  NodeListQuery,
+  NodeOutcome,
+  NodeParseBody,
+  NodeParseResult,
+  NodeRecycleBody,
+  NodeReviveAllBody,
+  NodeReviveAllResult,
+  NodeReviveBody,
+  NodeUpdateBody,
+  NodeWaitBody,
+  NodeWaitResult,
   nodeStreamQuerySchema,
-  nodeUpdateBodySchema,
-  nodeWaitBodySchema,
-  nodeWaitResultSchema,
-  outcomeSchema,
-  reasonBodySchema,
-  reportSchema,
-  resultSubmitBodySchema,
-  worktreeSchema,
+  ReasonBody,
+  Report,
+  ResultSubmitBody,
+  Worktree,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
-import { NodeStream } from '../core/outcome-stream.ts';
+import { NodeStream, openOutcomeStream } from '../core/outcome-stream.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { id, path } from '../core/path.ts';
+import type { ListPage } from '../core/pages.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Transport } from '../core/transport.ts';
 import type { Output } from '../internal/types.ts';
-import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
+import { startParse, startThenWait, type WaitParams, waitFor } from './wait.ts';
 
-export type Node = Output<typeof nodeSchema>;
-export type NodeOutcome = Output<typeof outcomeSchema>;
-export type NodeEvent = Output<typeof nodeEventSchema>;
-export type Mail = Output<typeof mailSchema>;
-export type Report = Output<typeof reportSchema>;
-export type Job = Output<typeof jobSchema>;
-/** `{ final, node }`: `final: false` when the wait ended first (the node id is in it). */
-export type NodeWaitResult = Output<typeof nodeWaitResultSchema>;
-export type NodeParseResult = Output<typeof nodeParseResultSchema>;
-
-export type NodeCreateParams = Output<typeof nodeCreateBodySchema>;
+export type NodeCreateParams = NodeCreateBody;
 /** The create body plus `timeout_s`: the client's whole wait (it loops the bounded server wait). */
-export type NodeCreateAndWaitParams = Output<typeof nodeCreateAndWaitBodySchema>;
-export type NodeParseParams = Output<typeof nodeParseBodySchema>;
-export type NodeListParams = Output<typeof nodeListQuerySchema>;
-export type NodeUpdateParams = Output<typeof nodeUpdateBodySchema>;
-export type NodeReasonParams = Output<typeof reasonBodySchema>;
-export type NodeMessageParams = Output<typeof messageBodySchema>;
-export type NodeForkParams = Output<typeof nodeForkBodySchema>;
-export type NodeReviveParams = Output<typeof nodeReviveBodySchema>;
-export type NodeReviveAllParams = Output<typeof nodeReviveAllBodySchema>;
-export type NodeReviveAllResult = Output<typeof nodeReviveAllResultSchema>;
-export type NodeDemoteParams = Output<typeof nodeDemoteBodySchema>;
-export type NodeRecycleParams = Output<typeof nodeRecycleBodySchema>;
-export type NodeWaitParams = Output<typeof nodeWaitBodySchema>;
-export type NodeEventsParams = Output<typeof nodeEventsQuerySchema>;
+export type NodeCreateAndWaitParams = NodeCreateAndWaitBody;
+export type NodeParseParams = NodeParseBody;
+export type NodeListParams = NodeListQuery;
+export type NodeUpdateParams = NodeUpdateBody;
+export type NodeReasonParams = ReasonBody;
+export type NodeMessageParams = MessageBody;
+export type NodeForkParams = NodeForkBody;
+export type NodeReviveParams = NodeReviveBody;
+export type NodeReviveAllParams = NodeReviveAllBody;
+export type NodeDemoteParams = NodeDemoteBody;
+export type NodeRecycleParams = NodeRecycleBody;
+export type NodeWaitParams = NodeWaitBody;
+export type NodeEventsParams = NodeEventsQuery;
 export type NodeStreamParams = Omit<Output<typeof nodeStreamQuerySchema>, 'after'>;
-export type ResultSubmitParams = Output<typeof resultSubmitBodySchema>;
-export type PageParams = Output<typeof listQuerySchema>;
+export type ResultSubmitParams = ResultSubmitBody;
+export type PageParams = ListQuery;
 
-export type NodeList = Output<ReturnType<typeof listOf<typeof nodeSchema>>>;
-export type NodeEventList = Output<ReturnType<typeof listOf<typeof nodeEventSchema>>>;
-export type ReportList = Output<ReturnType<typeof listOf<typeof reportSchema>>>;
-export type JobList = Output<ReturnType<typeof listOf<typeof jobSchema>>>;
-export type Worktree = Output<typeof worktreeSchema>;
+export type NodeList = ListPage<Node>;
+export type NodeEventList = ListPage<NodeEvent>;
+export type ReportList = ListPage<Report>;
+export type JobList = ListPage<Job>;
 
 const node = (value: unknown) => id('node', value, 'nodeId');
 
 export class NodeReports extends APIResource {
   /** A node's progress reports, oldest first (GET /v1/nodes/{id}/reports). */
   list(nodeId: string, params: PageParams = {}, options?: RequestOptions): PagePromise<ReportList> {
-    const url = path`/v1/nodes/${node(nodeId)}/reports`;
+    const url = pathOf('nodes.reports.list', { id: node(nodeId) });
     return this._transport.list(url, { ...params }, options);
   }
 }
@@ -87,13 +75,16 @@ export class NodeReports extends APIResource {
 export class NodeJobs extends APIResource {
   /** A node's jobs, newest first (GET /v1/nodes/{id}/jobs). */
   list(nodeId: string, params: PageParams = {}, options?: RequestOptions): PagePromise<JobList> {
-    const url = path`/v1/nodes/${node(nodeId)}/jobs`;
+    const url = pathOf('nodes.jobs.list', { id: node(nodeId) });
     return this._transport.list(url, { ...params }, options);
   }
 
   /** Stops a running job (POST /v1/nodes/{id}/jobs/{job_id}/cancel). */
   cancel(nodeId: string, jobId: string, options?: RequestOptions): APIPromise<Job> {
-    const url = path`/v1/nodes/${node(nodeId)}/jobs/${id('job', jobId, 'jobId')}/cancel`;
+    const url = pathOf('nodes.jobs.cancel', {
+      id: node(nodeId),
+      job_id: id('job', jobId, 'jobId'),
+    });
     return this._transport.request('POST', url, {}, options);
   }
 }
@@ -101,7 +92,7 @@ export class NodeJobs extends APIResource {
 export class NodeResult extends APIResource {
   /** Submits the node's result from outside; the node is done (POST /v1/nodes/{id}/result). */
   submit(nodeId: string, params: ResultSubmitParams, options?: RequestOptions): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/result`;
+    const url = pathOf('nodes.result.submit', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 }
@@ -112,13 +103,13 @@ export class NodeWorktree extends APIResource {
    * (POST /v1/nodes/{id}/worktree/close).
    */
   close(nodeId: string, options?: RequestOptions): APIPromise<Worktree> {
-    const url = path`/v1/nodes/${node(nodeId)}/worktree/close`;
+    const url = pathOf('nodes.worktree.close', { id: node(nodeId) });
     return this._transport.request('POST', url, {}, options);
   }
 
   /** Removes a final node's worktree and its files (POST /v1/nodes/{id}/worktree/abandon). */
   abandon(nodeId: string, options?: RequestOptions): APIPromise<Worktree> {
-    const url = path`/v1/nodes/${node(nodeId)}/worktree/abandon`;
+    const url = pathOf('nodes.worktree.abandon', { id: node(nodeId) });
     return this._transport.request('POST', url, {}, options);
   }
 }
@@ -140,21 +131,26 @@ export class Nodes extends APIResource {
 
   /** Creates a queued node (POST /v1/nodes). */
   create(params: NodeCreateParams, options?: RequestOptions): APIPromise<Node> {
-    return this._transport.request('POST', '/v1/nodes', { body: params }, options);
+    return this._transport.request('POST', pathOf('nodes.create'), { body: params }, options);
   }
 
   /** Nodes newest first, filtered by state, parent (`'none'`: roots), root, run or profile. */
   list(params: NodeListParams = {}, options?: RequestOptions): PagePromise<NodeList> {
-    return this._transport.list('/v1/nodes', { ...params }, options);
+    return this._transport.list(pathOf('nodes.list'), { ...params }, options);
   }
 
   retrieve(nodeId: string, options?: RequestOptions): APIPromise<Node> {
-    return this._transport.request('GET', path`/v1/nodes/${node(nodeId)}`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('nodes.retrieve', { id: node(nodeId) }),
+      {},
+      options,
+    );
   }
 
   /** Title, budgets or labels; raising the budget a node is parked at wakes it. */
   update(nodeId: string, params: NodeUpdateParams, options?: RequestOptions): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}`;
+    const url = pathOf('nodes.update', { id: node(nodeId) });
     return this._transport.request('PATCH', url, { body: params }, options);
   }
 
@@ -164,7 +160,7 @@ export class Nodes extends APIResource {
     params: NodeReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/cancel`;
+    const url = pathOf('nodes.cancel', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -174,19 +170,24 @@ export class Nodes extends APIResource {
     params: NodeReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/interrupt`;
+    const url = pathOf('nodes.interrupt', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Sends mail, read at the node's next turn; a waiting node wakes. */
   message(nodeId: string, params: NodeMessageParams, options?: RequestOptions): APIPromise<Mail> {
-    const url = path`/v1/nodes/${node(nodeId)}/messages`;
+    const url = pathOf('nodes.message', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** The outcome of a final node; `ConflictError` (409 invalid_state) while it is not final. */
   outcome(nodeId: string, options?: RequestOptions): APIPromise<NodeOutcome> {
-    return this._transport.request('GET', path`/v1/nodes/${node(nodeId)}/outcome`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('nodes.outcome', { id: node(nodeId) }),
+      {},
+      options,
+    );
   }
 
   /**
@@ -198,7 +199,12 @@ export class Nodes extends APIResource {
     params: WaitParams = {},
     options?: RequestOptions,
   ): Promise<NodeWaitResult> {
-    return waitFor(this._transport, path`/v1/nodes/${node(nodeId)}/outcome/wait`, params, options);
+    return waitFor(
+      this._transport,
+      pathOf('nodes.waitForOutcome', { id: node(nodeId) }),
+      params,
+      options,
+    );
   }
 
   /**
@@ -212,7 +218,7 @@ export class Nodes extends APIResource {
   ): Promise<NodeWaitResult> {
     return startThenWait<NodeWaitResult>(
       this._transport,
-      '/v1/nodes/create-and-wait',
+      pathOf('nodes.createAndWait'),
       params,
       options,
       (first, left, rest) => this.waitForOutcome(first.node.id, left, rest),
@@ -224,15 +230,14 @@ export class Nodes extends APIResource {
    * in `parsed` (null unless the node is done).
    */
   parse(params: NodeParseParams, options?: RequestOptions): Promise<NodeParseResult> {
-    return startThenWait<NodeParseResult>(
+    const url = pathOf('nodes.parse');
+    return startParse<'node', Node>(
       this._transport,
-      '/v1/nodes/parse',
+      url,
+      'node',
       params,
       options,
-      async (first, left, rest) => {
-        const { final, node: done } = await this.waitForOutcome(first.node.id, left, rest);
-        return { final, node: done, parsed: parsedOf(done) };
-      },
+      (id, left, rest) => this.waitForOutcome(id, left, rest),
     );
   }
 
@@ -242,14 +247,11 @@ export class Nodes extends APIResource {
    * text as it is recorded), `finalOutcome()`, `finalText()`, `finalNode()`.
    */
   stream(nodeId: string, params: NodeStreamParams = {}, options?: StreamOptions): NodeStream<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/stream`;
-    const events = this._transport.stream<NodeEvent>(url, { ...params }, options);
-    const read = options?.signal === undefined ? {} : { signal: options.signal };
-    return new NodeStream<Node>({
-      events,
+    const url = pathOf('nodes.stream', { id: node(nodeId) });
+    return openOutcomeStream(NodeStream<Node>, this._transport, url, { ...params }, options, {
       textNode: async () => nodeId,
       isOutcome: (e) => e.kind === 'node.outcome' && e.subject_id === nodeId,
-      fetchFinal: () => this.retrieve(nodeId, read),
+      retrieve: (read) => this.retrieve(nodeId, read),
     });
   }
 
@@ -259,13 +261,13 @@ export class Nodes extends APIResource {
     params: NodeEventsParams = {},
     options?: RequestOptions,
   ): PagePromise<NodeEventList> {
-    const url = path`/v1/nodes/${node(nodeId)}/events`;
+    const url = pathOf('nodes.events', { id: node(nodeId) });
     return this._transport.list(url, { ...params }, options);
   }
 
   /** Copies the node's conversation (through `through_turn`) into a new queued node. */
   fork(nodeId: string, params: NodeForkParams = {}, options?: RequestOptions): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/fork`;
+    const url = pathOf('nodes.fork', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -275,7 +277,7 @@ export class Nodes extends APIResource {
     params: NodeReviveParams = {},
     options?: RequestOptions,
   ): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/revive`;
+    const url = pathOf('nodes.revive', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -284,41 +286,46 @@ export class Nodes extends APIResource {
     params: NodeReviveAllParams = {},
     options?: RequestOptions,
   ): APIPromise<NodeReviveAllResult> {
-    return this._transport.request('POST', '/v1/nodes/revive-all', { body: params }, options);
+    return this._transport.request('POST', pathOf('nodes.reviveAll'), { body: params }, options);
   }
 
   /** Detaches the node (and its subtree) into a root. */
   promote(nodeId: string, options?: RequestOptions): APIPromise<Node> {
-    return this._transport.request('POST', path`/v1/nodes/${node(nodeId)}/promote`, {}, options);
+    return this._transport.request(
+      'POST',
+      pathOf('nodes.promote', { id: node(nodeId) }),
+      {},
+      options,
+    );
   }
 
   /** Attaches the node under `parent_id` (not itself nor a descendant). */
   demote(nodeId: string, params: NodeDemoteParams, options?: RequestOptions): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/demote`;
+    const url = pathOf('nodes.demote', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Gives a done node a fresh task, keeping its id, profile and history. */
   recycle(nodeId: string, params: NodeRecycleParams, options?: RequestOptions): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/recycle`;
+    const url = pathOf('nodes.recycle', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** A node ends its turn and waits for mail (node token, its own node). */
   yield(nodeId: string, params: NodeReasonParams = {}, options?: RequestOptions): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/yield`;
+    const url = pathOf('nodes.yield', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** A node waits for children, a human request or a timer (node token, its own node). */
   wait(nodeId: string, params: NodeWaitParams, options?: RequestOptions): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/wait`;
+    const url = pathOf('nodes.wait', { id: node(nodeId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Restarts the broker of the node's root from its last recorded turn. */
   relaunchRoot(nodeId: string, options?: RequestOptions): APIPromise<Node> {
-    const url = path`/v1/nodes/${node(nodeId)}/relaunch-root`;
+    const url = pathOf('nodes.relaunchRoot', { id: node(nodeId) });
     return this._transport.request('POST', url, {}, options);
   }
 }

@@ -1,24 +1,17 @@
-import type {
-  listOf,
-  listQuerySchema,
-  profileEnsureBodySchema,
-  profileSchema,
-} from '@svc/protocol';
+import type { ListQuery, Profile, ProfileEnsureBody } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { name, path } from '../core/path.ts';
+import type { ListPage } from '../core/pages.ts';
+import { name, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
-/** A profile; `env` lists names only, never values. */
-export type Profile = Output<typeof profileSchema>;
 /** The fields to set; `null` resets one to its default, an omitted one is kept. */
-export type ProfileEnsureParams = Output<typeof profileEnsureBodySchema>;
+export type ProfileEnsureParams = ProfileEnsureBody;
 
-export type ProfileList = Output<ReturnType<typeof listOf<typeof profileSchema>>>;
+export type ProfileList = ListPage<Profile>;
 /** `{ limit?, after? }`: `after` is the previous page's `next_cursor`. */
-export type ProfileListParams = Output<typeof listQuerySchema>;
+export type ProfileListParams = ListQuery;
 
 const profile = (value: unknown) => name('profile', value, 'name');
 
@@ -37,7 +30,7 @@ export class Profiles extends APIResource {
   ): APIPromise<Profile> {
     return this._transport.request(
       'PUT',
-      path`/v1/profiles/${profile(profileName)}`,
+      pathOf('profiles.ensure', { name: profile(profileName) }),
       { body: params },
       options,
     );
@@ -45,11 +38,16 @@ export class Profiles extends APIResource {
 
   /** One profile (GET /v1/profiles/{name}). */
   retrieve(profileName: string, options?: RequestOptions): APIPromise<Profile> {
-    return this._transport.request('GET', path`/v1/profiles/${profile(profileName)}`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('profiles.retrieve', { name: profile(profileName) }),
+      {},
+      options,
+    );
   }
 
   /** The profiles the caller may use, by name (GET /v1/profiles). */
   list(params: ProfileListParams = {}, options?: RequestOptions): PagePromise<ProfileList> {
-    return this._transport.list('/v1/profiles', { ...params }, options);
+    return this._transport.list(pathOf('profiles.list'), { ...params }, options);
   }
 }

@@ -1,34 +1,33 @@
 import {
   assertName,
   PROVIDER_CALL_TIMEOUT_MS,
-  type providerCallBodySchema,
-  type providerCallResultSchema,
-  type providerToolSchema,
-  type providerToolsQuerySchema,
-  type providerToolsSchema,
+  type ProviderCallBody,
+  type ProviderCallResult,
+  type ProviderToolList,
+  type ProviderToolsQuery,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import { ANSWER_GRACE_MS } from '../internal/options.ts';
-import type { Output } from '../internal/types.ts';
 
-/** An installed plugin's command the caller's scopes cover. */
-export type ProviderTool = Output<typeof providerToolSchema>;
-export type ProviderToolList = Output<typeof providerToolsSchema>;
 /** `{ provider? }`: one provider's commands only. */
-export type ProviderToolsParams = Output<typeof providerToolsQuerySchema>;
+export type ProviderToolsParams = ProviderToolsQuery;
 /** `{ provider, group, command, input, profile? }` */
-export type ProviderCallParams = Output<typeof providerCallBodySchema>;
-/** `output` is the command's result; a streaming command answers `items` and `truncated`. */
-export type ProviderCallResult = Output<typeof providerCallResultSchema>;
+export type ProviderCallParams = ProviderCallBody;
 
 /** `client.providers`: the installed plugins' commands, listed and called through the daemon. */
 export class Providers extends APIResource {
   /** The commands whose `<provider>:<group>` the token's scopes cover (GET /v1/providers/tools). */
   tools(params: ProviderToolsParams = {}, options?: RequestOptions): APIPromise<ProviderToolList> {
     if (params?.provider !== undefined) assertName('provider', params.provider, 'params.provider');
-    return this._transport.request('GET', '/v1/providers/tools', { query: { ...params } }, options);
+    return this._transport.request(
+      'GET',
+      pathOf('providers.tools'),
+      { query: { ...params } },
+      options,
+    );
   }
 
   /**
@@ -43,7 +42,7 @@ export class Providers extends APIResource {
     const timeout = PROVIDER_CALL_TIMEOUT_MS + ANSWER_GRACE_MS;
     return this._transport.request(
       'POST',
-      '/v1/provider/call',
+      pathOf('providers.call'),
       { body: params },
       { timeout, ...options },
     );

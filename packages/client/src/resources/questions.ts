@@ -1,21 +1,23 @@
-import type { questionAnswerBodySchema, questionSchema } from '@svc/protocol';
+import type { Question, QuestionAnswerBody } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
-import { id, path } from '../core/path.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
-/** A question a node of one of your runs asked: the human request's content, state and answer. */
-export type Question = Output<typeof questionSchema>;
 /** `{ text?, choice?, data? }`, checked as an inbox answer is. */
-export type QuestionAnswerParams = Output<typeof questionAnswerBodySchema>;
+export type QuestionAnswerParams = QuestionAnswerBody;
 
 const question = (value: unknown) => id('question', value, 'questionId');
 
 /** `client.questions`: answer what the nodes of your runs ask (their ids come in `run.question` events). */
 export class Questions extends APIResource {
   get(questionId: string, options?: RequestOptions): APIPromise<Question> {
-    return this._transport.request('GET', path`/v1/questions/${question(questionId)}`, {}, options);
+    return this._transport.request(
+      'GET',
+      pathOf('questions.get', { id: question(questionId) }),
+      {},
+      options,
+    );
   }
 
   /** Answers it; the asking node wakes with the answer. A closed question is 409. */
@@ -26,7 +28,7 @@ export class Questions extends APIResource {
   ): APIPromise<Question> {
     return this._transport.request(
       'POST',
-      path`/v1/questions/${question(questionId)}/answer`,
+      pathOf('questions.answer', { id: question(questionId) }),
       { body: params },
       options,
     );

@@ -1,51 +1,40 @@
 import type {
-  listOf,
-  runDeleteResultSchema,
-  runEventsQuerySchema,
-  runListAllQuerySchema,
-  runListQuerySchema,
-  runParseBodySchema,
-  runParseResultSchema,
-  runRenameBodySchema,
-  runSchema,
-  runStartBodySchema,
+  Mail,
+  Run,
+  RunDeleteResult,
+  RunEventsQuery,
+  RunListAllQuery,
+  RunListQuery,
+  RunParseBody,
+  RunParseResult,
+  RunRenameBody,
+  RunStartBody,
+  RunWaitResult,
   runStreamQuerySchema,
-  runWaitResultSchema,
-  turnListQuerySchema,
-  turnSchema,
+  Turn,
+  TurnListQuery,
 } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
-import { RunStream } from '../core/outcome-stream.ts';
+import { openOutcomeStream, RunStream } from '../core/outcome-stream.ts';
 import type { PagePromise } from '../core/page-promise.ts';
-import { id, path } from '../core/path.ts';
+import type { ListPage } from '../core/pages.ts';
+import { id, pathOf } from '../core/path.ts';
 import type { RequestOptions, StreamOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
 import type { Output } from '../internal/types.ts';
-import type {
-  Mail,
-  NodeEvent,
-  NodeEventList,
-  NodeMessageParams,
-  NodeReasonParams,
-} from './nodes.ts';
-import { parsedOf, startThenWait, type WaitParams, waitFor } from './wait.ts';
+import type { NodeEventList, NodeMessageParams, NodeReasonParams } from './nodes.ts';
+import { startParse, type WaitParams, waitFor } from './wait.ts';
 
-/** An app's handle on a root node it started: the root's state and outcome, the tree's usage. */
-export type Run = Output<typeof runSchema>;
-export type Turn = Output<typeof turnSchema>;
-export type RunStartParams = Output<typeof runStartBodySchema>;
-export type RunParseParams = Output<typeof runParseBodySchema>;
-export type RunListParams = Output<typeof runListQuerySchema>;
-export type RunListAllParams = Output<typeof runListAllQuerySchema>;
-export type RunRenameParams = Output<typeof runRenameBodySchema>;
-export type RunTraceParams = Output<typeof turnListQuerySchema>;
-export type RunEventsParams = Output<typeof runEventsQuerySchema>;
+export type RunStartParams = RunStartBody;
+export type RunParseParams = RunParseBody;
+export type RunListParams = RunListQuery;
+export type RunListAllParams = RunListAllQuery;
+export type RunRenameParams = RunRenameBody;
+export type RunTraceParams = TurnListQuery;
+export type RunEventsParams = RunEventsQuery;
 export type RunStreamParams = Omit<Output<typeof runStreamQuerySchema>, 'after'>;
-export type RunWaitResult = Output<typeof runWaitResultSchema>;
-export type RunParseResult = Output<typeof runParseResultSchema>;
-export type RunDeleteResult = Output<typeof runDeleteResultSchema>;
-export type RunList = Output<ReturnType<typeof listOf<typeof runSchema>>>;
-export type TurnList = Output<ReturnType<typeof listOf<typeof turnSchema>>>;
+export type RunList = ListPage<Run>;
+export type TurnList = ListPage<Turn>;
 
 const run = (value: unknown) => id('run', value, 'runId');
 
@@ -53,32 +42,32 @@ const run = (value: unknown) => id('run', value, 'runId');
 export class Runs extends APIResource {
   /** Starts a run: a root node inside the app's grant (POST /v1/runs, `svc:llm`). */
   start(params: RunStartParams, options?: RequestOptions): APIPromise<Run> {
-    return this._transport.request('POST', '/v1/runs', { body: params }, options);
+    return this._transport.request('POST', pathOf('runs.start'), { body: params }, options);
   }
 
   get(runId: string, options?: RequestOptions): APIPromise<Run> {
-    return this._transport.request('GET', path`/v1/runs/${run(runId)}`, {}, options);
+    return this._transport.request('GET', pathOf('runs.get', { id: run(runId) }), {}, options);
   }
 
   /** The caller's own runs, newest first. */
   list(params: RunListParams = {}, options?: RequestOptions): PagePromise<RunList> {
-    return this._transport.list('/v1/runs', { ...params }, options);
+    return this._transport.list(pathOf('runs.list'), { ...params }, options);
   }
 
   /** Every app's runs (owner only), optionally one app's. */
   listAll(params: RunListAllParams = {}, options?: RequestOptions): PagePromise<RunList> {
-    return this._transport.list('/v1/runs/all', { ...params }, options);
+    return this._transport.list(pathOf('runs.listAll'), { ...params }, options);
   }
 
   /** Mail to the run's root at any time, read at its next turn. */
   message(runId: string, params: NodeMessageParams, options?: RequestOptions): APIPromise<Mail> {
-    const url = path`/v1/runs/${run(runId)}/messages`;
+    const url = pathOf('runs.message', { id: run(runId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Answers a run that waits for a message; `ConflictError` otherwise. */
   reply(runId: string, params: NodeMessageParams, options?: RequestOptions): APIPromise<Mail> {
-    const url = path`/v1/runs/${run(runId)}/reply`;
+    const url = pathOf('runs.reply', { id: run(runId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -87,23 +76,28 @@ export class Runs extends APIResource {
     params: NodeReasonParams = {},
     options?: RequestOptions,
   ): APIPromise<Run> {
-    const url = path`/v1/runs/${run(runId)}/interrupt`;
+    const url = pathOf('runs.interrupt', { id: run(runId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Cancels the run and its whole tree. */
   cancel(runId: string, params: NodeReasonParams = {}, options?: RequestOptions): APIPromise<Run> {
-    const url = path`/v1/runs/${run(runId)}/cancel`;
+    const url = pathOf('runs.cancel', { id: run(runId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
   /** Deletes a final run with its tree, trace and events. */
   delete(runId: string, options?: RequestOptions): APIPromise<RunDeleteResult> {
-    return this._transport.request('DELETE', path`/v1/runs/${run(runId)}`, {}, options);
+    return this._transport.request(
+      'DELETE',
+      pathOf('runs.delete', { id: run(runId) }),
+      {},
+      options,
+    );
   }
 
   rename(runId: string, params: RunRenameParams, options?: RequestOptions): APIPromise<Run> {
-    const url = path`/v1/runs/${run(runId)}/rename`;
+    const url = pathOf('runs.rename', { id: run(runId) });
     return this._transport.request('POST', url, { body: params }, options);
   }
 
@@ -113,7 +107,7 @@ export class Runs extends APIResource {
     params: RunTraceParams = {},
     options?: RequestOptions,
   ): PagePromise<TurnList> {
-    const url = path`/v1/runs/${run(runId)}/trace`;
+    const url = pathOf('runs.trace', { id: run(runId) });
     return this._transport.list(url, { ...params }, options);
   }
 
@@ -123,7 +117,7 @@ export class Runs extends APIResource {
     params: RunEventsParams = {},
     options?: RequestOptions,
   ): PagePromise<NodeEventList> {
-    const url = path`/v1/runs/${run(runId)}/events`;
+    const url = pathOf('runs.events', { id: run(runId) });
     return this._transport.list(url, { ...params }, options);
   }
 
@@ -133,33 +127,25 @@ export class Runs extends APIResource {
    * recorded), `finalOutcome()`, `finalText()`, `finalRun()`.
    */
   stream(runId: string, params: RunStreamParams = {}, options?: StreamOptions): RunStream<Run> {
-    const url = path`/v1/runs/${run(runId)}/stream`;
-    const events = this._transport.stream<NodeEvent>(url, { ...params }, options);
-    const read = options?.signal === undefined ? {} : { signal: options.signal };
-    return new RunStream<Run>({
-      events,
-      textNode: async () => (await this.get(runId, read)).node_id,
+    const url = pathOf('runs.stream', { id: run(runId) });
+    // The run's tree's events; its text is its root node's turns.
+    return openOutcomeStream(RunStream<Run>, this._transport, url, { ...params }, options, {
+      textNode: async (read) => (await this.get(runId, read)).node_id,
       isOutcome: (e) => e.kind === 'run.outcome',
-      fetchFinal: () => this.get(runId, read),
+      retrieve: (read) => this.get(runId, read),
     });
   }
 
   /** Waits until the run is final or `timeout_s` (default 300) passes; `{ final, run }`. */
   wait(runId: string, params: WaitParams = {}, options?: RequestOptions): Promise<RunWaitResult> {
-    return waitFor(this._transport, path`/v1/runs/${run(runId)}/wait`, params, options);
+    return waitFor(this._transport, pathOf('runs.wait', { id: run(runId) }), params, options);
   }
 
   /** Starts a run with an `output_schema`, waits, and answers the result in `parsed`. */
   parse(params: RunParseParams, options?: RequestOptions): Promise<RunParseResult> {
-    return startThenWait<RunParseResult>(
-      this._transport,
-      '/v1/runs/parse',
-      params,
-      options,
-      async (first, left, rest) => {
-        const { final, run: done } = await this.wait(first.run.id, left, rest);
-        return { final, run: done, parsed: parsedOf(done) };
-      },
+    const url = pathOf('runs.parse');
+    return startParse<'run', Run>(this._transport, url, 'run', params, options, (id, left, rest) =>
+      this.wait(id, left, rest),
     );
   }
 }

@@ -1,13 +1,11 @@
-import type { uploadCreateBodySchema, uploadSchema } from '@svc/protocol';
+import type { Upload, UploadCreateBody } from '@svc/protocol';
 import type { APIPromise } from '../core/api-promise.ts';
+import { pathOf } from '../core/path.ts';
 import type { RequestOptions } from '../core/request-options.ts';
 import { APIResource } from '../core/resource.ts';
-import type { Output } from '../internal/types.ts';
 
-/** `{ id, filename, media_type, size, sha256, app_id, created_at }`. */
-export type Upload = Output<typeof uploadSchema>;
 /** `{ filename, media_type?, content_base64 }`; at most 1 MiB once decoded. */
-export type UploadCreateParams = Output<typeof uploadCreateBodySchema>;
+export type UploadCreateParams = UploadCreateBody;
 
 /**
  * `client.uploads`: files an app hands the daemon for its runs. Reading or deleting one
@@ -17,6 +15,6 @@ export type UploadCreateParams = Output<typeof uploadCreateBodySchema>;
 export class Uploads extends APIResource {
   /** Stores a file (POST /v1/uploads); over 1 MiB decoded is refused (413). */
   create(params: UploadCreateParams, options?: RequestOptions): APIPromise<Upload> {
-    return this._transport.request('POST', '/v1/uploads', { body: params }, options);
+    return this._transport.request('POST', pathOf('uploads.create'), { body: params }, options);
   }
 }

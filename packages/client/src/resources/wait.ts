@@ -142,6 +142,34 @@ export async function startThenWait<T extends { final: boolean }>(
   return rest(first, { timeout_s: remainingS(deadline) }, remainingOptions(options, budget));
 }
 
+/**
+ * A parse (`nodes.parse`, `runs.parse`): the start-and-wait at `url`, then `wait` on the subject
+ * it answered (`key`: `node` or `run`) until final, with the structured result in `parsed`. A
+ * run parses as a node does: its outcome is its root node's.
+ */
+export function startParse<
+  K extends 'node' | 'run',
+  S extends { id: string; state: string; outcome?: { result?: unknown } | null },
+>(
+  transport: Transport,
+  url: string,
+  key: K,
+  params: WaitParams,
+  options: RequestOptions | undefined,
+  wait: (
+    id: string,
+    left: { timeout_s: number },
+    options: RequestOptions | undefined,
+  ) => Promise<{ final: boolean } & Record<K, S>>,
+): Promise<{ final: boolean; parsed: unknown } & Record<K, S>> {
+  type Parsed = { final: boolean; parsed: unknown } & Record<K, S>;
+  return startThenWait<Parsed>(transport, url, params, options, async (first, left, rest) => {
+    const waited = await wait(first[key].id, left, rest);
+    const done = waited[key];
+    return { final: waited.final, [key]: done, parsed: parsedOf(done) } as Parsed;
+  });
+}
+
 /** The `parsed` of a parse answer: the structured result of a done node or run, else null. */
 export function parsedOf(subject: { state: string; outcome?: { result?: unknown } | null }) {
   return subject.state === 'done' ? subject.outcome?.result : null;

@@ -15,57 +15,54 @@
  */
 
 import type {
+  Node as BrokerNode,
   brokerSessionSchema,
-  directiveSchema,
+  Directive,
   faultBodySchema,
+  HumanRequest,
   humanRequestCreateBodySchema,
-  humanRequestSchema,
+  Job,
   jobRecordBodySchema,
-  jobSchema,
   listOf,
-  mailSchema,
-  memoryDocumentSchema,
+  Mail,
+  MemoryDocument,
   memoryDocumentSummarySchema,
   memoryGetQuerySchema,
   memoryListQuerySchema,
   memoryWriteBodySchema,
   nodeCreateBodySchema,
-  nodeSchema,
-  outcomeSchema,
+  NodeOutcome as Outcome,
+  ToolCall as RecordedToolCall,
   reportBodySchema,
   resultSubmitBodySchema,
-  toolCallSchema,
+  Turn,
   toolResultBodySchema,
   turnRecordBodySchema,
-  turnSchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import type { SandboxPlan } from '../sandbox/plan.ts';
 
-export type Directive = z.output<typeof directiveSchema>;
-export type BrokerNode = z.output<typeof nodeSchema>;
-/** A recorded turn, with each tool call's status (`pending` until its result is recorded). */
-export type Turn = z.output<typeof turnSchema>;
-export type RecordedToolCall = z.output<typeof toolCallSchema>;
+// The protocol's DTOs under the names the broker has always used; a recorded turn carries
+// each tool call's status (`pending` until its result is recorded).
+export type { BrokerNode, Directive, RecordedToolCall, Turn };
 /** What the broker records for a turn. */
 export type TurnRecord = z.input<typeof turnRecordBodySchema>;
 export type ToolResultRecord = z.input<typeof toolResultBodySchema>;
-export type Mail = z.output<typeof mailSchema>;
+export type { Mail };
 export type FaultReport = z.input<typeof faultBodySchema>;
 export type ChildSpec = Omit<z.input<typeof nodeCreateBodySchema>, 'parent_id'>;
 export type ResultSubmission = z.input<typeof resultSubmitBodySchema>;
 export type ReportInput = z.input<typeof reportBodySchema>;
-export type Outcome = z.output<typeof outcomeSchema>;
+export type { Outcome };
 export type HumanAsk = z.input<typeof humanRequestCreateBodySchema>;
-export type HumanRequest = z.output<typeof humanRequestSchema>;
-export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
+export type { HumanRequest, MemoryDocument };
 export type MemoryPage = z.output<ReturnType<typeof listOf<typeof memoryDocumentSummarySchema>>>;
 /** Query fields as the wire carries them (strings), as the route reads them. */
 export type MemoryRef = z.input<typeof memoryGetQuerySchema>;
 export type MemoryListQuery = z.input<typeof memoryListQuerySchema>;
 export type MemoryWrite = z.input<typeof memoryWriteBodySchema>;
 export type JobRecord = z.input<typeof jobRecordBodySchema>;
-export type Job = z.output<typeof jobSchema>;
+export type { Job };
 
 /** What `load()` answers: the broker session (node, tools, recorded turns, directive). */
 export interface BrokerLoad extends z.output<typeof brokerSessionSchema> {

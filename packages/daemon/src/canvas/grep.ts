@@ -6,15 +6,12 @@
  */
 import { Worker } from 'node:worker_threads';
 import { nestedRepetition } from '@svc/plugin-kit/json-schema';
-import type { historyGrepResultSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { HistoryGrepResult as GrepResult } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Visibility } from '../nodes/store/nodes.ts';
 import type { Store } from '../store/index.ts';
 import type { GrepDoc, GrepHit, GrepRequest, GrepWorkerData } from './grep-worker.ts';
 import type { GrepRow } from './store.ts';
-
-type GrepResult = z.output<typeof historyGrepResultSchema>;
 
 /** How long a grep may run in all, worker start included. */
 const GREP_TIME_MS = 3_000;

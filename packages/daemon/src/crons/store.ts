@@ -4,12 +4,11 @@
  * the row, never in the DTO.
  */
 import type { StatementSync } from 'node:sqlite';
-import type { cronSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Cron } from '@svc/protocol';
 import { type Sight, sightFilter } from '../access/visibility.ts';
 import type { Db } from '../store/db.ts';
 
-export type Cron = z.output<typeof cronSchema>;
+export type { Cron };
 
 export interface CronRow {
   id: string;

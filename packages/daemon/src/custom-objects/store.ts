@@ -5,14 +5,12 @@
  * never in a DTO.
  */
 import type { StatementSync } from 'node:sqlite';
-import type { customObjectSchema, objectReceiverSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { CustomObject, ObjectReceiver } from '@svc/protocol';
 import { type Sight, sightFilter } from '../access/visibility.ts';
 import type { Db } from '../store/db.ts';
 import type { EventRow } from '../store/events.ts';
 
-export type CustomObject = z.output<typeof customObjectSchema>;
-export type ObjectReceiver = z.output<typeof objectReceiverSchema>;
+export type { CustomObject, ObjectReceiver };
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
 /** An object's events: name → {description, schema}. */
 export type ObjectCatalog = CustomObject['events'];

@@ -2,12 +2,11 @@
  * Focuses (migration 015): one pane per node. Reads filter by the nodes visibility rule
  * (`VISIBLE`), so a caller lists only the focuses of nodes it sees.
  */
-import type { focusSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Focus } from '@svc/protocol';
 import { VISIBLE, type Visibility, visibilityParams } from '../nodes/store/nodes.ts';
 import type { Db } from '../store/db.ts';
 
-export type Focus = z.output<typeof focusSchema>;
+export type { Focus };
 
 export interface FocusFilter {
   pane?: string | undefined;

@@ -4,19 +4,10 @@
  * protocol's `HumanRequest` with the content of its current ticket (`toHumanRequest`); a ticket
  * as `Ticket` with its request's asker (`toTicket`).
  */
-import type {
-  humanRequestSchema,
-  humanResponseSchema,
-  inboxResponseSchema,
-  ticketSchema,
-} from '@svc/protocol';
-import type { z } from 'zod';
+import type { HumanRequest, HumanResponse, InboxResponse, Ticket } from '@svc/protocol';
 import type { Db } from '../store/db.ts';
 
-export type HumanRequest = z.output<typeof humanRequestSchema>;
-export type HumanResponse = z.output<typeof humanResponseSchema>;
-export type Ticket = z.output<typeof ticketSchema>;
-export type InboxResponse = z.output<typeof inboxResponseSchema>;
+export type { HumanRequest, HumanResponse, InboxResponse, Ticket };
 
 export interface HumanRequestRow {
   id: string;

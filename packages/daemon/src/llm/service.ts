@@ -1,6 +1,5 @@
-import type { llmBodySchema, llmResponseSchema } from '@svc/protocol';
+import type { LlmBody, LlmResponse } from '@svc/protocol';
 import { defaultSettingsMiddleware, type ModelMessage, wrapLanguageModel } from 'ai';
-import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { ModelError, type ModelErrorCode } from '../model-access/model-error.ts';
 import { runModelTurn } from '../model-access/model-turn.ts';
@@ -12,8 +11,7 @@ import type { ProfileService } from '../profiles/service.ts';
 import { redactSecrets } from '../redact.ts';
 import { screenPatterns } from '../schema-check/pattern-safety.ts';
 
-type LlmBody = z.output<typeof llmBodySchema>;
-export type LlmResponse = z.output<typeof llmResponseSchema>;
+export type { LlmResponse };
 
 /** How a model failure is answered: the caller's fault, the credentials', or try again later. */
 const ERROR_CODES: Readonly<Record<ModelErrorCode, ApiError['code']>> = {

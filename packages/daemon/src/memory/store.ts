@@ -2,12 +2,10 @@
  * Memory documents (migration 011). Rows answer as the protocol's document DTOs through
  * `toMemoryDocument` and `toMemorySummary`; a list never reads the content column.
  */
-import type { memoryDocumentSchema, memoryDocumentSummarySchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { MemoryDocument, MemoryDocumentSummary as MemorySummary } from '@svc/protocol';
 import type { Db } from '../store/db.ts';
 
-export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
-export type MemorySummary = z.output<typeof memoryDocumentSummarySchema>;
+export type { MemoryDocument, MemorySummary };
 export type MemoryKind = MemoryDocument['kind'];
 export type MemoryPrivacy = MemoryDocument['privacy'];
 

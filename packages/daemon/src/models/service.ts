@@ -1,13 +1,12 @@
 import type {
-  credentialInstallBodySchema,
-  modelChoiceSchema,
-  modelConfigBodySchema,
-  modelConfigSchema,
-  modelCredentialSchema,
-  modelReadinessResponseSchema,
-  modelRefSchema,
+  ModelConfigBody as ConfigBody,
+  CredentialInstallBody as InstallBody,
+  ModelChoice,
+  ModelConfig as ModelConfigDto,
+  ModelCredential,
+  ModelReadiness,
+  ModelRef,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { ModelErrorCode } from '../model-access/model-error.ts';
 import {
@@ -20,14 +19,8 @@ import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import type { CredentialProvider, CredentialRow } from './store.ts';
 
-export type ModelCredential = z.output<typeof modelCredentialSchema>;
-export type ModelConfigDto = z.output<typeof modelConfigSchema>;
-export type ModelReadiness = z.output<typeof modelReadinessResponseSchema>;
-export type ModelRef = z.output<typeof modelRefSchema>;
 /** A model as a request names it: a provider and model, plus a script for `scripted`. */
-export type ModelChoice = z.output<typeof modelChoiceSchema>;
-type InstallBody = z.output<typeof credentialInstallBodySchema>;
-type ConfigBody = z.output<typeof modelConfigBodySchema>;
+export type { ModelChoice, ModelConfigDto, ModelCredential, ModelReadiness, ModelRef };
 
 /** Where to install what a provider lacks, in the words a person types. */
 const INSTALL_HINT: Readonly<Record<CredentialProvider, string>> = {

@@ -1,12 +1,11 @@
-import type { NetworkPolicy } from '@svc/protocol';
 import {
   type Budgets,
   DEFAULT_BUDGETS,
+  type ProfileEnsureBody as EnsureBody,
   mergeBudgets,
-  type profileEnsureBodySchema,
-  type profileSchema,
+  type NetworkPolicy,
+  type Profile,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { checkScopes } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { ModelChoice } from '../models/service.ts';
@@ -15,8 +14,7 @@ import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import type { ProfileRow } from './store.ts';
 
-export type Profile = z.output<typeof profileSchema>;
-type EnsureBody = z.output<typeof profileEnsureBodySchema>;
+export type { Profile };
 
 /** A profile as nodes and model calls use it: the full model choice, script included. */
 export interface ProfileSettings {

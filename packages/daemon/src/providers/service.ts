@@ -7,12 +7,12 @@
  */
 import {
   type BrokerPlugin,
+  type ProviderCallBody as CallBody,
   listCovers,
   type Plugin,
   type ProviderCallResult,
   type ProviderTool,
   pluginToolName,
-  type providerCallBodySchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
 import type { DirectoryService } from '../directory/service.ts';
@@ -29,8 +29,6 @@ import type { PluginRow } from '../plugins/store.ts';
 import type { Principal } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
 import type { Store } from '../store/index.ts';
-
-type CallBody = z.output<typeof providerCallBodySchema>;
 
 /**
  * The plugin statuses whose error envelope is the caller's to read: what it sent was refused

@@ -21,19 +21,18 @@
 import { createHash } from 'node:crypto';
 import {
   availableTools,
-  type directiveSchema,
+  type Directive,
   exhaustedBudget,
-  type faultBodySchema,
+  type FaultBody,
   isBuiltinTool,
   isFinal,
-  type jobRecordBodySchema,
+  type JobRecordBody as JobBody,
   newId,
   pluginToolName,
-  type reportBodySchema,
-  type toolResultBodySchema,
-  type turnRecordBodySchema,
+  type ReportBody,
+  type ToolResultBody,
+  type TurnRecordBody as TurnBody,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
 import { type ModelChoice, type ModelService, refusedCredentials } from '../models/service.ts';
@@ -50,12 +49,7 @@ import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
 import type { EventLog } from './events.ts';
 
-export type Directive = z.output<typeof directiveSchema>;
-type TurnBody = z.output<typeof turnRecordBodySchema>;
-type ToolResultBody = z.output<typeof toolResultBodySchema>;
-type FaultBody = z.output<typeof faultBodySchema>;
-type ReportBody = z.output<typeof reportBodySchema>;
-type JobBody = z.output<typeof jobRecordBodySchema>;
+export type { Directive };
 
 /** Crashes and non-fatal faults in a row (no new turn between them) before the node fails. */
 export const DEFAULT_RELAUNCH_BUDGET = 3;

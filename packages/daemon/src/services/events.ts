@@ -1,14 +1,9 @@
+import type { SvcEvent as EventDto } from '@svc/protocol';
 import type { EventRow } from '../store/events.ts';
 import type { Store } from '../store/index.ts';
 
 /** An event as it travels: the row with its payload parsed. */
-export interface EventDto {
-  seq: number;
-  kind: string;
-  subject_id: string | null;
-  payload: Record<string, unknown>;
-  created_at: string;
-}
+export type { EventDto };
 
 /**
  * The append-only event log plus a wake-up signal for live readers. Subscribers are told *that*

@@ -4,14 +4,13 @@
  * while the token that made it lives (not revoked, not expired), so a share never outlasts its
  * creator's own access. The owner's shares (`created_by` null) need no token.
  */
-
 import type { StatementSync } from 'node:sqlite';
-import type { shareSchema } from '@svc/protocol';
+import type { Share, shareSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { type Sight, sightFilter } from '../access/visibility.ts';
 import type { Db } from '../store/db.ts';
 
-export type Share = z.output<typeof shareSchema>;
+export type { Share };
 export type ShareRow = Omit<Share, 'scope'>;
 
 export interface ShareFilter {

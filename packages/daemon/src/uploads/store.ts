@@ -2,11 +2,11 @@
  * Uploads (migration 012): the record of each file an app handed the daemon; the bytes are the
  * file `SVC_HOME/uploads/<id>`. Rows answer as the protocol's `Upload` DTO as they are.
  */
-import type { uploadSchema } from '@svc/protocol';
+import type { Upload, uploadSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import type { Db } from '../store/db.ts';
 
-export type Upload = z.output<typeof uploadSchema>;
+export type { Upload };
 export type UploadRow = Upload;
 
 export function uploadStore(db: Db) {

@@ -35,13 +35,16 @@ export type RouteAuth =
  * - `objects-read`: the owner every object; an app its app's and those of each app it may read
  *   (`svc:objects:read:app:<id>`); a node token those of its app and of the apps it may read.
  */
-export type Visibility =
-  | 'own-app'
-  | 'own-app-or-node'
-  | 'with-owner'
-  | 'tree'
-  | 'tree-read'
-  | 'objects-read';
+export const VISIBILITIES = [
+  'own-app',
+  'own-app-or-node',
+  'with-owner',
+  'tree',
+  'tree-read',
+  'objects-read',
+] as const;
+
+export type Visibility = (typeof VISIBILITIES)[number];
 
 /**
  * A list route's page: the request path reads `?limit` (default 50) and `?after`, asks the

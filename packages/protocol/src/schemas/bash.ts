@@ -16,6 +16,7 @@ export const bashBodySchema = z.strictObject({
     .optional()
     .describe('added to the environment of the command'),
 });
+export type BashBody = z.output<typeof bashBodySchema>;
 
 /** A non-zero exit is a value, not an error. */
 export const bashResultSchema = z.object({
@@ -33,3 +34,5 @@ export const bashResultSchema = z.object({
     ),
   warning: z.string().optional().describe('said when a command that should be confined was not'),
 });
+/** A non-zero exit is a value: `exit_code` (null when killed), `signal`, `stdout`, `stderr`. */
+export type BashResult = z.output<typeof bashResultSchema>;

@@ -33,6 +33,7 @@ export const directiveSchema = z.object({
   reason: z.string().nullable(),
   cancel_jobs: z.array(idSchema('job')).describe('jobs to stop'),
 });
+export type Directive = z.output<typeof directiveSchema>;
 
 /**
  * A node's sandbox plan (the daemon's `sandbox/plan.ts`): the layers of the person's files its
@@ -171,6 +172,7 @@ export const turnRecordBodySchema = z.strictObject({
   started_at: timestampSchema,
   finished_at: timestampSchema,
 });
+export type TurnRecordBody = z.output<typeof turnRecordBodySchema>;
 
 /** The recorded turn; `directive.action` is `park` when a turn without calls reached a budget. */
 export const turnRecordResultSchema = z.object({ turn: turnSchema, directive: directiveSchema });
@@ -183,6 +185,7 @@ export const toolResultBodySchema = z.strictObject({
   output: z.unknown().describe('what goes back to the model'),
   job_id: idSchema('job').optional(),
 });
+export type ToolResultBody = z.output<typeof toolResultBodySchema>;
 
 export const toolResultRecordSchema = z.object({
   tool_call: toolCallSchema,
@@ -202,6 +205,7 @@ export const faultBodySchema = z.strictObject({
   message: z.string().min(1).max(10_000),
   fatal: z.boolean(),
 });
+export type FaultBody = z.output<typeof faultBodySchema>;
 
 export const faultRecordResultSchema = z.object({ node: nodeSchema, directive: directiveSchema });
 
@@ -210,6 +214,7 @@ export const reportBodySchema = z.strictObject({
   text: z.string().min(1).max(100_000),
   data: z.unknown().optional(),
 });
+export type ReportBody = z.output<typeof reportBodySchema>;
 
 /** `POST …/broker/jobs`: start a job (no `id`) or settle one (with its `id`). */
 export const jobRecordBodySchema = z.discriminatedUnion('state', [
@@ -224,6 +229,7 @@ export const jobRecordBodySchema = z.discriminatedUnion('state', [
     exit_code: z.number().int().nullable().optional(),
   }),
 ]);
+export type JobRecordBody = z.output<typeof jobRecordBodySchema>;
 
 export const directiveQuerySchema = z.object({
   wait_s: queryInt(0, WAIT_MAX_S)

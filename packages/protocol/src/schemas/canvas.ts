@@ -51,6 +51,7 @@ export const attentionItemSchema = z.object({
   reason: z.string().describe('what happened, in words'),
   since: timestampSchema.describe('when it began needing attention'),
 });
+export type AttentionItem = z.output<typeof attentionItemSchema>;
 
 const kindsList = z
   .string()
@@ -67,6 +68,7 @@ export const attentionQuerySchema = listQuerySchema.extend({
     .describe('the next_cursor of the previous page (newest first)'),
   kinds: kindsList.optional(),
 });
+export type AttentionQuery = z.output<typeof attentionQuerySchema>;
 
 export const attentionCountsSchema = z.object({
   total: z.number().int().nonnegative(),
@@ -77,6 +79,7 @@ export const attentionCountsSchema = z.object({
     >,
   ),
 });
+export type AttentionCounts = z.output<typeof attentionCountsSchema>;
 
 // ── snapshot and roster ────────────────────────────────────────────────────────────────────
 
@@ -103,6 +106,7 @@ export const canvasNodeSchema = z.object({
   updated_at: timestampSchema,
   finished_at: timestampSchema.nullable(),
 });
+export type CanvasNode = z.output<typeof canvasNodeSchema>;
 
 export const canvasSnapshotQuerySchema = z.object({
   limit: queryInt(1, SNAPSHOT_LIMIT_MAX)
@@ -110,6 +114,7 @@ export const canvasSnapshotQuerySchema = z.object({
     .describe(`default ${SNAPSHOT_LIMIT_DEFAULT}; the newest nodes first`),
   root_id: nodeId.optional().describe('only this tree'),
 });
+export type CanvasSnapshotQuery = z.output<typeof canvasSnapshotQuerySchema>;
 
 export const canvasSnapshotSchema = z.object({
   seq: z
@@ -122,6 +127,7 @@ export const canvasSnapshotSchema = z.object({
     .boolean()
     .describe('more visible nodes exist than `limit`; the oldest were left out'),
 });
+export type CanvasSnapshot = z.output<typeof canvasSnapshotSchema>;
 
 export const rosterEntrySchema = z.object({
   node_id: nodeId,
@@ -144,6 +150,7 @@ export const rosterEntrySchema = z.object({
   since: timestampSchema.describe('its first turn, else its creation'),
   last_turn_at: timestampSchema.nullable(),
 });
+export type RosterEntry = z.output<typeof rosterEntrySchema>;
 
 export const LIVE_STATES = ['queued', 'running', 'waiting'] as const;
 
@@ -156,6 +163,7 @@ export const rosterQuerySchema = listQuerySchema.extend({
     .optional()
     .describe('comma-separated live states (queued, running, waiting); default all three'),
 });
+export type RosterQuery = z.output<typeof rosterQuerySchema>;
 
 // ── prune ──────────────────────────────────────────────────────────────────────────────────
 
@@ -185,6 +193,7 @@ export const canvasPruneBodySchema = z.strictObject({
     .optional()
     .describe('at most this many trees per call (default 500); has_more says whether more qualify'),
 });
+export type CanvasPruneBody = z.output<typeof canvasPruneBodySchema>;
 
 export const canvasPruneResultSchema = z.object({
   pruned: z.array(nodeId).describe('the roots of the trees removed (or, dry run, to remove)'),
@@ -193,6 +202,7 @@ export const canvasPruneResultSchema = z.object({
   dry_run: z.boolean(),
   has_more: z.boolean().describe('more trees qualify than `limit`: call again'),
 });
+export type CanvasPruneResult = z.output<typeof canvasPruneResultSchema>;
 
 /** The payload of a `canvas.pruned` event. */
 export const canvasPrunedPayloadSchema = z.object({
@@ -223,6 +233,7 @@ export const historySearchQuerySchema = z.object({
     .optional()
     .describe('the next_cursor of the previous page'),
 });
+export type HistorySearchQuery = z.output<typeof historySearchQuerySchema>;
 
 export const searchHitSchema = z.object({
   node_id: nodeId,
@@ -231,8 +242,10 @@ export const searchHitSchema = z.object({
   snippet: z.string().describe('the text around the match, matched words in [brackets]'),
   created_at: timestampSchema.describe('when the turn started'),
 });
+export type SearchHit = z.output<typeof searchHitSchema>;
 
 export const historySearchResultSchema = listOf(searchHitSchema);
+export type HistorySearchResult = z.output<typeof historySearchResultSchema>;
 
 export const GREP_PATTERN_MAX = 500;
 
@@ -246,6 +259,7 @@ export const historyGrepQuerySchema = z.object({
   node_id: nodeId.optional().describe('only this node'),
   limit: queryInt(1, LIST_LIMIT_MAX).optional().describe('default 50'),
 });
+export type HistoryGrepQuery = z.output<typeof historyGrepQuerySchema>;
 
 export const grepHitSchema = z.object({
   node_id: nodeId,
@@ -256,6 +270,7 @@ export const grepHitSchema = z.object({
   line: z.string().describe('the matching line, cut around the match when long'),
   created_at: timestampSchema,
 });
+export type GrepHit = z.output<typeof grepHitSchema>;
 
 export const historyGrepResultSchema = z.object({
   data: z.array(grepHitSchema).describe('newest turns first'),
@@ -263,6 +278,7 @@ export const historyGrepResultSchema = z.object({
   timed_out: z.boolean().describe('stopped at the time bound; the hits are those found by then'),
   scanned_turns: z.number().int().nonnegative(),
 });
+export type HistoryGrepResult = z.output<typeof historyGrepResultSchema>;
 
 export const historyReadQuerySchema = z.object({
   node_id: nodeId,
@@ -279,6 +295,7 @@ export const transcriptEntrySchema = z.object({
   text: z.string(),
   truncated: z.boolean().describe(`cut at ${TRANSCRIPT_ENTRY_MAX} characters`),
 });
+export type TranscriptEntry = z.output<typeof transcriptEntrySchema>;
 
 export const transcriptTurnSchema = z.object({
   node_id: nodeId,
@@ -291,9 +308,11 @@ export const transcriptTurnSchema = z.object({
   started_at: timestampSchema,
   finished_at: timestampSchema,
 });
+export type TranscriptTurn = z.output<typeof transcriptTurnSchema>;
 
 /** `next_cursor` is the `from_turn` of the next page. */
 export const historyReadResultSchema = listOf(transcriptTurnSchema);
+export type HistoryReadResult = z.output<typeof historyReadResultSchema>;
 
 export const STATS_GROUPS = ['profile', 'model', 'day'] as const;
 const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
@@ -308,6 +327,7 @@ export const historyStatsQuerySchema = z.object({
     .describe('only turns started (and nodes created) at or after this time; default all'),
   group_by: z.enum(STATS_GROUPS).optional().describe("default 'day' (UTC)"),
 });
+export type HistoryStatsQuery = z.output<typeof historyStatsQuerySchema>;
 
 const totalsShape = {
   nodes: z.number().int().nonnegative().describe('nodes with a turn in it'),
@@ -331,3 +351,4 @@ export const historyStatsSchema = z.object({
     )
     .describe('visible nodes created since `since`, by their state now'),
 });
+export type HistoryStats = z.output<typeof historyStatsSchema>;

@@ -94,6 +94,7 @@ export const listQuerySchema = z.object({
   limit: queryInt(1, LIST_LIMIT_MAX).optional(),
   after: z.string().min(1).max(200).optional().describe('the next_cursor of the previous page'),
 });
+export type ListQuery = z.output<typeof listQuerySchema>;
 
 /** `{"data": [...], "has_more", "next_cursor"}`. */
 export function listOf<T extends z.ZodType>(item: T) {
@@ -102,6 +103,13 @@ export function listOf<T extends z.ZodType>(item: T) {
     has_more: z.boolean(),
     next_cursor: z.string().nullable(),
   });
+}
+
+/** What `listOf(item)` answers, for items of type `T` (the protocol's test keeps the two equal). */
+export interface ListEnvelope<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
 }
 
 export const okSchema = z.object({ ok: z.literal(true) });

@@ -47,6 +47,8 @@ export const cronSchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** The daemon's cron DTO as it is (snake_case), per the spec's resource map. */
+export type Cron = z.output<typeof cronSchema>;
 
 export const cronParamsSchema = z.object({ id: idSchema('cron') });
 
@@ -63,17 +65,22 @@ export const cronCreateBodySchema = z.strictObject({
   overlap: cronOverlapSchema.optional().describe("default 'skip'"),
   task: cronTaskSchema,
 });
+export type CronCreateBody = z.output<typeof cronCreateBodySchema>;
 
 export const cronListQuerySchema = listQuerySchema.extend({
   // A cursor is the last id of the page before: anything else would read as the end of the list.
   after: idSchema('cron').optional().describe('the next_cursor of the previous page'),
   state: cronStateSchema.optional(),
 });
+export type CronListQuery = z.output<typeof cronListQuerySchema>;
 
 /** `crons.run`: the cron after the fire and the node it created. */
 export const cronRunResultSchema = z.object({ cron: cronSchema, node: nodeSchema });
+/** `{ cron, node }`: the cron after a manual fire and the root node it created. */
+export type CronRunResult = z.output<typeof cronRunResultSchema>;
 
 export const cronDeleteResultSchema = z.object({ id: idSchema('cron'), deleted: z.literal(true) });
+export type CronDeleteResult = z.output<typeof cronDeleteResultSchema>;
 
 /** The payload of a `cron.fired` event. */
 export const cronFiredPayloadSchema = z.object({

@@ -72,6 +72,7 @@ export const objectReceiverSchema = z.discriminatedUnion('kind', [
       .describe("the program's working directory; default the home directory of the daemon's user"),
   }),
 ]);
+export type ObjectReceiver = z.output<typeof objectReceiverSchema>;
 
 export const customObjectRegisterBodySchema = z.strictObject({
   name: z.string().min(1).max(TITLE_MAX),
@@ -89,6 +90,7 @@ export const customObjectRegisterBodySchema = z.strictObject({
   ),
   receiver: objectReceiverSchema,
 });
+export type CustomObjectRegisterBody = z.output<typeof customObjectRegisterBodySchema>;
 
 export const customObjectSchema = z.object({
   id: idSchema('object'),
@@ -107,6 +109,7 @@ export const customObjectSchema = z.object({
     .describe('deliveries not yet acknowledged (queue) or not yet accepted (url, argv)'),
   created_at: timestampSchema,
 });
+export type CustomObject = z.output<typeof customObjectSchema>;
 
 /** `register`'s answer: the object, and its secrets, shown this once. */
 export const customObjectRegisterResultSchema = customObjectSchema.extend({
@@ -120,6 +123,8 @@ export const customObjectRegisterResultSchema = customObjectSchema.extend({
       `url receivers: '${SIGNING_SECRET_PREFIX}' + base64 key of the webhook-signature HMAC`,
     ),
 });
+/** The object and, this once, its `publish_token` (and a url receiver's `signing_secret`). */
+export type CustomObjectRegistered = z.output<typeof customObjectRegisterResultSchema>;
 
 export const customObjectParamsSchema = z.object({ id: idSchema('object') });
 
@@ -132,11 +137,13 @@ export const customObjectPublishBodySchema = z.strictObject({
   event: z.string().min(1).max(200),
   data: z.unknown().optional().describe("any JSON (default null); matches the event's schema"),
 });
+export type CustomObjectPublishBody = z.output<typeof customObjectPublishBodySchema>;
 
 export const customObjectPublishResultSchema = z.object({
   delivery_id: idSchema('delivery'),
   seq: z.number().int().positive().describe('the seq of the object.event in the event log'),
 });
+export type CustomObjectPublishResult = z.output<typeof customObjectPublishResultSchema>;
 
 export const customObjectAckBodySchema = z.strictObject({
   delivery_ids: z.array(idSchema('delivery')).min(1).max(OBJECT_ACK_MAX),
@@ -152,6 +159,7 @@ export const customObjectAckResultSchema = z.object({
     .array(z.string())
     .describe('ids that are no delivery of this object (or were dropped with it)'),
 });
+export type CustomObjectAckResult = z.output<typeof customObjectAckResultSchema>;
 
 export const customObjectReceiveQuerySchema = z.object({
   after: queryInt(0, Number.MAX_SAFE_INTEGER)
@@ -165,6 +173,7 @@ export const customObjectDeleteResultSchema = z.object({
   id: idSchema('object'),
   deleted: z.literal(true),
 });
+export type CustomObjectDeleteResult = z.output<typeof customObjectDeleteResultSchema>;
 
 /** The payload of an `object.event` event: one published event and its delivery. */
 export const objectEventPayloadSchema = z.object({
@@ -185,6 +194,11 @@ export const objectDeliverySchema = z.object({
   payload: objectEventPayloadSchema,
   created_at: timestampSchema,
 });
+/**
+ * One delivery: the `object.event` of the event log. Acknowledge it with
+ * `ack(ref, [delivery.payload.delivery_id])`.
+ */
+export type ObjectDelivery = z.output<typeof objectDeliverySchema>;
 
 function withoutCredentials(url: string): boolean {
   try {

@@ -67,6 +67,8 @@ export const eventSchema = z.object({
   payload: z.record(z.string(), z.unknown()),
   created_at: timestampSchema,
 });
+/** One event of the daemon's log: `{ seq, kind, subject_id, payload, created_at }`. */
+export type SvcEvent = z.output<typeof eventSchema>;
 
 export const eventsQuerySchema = z.object({
   after: queryInt(0, Number.MAX_SAFE_INTEGER)

@@ -28,6 +28,7 @@ export const filesReadQuerySchema = z.object({
     .optional()
     .describe(`the most bytes answered (default ${FILES_READ_DEFAULT_BYTES})`),
 });
+export type FilesReadQuery = z.output<typeof filesReadQuerySchema>;
 
 export const filesReadResultSchema = z.object({
   path: z.string().describe('the path as given'),
@@ -41,6 +42,8 @@ export const filesReadResultSchema = z.object({
   encoding: fileEncodingSchema,
   truncated: z.boolean().describe('bytes remain after this slice'),
 });
+/** `{ path, size, offset, content, encoding: 'utf8' | 'base64', truncated }`. */
+export type FileSlice = z.output<typeof filesReadResultSchema>;
 
 export const filesWriteBodySchema = z.strictObject({
   path: absolutePathSchema,
@@ -51,11 +54,13 @@ export const filesWriteBodySchema = z.strictObject({
     .optional()
     .describe('make missing parent directories (default false: 404 when the parent is missing)'),
 });
+export type FilesWriteBody = z.output<typeof filesWriteBodySchema>;
 
 export const filesWriteResultSchema = z.object({
   path: z.string().describe('the path as given'),
   size: z.number().int().nonnegative().describe('bytes written'),
 });
+export type FileWriteResult = z.output<typeof filesWriteResultSchema>;
 
 export const filesListQuerySchema = z.object({
   path: absolutePathSchema,
@@ -63,6 +68,7 @@ export const filesListQuerySchema = z.object({
     .optional()
     .describe(`the most entries answered (default ${FILES_LIST_DEFAULT_LIMIT})`),
 });
+export type FilesListQuery = z.output<typeof filesListQuerySchema>;
 
 export const fileEntrySchema = z.object({
   name: z.string(),
@@ -76,3 +82,5 @@ export const filesListResultSchema = z.object({
   entries: z.array(fileEntrySchema).describe('sorted by name'),
   truncated: z.boolean().describe('the directory holds more entries than answered'),
 });
+/** `{ path, entries: [{ name, type, size, modified_at }], truncated }`. */
+export type FileList = z.output<typeof filesListResultSchema>;

@@ -28,6 +28,7 @@ export const focusSchema = z.object({
   created_at: timestampSchema.describe('when the node was first focused'),
   updated_at: timestampSchema.describe('when its pane was last set'),
 });
+export type Focus = z.output<typeof focusSchema>;
 
 export const focusSetBodySchema = z.strictObject({ pane: paneSchema });
 

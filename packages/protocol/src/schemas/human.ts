@@ -53,6 +53,7 @@ export const humanResponseSchema = z.object({
   data: z.unknown().describe('JSON matching response_schema; null when none was given'),
   responded_at: timestampSchema,
 });
+export type HumanResponse = z.output<typeof humanResponseSchema>;
 
 const contentFields = {
   kind: humanKindSchema,
@@ -79,6 +80,8 @@ export const humanRequestSchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** The daemon's human request DTO (snake_case, as every DTO of the daemon). */
+export type HumanRequest = z.output<typeof humanRequestSchema>;
 
 /** What the person answered, as the inbox answers it (camelCase: SPEC resource map note 4). */
 export const inboxResponseSchema = z.object({
@@ -87,6 +90,8 @@ export const inboxResponseSchema = z.object({
   data: z.unknown().describe('JSON matching responseSchema; null when none was given'),
   respondedAt: timestampSchema,
 });
+/** A ticket's response as the inbox answers it (`respondedAt`). */
+export type InboxResponse = z.output<typeof inboxResponseSchema>;
 
 /** An inbox item: camelCase all the way down (SPEC resource map note 4). */
 export const ticketSchema = z.object({
@@ -103,6 +108,11 @@ export const ticketSchema = z.object({
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
 });
+/**
+ * An inbox item: camelCase all the way down (`requestId`, `asker.nodeId`, `createdAt`), while a
+ * list's envelope keeps `has_more` and `next_cursor` (SPEC resource map note 4).
+ */
+export type Ticket = z.output<typeof ticketSchema>;
 
 /** `POST /v1/human/requests`, and the whole new content of `PUT /v1/human/requests/{id}`. */
 export const humanRequestCreateBodySchema = z.strictObject({
@@ -124,6 +134,7 @@ export const humanRequestCreateBodySchema = z.strictObject({
     .optional()
     .describe('expire unanswered after this many seconds; default never'),
 });
+export type HumanRequestCreateBody = z.output<typeof humanRequestCreateBodySchema>;
 
 export const humanRespondBodySchema = z.strictObject({
   text: z.string().min(1).max(HUMAN_TEXT_MAX).optional(),
@@ -133,14 +144,17 @@ export const humanRespondBodySchema = z.strictObject({
     .optional()
     .describe('any JSON; required when the request has a response_schema'),
 });
+export type HumanRespondBody = z.output<typeof humanRespondBodySchema>;
 
 export const humanReasonBodySchema = z.strictObject({
   reason: z.string().min(1).max(2000).optional(),
 });
+export type HumanReasonBody = z.output<typeof humanReasonBodySchema>;
 
 export const ticketProgressBodySchema = z.strictObject({
   note: z.string().min(1).max(2000).optional(),
 });
+export type TicketProgressBody = z.output<typeof ticketProgressBodySchema>;
 
 export const humanRequestParamsSchema = z.object({ id: idSchema('human_request') });
 export const ticketParamsSchema = z.object({ ticket_id: idSchema('ticket') });
@@ -149,11 +163,13 @@ export const inboxListQuerySchema = listQuerySchema.extend({
   after: idSchema('ticket').optional().describe('the next_cursor of the previous page'),
   state: z.enum(OPEN_TICKET_STATES).optional(),
 });
+export type InboxListQuery = z.output<typeof inboxListQuerySchema>;
 
 export const inboxHistoryQuerySchema = listQuerySchema.extend({
   after: idSchema('ticket').optional().describe('the next_cursor of the previous page'),
   state: z.enum(CLOSED_TICKET_STATES).optional(),
 });
+export type InboxHistoryQuery = z.output<typeof inboxHistoryQuerySchema>;
 
 /** The payload of a `human.request` event. */
 export const humanRequestEventSchema = z.object({

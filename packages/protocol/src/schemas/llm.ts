@@ -28,6 +28,7 @@ export const llmBodySchema = z.strictObject({
       'ask for JSON matching it; the answer carries it parsed (422 when it does not match)',
     ),
 });
+export type LlmBody = z.output<typeof llmBodySchema>;
 
 export const llmResponseSchema = z.object({
   model: modelRefSchema,
@@ -37,3 +38,4 @@ export const llmResponseSchema = z.object({
   cost_usd: z.number().nonnegative().nullable().describe('null when the price is unknown'),
   finish_reason: z.string(),
 });
+export type LlmResponse = z.output<typeof llmResponseSchema>;

@@ -79,10 +79,14 @@ export const memoryDocumentSummarySchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** A document as lists answer it: everything but the content. */
+export type MemoryDocumentSummary = z.output<typeof memoryDocumentSummarySchema>;
 
 export const memoryDocumentSchema = memoryDocumentSummarySchema.extend({
   content: z.string(),
 });
+/** A document with its content: `{ space, path, title, kind, privacy, media_type, size, version, content, … }`. */
+export type MemoryDocument = z.output<typeof memoryDocumentSchema>;
 
 export const memoryListQuerySchema = listQuerySchema.extend({
   space: memorySpaceSchema.optional().describe("default 'user'"),
@@ -102,11 +106,13 @@ export const memoryListQuerySchema = listQuerySchema.extend({
     .optional()
     .describe('the next_cursor of the previous page'),
 });
+export type MemoryListQuery = z.output<typeof memoryListQuerySchema>;
 
 export const memoryGetQuerySchema = z.object({
   space: memorySpaceSchema.optional().describe("default 'user'"),
   path: memoryPathSchema,
 });
+export type MemoryGetQuery = z.output<typeof memoryGetQuerySchema>;
 
 const ifVersionDescription =
   'the version the document must have now (0: it must not exist yet); else 409 conflict';
@@ -137,6 +143,7 @@ export const memoryWriteBodySchema = z.strictObject({
   content: z.string().describe(`at most ${MEMORY_CONTENT_MAX_BYTES} bytes as UTF-8 (else 413)`),
   if_version: z.number().int().min(0).max(VERSION_MAX).optional().describe(ifVersionDescription),
 });
+export type MemoryWriteBody = z.output<typeof memoryWriteBodySchema>;
 
 export const memoryDeleteQuerySchema = z.object({
   space: memorySpaceSchema.optional().describe("default 'user'"),

@@ -27,6 +27,7 @@ const modelRefShape = { provider: modelProviderSchema, model: modelIdSchema };
 
 /** The model a node, run or call uses. */
 export const modelRefSchema = z.object(modelRefShape);
+export type ModelRef = z.output<typeof modelRefSchema>;
 
 /** The same in a request body (strict). */
 export const modelRefBodySchema = z.strictObject(modelRefShape);
@@ -79,6 +80,7 @@ export const modelChoiceSchema = z
     message: "'script' is only accepted with provider 'scripted'",
     path: ['script'],
   });
+export type ModelChoice = z.output<typeof modelChoiceSchema>;
 
 /** `models.credentials.install`: the only body that carries credential material. */
 /** The longest API key taken (the CLI checks it before sending). */
@@ -104,6 +106,7 @@ export const credentialInstallBodySchema = z.strictObject({
       'the API root including its version segment, e.g. http://127.0.0.1:11434/v1; required for openai-compatible',
     ),
 });
+export type CredentialInstallBody = z.output<typeof credentialInstallBodySchema>;
 
 export const credentialParamsSchema = z.object({ provider: credentialProviderSchema });
 
@@ -134,6 +137,8 @@ export const modelCredentialSchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** A stored credential: `has_key`, never the key nor any part of it. */
+export type ModelCredential = z.output<typeof modelCredentialSchema>;
 
 /** `PUT /v1/model-config`: the whole configuration (a PUT replaces it). */
 export const modelConfigBodySchema = z.strictObject({
@@ -143,12 +148,14 @@ export const modelConfigBodySchema = z.strictObject({
     .optional()
     .describe('per-profile overrides of the default, by profile name; {} when omitted'),
 });
+export type ModelConfigBody = z.output<typeof modelConfigBodySchema>;
 
 export const modelConfigSchema = z.object({
   default: modelRefSchema.nullable(),
   profiles: z.record(z.string(), modelRefSchema),
   updated_at: timestampSchema.nullable().describe('null until first set'),
 });
+export type ModelConfig = z.output<typeof modelConfigSchema>;
 
 /**
  * `GET /v1/model-auth/readiness`, in full: a superset of `readinessResponseSchema`, so a client of
@@ -171,3 +178,4 @@ export const modelReadinessResponseSchema = z.object({
   default: modelRefSchema.nullable(),
   default_ready: z.boolean().describe('the default model can be called now'),
 });
+export type ModelReadiness = z.output<typeof modelReadinessResponseSchema>;

@@ -107,6 +107,7 @@ const typedEvents = (Object.keys(allPayloads) as NodeEventKind[]).map((kind) =>
  * daemon may add kinds; clients must accept what they do not know).
  */
 export const nodeEventSchema = z.union([...typedEvents, eventSchema]);
+export type NodeEvent = z.output<typeof nodeEventSchema>;
 
 /** The payload schema of a known kind, or `undefined`. */
 export function nodeEventPayloadSchema(kind: string): z.ZodType | undefined {

@@ -89,6 +89,7 @@ export const outcomeSchema = z.object({
     .describe('why it failed or was cancelled'),
   finished_at: timestampSchema,
 });
+export type NodeOutcome = z.output<typeof outcomeSchema>;
 
 /** `nodes.result.submit` and the broker's submit: a result, a summary, or both. */
 export const resultSubmitBodySchema = checkedAs(
@@ -104,6 +105,7 @@ export const resultSubmitBodySchema = checkedAs(
     }),
   { anyOf: [{ required: ['result'] }, { required: ['summary'] }] },
 );
+export type ResultSubmitBody = z.output<typeof resultSubmitBodySchema>;
 
 // ── waits ────────────────────────────────────────────────────────────────────────────────────
 
@@ -124,6 +126,7 @@ export const nodeWaitBodySchema = z.discriminatedUnion('for', [
   z.strictObject({ for: z.literal('human'), request_id: idSchema('human_request') }),
   z.strictObject({ for: z.literal('timer'), seconds: z.number().int().min(1).max(31_536_000) }),
 ]);
+export type NodeWaitBody = z.output<typeof nodeWaitBodySchema>;
 
 /** What a `waiting` node waits on (the node's `waiting_on`). */
 export const waitingOnSchema = z.discriminatedUnion('for', [
@@ -223,6 +226,7 @@ export const nodeSchema = z.object({
   started_at: timestampSchema.nullable().describe('its first turn'),
   finished_at: timestampSchema.nullable(),
 });
+export type Node = z.output<typeof nodeSchema>;
 
 export const nodeParamsSchema = z.object({ id: idSchema('node') });
 
@@ -265,6 +269,7 @@ const nodeCreateShape = {
 };
 
 export const nodeCreateBodySchema = z.strictObject(nodeCreateShape);
+export type NodeCreateBody = z.output<typeof nodeCreateBodySchema>;
 
 const timeoutS = z
   .number()
@@ -279,6 +284,7 @@ export const nodeCreateAndWaitBodySchema = z.strictObject({
   ...nodeCreateShape,
   timeout_s: timeoutS,
 });
+export type NodeCreateAndWaitBody = z.output<typeof nodeCreateAndWaitBodySchema>;
 
 /** `POST /v1/nodes/parse`: as create-and-wait with a required `output_schema`. */
 export const nodeParseBodySchema = z.strictObject({
@@ -286,15 +292,19 @@ export const nodeParseBodySchema = z.strictObject({
   output_schema: jsonSchemaObject,
   timeout_s: timeoutS,
 });
+export type NodeParseBody = z.output<typeof nodeParseBodySchema>;
 
 /** The answer of every wait: `final: false` when `timeout_s` passed first (wait again by id). */
 export const nodeWaitResultSchema = z.object({ final: z.boolean(), node: nodeSchema });
+/** `{ final, node }`: `final: false` when the wait ended first (the node id is in it). */
+export type NodeWaitResult = z.output<typeof nodeWaitResultSchema>;
 
 export const nodeParseResultSchema = z.object({
   final: z.boolean(),
   node: nodeSchema,
   parsed: jsonValue.describe("the result, matching output_schema; null unless final and 'done'"),
 });
+export type NodeParseResult = z.output<typeof nodeParseResultSchema>;
 
 export const nodeWaitQuerySchema = z.object({
   timeout_s: queryInt(0, WAIT_MAX_S).optional().describe('default 30'),
@@ -319,6 +329,7 @@ export const nodeListQuerySchema = listQuerySchema.extend({
   run_id: idSchema('run').optional(),
   profile: nameSchema.optional(),
 });
+export type NodeListQuery = z.output<typeof nodeListQuerySchema>;
 
 /** `PATCH /v1/nodes/{id}`: what may change besides state. Raising a budget wakes a node parked at it. */
 export const nodeUpdateBodySchema = checkedAs(
@@ -331,11 +342,14 @@ export const nodeUpdateBodySchema = checkedAs(
     .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' }),
   { minProperties: 1 },
 );
+export type NodeUpdateBody = z.output<typeof nodeUpdateBodySchema>;
 
 /** Cancel, interrupt and yield: an optional human-readable reason (becomes `state_reason`). */
 export const reasonBodySchema = z.strictObject({ reason: z.string().min(1).max(2000).optional() });
+export type ReasonBody = z.output<typeof reasonBodySchema>;
 
 export const messageBodySchema = z.strictObject({ text: z.string().min(1).max(TASK_MAX) });
+export type MessageBody = z.output<typeof messageBodySchema>;
 
 export const nodeForkBodySchema = z.strictObject({
   task: taskSchema.optional().describe('appended to the copied conversation as a user message'),
@@ -352,10 +366,12 @@ export const nodeForkBodySchema = z.strictObject({
     .describe("default: the source's parent; null = a root"),
   scopes: z.array(scopeSchema).max(256).optional().describe("narrows the source's list"),
 });
+export type NodeForkBody = z.output<typeof nodeForkBodySchema>;
 
 export const nodeReviveBodySchema = z.strictObject({
   message: z.string().min(1).max(TASK_MAX).optional().describe('mail delivered when it resumes'),
 });
+export type NodeReviveBody = z.output<typeof nodeReviveBodySchema>;
 
 export const nodeReviveAllBodySchema = z.strictObject({
   states: checkedAs(
@@ -369,21 +385,25 @@ export const nodeReviveAllBodySchema = z.strictObject({
     .describe("default ['failed']: a cancellation was somebody's decision"),
   root_id: idSchema('node').optional().describe('only this tree'),
 });
+export type NodeReviveAllBody = z.output<typeof nodeReviveAllBodySchema>;
 
 export const nodeReviveAllResultSchema = z.object({
   count: z.number().int().nonnegative(),
   node_ids: z.array(idSchema('node')),
 });
+export type NodeReviveAllResult = z.output<typeof nodeReviveAllResultSchema>;
 
 export const nodeDemoteBodySchema = z.strictObject({
   parent_id: idSchema('node').describe('the new parent; not the node itself nor a descendant'),
 });
+export type NodeDemoteBody = z.output<typeof nodeDemoteBodySchema>;
 
 export const nodeRecycleBodySchema = z.strictObject({
   task: taskSchema,
   title: titleSchema.optional(),
   budgets: budgetsInputSchema.optional().describe('usage starts again from zero'),
 });
+export type NodeRecycleBody = z.output<typeof nodeRecycleBodySchema>;
 
 // ── events of one node (or its subtree) ─────────────────────────────────────────────────────
 
@@ -394,6 +414,7 @@ export const nodeEventsQuerySchema = eventsQuerySchema.omit({ follow: true }).ex
   limit: queryInt(1, LIST_LIMIT_MAX).optional(),
   subtree,
 });
+export type NodeEventsQuery = z.output<typeof nodeEventsQuerySchema>;
 
 export const nodeStreamQuerySchema = eventsQuerySchema.extend({ subtree });
 
@@ -412,6 +433,7 @@ export const mailSchema = z.object({
   claimed_at: timestampSchema.nullable(),
   acknowledged_at: timestampSchema.nullable(),
 });
+export type Mail = z.output<typeof mailSchema>;
 
 export const reportSchema = z.object({
   seq: z.number().int().positive().describe('per node'),
@@ -420,6 +442,7 @@ export const reportSchema = z.object({
   data: jsonValue.describe('structured detail; null if none'),
   created_at: timestampSchema,
 });
+export type Report = z.output<typeof reportSchema>;
 
 export const JOB_STATES = ['running', 'done', 'failed', 'cancelled'] as const;
 
@@ -433,6 +456,7 @@ export const jobSchema = z.object({
   started_at: timestampSchema,
   finished_at: timestampSchema.nullable(),
 });
+export type Job = z.output<typeof jobSchema>;
 
 export const jobParamsSchema = z.object({ id: idSchema('node'), job_id: idSchema('job') });
 
@@ -459,6 +483,7 @@ export const worktreeSchema = z.object({
     .nullable()
     .describe("a git node's branch; null for a plain-directory worktree"),
 });
+export type Worktree = z.output<typeof worktreeSchema>;
 
 // ── turns (the trace) ───────────────────────────────────────────────────────────────────────
 
@@ -468,6 +493,7 @@ export const turnMessageSchema = z.object({
   text: z.string(),
   mail_seq: z.number().int().positive().nullable().describe('the mail it delivered, if any'),
 });
+export type TurnMessage = z.output<typeof turnMessageSchema>;
 
 export const toolCallSchema = z.object({
   id: z.string().describe("the model's tool call id"),
@@ -478,6 +504,7 @@ export const toolCallSchema = z.object({
   job_id: idSchema('job').nullable(),
   finished_at: timestampSchema.nullable(),
 });
+export type ToolCall = z.output<typeof toolCallSchema>;
 
 export const turnUsageSchema = z.object({
   input_tokens: z.number().int().nonnegative(),
@@ -498,7 +525,9 @@ export const turnSchema = z.object({
   started_at: timestampSchema,
   finished_at: timestampSchema,
 });
+export type Turn = z.output<typeof turnSchema>;
 
 export const turnListQuerySchema = listQuerySchema.extend({
   node_id: idSchema('node').optional().describe('only this node of the tree'),
 });
+export type TurnListQuery = z.output<typeof turnListQuerySchema>;

@@ -72,6 +72,7 @@ export const pluginInstallBodySchema = z.strictObject({
     .optional()
     .describe('the bearer for fetching a token-guarded archive now; used once, never stored'),
 });
+export type PluginInstallBody = z.output<typeof pluginInstallBodySchema>;
 
 export const pluginCommandSchema = z.object({
   group: z.string(),

@@ -82,6 +82,7 @@ export const profileEnsureBodySchema = z.strictObject({
       "names from its env store exported into its nodes' sandboxed commands (e.g. a tool's API key); null = none",
     ),
 });
+export type ProfileEnsureBody = z.output<typeof profileEnsureBodySchema>;
 
 /** `PUT /v1/profiles/{name}/env/{var}`: the value is stored for brokers and never answered. */
 export const profileEnvSetBodySchema = z.strictObject({
@@ -118,3 +119,5 @@ export const profileSchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** A profile; `env` lists names only, never values. */
+export type Profile = z.output<typeof profileSchema>;

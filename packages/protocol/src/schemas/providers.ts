@@ -15,6 +15,7 @@ export const PROVIDER_CALL_TIMEOUT_MS = 60_000;
 export const providerToolsQuerySchema = z.object({
   provider: nameSchema.optional().describe('only this provider (installed plugin) name'),
 });
+export type ProviderToolsQuery = z.output<typeof providerToolsQuerySchema>;
 
 /** One command the caller's scopes cover. */
 export const providerToolSchema = z.object({
@@ -33,9 +34,11 @@ export const providerToolSchema = z.object({
   scope: z.string().describe('`<provider>:<group>`, the scope that gates it'),
 });
 
+/** An installed plugin's command the caller's scopes cover. */
 export type ProviderTool = z.output<typeof providerToolSchema>;
 
 export const providerToolsSchema = z.object({ data: z.array(providerToolSchema) });
+export type ProviderToolList = z.output<typeof providerToolsSchema>;
 
 /** `POST /v1/provider/call` */
 export const providerCallBodySchema = z.strictObject({
@@ -49,6 +52,7 @@ export const providerCallBodySchema = z.strictObject({
       'whose env store holds a shared-token plugin\'s token (default "default"); unused otherwise',
     ),
 });
+export type ProviderCallBody = z.output<typeof providerCallBodySchema>;
 
 export const providerCallResultSchema = z.object({
   provider: nameSchema,
@@ -64,4 +68,5 @@ export const providerCallResultSchema = z.object({
     ),
 });
 
+/** `output` is the command's result; a streaming command answers `items` and `truncated`. */
 export type ProviderCallResult = z.output<typeof providerCallResultSchema>;

@@ -29,11 +29,14 @@ export const questionSchema = z.object({
   created_at: timestampSchema,
   updated_at: timestampSchema,
 });
+/** A question a node of one of your runs asked: the human request's content, state and answer. */
+export type Question = z.output<typeof questionSchema>;
 
 export const questionParamsSchema = z.object({ id: idSchema('question') });
 
 /** The answer: what `human.requests.respond` takes, checked the same way. */
 export const questionAnswerBodySchema = humanRespondBodySchema;
+export type QuestionAnswerBody = z.output<typeof questionAnswerBodySchema>;
 
 /** The payload of a `run.question` event (subject = the run id). */
 export const runQuestionEventSchema = z.object({

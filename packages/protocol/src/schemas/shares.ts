@@ -31,6 +31,8 @@ export const shareSchema = z.object({
   created_at: timestampSchema,
   expires_at: timestampSchema.nullable().describe('when it stops granting; null = never'),
 });
+/** `{ id, app_id, path, mode, scope, created_by, created_at, expires_at }`. */
+export type Share = z.output<typeof shareSchema>;
 
 export const shareCreateBodySchema = z.strictObject({
   app_id: nameSchema.describe('the app to share with'),
@@ -44,11 +46,13 @@ export const shareCreateBodySchema = z.strictObject({
     .optional()
     .describe('stop granting after this many seconds; default never'),
 });
+export type ShareCreateBody = z.output<typeof shareCreateBodySchema>;
 
 export const shareListQuerySchema = listQuerySchema.extend({
   after: idSchema('share').optional().describe('the next_cursor of the previous page'),
   app_id: nameSchema.optional().describe('only the shares made to this app'),
 });
+export type ShareListQuery = z.output<typeof shareListQuerySchema>;
 
 export const shareParamsSchema = z.object({ id: idSchema('share') });
 
@@ -56,3 +60,4 @@ export const shareDeleteResultSchema = z.object({
   id: idSchema('share'),
   deleted: z.literal(true),
 });
+export type ShareDeleteResult = z.output<typeof shareDeleteResultSchema>;

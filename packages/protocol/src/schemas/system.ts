@@ -5,8 +5,11 @@ import { networkPolicySchema } from './network.ts';
 
 /** `GET /healthz` (liveness) and `POST /v1/shutdown`. */
 export { okSchema as healthzResponseSchema, okSchema as shutdownResponseSchema };
+/** `GET /healthz`: `{ ok: true }`. */
+export type Liveness = z.output<typeof okSchema>;
 
 export const healthResponseSchema = z.object({ ok: z.literal(true), version: z.string() });
+export type HealthStatus = z.output<typeof healthResponseSchema>;
 
 export const tcpListenerSchema = z.object({
   host: z.string(),
@@ -64,6 +67,7 @@ export const statusResponseSchema = z.object({
     .describe('where the web viewer is (`svc sys connect --open` logs in to it)'),
   sandbox: sandboxStatusSchema,
 });
+export type SystemStatus = z.output<typeof statusResponseSchema>;
 
 export const providerReadinessSchema = z.object({
   provider: z.string(),
@@ -72,6 +76,7 @@ export const providerReadinessSchema = z.object({
 });
 
 export const readinessResponseSchema = z.object({ providers: z.array(providerReadinessSchema) });
+export type ModelAuthReadiness = z.output<typeof readinessResponseSchema>;
 
 /** The OpenAPI document itself: an object this schema does not describe further. */
 export const openApiResponseSchema = z.record(z.string(), z.unknown());

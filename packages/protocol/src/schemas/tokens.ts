@@ -14,6 +14,8 @@ export const grantResponseSchema = z.object({
   token_id: idSchema('token'),
   expires_at: timestampSchema.nullable(),
 });
+/** What a token may do; `scopes` is `null` for the owner (everything). */
+export type GrantInfo = z.output<typeof grantResponseSchema>;
 
 /** A stored token as listed; never its secret. */
 export const tokenSchema = z.object({

@@ -67,6 +67,8 @@ export const uploadSchema = z.object({
   app_id: z.string().nullable().describe('the app that uploaded it; null = the owner'),
   created_at: timestampSchema,
 });
+/** `{ id, filename, media_type, size, sha256, app_id, created_at }`. */
+export type Upload = z.output<typeof uploadSchema>;
 
 export const uploadCreateBodySchema = z.strictObject({
   filename: uploadFilenameSchema,
@@ -77,6 +79,7 @@ export const uploadCreateBodySchema = z.strictObject({
       `the bytes, base64 (standard alphabet); at most ${UPLOAD_MAX_BYTES} decoded (else 413)`,
     ),
 });
+export type UploadCreateBody = z.output<typeof uploadCreateBodySchema>;
 
 /** `POST /v1/uploads/raw`: the body is the bytes themselves; name and type come in the query. */
 export const uploadRawQuerySchema = z.object({
@@ -97,6 +100,7 @@ export const attachmentLinkQuerySchema = z.object({
     .optional()
     .describe(`seconds the link works (default ${ATTACHMENT_TTL_DEFAULT_S})`),
 });
+export type AttachmentLinkQuery = z.output<typeof attachmentLinkQuerySchema>;
 
 export const attachmentLinkSchema = z.object({
   url: z
@@ -106,6 +110,8 @@ export const attachmentLinkSchema = z.object({
     ),
   expires_at: timestampSchema,
 });
+/** `{ url, expires_at }`. */
+export type AttachmentLink = z.output<typeof attachmentLinkSchema>;
 
 /**
  * A part of an attachment link, as the content route reads it: a bounded plain string whose every

@@ -1,18 +1,8 @@
 import { api } from '../api.ts';
 import { Time } from '../parts.tsx';
 import { href } from '../router.ts';
-import type { Page } from '../types.ts';
+import type { AttentionItem as Item, Page } from '../types.ts';
 import { useLoad } from '../use-load.ts';
-
-interface Item {
-  kind: 'ticket' | 'node_failed' | 'node_waiting_human' | 'node_budget' | 'cron_failed';
-  node_id: string | null;
-  ticket_id: string | null;
-  cron_id: string | null;
-  title: string;
-  reason: string;
-  since: string;
-}
 
 const WHAT: Readonly<Record<Item['kind'], string>> = {
   ticket: 'asks you',

@@ -3,15 +3,9 @@ import { StatusLine, useAction } from '../action.tsx';
 import { allPages, api } from '../api.ts';
 import { DEFAULT_SCOPES, scopeList } from '../node-rules.ts';
 import { href } from '../router.ts';
-import type { SvcNode } from '../types.ts';
+import type { Profile, SvcNode } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 import { ScopesField } from './node-actions.tsx';
-
-interface Profile {
-  name: string;
-  description: string | null;
-  model: { provider: string; model: string } | null;
-}
 
 /**
  * A new root node or run (or a child, from a node's page): task, title, profile, model and

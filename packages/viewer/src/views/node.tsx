@@ -5,7 +5,7 @@ import { useLiveText } from '../live-text.ts';
 import { FINAL } from '../node-rules.ts';
 import { Json, Loaded, StateBadge, Time } from '../parts.tsx';
 import { href } from '../router.ts';
-import type { Page, SvcEvent, SvcNode } from '../types.ts';
+import type { Job, Page, SvcEvent, SvcNode } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 import { useNow } from '../use-now.ts';
 import { EventLine } from './event-line.tsx';
@@ -196,16 +196,6 @@ function Reports({ events }: { events: readonly SvcEvent[] }) {
       </ol>
     </section>
   );
-}
-
-interface Job {
-  id: string;
-  title: string;
-  kind: string;
-  state: string;
-  exit_code: number | null;
-  started_at: string;
-  finished_at: string | null;
 }
 
 /**

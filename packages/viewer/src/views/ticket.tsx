@@ -3,7 +3,7 @@ import { ConfirmButton } from '../action.tsx';
 import { api, errorText } from '../api.ts';
 import { Json, StateBadge, Time } from '../parts.tsx';
 import { href } from '../router.ts';
-import type { SvcNode, Ticket } from '../types.ts';
+import type { InboxResponse, SvcNode, Ticket } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 import { formData, formFields, SchemaFields } from './schema-form.tsx';
 
@@ -70,19 +70,12 @@ function Asker({ ticket: t }: { ticket: Ticket }) {
   );
 }
 
-interface Response {
-  text: string | null;
-  choice: string | null;
-  data: unknown;
-  responded_at: string;
-}
-
 /** A closed ticket's answer, and who gave it: the inbox is the owner's, so it was you. */
 function Answer({ ticket: t }: { ticket: Ticket }) {
   const load = useLoad(
     () =>
       t.state === 'answered'
-        ? api<Response>('GET', `/v1/human/inbox/${encodeURIComponent(t.id)}/response`)
+        ? api<InboxResponse>('GET', `/v1/human/inbox/${encodeURIComponent(t.id)}/response`)
         : Promise.resolve(null),
     [t.id, t.state],
   );
@@ -99,7 +92,7 @@ function Answer({ ticket: t }: { ticket: Ticket }) {
   return (
     <div class="answer">
       <p>
-        <strong>Answered by you</strong> · <Time at={r.responded_at} />
+        <strong>Answered by you</strong> · <Time at={r.respondedAt} />
       </p>
       {r.choice !== null && (
         <p>

@@ -2,22 +2,11 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { tokens, usd } from '../format.ts';
 import { Loaded } from '../parts.tsx';
+import type { HistoryStats } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 
-interface Totals {
-  nodes: number;
-  turns: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
-interface Stats {
-  since: string | null;
-  group_by: 'day' | 'profile' | 'model';
-  groups: (Totals & { key: string })[];
-  totals: Totals;
-  nodes_by_state: Record<string, number>;
-}
+type Stats = HistoryStats;
+type Totals = Stats['totals'];
 
 const GROUPS = [
   ['day', 'per day'],

@@ -1,12 +1,8 @@
 /** Listings the CLI prints whole: every page of a `/v1` list, followed to the end. */
-import { LIST_LIMIT_MAX } from '@svc/protocol';
+import { LIST_LIMIT_MAX, type ListEnvelope as Page } from '@svc/protocol';
 
 /** The list envelope (DESIGN §6). */
-export interface Page<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+export type { Page };
 
 /** Pages are followed to the end, but never forever. */
 const MAX_PAGES = 100;

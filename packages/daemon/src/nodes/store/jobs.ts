@@ -1,9 +1,8 @@
 /** Jobs of a node: background commands and long tool calls its broker runs (`broker.jobs.record`). */
-import type { jobSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Job } from '@svc/protocol';
 import type { Db } from '../../store/db.ts';
 
-export type Job = z.output<typeof jobSchema>;
+export type { Job };
 export type JobState = Job['state'];
 
 const COLUMNS = 'id, node_id, kind, title, state, exit_code, started_at, finished_at';

@@ -4,11 +4,11 @@
  * `acknowledged`. Claimed mail never acknowledged (its broker died) is claimed again, so mail
  * reaches the model at least once and is recorded exactly once.
  */
-import type { mailSchema } from '@svc/protocol';
+import type { Mail, mailSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import type { Db } from '../../store/db.ts';
 
-export type Mail = z.output<typeof mailSchema>;
+export type { Mail };
 export type MailFrom = Mail['from'];
 
 interface MailRow {

@@ -4,12 +4,12 @@
  * Rows come back parsed and go back as text here; they answer as the protocol's `Node` through
  * `toNode`.
  */
-import type { Budgets, NetworkPolicy, NodeState, nodeSchema, Usage } from '@svc/protocol';
-import type { z } from 'zod';
+
+import type { Budgets, NetworkPolicy, Node, NodeState, Usage } from '@svc/protocol';
 import type { Db } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 
-export type Node = z.output<typeof nodeSchema>;
+export type { Node };
 export type WaitingOn = NonNullable<Node['waiting_on']>;
 export type Outcome = NonNullable<Node['outcome']>;
 export type Workspace = NonNullable<Node['workspace']>;

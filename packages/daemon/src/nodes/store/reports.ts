@@ -1,10 +1,10 @@
 /** Progress reports of a node (`broker.reports.create`), numbered per node, oldest first. */
-import type { reportSchema } from '@svc/protocol';
+import type { Report, reportSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import type { Db } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 
-export type Report = z.output<typeof reportSchema>;
+export type { Report };
 
 interface ReportRow {
   node_id: string;

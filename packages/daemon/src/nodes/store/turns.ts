@@ -3,14 +3,19 @@
  * migration 003). A turn is keyed `(node_id, index)`, a tool call `(node_id, id)`; both answer
  * as the protocol's `Turn` and `ToolCall` DTOs.
  */
-import type { toolCallSchema, turnMessageSchema, turnSchema } from '@svc/protocol';
+import type {
+  ToolCall,
+  Turn,
+  TurnMessage,
+  toolCallSchema,
+  turnMessageSchema,
+  turnSchema,
+} from '@svc/protocol';
 import type { z } from 'zod';
 import type { Db } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 
-export type Turn = z.output<typeof turnSchema>;
-export type ToolCall = z.output<typeof toolCallSchema>;
-export type TurnMessage = z.output<typeof turnMessageSchema>;
+export type { ToolCall, Turn, TurnMessage };
 
 /** A turn to insert: the DTO without its derived tool-call state, plus the record's fingerprint. */
 export interface NewTurn {

@@ -10,8 +10,7 @@
  */
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FINAL_STATES, isFinal, type worktreeSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import { FINAL_STATES, isFinal, type Worktree } from '@svc/protocol';
 import { ApiError } from '../../errors.ts';
 import type { NodeRow } from '../store/nodes.ts';
 import {
@@ -21,7 +20,7 @@ import {
   type GitRemoval,
 } from './git-worktree.ts';
 
-export type Worktree = z.output<typeof worktreeSchema>;
+export type { Worktree };
 
 /** What closing or abandoning reads of a node. */
 export type WorktreeNode = Pick<NodeRow, 'id' | 'state' | 'workspace'>;
