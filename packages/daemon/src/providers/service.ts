@@ -14,7 +14,6 @@ import {
   type ProviderTool,
   pluginToolName,
 } from '@svc/protocol';
-import type { z } from 'zod';
 import type { DirectoryService } from '../directory/service.ts';
 import { ApiError } from '../errors.ts';
 import { scopeCeiling } from '../nodes/ceiling.ts';

@@ -5,8 +5,7 @@
  * creator's own access. The owner's shares (`created_by` null) need no token.
  */
 import type { StatementSync } from 'node:sqlite';
-import type { Share, shareSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Share } from '@svc/protocol';
 import { type Sight, sightFilter } from '../access/visibility.ts';
 import type { Db } from '../store/db.ts';
 

@@ -2,8 +2,7 @@
  * Uploads (migration 012): the record of each file an app handed the daemon; the bytes are the
  * file `SVC_HOME/uploads/<id>`. Rows answer as the protocol's `Upload` DTO as they are.
  */
-import type { Upload, uploadSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Upload } from '@svc/protocol';
 import type { Db } from '../store/db.ts';
 
 export type { Upload };

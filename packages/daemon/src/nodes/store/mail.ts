@@ -4,8 +4,7 @@
  * `acknowledged`. Claimed mail never acknowledged (its broker died) is claimed again, so mail
  * reaches the model at least once and is recorded exactly once.
  */
-import type { Mail, mailSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Mail } from '@svc/protocol';
 import type { Db } from '../../store/db.ts';
 
 export type { Mail };

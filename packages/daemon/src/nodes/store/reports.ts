@@ -1,6 +1,5 @@
 /** Progress reports of a node (`broker.reports.create`), numbered per node, oldest first. */
-import type { Report, reportSchema } from '@svc/protocol';
-import type { z } from 'zod';
+import type { Report } from '@svc/protocol';
 import type { Db } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 

@@ -3,15 +3,7 @@
  * migration 003). A turn is keyed `(node_id, index)`, a tool call `(node_id, id)`; both answer
  * as the protocol's `Turn` and `ToolCall` DTOs.
  */
-import type {
-  ToolCall,
-  Turn,
-  TurnMessage,
-  toolCallSchema,
-  turnMessageSchema,
-  turnSchema,
-} from '@svc/protocol';
-import type { z } from 'zod';
+import type { ToolCall, Turn, TurnMessage } from '@svc/protocol';
 import type { Db } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 
