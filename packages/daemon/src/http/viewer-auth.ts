@@ -1,11 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { TokenService } from '../services/tokens.ts';
-import type { ViewerService } from '../services/viewer.ts';
 import type { Call } from './call.ts';
 import { isAllowedHost } from './host-guard.ts';
 import type { Listener } from './listener.ts';
+
+/** A viewer session lasts a working day; the cookie's `Max-Age` says the same. */
+export const VIEWER_SESSION_TTL_MS = 12 * 3600_000;
+
+/** What the request path asks of the viewer's sessions (the viewer service is one). */
+export interface ViewerSessions {
+  /** The session behind a cookie is known, unexpired and not logged out. */
+  isLive(session: string): boolean;
+  /** `key` is the session's page key (`Svc-Viewer`). */
+  keyMatches(session: string, key: string): boolean;
+}
 
 /**
  * The viewer's session cookie of the listener on `port` (docs/api-v1.md "Viewer"). Cookies are
@@ -58,7 +67,7 @@ export function isListenerOrigin(listener: Listener, origin: string): boolean {
 export function viewerPrincipal(
   listener: Listener,
   headers: IncomingHttpHeaders,
-  viewer: ViewerService,
+  viewer: ViewerSessions,
   owner: () => Principal | null,
 ): { principal: Principal; session: string } | null {
   if (listener.kind !== 'tcp' || headers.authorization !== undefined) return null;
@@ -93,7 +102,11 @@ export function viewerPrincipal(
  * token (revocation, expiry, a node token's node ending). A stream outlasts the request that
  * checked it, so it asks before every page and keepalive.
  */
-export function streamAlive(c: Call, viewer: ViewerService, tokens: TokenService): () => boolean {
+export function streamAlive(
+  c: Call,
+  viewer: Pick<ViewerSessions, 'isLive'>,
+  tokens: { stillLive(principal: Principal): boolean },
+): () => boolean {
   const session = c.viewerSession;
   if (session !== null) return () => viewer.isLive(session);
   const principal = c.principal;

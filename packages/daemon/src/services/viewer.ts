@@ -1,11 +1,10 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { VIEWER_SESSION_TTL_MS } from '../http/viewer-auth.ts';
 import type { Store } from '../store/index.ts';
 import type { EventLog } from './events.ts';
 
 /** How long a login link works: long enough to reach the browser it was opened in, no more. */
 export const VIEWER_LINK_TTL_MS = 60_000;
-/** A viewer session lasts a working day; the cookie's `Max-Age` says the same. */
-export const VIEWER_SESSION_TTL_MS = 12 * 3600_000;
 
 export interface ViewerServiceOptions {
   linkTtlMs?: number | undefined;
