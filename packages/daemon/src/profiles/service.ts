@@ -8,7 +8,7 @@ import {
 } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { ModelChoice } from '../models/service.ts';
+import type { ModelChoice } from '../models/types.ts';
 import type { Principal } from '../ports.ts';
 import type { EventLog } from '../services/events.ts';
 import { checkScopes } from '../services/scopes.ts';

@@ -36,7 +36,9 @@ import {
 import type { z } from 'zod';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
-import { type ModelChoice, type ModelService, refusedCredentials } from '../models/service.ts';
+import { refusedCredentials } from '../models/readiness.ts';
+import type { ModelService } from '../models/service.ts';
+import type { ModelChoice } from '../models/types.ts';
 import type { SupervisorHooks } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
 import type { SandboxService } from '../sandbox/service.ts';
