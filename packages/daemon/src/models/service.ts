@@ -1,5 +1,6 @@
 import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
+import { withDeps } from '../with-deps.ts';
 import { chooseModel, modelConfig, updateModelConfig } from './config.ts';
 import { modelConnection } from './connection.ts';
 import { installCredential, listCredentials, removeCredential } from './credentials.ts';
@@ -14,24 +15,16 @@ export function modelService(store: Store, events: EventLog) {
   const deps: ModelDeps = { store, events };
   return {
     listCredentials: () => listCredentials(deps),
-    installCredential: bind(installCredential, deps),
-    removeCredential: bind(removeCredential, deps),
+    installCredential: withDeps(installCredential, deps),
+    removeCredential: withDeps(removeCredential, deps),
     config: () => modelConfig(deps),
-    updateConfig: bind(updateModelConfig, deps),
+    updateConfig: withDeps(updateModelConfig, deps),
     readiness: () => readiness(deps),
-    choose: bind(chooseModel, deps),
-    connection: bind(modelConnection, deps),
-    requireReady: bind(requireReady, deps),
-    recordCall: bind(recordCall, deps),
+    choose: withDeps(chooseModel, deps),
+    connection: withDeps(modelConnection, deps),
+    requireReady: withDeps(requireReady, deps),
+    recordCall: withDeps(recordCall, deps),
   };
 }
 
 export type ModelService = ReturnType<typeof modelService>;
-
-/** `operation` with its deps given: the method the service object offers. */
-function bind<D, A extends unknown[], R>(
-  operation: (deps: D, ...args: A) => R,
-  deps: D,
-): (...args: A) => R {
-  return (...args) => operation(deps, ...args);
-}
