@@ -40,7 +40,7 @@ export interface ResourcesOptions {
 
 /**
  * Every resource's service, each built once from the ones it uses. Building changes nothing but
- * the owner token (made when missing) and the timers of waiting nodes (re-armed).
+ * the owner token (made when missing).
  */
 export function resourcesPart(opts: ResourcesOptions) {
   const { store, home, logger, tcp } = opts;
@@ -50,7 +50,6 @@ export function resourcesPart(opts: ResourcesOptions) {
   const models = modelService(store, events);
   const profiles = profileService(store, events);
   const nodes = nodeService({ store, events, profiles, models, home });
-  nodes.start();
   const runs = runService(store, events, nodes, (ids) => removeWorktrees(home, logger, ids));
   const crons = cronService({ store, events, nodes });
   const human = humanService({ store, events, nodes });
@@ -85,7 +84,13 @@ export function resourcesPart(opts: ResourcesOptions) {
       now: opts.viewer?.now,
     }),
   };
-  return definePart({ name: 'resources', services, close: () => nodes.close() });
+  return definePart({
+    name: 'resources',
+    services,
+    // The timers of nodes waiting on one, re-armed once every part is built (their runtime too).
+    start: () => nodes.start(),
+    close: () => nodes.close(),
+  });
 }
 
 export type Resources = ReturnType<typeof resourcesPart>['services'];
