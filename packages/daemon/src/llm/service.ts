@@ -5,7 +5,7 @@ import { createLlmCall } from './create.ts';
 
 /** `/v1/llm` as the object the rest of the daemon calls. */
 export function llmService(models: ModelService, profiles: ProfileService) {
-  return { create: withDeps(createLlmCall, { models, profiles }) };
+  return { create: withDeps({ models, profiles }, createLlmCall) };
 }
 
 export type LlmService = ReturnType<typeof llmService>;

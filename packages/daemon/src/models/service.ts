@@ -15,15 +15,15 @@ export function modelService(store: Store, events: EventLog) {
   const deps: ModelDeps = { store, events };
   return {
     listCredentials: () => listCredentials(deps),
-    installCredential: withDeps(installCredential, deps),
-    removeCredential: withDeps(removeCredential, deps),
+    installCredential: withDeps(deps, installCredential),
+    removeCredential: withDeps(deps, removeCredential),
     config: () => modelConfig(deps),
-    updateConfig: withDeps(updateModelConfig, deps),
+    updateConfig: withDeps(deps, updateModelConfig),
     readiness: () => readiness(deps),
-    choose: withDeps(chooseModel, deps),
-    connection: withDeps(modelConnection, deps),
-    requireReady: withDeps(requireReady, deps),
-    recordCall: withDeps(recordCall, deps),
+    choose: withDeps(deps, chooseModel),
+    connection: withDeps(deps, modelConnection),
+    requireReady: withDeps(deps, requireReady),
+    recordCall: withDeps(deps, recordCall),
   };
 }
 

@@ -10,14 +10,14 @@ import type { ProfileDeps } from './types.ts';
 export function profileService(store: Store, events: EventLog) {
   const deps: ProfileDeps = { store, events };
   return {
-    ensure: withDeps(ensureProfile, deps),
-    retrieve: withDeps(retrieveProfile, deps),
-    list: withDeps(listProfiles, deps),
-    setEnv: withDeps(setProfileEnv, deps),
-    deleteEnv: withDeps(deleteProfileEnv, deps),
-    settings: withDeps(profileSettings, deps),
-    find: withDeps(findProfile, deps),
-    envValues: withDeps(profileEnvValues, deps),
+    ensure: withDeps(deps, ensureProfile),
+    retrieve: withDeps(deps, retrieveProfile),
+    list: withDeps(deps, listProfiles),
+    setEnv: withDeps(deps, setProfileEnv),
+    deleteEnv: withDeps(deps, deleteProfileEnv),
+    settings: withDeps(deps, profileSettings),
+    find: withDeps(deps, findProfile),
+    envValues: withDeps(deps, profileEnvValues),
   };
 }
 

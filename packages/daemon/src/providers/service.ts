@@ -12,8 +12,8 @@ import type { ProviderDeps } from './types.ts';
 
 export function providerService(deps: ProviderDeps) {
   return {
-    tools: withDeps(providerTools, deps),
-    call: withDeps(callProvider, deps),
+    tools: withDeps(deps, providerTools),
+    call: withDeps(deps, callProvider),
   };
 }
 
