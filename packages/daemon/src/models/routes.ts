@@ -6,8 +6,8 @@ export interface ModelRouteDeps {
 }
 
 /**
- * `models.credentials`, `models.config` and `readiness`: what the route table says of each; no
- * answer carries a key.
+ * `models.credentials` and `models.config`: owner only (the route table says so); no answer
+ * carries a key.
  */
 export function registerModelRoutes(app: Routes, deps: ModelRouteDeps): void {
   const { models } = deps;
@@ -22,7 +22,6 @@ export function registerModelRoutes(app: Routes, deps: ModelRouteDeps): void {
     models.removeCredential(params.provider);
     return c.json({ ok: true });
   });
-  mount(app, 'readiness.get', (c) => c.json(models.readiness()));
   mount(app, 'models.config.retrieve', (c) => c.json(models.config()));
   mount(app, 'models.config.update', (c, { body }) => c.json(models.updateConfig(body)));
 }

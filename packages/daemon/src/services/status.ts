@@ -1,20 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DaemonContext } from '../context.ts';
 import type { TcpInfo } from '../ports.ts';
-import type { SandboxStatus } from '../sandbox/service.ts';
-
-/** What `/v1/status` reports of the daemon (the daemon's context is one). */
-export interface StatusDeps {
-  version: string;
-  pid: number;
-  startedAt: Date;
-  home: string;
-  socketPath: string;
-  viewerDist: string;
-  sandbox: { status(): SandboxStatus };
-  supervisor: { stats(): unknown };
-  tcp(): TcpInfo | null;
-}
 
 /**
  * `GET /v1/status` (what is running, where, since when) as JSON text, for the route clients
@@ -22,7 +9,7 @@ export interface StatusDeps {
  * TCP listener (when it changed), the brokers' counts and whether the viewer's build is there. Serialising the whole object per call
  * was the largest part of the handler's cost.
  */
-export function statusJsonWriter(ctx: StatusDeps): () => string {
+export function statusJsonWriter(ctx: DaemonContext): () => string {
   let fixed: { head: string; place: string; sandbox: string } | undefined;
   let tcp: TcpInfo | null | undefined;
   let tcpJson = 'null';
@@ -54,6 +41,6 @@ export function statusJsonWriter(ctx: StatusDeps): () => string {
   };
 }
 
-function uptime(ctx: Pick<StatusDeps, 'startedAt'>): number {
+function uptime(ctx: DaemonContext): number {
   return Math.round((Date.now() - ctx.startedAt.getTime()) / 1000);
 }
