@@ -165,6 +165,13 @@ const PENDING_BACK_UP: readonly string[] = [
   'http/tokens.ts -> context.ts',
   'http/uploads.ts -> context.ts',
   'http/viewer.ts -> context.ts',
+  // The daemon's own routes, already in system/ on main (the tokens/plugins/… helper's move).
+  'http/health.ts -> context.ts',
+  'http/openapi.ts -> context.ts',
+  'http/readiness.ts -> context.ts',
+  'http/shutdown.ts -> context.ts',
+  'http/status.ts -> context.ts',
+  'services/status.ts -> context.ts',
 ];
 
 interface SourceFile {
