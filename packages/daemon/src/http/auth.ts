@@ -2,13 +2,21 @@ import {
   findRoute,
   isFinal,
   listCovers,
+  type NodeState,
   type RouteDef,
   type RouteMatch,
   routes,
 } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { TokenService } from '../tokens/service.ts';
+
+/** What auth asks of the tokens (the tokens service is one). */
+export interface BearerTokens {
+  /** The principal of a bearer secret; `null` when unknown, revoked or expired. */
+  authenticate(secret: string): Principal | null;
+  /** The state of a node token's node; `undefined` once it is gone. */
+  nodeState(nodeId: string): NodeState | undefined;
+}
 
 /**
  * The principal a request acts as under `route`'s `auth`: none for a public route, else the
@@ -18,7 +26,7 @@ import type { TokenService } from '../tokens/service.ts';
 export function authenticate(
   match: RouteMatch,
   authorization: string | undefined,
-  tokens: TokenService,
+  tokens: BearerTokens,
   session?: () => Principal | null,
 ): Principal | null {
   const principal = authorize(match.route, bearer(authorization), tokens, session);
@@ -77,7 +85,7 @@ export function matchRoute(method: string, path: string): ReturnType<typeof find
 function authorize(
   route: RouteDef,
   secret: string | null,
-  tokens: TokenService,
+  tokens: BearerTokens,
   session: (() => Principal | null) | undefined,
 ): Principal | null {
   const auth = route.auth;

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REQUEST_ID_HEADER, type RouteId } from '@svc/protocol';
-import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import type { Logger, RequestLog } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
-import { authenticate, matchRoute } from './auth.ts';
+import type { IdempotencyStore } from '../store/idempotency.ts';
+import { authenticate, type BearerTokens, matchRoute } from './auth.ts';
 import { Call, type Reply } from './call.ts';
 import { corsHeaders, corsOrigin, preflightResponse } from './cors.ts';
 import { errorResponse, handleError } from './errors.ts';
@@ -14,23 +15,36 @@ import { readInput } from './input.ts';
 import { lingerOnClose } from './linger.ts';
 import type { Listener } from './listener.ts';
 import { writeReply } from './reply.ts';
+import { requestTarget } from './request-target.ts';
 import type { Routes } from './route.ts';
 import { viewerPrincipal } from './viewer-auth.ts';
 import { viewerHeaders } from './viewer-pages.ts';
 import { refuseForViewer, refuseViewerInput } from './viewer-rights.ts';
-import { isViewerPath, serveViewer } from './viewer-static.ts';
+import { isViewerPath, serveViewer, type ViewerPageDeps } from './viewer-static.ts';
 
 // A caller's id is echoed only when it is short and inert in a log line or a header.
 const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Node lowercases the names of `IncomingMessage.headers`.
 const REQUEST_ID = REQUEST_ID_HEADER.toLowerCase();
-// A path whose segments `new URL` would change: dot segments (also encoded) and backslashes
-// (node's parser already refuses spaces and controls in the request target).
-const UNUSUAL_PATH = /\/\.|%2e|\\/i;
 /** Methods that change nothing (RFC 9110 §9.2.1): their successful answers are logged at debug. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A call this slow is logged at info whatever it was: a long poll, a stuck handler. */
 const SLOW_MS = 1_000;
+
+/** What the request path uses of the daemon (the daemon's context is one). */
+export interface RequestPathDeps extends ViewerPageDeps {
+  store: {
+    idempotency: IdempotencyStore;
+    /** A node's tree root: a node token's sight of a `tree` route (`Call.sight`). */
+    nodes: { get(id: string): { root_id: string } | undefined };
+  };
+  tokens: BearerTokens & ViewerPageDeps['tokens'];
+  logger: Logger;
+  /** The log line of each answered request. */
+  requestLog: RequestLog;
+  /** True once shutdown began: new requests are answered 503. */
+  draining(): boolean;
+}
 
 /** Serves one request on one listener (the node `request` event's listener). */
 export type RequestPath = (req: IncomingMessage, res: ServerResponse, listener: Listener) => void;
@@ -48,7 +62,7 @@ export type RequestPath = (req: IncomingMessage, res: ServerResponse, listener: 
  * the viewer polling `GET /v1/status` would otherwise bury the lines that matter and grow the log
  * without end, and the line was a tenth of such a read's cost (docs/api-v1.md, "Request lines").
  */
-export function createRequestPath(ctx: DaemonContext, handlers: Routes): RequestPath {
+export function createRequestPath(ctx: RequestPathDeps, handlers: Routes): RequestPath {
   const idempotent = idempotency(ctx.store.idempotency);
 
   /** Route, auth, input, Idempotency-Key and handler; throws an `ApiError` to refuse. */
@@ -160,40 +174,12 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
       res.destroy();
     };
 
-    // An absolute-form target's authority replaces Host (RFC 9112 §3.2.2), so it is what the
-    // DNS-rebinding guard must judge.
-    const host = target.authority ?? headers.host;
     // Every answer under /viewer/ carries the viewer's security headers, the early refusals below
     // (a Host not served, a preflight, a drain) included, not only what `serveViewer` writes.
     const viewer = listener.kind === 'tcp' && isViewerPath(c.path) ? listener : null;
     if (viewer !== null) viewerHeaders(extra);
-    if (ctx.draining()) {
-      extra.Connection = 'close';
-      return answer(errorResponse(c, new ApiError('not_ready', 'the daemon is shutting down')));
-    }
-    if (target.bad !== undefined) return answer(errorResponse(c, target.bad));
-    if (!hasOneHost(req.rawHeaders)) {
-      // RFC 9112 §3.2: two Hosts name no one target, and the guard below would judge one of them.
-      const error = new ApiError('invalid_request', 'a request carries one Host header', {
-        field: 'Host',
-      });
-      return answer(errorResponse(c, error));
-    }
-    if (!isAllowedHost(listener, host)) {
-      // DNS rebinding (see `isAllowedHost`): refused before anything else, CORS included.
-      const shown = JSON.stringify(host?.toLowerCase() ?? '');
-      const error = new ApiError('forbidden', `Host ${shown} is not served here`, {
-        field: 'Host',
-      });
-      return answer(errorResponse(c, error));
-    }
-    const origin = corsOrigin(listener, headers.origin);
-    if (origin !== undefined) {
-      if (c.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) {
-        return answer(preflightResponse(listener, origin));
-      }
-      corsHeaders(extra, listener, origin);
-    }
+    const refused = refusal(c, req, listener, target, extra, ctx.draining());
+    if (refused !== null) return answer(refused);
     let reply: Reply | Promise<Reply>;
     try {
       reply = viewer !== null ? serveViewer(c, ctx, viewer) : routed(c, req, listener);
@@ -203,6 +189,52 @@ export function createRequestPath(ctx: DaemonContext, handlers: Routes): Request
     if (reply instanceof Promise) reply.catch((error) => handleError(error, c)).then(answer);
     else answer(reply);
   };
+}
+
+/**
+ * The answers given before any route is looked at: 503 once draining, a target that is no path,
+ * a second Host, a Host not served (DNS rebinding), a CORS preflight. `null` when none applies;
+ * CORS headers for an allowed origin are added to `extra` then.
+ */
+function refusal(
+  c: Call,
+  req: IncomingMessage,
+  listener: Listener,
+  target: ReturnType<typeof requestTarget>,
+  extra: Record<string, string>,
+  draining: boolean,
+): Reply | null {
+  // An absolute-form target's authority replaces Host (RFC 9112 §3.2.2), so it is what the
+  // DNS-rebinding guard must judge.
+  const host = target.authority ?? c.headers.host;
+  if (draining) {
+    extra.Connection = 'close';
+    return errorResponse(c, new ApiError('not_ready', 'the daemon is shutting down'));
+  }
+  if (target.bad !== undefined) return errorResponse(c, target.bad);
+  if (!hasOneHost(req.rawHeaders)) {
+    // RFC 9112 §3.2: two Hosts name no one target, and the guard below would judge one of them.
+    const error = new ApiError('invalid_request', 'a request carries one Host header', {
+      field: 'Host',
+    });
+    return errorResponse(c, error);
+  }
+  if (!isAllowedHost(listener, host)) {
+    // DNS rebinding (see `isAllowedHost`): refused before anything else, CORS included.
+    const shown = JSON.stringify(host?.toLowerCase() ?? '');
+    const error = new ApiError('forbidden', `Host ${shown} is not served here`, {
+      field: 'Host',
+    });
+    return errorResponse(c, error);
+  }
+  const origin = corsOrigin(listener, c.headers.origin);
+  if (origin !== undefined) {
+    if (c.method === 'OPTIONS' && c.headers['access-control-request-method'] !== undefined) {
+      return preflightResponse(listener, origin);
+    }
+    corsHeaders(extra, listener, origin);
+  }
+  return null;
 }
 
 /**
@@ -230,59 +262,4 @@ export function requestLogLevel(
 ): 'info' | 'debug' {
   const routine = SAFE_METHODS.has(method) && status < 400 && ms < SLOW_MS && !clientGone;
   return routine ? 'debug' : 'info';
-}
-
-/**
- * Decodes a path's percent-escapes once, but for `%2F` and `%25`: an encoded `/` must not split a
- * segment, and an encoded `%` must not start another escape when the route's parameters are
- * decoded (which decodes those two). A run with a malformed escape stays as it came; no route has
- * one, so it is answered 404.
- */
-function decodeKeepingSlashes(path: string): string {
-  return path
-    .split(/(%2[fF]|%25)/)
-    .map((part, i) => {
-      if (i % 2 === 1 || !part.includes('%')) return part;
-      try {
-        return decodeURIComponent(part);
-      } catch {
-        return part;
-      }
-    })
-    .join('');
-}
-
-/**
- * The path and the query (between `?` and any fragment, RFC 3986 §3.4) of a request target. The
- * usual origin-form path is taken as is; one with dot segments (also encoded) or backslashes is
- * normalised as `new URL` does it (RFC 3986 §5.2.4), and percent-escapes are decoded once
- * (`decodeKeepingSlashes`).
- */
-function requestTarget(raw: string): {
-  path: string;
-  query: string;
-  authority?: string;
-  bad?: ApiError;
-} {
-  let url = raw;
-  let authority: string | undefined;
-  if (url.charCodeAt(0) !== 47 /* / */) {
-    // The absolute form (RFC 9112 §3.2.2) is what a proxy sends; anything else is no path.
-    if (!/^https?:\/\//i.test(url)) {
-      const bad = new ApiError('invalid_request', 'the request target must be a path');
-      return { path: '/', query: '', bad };
-    }
-    const parsed = URL.parse(url);
-    if (parsed === null) return { path: '/', query: '', authority: '' };
-    url = parsed.pathname + parsed.search;
-    authority = parsed.host;
-  }
-  const hash = url.indexOf('#');
-  if (hash !== -1) url = url.slice(0, hash);
-  const mark = url.indexOf('?');
-  let path = mark === -1 ? url : url.slice(0, mark);
-  const query = mark === -1 ? '' : url.slice(mark + 1);
-  if (UNUSUAL_PATH.test(path)) path = URL.parse(path, 'http://localhost')?.pathname ?? '/';
-  if (path.includes('%')) path = decodeKeepingSlashes(path);
-  return authority === undefined ? { path, query } : { path, query, authority };
 }

@@ -1,4 +1,3 @@
-import type { EventDto, EventLog } from '../services/events.ts';
 import type { EventRow } from '../store/events.ts';
 import { mayReplay, nextTurn } from './replay-turns.ts';
 
@@ -26,6 +25,21 @@ export function sseRegistry() {
 
 export type SseRegistry = ReturnType<typeof sseRegistry>;
 
+/** What a stream reads of the event log (the event log service is one). */
+export interface EventSource {
+  /** The rows after `after` as stored, payload unparsed. */
+  rows(after: number, limit: number, kinds?: readonly string[]): readonly EventRow[];
+  lastSeq(): number;
+  /** Calls `listener` after every commit that appended events; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void;
+}
+
+/** An event made up by a stream's caller (an `EventDto`), written as its JSON. */
+export interface MadeEvent {
+  seq: number;
+  kind: string;
+}
+
 export interface EventStreamOptions {
   after: number;
   kinds: readonly string[] | undefined;
@@ -35,7 +49,7 @@ export interface EventStreamOptions {
    * Reads the next page after a seq; default the whole log (filtered by `kinds`). Rows as
    * stored go out as they are; events made up by the caller are written as JSON.
    */
-  read?: ((after: number, limit: number) => readonly (EventRow | EventDto)[]) | undefined;
+  read?: ((after: number, limit: number) => readonly (EventRow | MadeEvent)[]) | undefined;
   /** `false`: end the stream once the backlog (what was committed before it opened) is sent. */
   follow?: boolean | undefined;
   /**
@@ -72,7 +86,7 @@ export function sseHeaders(keepaliveMs: number): Record<string, string> {
  * that falls behind just reads more rows instead of growing a buffer.
  */
 export function eventStream(
-  log: EventLog,
+  log: EventSource,
   registry: SseRegistry,
   { after, kinds, keepaliveMs, signal, read, follow = true, alive, settled }: EventStreamOptions,
 ): ReadableStream<Uint8Array> {
@@ -159,7 +173,7 @@ export function eventStream(
  * would give the same text at most of a replay's cost. Text with a line break in it (none that
  * the daemon writes) is written again, as `data:` holds one line.
  */
-function frame(event: EventRow | EventDto): string {
+function frame(event: EventRow | MadeEvent): string {
   return `id: ${event.seq}\nevent: ${event.kind}\ndata: ${'subject' in event ? rowJson(event) : JSON.stringify(event)}\n\n`;
 }
 

@@ -1,10 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.ts';
 import type { Principal, ViewerSessions } from '../ports.ts';
-import type { TokenService } from '../tokens/service.ts';
 import type { Call } from './call.ts';
 import { isAllowedHost } from './host-guard.ts';
 import type { Listener } from './listener.ts';
+
+/** A viewer session lasts a working day; the cookie's `Max-Age` says the same. */
+export const VIEWER_SESSION_TTL_MS = 12 * 3600_000;
 
 /**
  * The viewer's session cookie of the listener on `port` (docs/api-v1.md "Viewer"). Cookies are
@@ -14,9 +16,6 @@ import type { Listener } from './listener.ts';
 export function viewerCookieName(port: number): string {
   return `svc_viewer_${port}`;
 }
-/** A viewer session lasts a working day; its cookie's `Max-Age` says the same. */
-export const VIEWER_SESSION_TTL_MS = 12 * 3600_000;
-
 /**
  * The header every viewer fetch sends, holding the session's page key: a cross-site form or
  * image cannot send it, and a server on another port of the host, which the cookie reaches, does
@@ -97,8 +96,8 @@ export function viewerPrincipal(
  */
 export function streamAlive(
   c: Call,
-  viewer: ViewerSessions,
-  tokens: Pick<TokenService, 'stillLive'>,
+  viewer: Pick<ViewerSessions, 'isLive'>,
+  tokens: { stillLive(principal: Principal): boolean },
 ): () => boolean {
   const session = c.viewerSession;
   if (session !== null) return () => viewer.isLive(session);

@@ -1,10 +1,11 @@
 import { connect, type Socket } from 'node:net';
 import { isId } from '@svc/protocol';
-import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import type { NodeRow } from '../nodes/store/nodes.ts';
+import type { Principal, ViewerSessions } from '../ports.ts';
 import type { Call, Reply } from './call.ts';
 import type { Listener } from './listener.ts';
-import { sseHeaders } from './sse.ts';
+import { type SseRegistry, sseHeaders } from './sse.ts';
 import { viewerPrincipal } from './viewer-auth.ts';
 
 export const LIVE_PREFIX = '/viewer/live/nodes/';
@@ -30,7 +31,20 @@ const SOCKET_POLL_MS = 50;
  * the daemon's shutdown. Backpressure is the socket's: a page that reads slowly pauses it, and
  * the broker drops a viewer that falls too far behind.
  */
-export async function serveLive(c: Call, ctx: DaemonContext, listener: Listener): Promise<Reply> {
+/** What the live view reads: the session, the node and its broker's socket, the streams. */
+export interface ViewerLiveDeps {
+  viewer: ViewerSessions;
+  tokens: { ownerPrincipal(): Readonly<Principal> | null };
+  nodes: {
+    /** The node `principal` may read; a 404 otherwise. */
+    readableRow(id: string, principal: Principal): NodeRow;
+    viewerSocket(nodeId: string): Promise<string | null>;
+  };
+  sse: Pick<SseRegistry, 'add'>;
+  sseKeepaliveMs: number;
+}
+
+export async function serveLive(c: Call, ctx: ViewerLiveDeps, listener: Listener): Promise<Reply> {
   const id = c.path.slice(LIVE_PREFIX.length);
   const found = viewerPrincipal(listener, c.headers, ctx.viewer, ctx.tokens.ownerPrincipal);
   if (found === null) {

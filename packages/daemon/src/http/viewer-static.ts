@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Call, Reply } from './call.ts';
 import { errorResponse } from './errors.ts';
 import type { Listener } from './listener.ts';
 import { VIEWER_SESSION_TTL_MS, viewerCookieName } from './viewer-auth.ts';
-import { LIVE_PREFIX, serveLive } from './viewer-live.ts';
+import { LIVE_PREFIX, serveLive, type ViewerLiveDeps } from './viewer-live.ts';
 import { LINK_USED_PAGE, NOT_BUILT_PAGE, viewerHeaders } from './viewer-pages.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -23,6 +22,15 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   woff2: 'font/woff2',
   txt: 'text/plain; charset=utf-8',
 };
+/** What the viewer's pages read: its build, its login, and what its live view reads. */
+export interface ViewerPageDeps extends ViewerLiveDeps {
+  viewerDist: string;
+  viewer: ViewerLiveDeps['viewer'] & {
+    /** Spends a login link's code: the new session, or `null` for a used or unknown code. */
+    login(code: string): { secret: string; key: string } | null;
+  };
+}
+
 /** One file name: no separator, no escape, no leading dot, so nothing leaves `assets/`. */
 const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\.([a-z0-9]+)$/;
 const ASSETS = '/viewer/assets/';
@@ -42,7 +50,7 @@ export function isViewerPath(path: string): boolean {
  */
 export function serveViewer(
   c: Call,
-  ctx: DaemonContext,
+  ctx: ViewerPageDeps,
   listener: Extract<Listener, { kind: 'tcp' }>,
 ): Reply | Promise<Reply> {
   const path = c.path;
@@ -99,7 +107,7 @@ export function serveViewer(
  * `Svc-Viewer`), so the code leaves the address bar; any other code gets a page saying to ask
  * for a new link.
  */
-function login(c: Call, ctx: DaemonContext, port: number): Reply {
+function login(c: Call, ctx: ViewerPageDeps, port: number): Reply {
   const code = new URLSearchParams(c.query).get('code');
   const session = code === null ? null : ctx.viewer.login(code);
   if (session === null) {

@@ -1,3 +1,5 @@
+import type { modelRefSchema } from '@svc/protocol';
+import type { z } from 'zod';
 import type { Db } from '../store/db.ts';
 
 export type CredentialProvider = 'anthropic' | 'openai' | 'openai-compatible';
@@ -13,10 +15,21 @@ export interface CredentialRow {
   updated_at: string;
 }
 
+/** A model as a configuration names it: a provider and a model. */
+export type ModelRef = z.output<typeof modelRefSchema>;
+
+/** The one model configuration row, its JSON columns parsed. */
 export interface ModelConfigRow {
-  /** JSON `{provider, model}` or `null`. */
+  /** The configured default model, `null` when none is set. */
+  default_model: ModelRef | null;
+  /** The owner's model of each profile by its name. */
+  profiles: Record<string, ModelRef>;
+  updated_at: string;
+}
+
+/** The row as stored: its JSON columns as text. */
+interface StoredConfigRow {
   default_model: string | null;
-  /** JSON `{name: {provider, model}}`. */
   profiles: string;
   updated_at: string;
 }
@@ -68,10 +81,18 @@ export function modelStore(db: Db) {
       q.check.run(at, error, provider);
     },
     config(): ModelConfigRow | undefined {
-      return q.config.get() as ModelConfigRow | undefined;
+      const row = q.config.get() as StoredConfigRow | undefined;
+      if (row === undefined) return undefined;
+      return {
+        default_model:
+          row.default_model === null ? null : (JSON.parse(row.default_model) as ModelRef),
+        profiles: JSON.parse(row.profiles) as Record<string, ModelRef>,
+        updated_at: row.updated_at,
+      };
     },
     setConfig(row: ModelConfigRow): void {
-      q.setConfig.run(row.default_model, row.profiles, row.updated_at);
+      const defaultModel = row.default_model === null ? null : JSON.stringify(row.default_model);
+      q.setConfig.run(defaultModel, JSON.stringify(row.profiles), row.updated_at);
     },
   };
 }

@@ -5,7 +5,7 @@
 import type { NetworkPolicy } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
-import type { ProfileSettings } from '../profiles/service.ts';
+import type { ProfileSettings } from '../profiles/types.ts';
 import type { NodeDeps } from './deps.ts';
 import type { NodeRow, StoredModel } from './store/nodes.ts';
 

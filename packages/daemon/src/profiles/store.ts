@@ -1,26 +1,86 @@
+import type { Budgets, modelChoiceSchema, NetworkPolicy, profileSchema } from '@svc/protocol';
+import type { z } from 'zod';
 import type { Db } from '../store/db.ts';
 
+/** A profile's row, its JSON columns parsed. */
 export interface ProfileRow {
   name: string;
   description: string | null;
-  /** JSON `{provider, model, script?}`; `null` = the configured default. */
-  model: string | null;
+  /** `{provider, model, script?}`; `null` = the configured default. */
+  model: ModelChoice | null;
   system_prompt: string | null;
-  /** JSON array; `null` = every tool the scopes allow. */
-  tools: string | null;
-  /** JSON array; `null` = inherit the creator's. */
-  scopes: string | null;
-  /** JSON `{max_turns, max_tokens, max_cost_usd}`. */
-  budgets: string;
-  /** JSON `{repo, base}`: its nodes' default git workspace; `null` = plain directories. */
-  workspace: string | null;
-  /** `none` or `host`: its nodes' sandbox network; `null` = the daemon's default. */
-  network: string | null;
-  /** JSON array of env-store names its nodes' commands get; `null` = none. */
-  command_env: string | null;
+  /** `null` = every tool the scopes allow. */
+  tools: string[] | null;
+  /** `null` = inherit the creator's. */
+  scopes: string[] | null;
+  budgets: Budgets;
+  /** Its nodes' default git workspace; `null` = plain directories. */
+  workspace: ProfileWorkspace | null;
+  /** Its nodes' sandbox network; `null` = the daemon's default. */
+  network: NetworkPolicy | null;
+  /** The env-store names its nodes' commands get; `null` = none. */
+  command_env: string[] | null;
   app_id: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A model as a profile names it: a provider and model, plus a script for `scripted`. */
+export type ModelChoice = z.output<typeof modelChoiceSchema>;
+export type ProfileWorkspace = NonNullable<z.output<typeof profileSchema>['workspace']>;
+
+/** The row as stored: JSON text in its JSON columns; `network` is `none`, `host` or JSON. */
+type StoredRow = Omit<
+  ProfileRow,
+  'model' | 'tools' | 'scopes' | 'budgets' | 'workspace' | 'network' | 'command_env'
+> & {
+  model: string | null;
+  tools: string | null;
+  scopes: string | null;
+  budgets: string;
+  workspace: string | null;
+  network: string | null;
+  command_env: string | null;
+};
+
+function parsed(row: StoredRow): ProfileRow {
+  return {
+    ...row,
+    model: parse<ModelChoice>(row.model),
+    tools: parse<string[]>(row.tools),
+    scopes: parse<string[]>(row.scopes),
+    budgets: JSON.parse(row.budgets) as Budgets,
+    workspace: parse<ProfileWorkspace>(row.workspace),
+    network:
+      row.network === null || !row.network.startsWith('{')
+        ? (row.network as NetworkPolicy | null)
+        : (JSON.parse(row.network) as NetworkPolicy),
+    command_env: parse<string[]>(row.command_env),
+  };
+}
+
+function stored(row: ProfileRow): StoredRow {
+  return {
+    ...row,
+    model: json(row.model),
+    tools: json(row.tools),
+    scopes: json(row.scopes),
+    budgets: JSON.stringify(row.budgets),
+    workspace: json(row.workspace),
+    network:
+      row.network === null || typeof row.network === 'string'
+        ? row.network
+        : JSON.stringify(row.network),
+    command_env: json(row.command_env),
+  };
+}
+
+function parse<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+function json(value: unknown): string | null {
+  return value === null ? null : JSON.stringify(value);
 }
 
 export interface EnvNameRow {
@@ -61,20 +121,22 @@ export function profileStore(db: Db) {
   };
   return {
     get(name: string): ProfileRow | undefined {
-      return q.get.get(name) as ProfileRow | undefined;
+      const row = q.get.get(name) as StoredRow | undefined;
+      return row === undefined ? undefined : parsed(row);
     },
     /** By name after `after`; `app` sees the owner's and its own, `app: null` sees all. */
     list(after: string, limit: number, app: string | null): ProfileRow[] {
-      return q.list.all({
+      const rows = q.list.all({
         after,
         all: app === null ? 1 : 0,
         app,
         limit,
-      }) as unknown as ProfileRow[];
+      }) as unknown as StoredRow[];
+      return rows.map(parsed);
     },
     /** Inserts, or updates every field but `app_id` and `created_at`. */
     upsert(row: ProfileRow): void {
-      q.upsert.run({ ...row });
+      q.upsert.run({ ...stored(row) });
     },
     envNames(profile: string): EnvNameRow[] {
       return q.envNames.all(profile) as unknown as EnvNameRow[];

@@ -7,7 +7,6 @@ import type { Scope } from '@svc/protocol';
 import type { NodeRow } from '../nodes/store/nodes.ts';
 import { worktreeMounts } from '../nodes/workspace/git-worktree.ts';
 import { worktreePath } from '../nodes/workspace/worktrees.ts';
-import type { ProfileService } from '../profiles/service.ts';
 import { removeBase, sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';
@@ -31,10 +30,25 @@ export type NodeSandboxInput = Pick<
   'id' | 'scopes' | 'profile' | 'workspace' | 'network' | 'app_id'
 >;
 
+/** What a node's plan reads of its profile (the profiles service is one). */
+export interface SandboxProfiles {
+  /**
+   * Its nodes' network (`null`: the daemon's default) and the names of the env values their
+   * commands get; `null` once the profile was removed.
+   */
+  find(name: string): {
+    name: string;
+    network: NetworkPolicy | null;
+    command_env: string[];
+  } | null;
+  /** The values of its env store. */
+  envValues(name: string): Record<string, string>;
+}
+
 export function sandboxService(deps: {
   home: string;
   settings: SandboxSettings;
-  profiles: Pick<ProfileService, 'find' | 'envValues'>;
+  profiles: SandboxProfiles;
 }) {
   const { home, settings, profiles } = deps;
   // Probed at start even when off: `svc status` then says whether turning it on would work.

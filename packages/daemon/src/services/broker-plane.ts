@@ -35,7 +35,9 @@ import {
 } from '@svc/protocol';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
-import { type ModelChoice, type ModelService, refusedCredentials } from '../models/service.ts';
+import { refusedCredentials } from '../models/readiness.ts';
+import type { ModelService } from '../models/service.ts';
+import type { ModelChoice } from '../models/types.ts';
 import { settleOpenRecords } from '../nodes/final-records.ts';
 import type { NodeService } from '../nodes/service.ts';
 import type { Job } from '../nodes/store/jobs.ts';

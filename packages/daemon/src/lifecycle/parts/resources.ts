@@ -40,7 +40,7 @@ export interface ResourcesOptions {
 
 /**
  * Every resource's service, each built once from the ones it uses. Building changes nothing but
- * the owner token (made when missing) and the timers of waiting nodes (re-armed).
+ * the owner token (made when missing).
  */
 export function resourcesPart(opts: ResourcesOptions) {
   const { store, home, logger, tcp } = opts;
