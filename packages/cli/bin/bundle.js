@@ -68,7 +68,9 @@ function current() {
 async function build() {
   const esbuild = await import('esbuild');
   // Shared with the daemon's and the broker's bundles; TypeScript, stripped by Node.
-  const { inPlace, nodeBundleOptions } = await import('../../daemon/src/lifecycle/node-bundle.ts');
+  const { inPlace, inputFiles, nodeBundleOptions } = await import(
+    '../../daemon/src/lifecycle/node-bundle.ts'
+  );
   mkdirSync(DIST, { recursive: true });
   const tmp = join(DIST, `svc-${process.pid}.tmp`);
   rmSync(tmp, { recursive: true, force: true });
@@ -83,9 +85,9 @@ async function build() {
       plugins: [inPlace(join(DAEMON, 'src'))],
     }),
   );
-  const inputs = Object.keys(result.metafile.inputs)
-    .map((p) => resolve(PACKAGE, p))
-    .filter((file) => !file.includes('/node_modules/'));
+  const inputs = inputFiles(result.metafile, PACKAGE).filter(
+    (file) => !file.includes('/node_modules/'),
+  );
   const stamps = [...inputs, LOCK].map(stamp).filter((s) => s !== null);
   const dir = `svc-${createHash('sha256')
     .update(JSON.stringify([process.version, stamps]))

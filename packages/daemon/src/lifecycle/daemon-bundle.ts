@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inPlace, nodeBundleOptions } from './node-bundle.ts';
+import { inPlace, inputFiles, nodeBundleOptions } from './node-bundle.ts';
 
 const PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = join(PACKAGE, 'src', 'main.ts');
@@ -70,7 +70,7 @@ async function build(): Promise<void> {
       plugins: [inPlace(join(WORKSPACE, 'packages'))],
     }),
   );
-  const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(PACKAGE, p));
+  const inputs = inputFiles(result.metafile, PACKAGE);
   const stamps = [...inputs, LOCK].map(stamp).filter((s) => s !== null);
   // One file, replaced whole: a daemon starting from the old one has it open already.
   renameSync(tmp, BUNDLE);

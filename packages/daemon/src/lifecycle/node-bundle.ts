@@ -5,9 +5,9 @@
  * plain JavaScript: Node strips this file's types then, so its syntax stays erasable.
  */
 import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BuildOptions, Plugin } from 'esbuild';
+import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 
 const DEFAULTS = {
   bundle: true,
@@ -23,10 +23,58 @@ const DEFAULTS = {
   },
 } as const satisfies BuildOptions;
 
-/** `options` over the defaults of a bundle for this Node: one ES module, with its metafile. */
+/**
+ * `options` over the defaults of a bundle for this Node: one ES module, with its metafile, whose
+ * `node:http` costs no more than the module itself (`httpWithoutFacade`).
+ */
 export function nodeBundleOptions<T extends BuildOptions>(options: T): typeof DEFAULTS & T {
-  return { ...DEFAULTS, ...options };
+  return { ...DEFAULTS, ...options, plugins: [httpWithoutFacade, ...(options.plugins ?? [])] };
 }
+
+/**
+ * The files a bundle was built from, as absolute paths (`workDir` is its `absWorkingDir`): what
+ * its manifest stamps. Modules made up by a plugin (`namespace:path`) are no file.
+ */
+export function inputFiles(metafile: Metafile, workDir: string): string[] {
+  return Object.keys(metafile.inputs)
+    .filter((input) => !input.startsWith(`${BUILTIN}:`))
+    .map((input) => resolve(workDir, input));
+}
+
+const BUILTIN = 'svc-builtin';
+
+/** What `node:http` defines on first use from Node's own undici (its WebSocket and events). */
+const UNDICI_GETTERS = new Set(['WebSocket', 'CloseEvent', 'MessageEvent']);
+
+/**
+ * `import … from 'node:http'` as the module object's own properties. Node builds an ES module
+ * of a built-in by reading every property, and three of `node:http`'s load Node's whole undici
+ * on first read: about 50 ms of a start (a CLI command's, the daemon's) for what no one uses.
+ * `process.getBuiltinModule` hands over the module without that; `require` calls keep theirs.
+ */
+const httpWithoutFacade: Plugin = {
+  name: 'svc-http-without-facade',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?http$/ }, (args) =>
+      args.kind === 'import-statement' || args.kind === 'dynamic-import'
+        ? { path: 'node:http', namespace: BUILTIN }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: BUILTIN }, () => {
+      const names = Object.keys(process.getBuiltinModule('node:http')).filter(
+        (name) => !UNDICI_GETTERS.has(name),
+      );
+      return {
+        contents: [
+          "const http = process.getBuiltinModule('node:http');",
+          'export default http;',
+          `export const { ${names.join(', ')} } = http;`,
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
 
 /**
  * Bundles the sources under `root` but leaves them as they are otherwise: a bare import there

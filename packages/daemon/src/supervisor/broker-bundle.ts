@@ -16,9 +16,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodeBundleOptions } from '../lifecycle/node-bundle.ts';
+import { inputFiles, nodeBundleOptions } from '../lifecycle/node-bundle.ts';
 import { DAEMON_VERSION } from '../version.ts';
 
 /** Reads `../package.json` beside itself, which a bundle elsewhere has not: built in instead. */
@@ -62,7 +62,7 @@ export async function brokerBundle(entry: string, cacheDir: string): Promise<str
       ],
     }),
   );
-  const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(workDir, p));
+  const inputs = inputFiles(result.metafile, workDir);
   const hash = hashOf(inputs);
   if (hash === null) throw new Error('an input of the broker bundle changed while it was built');
   const file = join(cacheDir, `broker-${hash}.mjs`);
