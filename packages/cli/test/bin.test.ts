@@ -79,6 +79,14 @@ describe('bin/svc.js', () => {
       const status = svc('status', '--json');
       expect(status.status).toBe(0);
       expect(JSON.parse(status.stdout)).toMatchObject({ status: { status: 'ready', home } });
+      // Asking the daemon loads neither undici: the client's nor Node's own (`local-client.ts`).
+      const hook = `data:text/javascript,process.on('exit', () => process.stderr.write('undici:' + process.moduleLoadList.some((m) => m.includes('undici'))))`;
+      const light = spawnSync(process.execPath, ['--import', hook, BIN, '--home', home, 'status'], {
+        encoding: 'utf8',
+        env: { ...process.env, SVC_HOME: '', SVC_BASE_URL: '', SVC_TOKEN: '', NO_COLOR: '1' },
+      });
+      expect(light.stdout).toMatch(/^status +ready$/m);
+      expect(light.stderr).toBe('undici:false');
     } finally {
       expect(svc('daemon', 'stop').status).toBe(0);
       rmSync(home, { recursive: true, force: true });
