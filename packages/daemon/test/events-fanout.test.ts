@@ -92,6 +92,27 @@ describe('event streams to many watchers', () => {
     close();
   });
 
+  it("share any read of the log (a node's or a run's) until the next append or turn", async () => {
+    const { log, close } = watched();
+    let reads = 0;
+    const read = () => {
+      reads++;
+      return log.rows(0, 10);
+    };
+    const first = log.shared('node nd_1', read);
+    expect(log.shared('node nd_1', read)).toBe(first);
+    expect(reads).toBe(1);
+    log.shared('node nd_2', read);
+    expect(reads).toBe(2);
+    log.record('test.new', null, {});
+    expect(log.shared('node nd_1', read).map((r) => r.kind)).toEqual(['test.new']);
+    expect(reads).toBe(3);
+    await new Promise((resolve) => setImmediate(resolve));
+    log.shared('node nd_1', read);
+    expect(reads).toBe(4);
+    close();
+  });
+
   it('never share a page read inside a transaction that rolls back', async () => {
     const { log, readers, close } = watched();
     await nextChunks(readers);

@@ -26,11 +26,17 @@ interface EventsQuery {
   follow?: boolean | undefined;
 }
 
-/** The rows as stored: a stream sends them as they are, a page as `EventDto`s. */
+/**
+ * The rows as stored: a stream sends them as they are, a page as `EventDto`s. The watchers of
+ * one node or run that a commit wakes read them once (`EventLog.shared`).
+ */
 function reader(ctx: DaemonContext, subjects: EventSubjects, kinds: string | undefined) {
   const list = kinds?.split(',');
-  return (after: number, limit: number): EventRow[] =>
-    ctx.store.nodeEvents.page(subjects, after, limit, list);
+  const of = `${JSON.stringify(subjects)} ${kinds ?? ''}`;
+  return (after: number, limit: number): readonly EventRow[] =>
+    ctx.events.shared(`nodes ${of} ${after} ${limit}`, () =>
+      ctx.store.nodeEvents.page(subjects, after, limit, list),
+    );
 }
 
 /** A page of events in seq order; `next_cursor` is the last seq of the page. */

@@ -21,6 +21,14 @@ export function eventLog(store: Store) {
     for (const listener of listeners) listener();
   };
   const shared = sharedPage();
+  const sharedRows = (key: string, read: () => readonly EventRow[]): readonly EventRow[] => {
+    const hit = shared.get(key);
+    if (hit !== undefined) return hit;
+    const rows = read();
+    // Uncommitted rows are never shared: the transaction may yet roll back.
+    if (!store.db.sqlite.isTransaction) shared.set(key, rows);
+    return rows;
+  };
   return {
     /** Appends in the caller's transaction (or its own); listeners hear of it after the commit. */
     record(kind: string, subject: string | null, payload: object): EventDto {
@@ -40,14 +48,15 @@ export function eventLog(store: Store) {
      * of it, and the same array: a stream writes a page's frames once for all (`sse.ts`).
      */
     rows(after: number, limit: number, kinds?: readonly string[]): readonly EventRow[] {
-      const key = `${after} ${limit} ${kinds?.join(',') ?? ''}`;
-      const hit = shared.get(key);
-      if (hit !== undefined) return hit;
-      const rows = store.events.list({ after, limit, kinds });
-      // Uncommitted rows are never shared: the transaction may yet roll back.
-      if (!store.db.sqlite.isTransaction) shared.set(key, rows);
-      return rows;
+      return sharedRows(`log ${after} ${limit} ${kinds?.join(',') ?? ''}`, () =>
+        store.events.list({ after, limit, kinds }),
+      );
     },
+    /**
+     * What `read` answers, read once for every caller with the same `key` until the next append
+     * or the event loop's next turn: the watchers of one node or run, woken by one commit.
+     */
+    shared: sharedRows,
     lastSeq(): number {
       return store.events.lastSeq();
     },
