@@ -22,8 +22,8 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = join(PACKAGE, 'src', 'main.ts');
@@ -64,72 +64,30 @@ function current() {
   }
 }
 
-/**
- * The daemon's files as they are but for `import.meta`, which names the source file, and its
- * dependencies left to `node_modules`.
- * @type {import('esbuild').Plugin}
- */
-const daemonInPlace = {
-  name: 'svc-daemon-in-place',
-  setup(b) {
-    // Each to the very file the daemon's sources load, its own `node_modules` first.
-    b.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (!args.importer.startsWith(`${DAEMON}/`) || args.path.startsWith('@svc/'))
-        return undefined;
-      if (args.pluginData === 'in-place') return undefined;
-      const found = await b.resolve(args.path, {
-        kind: args.kind,
-        importer: args.importer,
-        resolveDir: args.resolveDir,
-        pluginData: 'in-place',
-      });
-      return found.errors.length > 0 ? undefined : { path: found.path, external: true };
-    });
-    b.onLoad({ filter: /\.ts$/ }, async (args) => {
-      if (!args.path.startsWith(`${DAEMON}/src/`)) return undefined;
-      const { code } = await b.esbuild.transform(readFileSync(args.path, 'utf8'), {
-        loader: 'ts',
-        format: 'esm',
-        sourcefile: args.path,
-        define: {
-          'import.meta.url': JSON.stringify(pathToFileURL(args.path).href),
-          'import.meta.dirname': JSON.stringify(dirname(args.path)),
-          'import.meta.filename': JSON.stringify(args.path),
-        },
-      });
-      return { contents: code, loader: 'js', resolveDir: dirname(args.path) };
-    });
-  },
-};
-
 /** Builds the bundle now; concurrent builders each write their own folder and rename it in. */
 async function build() {
   const esbuild = await import('esbuild');
+  // Shared with the daemon's and the broker's bundles; TypeScript, stripped by Node.
+  const { inPlace, inputFiles, nodeBundleOptions } = await import(
+    '../../daemon/src/lifecycle/node-bundle.ts'
+  );
   mkdirSync(DIST, { recursive: true });
   const tmp = join(DIST, `svc-${process.pid}.tmp`);
   rmSync(tmp, { recursive: true, force: true });
-  // Async, for the plugin; nothing else runs meanwhile.
-  const result = await esbuild.build({
-    entryPoints: { main: ENTRY },
-    absWorkingDir: PACKAGE,
-    outdir: tmp,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${process.versions.node.split('.')[0]}`,
-    metafile: true,
-    logLevel: 'silent',
-    plugins: [daemonInPlace],
-    // CommonJS dependencies inside an ES module still call `require` for node's built-ins.
-    banner: {
-      js: "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);",
-    },
-  });
-  const inputs = Object.keys(result.metafile.inputs)
-    .map((p) => resolve(PACKAGE, p))
-    .filter((file) => !file.includes('/node_modules/'));
+  const result = await esbuild.build(
+    nodeBundleOptions({
+      entryPoints: { main: ENTRY },
+      absWorkingDir: PACKAGE,
+      outdir: tmp,
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
+      // The daemon's files as they are but for `import.meta`, its dependencies left to node_modules.
+      plugins: [inPlace(join(DAEMON, 'src'))],
+    }),
+  );
+  const inputs = inputFiles(result.metafile, PACKAGE).filter(
+    (file) => !file.includes('/node_modules/'),
+  );
   const stamps = [...inputs, LOCK].map(stamp).filter((s) => s !== null);
   const dir = `svc-${createHash('sha256')
     .update(JSON.stringify([process.version, stamps]))

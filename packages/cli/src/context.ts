@@ -95,9 +95,9 @@ export async function connect(
       EXIT.notRunning,
     );
   }
-  // Imported on demand: commands that never talk to the daemon start faster without undici.
-  const { createLocalClient } = await import('@svc/client/node');
-  return createLocalClient({ home, ...(token === undefined ? {} : { token }) });
+  // Imported on demand: commands that never talk to the daemon start faster without it.
+  const { localClient } = await import('./local-client.ts');
+  return localClient(paths, token);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,41 +1,24 @@
 import { Command, CommanderError, Help } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
-import { registerBash } from './commands/bash.ts';
-import { registerCanvas } from './commands/canvas.ts';
-import { registerCompletion } from './commands/completion.ts';
-import { registerCron } from './commands/cron.ts';
-import { registerDaemon } from './commands/daemon.ts';
-import { registerEvents } from './commands/events.ts';
-import { registerFiles } from './commands/files.ts';
-import { registerGrant } from './commands/grant.ts';
-import { registerHuman } from './commands/human.ts';
-import { registerMemory } from './commands/memory.ts';
-import { registerModels } from './commands/models.ts';
-import { registerNode } from './commands/node.ts';
-import { registerObjects } from './commands/objects.ts';
-import { registerPkg } from './commands/pkg.ts';
-import { registerProfile } from './commands/profile.ts';
-import { registerProvider } from './commands/provider.ts';
-import { registerQuestion } from './commands/question.ts';
-import { registerRequest } from './commands/request.ts';
-import { registerRun } from './commands/run.ts';
-import { registerShare } from './commands/share.ts';
-import { registerStatus } from './commands/status.ts';
-import { registerSys } from './commands/sys.ts';
-import { registerUpload } from './commands/upload.ts';
 import type { Runtime } from './context.ts';
 import { EXIT } from './errors.ts';
 import { groupCommands } from './help-groups.ts';
 import { commandWord, hiddenCommands } from './help-visibility.ts';
+import { type Register, registersFor } from './lazy-commands.ts';
 import { describeFailure } from './output/error-line.ts';
 import { type Io, processIo } from './output/printer.ts';
 import { addVerbAliases } from './verb-aliases.ts';
 
 /**
- * The `svc` command tree. Settings are made before subcommands exist so they inherit them.
- * `hidden` names top-level commands the help leaves out (they still run; the daemon decides).
+ * The `svc` command tree with the top-level commands `registers` adds (`registersFor` picks them
+ * for an argv). Settings are made before subcommands exist so they inherit them. `hidden` names
+ * top-level commands the help leaves out (they still run; the daemon decides).
  */
-export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new Set()): Command {
+export function buildProgram(
+  runtime: Runtime,
+  registers: readonly Register[],
+  hidden: ReadonlySet<string> = new Set(),
+): Command {
   const program = new Command('svc')
     .description("svc: a local control plane for a person's AI agents")
     .version(pkg.version, '-V, --version', 'print the svc version')
@@ -59,29 +42,7 @@ export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new
     .showSuggestionAfterError(true)
     .exitOverride();
 
-  registerDaemon(program, runtime);
-  registerSys(program, runtime);
-  registerStatus(program, runtime);
-  registerGrant(program, runtime);
-  registerRequest(program, runtime);
-  registerBash(program, runtime);
-  registerFiles(program, runtime);
-  registerEvents(program, runtime);
-  registerModels(program, runtime);
-  registerProfile(program, runtime);
-  registerNode(program, runtime);
-  registerRun(program, runtime);
-  registerCron(program, runtime);
-  registerObjects(program, runtime);
-  registerHuman(program, runtime);
-  registerCanvas(program, runtime);
-  registerMemory(program, runtime);
-  registerPkg(program, runtime);
-  registerProvider(program, runtime);
-  registerUpload(program, runtime);
-  registerShare(program, runtime);
-  registerQuestion(program, runtime);
-  registerCompletion(program, runtime);
+  for (const register of registers) register(program, runtime);
   groupCommands(program);
   addVerbAliases(program);
   return program;
@@ -91,8 +52,11 @@ export function buildProgram(runtime: Runtime, hidden: ReadonlySet<string> = new
 export async function run(argv: readonly string[], io: Io = processIo()): Promise<number> {
   const runtime: Runtime = { io, exitCode: EXIT.ok };
   try {
-    const hidden = await hiddenCommands(argv.slice(2), io.env);
-    await buildProgram(runtime, hidden).parseAsync([...argv]);
+    const [registers, hidden] = await Promise.all([
+      registersFor(argv.slice(2)),
+      hiddenCommands(argv.slice(2), io.env),
+    ]);
+    await buildProgram(runtime, registers, hidden).parseAsync([...argv]);
     return runtime.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {

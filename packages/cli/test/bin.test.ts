@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -61,6 +61,35 @@ describe('bin/svc.js', () => {
       expect(existsSync(first)).toBe(true);
     } finally {
       utimesSync(MAIN, atime, mtime);
+    }
+  });
+
+  it('starts and stops a daemon from the bundle, whose daemon files find what is beside them', () => {
+    // Short, in /tmp: unix socket paths are limited to about 104 bytes.
+    const home = mkdtempSync('/tmp/svc-bin-');
+    const svc = (...args: string[]) =>
+      spawnSync(process.execPath, [BIN, '--home', home, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, SVC_HOME: '', SVC_BASE_URL: '', SVC_TOKEN: '', NO_COLOR: '1' },
+      });
+    try {
+      const started = svc('daemon', 'start', '--json');
+      expect(started.stderr).toBe('');
+      expect(started.status).toBe(0);
+      const status = svc('status', '--json');
+      expect(status.status).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({ status: { status: 'ready', home } });
+      // Asking the daemon loads neither undici: the client's nor Node's own (`local-client.ts`).
+      const hook = `data:text/javascript,process.on('exit', () => process.stderr.write('undici:' + process.moduleLoadList.some((m) => m.includes('undici'))))`;
+      const light = spawnSync(process.execPath, ['--import', hook, BIN, '--home', home, 'status'], {
+        encoding: 'utf8',
+        env: { ...process.env, SVC_HOME: '', SVC_BASE_URL: '', SVC_TOKEN: '', NO_COLOR: '1' },
+      });
+      expect(light.stdout).toMatch(/^status +ready$/m);
+      expect(light.stderr).toBe('undici:false');
+    } finally {
+      expect(svc('daemon', 'stop').status).toBe(0);
+      rmSync(home, { recursive: true, force: true });
     }
   });
 

@@ -6,12 +6,6 @@
 import { isFinal } from '@svc/protocol';
 import type { DaemonContext } from '../context.ts';
 
-/** What the event pages and streams read. */
-export type StreamDeps = Pick<
-  DaemonContext,
-  'store' | 'events' | 'sse' | 'sseKeepaliveMs' | 'viewer' | 'tokens'
->;
-
 import type { EventSubjects } from '../nodes/store/node-events.ts';
 import { type EventDto, toEventDto } from '../services/events.ts';
 import type { EventRow } from '../store/events.ts';
@@ -21,6 +15,12 @@ import { DEFAULT_LIMIT } from './page.ts';
 import { eventStream, sseHeaders } from './sse.ts';
 import { streamAlive } from './viewer-auth.ts';
 
+/** What the event pages and streams read. */
+export type StreamDeps = Pick<
+  DaemonContext,
+  'store' | 'events' | 'sse' | 'sseKeepaliveMs' | 'viewer' | 'tokens'
+>;
+
 interface EventsQuery {
   after?: number | undefined;
   kinds?: string | undefined;
@@ -28,11 +28,17 @@ interface EventsQuery {
   follow?: boolean | undefined;
 }
 
-/** The rows as stored: a stream sends them as they are, a page as `EventDto`s. */
+/**
+ * The rows as stored: a stream sends them as they are, a page as `EventDto`s. The watchers of
+ * one node or run that a commit wakes read them once (`EventLog.shared`).
+ */
 function reader(ctx: StreamDeps, subjects: EventSubjects, kinds: string | undefined) {
   const list = kinds?.split(',');
-  return (after: number, limit: number): EventRow[] =>
-    ctx.store.nodeEvents.page(subjects, after, limit, list);
+  const of = `${JSON.stringify(subjects)} ${kinds ?? ''}`;
+  return (after: number, limit: number): readonly EventRow[] =>
+    ctx.events.shared(`nodes ${of} ${after} ${limit}`, () =>
+      ctx.store.nodeEvents.page(subjects, after, limit, list),
+    );
 }
 
 /** A page of events in seq order; `next_cursor` is the last seq of the page. */

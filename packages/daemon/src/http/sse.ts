@@ -1,3 +1,4 @@
+import type { SvcEvent as EventDto } from '@svc/protocol';
 import type { EventRow } from '../store/events.ts';
 import { mayReplay, nextTurn } from './replay-turns.ts';
 
@@ -98,7 +99,11 @@ export function eventStream(
   const encoder = new TextEncoder();
   let last = after;
   let closed = false;
+  // Whether the log may hold rows past `last`: a commit came since the last read, or that read
+  // filled its page. Not, the stream waits without reading again.
+  let behind = true;
   let wake: (() => void) | null = null;
+  const resume = () => wake?.();
   let cleanup = () => {};
   let abort = () => {};
   /** Enqueues up to `max` events after `last`; returns how many. */
@@ -107,16 +112,21 @@ export function eventStream(
       abort();
       return 0;
     }
+    behind = false;
     const page = readPage(last, max);
+    if (page.length === max) behind = true;
     if (page.length > 0) {
-      controller.enqueue(encoder.encode(page.map(frame).join('')));
+      controller.enqueue(frames(page, encoder));
       last = page.at(-1)!.seq;
     }
     return page.length;
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      const unsubscribe = log.subscribe(() => wake?.());
+      const unsubscribe = log.subscribe(() => {
+        behind = true;
+        onNextTurn(resume);
+      });
       const keepalive = setInterval(() => {
         if (alive !== undefined && !alive()) abort();
         else controller.enqueue(encoder.encode(': keepalive\n\n'));
@@ -148,7 +158,7 @@ export function eventStream(
     async pull(controller) {
       // Every page waits its turn: a long backlog never holds the daemon (`./replay-turns.ts`).
       while (!mayReplay()) await nextTurn();
-      while (!closed && send(controller, PAGE) === 0) {
+      while (!closed && (!behind || send(controller, PAGE) === 0)) {
         if (closed) return; // `send` ended it: the caller's token or session no longer holds
         if (!follow) return abort();
         if (settled?.()) {
@@ -165,6 +175,38 @@ export function eventStream(
       cleanup();
     },
   });
+}
+
+/**
+ * The streams to wake on the event loop's next turn. The commits of one turn then go out
+ * together: one read of the log and one write per stream, however many there were.
+ */
+const woken = new Set<() => void>();
+
+function onNextTurn(resume: () => void): void {
+  if (woken.size === 0) setImmediate(wakeAll);
+  woken.add(resume);
+}
+
+function wakeAll(): void {
+  const all = [...woken];
+  woken.clear();
+  for (const resume of all) resume();
+}
+
+/**
+ * A page's frames, encoded once however many streams send it: the streams one commit wakes are
+ * handed the very same page by the log (`EventLog.rows`), so the bytes are kept with it.
+ */
+const encoded = new WeakMap<readonly (EventRow | EventDto)[], Uint8Array>();
+
+function frames(page: readonly (EventRow | EventDto)[], encoder: TextEncoder): Uint8Array {
+  let bytes = encoded.get(page);
+  if (bytes === undefined) {
+    bytes = encoder.encode(page.map(frame).join(''));
+    encoded.set(page, bytes);
+  }
+  return bytes;
 }
 
 /**

@@ -11,7 +11,8 @@
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { inPlace, inputFiles, nodeBundleOptions } from './node-bundle.ts';
 
 const PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = join(PACKAGE, 'src', 'main.ts');
@@ -60,51 +61,16 @@ async function build(): Promise<void> {
   const esbuild = await import('esbuild');
   mkdirSync(dirname(BUNDLE), { recursive: true });
   const tmp = `${BUNDLE}.${process.pid}.tmp`;
-  const result = await esbuild.build({
-    entryPoints: [ENTRY],
-    absWorkingDir: PACKAGE,
-    outfile: tmp,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${process.versions.node.split('.')[0]}`,
-    metafile: true,
-    logLevel: 'silent',
-    plugins: [
-      {
-        name: 'svc-in-place',
-        setup(b) {
-          // Dependencies load from node_modules as they are, each the very file the sources
-          // load (their package's own `node_modules` first); only the workspace is bundled.
-          b.onResolve({ filter: /^[^./]/ }, async (args) => {
-            if (args.path.startsWith('@svc/') || args.pluginData === 'in-place') return undefined;
-            const found = await b.resolve(args.path, {
-              kind: args.kind,
-              importer: args.importer,
-              resolveDir: args.resolveDir,
-              pluginData: 'in-place',
-            });
-            return found.errors.length > 0 ? undefined : { path: found.path, external: true };
-          });
-          b.onLoad({ filter: /\.ts$/ }, async (args) => {
-            if (!args.path.startsWith(`${WORKSPACE}/packages/`)) return undefined;
-            const { code } = await b.esbuild.transform(readFileSync(args.path, 'utf8'), {
-              loader: 'ts',
-              format: 'esm',
-              sourcefile: args.path,
-              define: {
-                'import.meta.url': JSON.stringify(pathToFileURL(args.path).href),
-                'import.meta.dirname': JSON.stringify(dirname(args.path)),
-                'import.meta.filename': JSON.stringify(args.path),
-              },
-            });
-            return { contents: code, loader: 'js', resolveDir: dirname(args.path) };
-          });
-        },
-      },
-    ],
-  });
-  const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(PACKAGE, p));
+  const result = await esbuild.build(
+    nodeBundleOptions({
+      entryPoints: [ENTRY],
+      absWorkingDir: PACKAGE,
+      outfile: tmp,
+      // Only the workspace is bundled: its dependencies load from node_modules as they are.
+      plugins: [inPlace(join(WORKSPACE, 'packages'))],
+    }),
+  );
+  const inputs = inputFiles(result.metafile, PACKAGE);
   const stamps = [...inputs, LOCK].map(stamp).filter((s) => s !== null);
   // One file, replaced whole: a daemon starting from the old one has it open already.
   renameSync(tmp, BUNDLE);

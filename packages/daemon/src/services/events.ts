@@ -15,9 +15,19 @@ export function eventLog(store: Store) {
   const wake = () => {
     for (const listener of listeners) listener();
   };
+  const shared = sharedPage();
+  const sharedRows = (key: string, read: () => readonly EventRow[]): readonly EventRow[] => {
+    const hit = shared.get(key);
+    if (hit !== undefined) return hit;
+    const rows = read();
+    // Uncommitted rows are never shared: the transaction may yet roll back.
+    if (!store.db.sqlite.isTransaction) shared.set(key, rows);
+    return rows;
+  };
   return {
     /** Appends in the caller's transaction (or its own); listeners hear of it after the commit. */
     record(kind: string, subject: string | null, payload: object): EventDto {
+      shared.clear();
       return store.db.transaction((afterCommit) => {
         const row = store.events.insert(kind, subject, payload, new Date().toISOString());
         afterCommit(wake);
@@ -27,10 +37,21 @@ export function eventLog(store: Store) {
     list(after: number, limit: number, kinds?: readonly string[]): EventDto[] {
       return store.events.list({ after, limit, kinds }).map(toEventDto);
     },
-    /** The rows as stored, payload unparsed: what a stream sends as it is. */
-    rows(after: number, limit: number, kinds?: readonly string[]): EventRow[] {
-      return store.events.list({ after, limit, kinds });
+    /**
+     * The rows as stored, payload unparsed: what a stream sends as it is. The streams one commit
+     * wakes ask for the same page (the rows after the seq each sent last), so they share one read
+     * of it, and the same array: a stream writes a page's frames once for all (`sse.ts`).
+     */
+    rows(after: number, limit: number, kinds?: readonly string[]): readonly EventRow[] {
+      return sharedRows(`log ${after} ${limit} ${kinds?.join(',') ?? ''}`, () =>
+        store.events.list({ after, limit, kinds }),
+      );
     },
+    /**
+     * What `read` answers, read once for every caller with the same `key` until the next append
+     * or the event loop's next turn: the watchers of one node or run, woken by one commit.
+     */
+    shared: sharedRows,
     lastSeq(): number {
       return store.events.lastSeq();
     },
@@ -50,6 +71,31 @@ export function eventLog(store: Store) {
 }
 
 export type EventLog = ReturnType<typeof eventLog>;
+
+/**
+ * The pages read since the last append, for the rest of this turn of the event loop at most: an
+ * append clears them, and so does the loop's next turn, so a page never outlives the writes
+ * (deletes included) that the next turn's requests may make.
+ */
+function sharedPage() {
+  const pages = new Map<string, readonly EventRow[]>();
+  let scheduled = false;
+  const clear = () => {
+    pages.clear();
+    scheduled = false;
+  };
+  return {
+    clear,
+    get: (key: string) => pages.get(key),
+    set(key: string, rows: readonly EventRow[]): void {
+      pages.set(key, rows);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(clear);
+      }
+    },
+  };
+}
 
 export function toEventDto(row: EventRow): EventDto {
   return {

@@ -16,8 +16,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inputFiles, nodeBundleOptions } from '../lifecycle/node-bundle.ts';
 import { DAEMON_VERSION } from '../version.ts';
 
 /** Reads `../package.json` beside itself, which a bundle elsewhere has not: built in instead. */
@@ -42,34 +43,26 @@ export async function brokerBundle(entry: string, cacheDir: string): Promise<str
   const { build } = await import('esbuild');
   const workDir = dirname(entry);
   const tmp = join(cacheDir, `broker-build-${process.pid}.mjs`);
-  const result = await build({
-    entryPoints: [entry],
-    absWorkingDir: workDir,
-    outfile: tmp,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${process.versions.node.split('.')[0]}`,
-    metafile: true,
-    logLevel: 'silent',
-    // CommonJS dependencies inside an ES module still call `require` for node's built-ins.
-    banner: {
-      js: "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);",
-    },
-    plugins: [
-      {
-        name: 'svc-daemon-version',
-        setup(b) {
-          b.onLoad({ filter: /version\.ts$/ }, (args) =>
-            args.path === VERSION_MODULE
-              ? { contents: `export const DAEMON_VERSION = ${JSON.stringify(DAEMON_VERSION)};` }
-              : undefined,
-          );
+  const result = await build(
+    nodeBundleOptions({
+      entryPoints: [entry],
+      absWorkingDir: workDir,
+      outfile: tmp,
+      plugins: [
+        {
+          name: 'svc-daemon-version',
+          setup(b) {
+            b.onLoad({ filter: /version\.ts$/ }, (args) =>
+              args.path === VERSION_MODULE
+                ? { contents: `export const DAEMON_VERSION = ${JSON.stringify(DAEMON_VERSION)};` }
+                : undefined,
+            );
+          },
         },
-      },
-    ],
-  });
-  const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(workDir, p));
+      ],
+    }),
+  );
+  const inputs = inputFiles(result.metafile, workDir);
   const hash = hashOf(inputs);
   if (hash === null) throw new Error('an input of the broker bundle changed while it was built');
   const file = join(cacheDir, `broker-${hash}.mjs`);

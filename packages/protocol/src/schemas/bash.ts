@@ -1,11 +1,7 @@
 /** `POST /v1/bash`: one command in a required absolute working directory. */
 import { z } from 'zod';
+import { BASH_TIMEOUT_MAX_MS } from '../limits.ts';
 import { absolutePathSchema, ENV_VALUE_MAX_LENGTH, processText } from './common.ts';
-
-/** A command's time bound when the call names none. */
-export const BASH_DEFAULT_TIMEOUT_MS = 60_000;
-/** The longest a command may be given: the daemon, its node tools and the client agree on it. */
-export const BASH_TIMEOUT_MAX_MS = 10 * 60_000;
 
 export const bashBodySchema = z.strictObject({
   command: processText(100_000).min(1),

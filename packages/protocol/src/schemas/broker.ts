@@ -9,6 +9,7 @@
  * on its stdin at spawn (`brokerLaunchSchema`).
  */
 import { z } from 'zod';
+import { WAIT_MAX_S } from '../limits.ts';
 import { absolutePathSchema, idSchema, queryInt, timestampSchema } from './common.ts';
 import { modelRefSchema, scriptedTurnSchema } from './models.ts';
 import { networkPolicySchema } from './network.ts';
@@ -18,7 +19,6 @@ import {
   toolCallSchema,
   turnSchema,
   turnUsageSchema,
-  WAIT_MAX_S,
   workspaceSchema,
 } from './nodes.ts';
 import { pluginCommandSchema, pluginSchema } from './plugins.ts';

@@ -128,9 +128,3 @@ export const errorEnvelopeSchema = z.object({
     request_id: z.string(),
   }),
 });
-
-/**
- * The largest request body the daemon takes (docs/api-v1.md). Sized for `files.write`: its
- * largest file (1 MiB) sent as base64 in JSON is about 1.34 MiB.
- */
-export const REQUEST_BODY_MAX_BYTES = 2 * 1024 * 1024;

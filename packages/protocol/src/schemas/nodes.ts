@@ -3,6 +3,7 @@
  * node carries: budgets, usage, outcome, what it waits on, mail, reports, jobs and turns.
  */
 import { z } from 'zod';
+import { WAIT_MAX_S } from '../limits.ts';
 import { FINAL_STATES, NODE_STATES } from '../nodes/state-machine.ts';
 import {
   absolutePathSchema,
@@ -107,9 +108,7 @@ export const resultSubmitBodySchema = checkedAs(
 );
 export type ResultSubmitBody = z.output<typeof resultSubmitBodySchema>;
 
-// ── waits ────────────────────────────────────────────────────────────────────────────────────
-
-export const WAIT_MAX_S = 300;
+// ── waits (their bound, WAIT_MAX_S, is in limits.ts) ─────────────────────────────────────────
 
 const childrenIds = z.array(idSchema('node')).min(1).max(1000);
 

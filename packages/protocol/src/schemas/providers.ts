@@ -5,12 +5,6 @@
 import { z } from 'zod';
 import { nameSchema } from './common.ts';
 
-/**
- * A plugin command, or a stream that never ends (a watch), answers with what it has after this:
- * the daemon's bound, which a client's own timeout must outlast to hear the answer.
- */
-export const PROVIDER_CALL_TIMEOUT_MS = 60_000;
-
 /** `GET /v1/providers/tools` */
 export const providerToolsQuerySchema = z.object({
   provider: nameSchema.optional().describe('only this provider (installed plugin) name'),
