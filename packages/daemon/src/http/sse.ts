@@ -1,4 +1,3 @@
-import type { SvcEvent as EventDto } from '@svc/protocol';
 import type { EventRow } from '../store/events.ts';
 import { mayReplay, nextTurn } from './replay-turns.ts';
 
@@ -198,9 +197,9 @@ function wakeAll(): void {
  * A page's frames, encoded once however many streams send it: the streams one commit wakes are
  * handed the very same page by the log (`EventLog.rows`), so the bytes are kept with it.
  */
-const encoded = new WeakMap<readonly (EventRow | EventDto)[], Uint8Array>();
+const encoded = new WeakMap<readonly (EventRow | MadeEvent)[], Uint8Array>();
 
-function frames(page: readonly (EventRow | EventDto)[], encoder: TextEncoder): Uint8Array {
+function frames(page: readonly (EventRow | MadeEvent)[], encoder: TextEncoder): Uint8Array {
   let bytes = encoded.get(page);
   if (bytes === undefined) {
     bytes = encoder.encode(page.map(frame).join(''));
