@@ -38,6 +38,7 @@ import type { LanguageModelV4 } from './providers/index.ts';
 import { warmSandbox } from './tools/bash.ts';
 import {
   type BrokerTool,
+  type JobEnd,
   type LoopStop,
   type ToolContext,
   type ToolOutcome,
@@ -103,6 +104,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
   if (sandbox !== undefined && tools.has('bash')) warmSandbox(sandbox);
   const messages: ModelMessage[] = [];
   const seenMail = new Set<number>();
+  /** Mail claimed with a turn's last result, for the next turn: no claim of its own then. */
+  let claimed: Mail[] | null = null;
 
   /** Runs the calls of turn `index` still pending, recording each; a non-null exit ends the loop. */
   async function settle(
@@ -116,18 +119,19 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       call: RecordedToolCall,
       output: unknown,
       isError: boolean,
-      jobId?: string,
+      more: { job_id?: string; job_end?: JobEnd; claim_mail?: boolean } = {},
     ) => {
       const answer = await port.recordToolResult({
         turn_index: index,
         tool_call_id: call.id,
         status: isError ? 'error' : 'ok',
         output,
-        ...(jobId !== undefined && { job_id: jobId }),
+        ...more,
       });
       settled.set(call.id, answer.tool_call);
       emit({ type: 'tool.recorded', index, call: answer.tool_call });
       directive = answer.directive;
+      if (answer.mail !== undefined) claimed = answer.mail;
       return directive;
     };
     /** Calls cut short or never started: the model learns so, and a relaunch does not rerun them. */
@@ -172,7 +176,12 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
           .catch(() => {});
         return stop.exit;
       }
-      const answer = await record(call, outcome.output, outcome.is_error ?? false, outcome.job_id);
+      const answer = await record(call, outcome.output, outcome.is_error ?? false, {
+        ...(outcome.job_id !== undefined && { job_id: outcome.job_id }),
+        ...(outcome.job_end !== undefined && { job_end: outcome.job_end }),
+        // The turn's last result: the loop goes on to the next turn, which reads this mail.
+        ...(stop === undefined && call === calls.at(-1) && { claim_mail: true }),
+      });
       if (answer.action !== 'continue' && stop === undefined) {
         // A park leaves what is pending to run once the budget is raised.
         if (answer.action !== 'park') await recordUnsettled(`interrupted: ${reasonOf(answer)}`);
@@ -209,7 +218,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
   let last = session.turns.at(-1);
   for (;;) {
     if (signal.aborted) return abortedExit(signal);
-    const mail = await claimNewMail(port, seenMail);
+    const mail = await claimNewMail(port, seenMail, claimed);
+    claimed = null;
     // A turn without tool calls handed the word back: only new mail gives the model something
     // to answer (this also holds for a broker relaunched right after such a turn).
     if (last !== undefined && last.tool_calls.length === 0 && mail.length === 0) {
@@ -250,9 +260,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       started_at: startedAt,
       finished_at: new Date().toISOString(),
     });
+    // The daemon acknowledged the turn's mail with it.
     emit({ type: 'turn.recorded', turn });
-    const seqs = turn.input.flatMap((m) => (m.mail_seq === null ? [] : [m.mail_seq]));
-    if (seqs.length > 0) await port.ackMail(seqs);
     remember(turn);
     last = turn;
     if (directive.action !== 'continue') {
@@ -324,11 +333,16 @@ async function settleStopped(port: BrokerPort, turn: Turn, directive: Directive)
 }
 
 /**
- * The node's unacknowledged mail minus what a recorded turn already holds: a broker that died
- * between recording a turn and acknowledging its mail leaves that mail to acknowledge now.
+ * The node's unacknowledged mail (`claimed` with the last result, else claimed now) minus what a
+ * recorded turn already holds: mail a turn recorded but never acknowledged (by a daemon that did
+ * not acknowledge with the turn) is acknowledged now.
  */
-async function claimNewMail(port: BrokerPort, seen: ReadonlySet<number>): Promise<Mail[]> {
-  const claimed = await port.claimMail();
+async function claimNewMail(
+  port: BrokerPort,
+  seen: ReadonlySet<number>,
+  prefetched: Mail[] | null,
+): Promise<Mail[]> {
+  const claimed = prefetched ?? (await port.claimMail());
   const stale = claimed.filter((m) => seen.has(m.seq)).map((m) => m.seq);
   if (stale.length > 0) await port.ackMail(stale);
   return claimed.filter((m) => !seen.has(m.seq));

@@ -219,6 +219,10 @@ export class MemoryDaemon {
       park(over.reason, { for: 'budget', budget: over.budget });
       return { action: 'park', reason: over.reason, cancel_jobs: [] };
     };
+    const claim = () =>
+      self.mail
+        .filter((m) => m.state !== 'acknowledged')
+        .map((m) => Object.assign(m, { state: 'claimed', claimed_at: now() }));
     return {
       load: async () => ({
         node,
@@ -271,6 +275,12 @@ export class MemoryDaemon {
           finished_at: body.finished_at,
         };
         self.turns.push(turn);
+        // As the daemon does: the turn's mail is acknowledged with it.
+        for (const m of self.mail) {
+          if (turn.input.some((i) => i.mail_seq === m.seq)) {
+            Object.assign(m, { state: 'acknowledged', acknowledged_at: now() });
+          }
+        }
         const { usage } = node;
         usage.turns += 1;
         usage.input_tokens += turn.usage.input_tokens;
@@ -296,14 +306,13 @@ export class MemoryDaemon {
             output: body.output ?? null,
             finished_at: now(),
           });
-          return { tool_call: call, directive: directiveAfterRecord() };
+          const directive = directiveAfterRecord();
+          const goesOn = body.claim_mail === true && directive.action === 'continue';
+          return { tool_call: call, directive, ...(goesOn && { mail: claim() }) };
         }
         return { tool_call: call, directive: self.directive };
       },
-      claimMail: async () =>
-        self.mail
-          .filter((m) => m.state !== 'acknowledged')
-          .map((m) => Object.assign(m, { state: 'claimed', claimed_at: now() })),
+      claimMail: async () => claim(),
       ackMail: async (seqs) => {
         for (const m of self.mail) {
           if (seqs.includes(m.seq))

@@ -27,6 +27,12 @@ export interface ToolContext {
   idempotencyKey: string;
 }
 
+/** How a call's job ended, recorded with the call's result. */
+export interface JobEnd {
+  state: 'done' | 'failed' | 'cancelled';
+  exit_code: number | null;
+}
+
 /** The loop stops once this call's result is recorded, parking the node first when asked. */
 export interface LoopStop {
   exit: LoopExit;
@@ -37,8 +43,17 @@ export interface LoopStop {
 }
 
 export type ToolOutcome =
-  /** `job_id`: the job the call ran as (`nodes.jobs`), recorded with its result. */
-  | { output: unknown; is_error?: boolean; stop?: LoopStop; job_id?: string }
+  /**
+   * `job_id`: the job the call ran as (`nodes.jobs`), recorded with its result; `job_end`: how
+   * that job ended, settled in the same record (none: the tool settled it itself).
+   */
+  | {
+      output: unknown;
+      is_error?: boolean;
+      stop?: LoopStop;
+      job_id?: string;
+      job_end?: JobEnd;
+    }
   /**
    * Nothing is recorded and the loop stops: the call runs again when the broker is relaunched
    * (the daemon has already parked the node until that makes sense).
