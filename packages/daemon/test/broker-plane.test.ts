@@ -25,7 +25,7 @@ let t: TestDaemon;
 
 beforeAll(async () => {
   // A slot per node launched here: stand-in brokers exit only when stopped.
-  t = await startTestDaemon({ brokers: { concurrency: 12, entry: IDLE_BROKER } });
+  t = await startTestDaemon({ brokers: { concurrency: 16, entry: IDLE_BROKER } });
 });
 afterAll(async () => {
   await t?.stop();
@@ -295,6 +295,18 @@ describe('what a record brings along (one request, one transaction)', () => {
       await t.call(`/v1/nodes/${n.node_id}/mail/claim`, post({}, n.token)),
     );
     expect(claim.data).toEqual([]);
+  });
+
+  it('the claim answers the mail the first turn reads', async () => {
+    const n = await launched();
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    const mail = await ok<{ seq: number }>(
+      await t.call(`/v1/nodes/${n.node_id}/messages`, post({ text: 'first' }, t.ownerToken)),
+    );
+    const session = await ok<{ mail: unknown[] }>(
+      await t.call(`${at}/claim`, post(claimBody, n.token)),
+    );
+    expect(session.mail).toMatchObject([{ seq: mail.seq, text: 'first', state: 'claimed' }]);
   });
 
   it('claims no mail for a broker told to stop', async () => {

@@ -100,12 +100,16 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     ...pluginTools(session.plugins, options.env ?? {}),
   ]);
   const specs = Object.fromEntries([...tools].map(([name, t]) => [name, t.spec]));
-  // Its sandbox is made while the model takes its first turn, so its first command finds it.
-  if (sandbox !== undefined && tools.has('bash')) warmSandbox(sandbox);
+  // Its sandbox is made while the model takes its first turn, so its first command finds it;
+  // not before that turn starts, which would wait for the spawn.
+  let warm = sandbox !== undefined && tools.has('bash') ? sandbox : undefined;
   const messages: ModelMessage[] = [];
   const seenMail = new Set<number>();
-  /** Mail claimed with a turn's last result, for the next turn: no claim of its own then. */
-  let claimed: Mail[] | null = null;
+  /**
+   * Mail claimed with the session or a turn's last result, for the next turn: no claim of its
+   * own then.
+   */
+  let claimed: Mail[] | null = session.mail ?? null;
 
   /** Runs the calls of turn `index` still pending, recording each; a non-null exit ends the loop. */
   async function settle(
@@ -234,7 +238,7 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     ];
     const startedAt = new Date().toISOString();
     emit({ type: 'turn.started', index });
-    const result = await runModelTurn({
+    const modelTurn = runModelTurn({
       model,
       ...(session.system_prompt !== null && { system: session.system_prompt }),
       messages: [...messages, ...input.map(inputMessage)],
@@ -243,6 +247,11 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       onTextDelta: (delta) => emit({ type: 'text.delta', index, delta }),
       ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
     });
+    if (warm !== undefined) {
+      warmSandbox(warm);
+      warm = undefined;
+    }
+    const result = await modelTurn;
     const { turn, directive } = await port.recordTurn({
       index,
       model: node.model,

@@ -239,8 +239,9 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
     hooks,
 
     /**
-     * `broker.claim`: queued → running; answers what the broker resumes from. The claim's pid and
-     * version are the broker's own word; the supervisor recorded the pid it spawned.
+     * `broker.claim`: queued → running; answers what the broker resumes from, with its mail
+     * claimed. The claim's pid and version are the broker's own word; the supervisor recorded the
+     * pid it spawned.
      */
     claim(id: string, tokenId: string) {
       return store.db.transaction((afterCommit) => {
@@ -260,13 +261,18 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         store.brokers.claimed(tokenId, now());
         // Woken by mail while its budget is spent, it parks again before any model call.
         parkIfSpent(node, afterCommit);
+        const directive = directiveOf(node);
         return {
           node: toNode(node),
           system_prompt: settings?.system_prompt ?? null,
           tools,
           plugins,
           turns: store.turns.list(id),
-          directive: directiveOf(node),
+          directive,
+          // What its next turn reads (the mail that woke it), without a request of its own.
+          ...(directive.action === 'continue' && {
+            mail: store.mail.claim(id, MAIL_CLAIM_DEFAULT, now()),
+          }),
         };
       });
     },

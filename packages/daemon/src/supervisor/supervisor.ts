@@ -255,12 +255,23 @@ export function createSupervisor(
       return;
     }
     const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]);
-    const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
     const viewerSocket = viewerSocketPath(viewers, row.id);
-    let child: BrokerProcess;
     warmUp();
+    let child: BrokerProcess;
     try {
       child = takeBroker();
+    } catch (error) {
+      hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
+      return;
+    }
+    // Token and process in one transaction: one commit (an fsync) on the way to a first turn,
+    // and both on record before the broker has the token to claim with.
+    const { secret, dto } = store.db.transaction(() => {
+      const minted = tokens.mintNode(row.id, row.app_id, scopes);
+      store.brokers.insert(minted.dto.id, row.id, child.pid, new Date().toISOString());
+      return minted;
+    });
+    try {
       child.launch(
         {
           node_id: row.id,
@@ -275,11 +286,14 @@ export function createSupervisor(
         join(logs, `${row.id}.log`),
       );
     } catch (error) {
+      const how = `launch failed: ${(error as Error).message}`;
       tokens.revoke(dto.id);
+      store.brokers.end(dto.id, how, new Date().toISOString());
+      // Never handed its node: nothing of it is worth keeping.
+      void child.stop(0);
       hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
       return;
     }
-    store.brokers.insert(dto.id, row.id, child.pid, new Date().toISOString());
     const broker: Active = { tokenId: dto.id, process: child, stopped: false, viewerSocket };
     active.set(row.id, broker);
     logger.info({ node_id: row.id, pid: child.pid }, 'broker started');

@@ -207,7 +207,8 @@ describe('runAgentLoop with the scripted model', () => {
     const id = daemon.createNode({ task: 'Be cancelled', cwd: dir });
     const { port } = daemon.connect(id, {
       after(op) {
-        if (op === 'claimMail') {
+        // Before the first turn is recorded (its mail came with the session).
+        if (op === 'load') {
           daemon.get(id).directive = {
             action: 'cancel',
             reason: 'cancelled by the owner',

@@ -224,17 +224,22 @@ export class MemoryDaemon {
         .filter((m) => m.state !== 'acknowledged')
         .map((m) => Object.assign(m, { state: 'claimed', claimed_at: now() }));
     return {
-      load: async () => ({
-        node,
-        system_prompt: null,
-        tools: availableTools(node.scopes, null),
-        plugins: [],
-        turns: self.turns,
-        directive: directiveAfterRecord(),
-        cwd: self.cwd,
-        home: self.home,
-        sandbox: self.sandbox,
-      }),
+      load: async () => {
+        const directive = directiveAfterRecord();
+        return {
+          node,
+          system_prompt: null,
+          tools: availableTools(node.scopes, null),
+          plugins: [],
+          turns: self.turns,
+          directive,
+          // As the daemon does: the mail of its next turn comes with the session.
+          ...(directive.action === 'continue' && { mail: claim() }),
+          cwd: self.cwd,
+          home: self.home,
+          sandbox: self.sandbox,
+        };
+      },
       // It installs no plugins, so there is no directory-mode group to sign for.
       pluginToken: async (plugin) => {
         throw new ApiError('not_found', `no plugin '${plugin}'`);

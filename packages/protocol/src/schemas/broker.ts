@@ -131,6 +131,12 @@ export const brokerSessionSchema = z.object({
   plugins: z.array(brokerPluginSchema).describe('the installed plugins of the groups in `tools`'),
   turns: z.array(turnSchema).describe('the recorded conversation to resume from, oldest first'),
   directive: directiveSchema,
+  mail: z
+    .array(mailSchema)
+    .optional()
+    .describe(
+      "the node's unacknowledged mail, claimed for its next turn as `mail/claim` claims it (when the directive is `continue`)",
+    ),
 });
 
 /**

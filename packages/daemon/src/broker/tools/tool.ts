@@ -82,8 +82,21 @@ export function toolScope(tool: BrokerTool): string | null {
   return BUILTIN_TOOLS[tool.name].scope;
 }
 
-/** The tool as the model is told about it. */
+const specs = new WeakMap<BrokerTool, ToolSpec>();
+
+/**
+ * The tool as the model is told about it; made once per process (a spare broker makes them all
+ * before it has a node: the JSON Schema conversion is CPU a first turn need not wait for).
+ */
 export function toolSpec(tool: BrokerTool): ToolSpec {
-  const { $schema: _, ...schema } = z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' });
-  return { description: tool.description, input_schema: schema as JSONSchema7 };
+  let spec = specs.get(tool);
+  if (spec === undefined) {
+    const { $schema: _, ...schema } = z.toJSONSchema(tool.input, {
+      target: 'draft-7',
+      io: 'input',
+    });
+    spec = { description: tool.description, input_schema: schema as JSONSchema7 };
+    specs.set(tool, spec);
+  }
+  return spec;
 }
