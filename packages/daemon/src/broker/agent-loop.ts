@@ -46,6 +46,7 @@ import {
   toolsFor,
 } from './tools/index.ts';
 import { type LoopTool, pluginTools } from './tools/plugin.ts';
+import { JITLESS } from './zod-options.ts';
 
 export type { LoopExit, LoopExitKind } from './loop-exit.ts';
 
@@ -288,7 +289,7 @@ function builtin(tool: BrokerTool): LoopTool {
   return {
     spec: toolSpec(tool),
     run(input, ctx) {
-      const parsed = tool.input.safeParse(input);
+      const parsed = tool.input.safeParse(input, JITLESS);
       if (!parsed.success) {
         return Promise.resolve({
           output: `invalid input for ${tool.name}:\n${z.prettifyError(parsed.error)}`,

@@ -23,13 +23,14 @@ import type { BrokerPort } from './port.ts';
 import { createLanguageModel, type ScriptedTurn } from './providers/index.ts';
 import { BROKER_TOOLS, toolSpec } from './tools/index.ts';
 import { createViewerSocket } from './viewer-socket.ts';
+import { JITLESS } from './zod-options.ts';
 
 const EXIT_BAD_LAUNCH = 2;
 
 // A spare does what needs no node while it waits for one, so its first turn does not.
 for (const tool of BROKER_TOOLS) toolSpec(tool);
 const text = await readStdin();
-const parsed = brokerLaunchSchema.safeParse(parseJson(text));
+const parsed = brokerLaunchSchema.safeParse(parseJson(text), JITLESS);
 if (!parsed.success) {
   // Never echo the input: it holds the token and the model key.
   log({ msg: 'bad launch message on stdin', error: z.prettifyError(parsed.error) });
