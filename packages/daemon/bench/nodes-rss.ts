@@ -67,13 +67,32 @@ export function sampleRss(daemonPid: number, everyMs = 100): { stop(): RssPeaks 
   };
 }
 
-function parentOf(pid: number): number | null {
+/** User plus system CPU time of `pid` so far, in ms (clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = statFields(pid);
+  if (fields === null) return 0;
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The processes whose parent is `pid`. */
+export function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .map(Number)
+    .filter((p) => Number.isInteger(p) && parentOf(p) === pid);
+}
+
+/** The fields of /proc/<pid>/stat after the command name: state is [0], ppid [1]. */
+function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses: the fields start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[1]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+function parentOf(pid: number): number | null {
+  const fields = statFields(pid);
+  return fields === null ? null : Number(fields[1]);
 }

@@ -26,8 +26,10 @@
  * one watcher; total wall time, overhead per turn, and the peak resident memory (VmRSS sampled
  * every 100 ms) of the daemon, of its brokers together (spares included) and of what they run
  * (sandboxes) ↔ bare spawns, the insert and notify, one bare waiting Node process (× the peak
- * count of brokers).
+ * count of brokers). Its nodes end parked (`yield`), and the daemon holding them is then watched
+ * doing nothing: its RSS, CPU time and processes left.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bareNodeRssKb, insertAndNotify, timedSpawns } from './nodes-baselines.ts';
@@ -39,7 +41,7 @@ import {
   turnOverheads,
   watch,
 } from './nodes-client.ts';
-import { sampleRss } from './nodes-rss.ts';
+import { childrenOf, cpuMs, rssKb, sampleRss } from './nodes-rss.ts';
 import { fmt, pct, positive, row, table } from './nodes-stats.ts';
 
 const env = process.env;
@@ -50,6 +52,8 @@ const STARTS = positive(env.BENCH_STARTS, 20);
 const SCALE = env.BENCH_SCALE === '1';
 const SCALE_NODES = positive(env.BENCH_SCALE_NODES, 1000);
 const SCALE_CONCURRENCY = positive(env.BENCH_SCALE_CONCURRENCY, 32);
+/** How long the daemon holding the scale run's parked nodes is watched doing nothing. */
+const IDLE_S = 5;
 /** Bounds every wait of the bench: a run that hangs ends with what it has. */
 const TIMEOUT_MS = 30 * 60_000;
 
@@ -57,6 +61,12 @@ const SCRIPT = [
   { tool_calls: [{ name: 'bash', input: { command: 'echo bench' } }] },
   { tool_calls: [{ name: 'report', input: { text: 'half way' } }] },
   { tool_calls: [{ name: 'submit', input: { summary: 'done' } }] },
+];
+/** The scale run's nodes end parked, so the daemon then holds 1,000 waiting nodes. */
+const SCALE_SCRIPT = [
+  SCRIPT[0]!,
+  SCRIPT[1]!,
+  { tool_calls: [{ name: 'yield', input: { reason: 'bench: parked' } }] },
 ];
 const PARKING_SCRIPT = [
   { tool_calls: [{ name: 'yield', input: { reason: 'bench: parked until woken' } }] },
@@ -77,7 +87,7 @@ try {
   const home = newHome();
   const daemon = await startBenchDaemon(home, CONCURRENCY);
   daemons.push(daemon);
-  const turns = await runTurns(daemon, home, NODES, WATCHERS);
+  const turns = await runTurns(daemon, home, NODES, WATCHERS, SCRIPT, 'done');
   const startup = await runStartups(daemon, home, STARTS);
   await daemon.stop();
   const starts = brokerStarts(join(home, 'svc.db'));
@@ -122,8 +132,9 @@ try {
     const big = await startBenchDaemon(scaleHome, SCALE_CONCURRENCY);
     daemons.push(big);
     const sampler = sampleRss(big.child.pid!);
-    const scaled = await runTurns(big, scaleHome, SCALE_NODES, 1);
+    const scaled = await runTurns(big, scaleHome, SCALE_NODES, 1, SCALE_SCRIPT, 'waiting');
     const peaks = sampler.stop();
+    const parked = await idleCost(big);
     await big.stop();
     const bareWall = (await timedSpawns(SCALE_NODES, SCALE_CONCURRENCY)).wallMs;
     const notify = insertAndNotify(join(scaleHome, 'bare.db'), 1, 200);
@@ -133,7 +144,7 @@ try {
       `${[
         `# svc at scale (${SCALE_NODES} nodes × 3 scripted turns, ${SCALE_CONCURRENCY} brokers at a time, 1 watcher)`,
         '',
-        `${SCALE_NODES - scaled.failed} of ${SCALE_NODES} nodes done; ${scaled.overheads.length} turn gaps; at most ${peaks.brokers} broker processes at once (spares included).`,
+        `${SCALE_NODES - scaled.failed} of ${SCALE_NODES} nodes parked; ${scaled.overheads.length} turn gaps; at most ${peaks.brokers} broker processes at once (spares included).`,
         '',
         ...table([
           row('total wall time (s)', scaled.wallMs / 1000, bareWall / 1000, 1),
@@ -152,6 +163,19 @@ try {
             mb(bareKb * SCALE_CONCURRENCY),
             0,
           ),
+          row(
+            `RSS, daemon holding ${SCALE_NODES} parked nodes (MB)`,
+            mb(parked.rssKb),
+            mb(bareKb),
+            0,
+          ),
+          row(
+            `CPU of that daemon over ${IDLE_S} s with nothing happening (ms)`,
+            parked.cpuMs,
+            parked.bareCpuMs,
+            0,
+          ),
+          row('processes left with the nodes parked', parked.children, 0, 0),
         ]),
         '',
         `Baselines: wall time ↔ ${SCALE_NODES} bare \`node -e ''\` spawns, ${SCALE_CONCURRENCY} at a time; overhead ↔ the insert and notify;`,
@@ -165,8 +189,18 @@ try {
   for (const home of homes) rmSync(home, { recursive: true, force: true });
 }
 
-/** Creates `count` nodes of `SCRIPT` and waits for every outcome; then reads back their turns. */
-async function runTurns(daemon: BenchDaemon, home: string, count: number, watchers: number) {
+/**
+ * Creates `count` nodes of `script` and waits until each has reached `end` (its state); then
+ * reads back their turns.
+ */
+async function runTurns(
+  daemon: BenchDaemon,
+  home: string,
+  count: number,
+  watchers: number,
+  script: readonly unknown[],
+  end: 'done' | 'waiting',
+) {
   const lags: number[] = [];
   let outcomes = 0;
   let allDone: () => void = () => {};
@@ -179,7 +213,8 @@ async function runTurns(daemon: BenchDaemon, home: string, count: number, watche
     watch(daemon, home, (event, at) => {
       // The backlog (events from before the watchers connected) is not a delivery lag.
       if (Date.parse(event.created_at) >= watchedFrom) lags.push(at - Date.parse(event.created_at));
-      if (i === 0 && event.kind === 'node.outcome' && ++outcomes === count) allDone();
+      const ended = event.kind === 'node.state' && event.payload.to === end;
+      if (i === 0 && ended && ++outcomes === count) allDone();
     }),
   );
   await Promise.all(streams.map((s) => s.ready));
@@ -192,7 +227,7 @@ async function runTurns(daemon: BenchDaemon, home: string, count: number, watche
       body: {
         task: `bench node ${i}`,
         scopes: ['svc:llm', 'svc:act'],
-        model: { provider: 'scripted', model: 'bench', script: SCRIPT },
+        model: { provider: 'scripted', model: 'bench', script },
       },
     });
     ids.push(node.id as string);
@@ -210,7 +245,7 @@ async function runTurns(daemon: BenchDaemon, home: string, count: number, watche
       `/v1/nodes/${id}/events?kinds=node.turn,node.tool,node.state&limit=200`,
     );
     const events = page.data as EventDto[];
-    if (!events.some((e) => e.kind === 'node.state' && e.payload.to === 'done')) failed++;
+    if (!events.some((e) => e.kind === 'node.state' && e.payload.to === end)) failed++;
     overheads.push(...turnOverheads(events));
   }
   return { wallMs, lags, overheads, failed };
@@ -274,6 +309,27 @@ async function runStartups(daemon: BenchDaemon, home: string, count: number) {
   }
   stream.close();
   return { first, wake };
+}
+
+/**
+ * What a daemon whose nodes are all parked costs while nothing happens: its RSS, its CPU time
+ * over `IDLE_S` seconds (from /proc/<pid>/stat) beside a bare waiting Node process's over the
+ * same seconds, and how many processes it still runs (spares included).
+ */
+async function idleCost(daemon: BenchDaemon) {
+  await idle(daemon);
+  const pid = daemon.child.pid!;
+  const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6)'], { stdio: 'ignore' });
+  const before = [cpuMs(pid), cpuMs(bare.pid!)] as const;
+  await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+  const cost = {
+    rssKb: rssKb(pid),
+    cpuMs: cpuMs(pid) - before[0],
+    bareCpuMs: cpuMs(bare.pid!) - before[1],
+    children: childrenOf(pid).length,
+  };
+  bare.kill('SIGKILL');
+  return cost;
 }
 
 /** Until no broker holds a node (a parked node's broker has exited); bounded. */
