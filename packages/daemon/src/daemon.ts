@@ -64,7 +64,7 @@ export interface StartDaemonOptions {
    * fails (default 3), and the broker entry script (default `src/broker/main.ts`; tests
    * substitute their own).
    */
-  brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string };
+  brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string; spareIdleMs?: number };
   /**
    * Custom objects' url and argv receivers: attempts, backoff and the time one attempt may take
    * (defaults in `DEFAULT_DELIVERY_POLICY`). For tests.
@@ -175,6 +175,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       {
         ...(concurrency !== undefined && { concurrency }),
         ...(opts.brokers?.entry !== undefined && { entry: opts.brokers.entry }),
+        ...(opts.brokers?.spareIdleMs !== undefined && { spareIdleMs: opts.brokers.spareIdleMs }),
       },
     );
     nodes.useRuntime(supervisor);
