@@ -27,10 +27,11 @@
  * every 100 ms) of the daemon, of its brokers together (spares included) and of what they run
  * (sandboxes) ↔ bare spawns, the insert and notify, one bare waiting Node process (× the peak
  * count of brokers). Its nodes end parked (`yield`), and the daemon holding them is then watched
- * doing nothing: its RSS, CPU time and processes left.
+ * doing nothing: its RSS, CPU time and broker processes left (its spares), then after the spares'
+ * lull (30 s without a launch, at most a minute).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bareNodeRssKb, insertAndNotify, timedSpawns } from './nodes-baselines.ts';
 import {
@@ -175,7 +176,8 @@ try {
             parked.bareCpuMs,
             0,
           ),
-          row('processes left with the nodes parked', parked.children, 0, 0),
+          row('broker processes left with the nodes parked (spares)', parked.brokers, 0, 0),
+          row("broker processes left after the spares' lull", parked.brokersAfterLull, 0, 0),
         ]),
         '',
         `Baselines: wall time ↔ ${SCALE_NODES} bare \`node -e ''\` spawns, ${SCALE_CONCURRENCY} at a time; overhead ↔ the insert and notify;`,
@@ -314,7 +316,8 @@ async function runStartups(daemon: BenchDaemon, home: string, count: number) {
 /**
  * What a daemon whose nodes are all parked costs while nothing happens: its RSS, its CPU time
  * over `IDLE_S` seconds (from /proc/<pid>/stat) beside a bare waiting Node process's over the
- * same seconds, and how many processes it still runs (spares included).
+ * same seconds, and how many broker processes it still runs (spares), then once the spares'
+ * lull (30 s without a launch) has stopped all but one (waited for a minute at most).
  */
 async function idleCost(daemon: BenchDaemon) {
   await idle(daemon);
@@ -326,10 +329,29 @@ async function idleCost(daemon: BenchDaemon) {
     rssKb: rssKb(pid),
     cpuMs: cpuMs(pid) - before[0],
     bareCpuMs: cpuMs(bare.pid!) - before[1],
-    children: childrenOf(pid).length,
+    brokers: brokersOf(pid).length,
+    /** After the supervisor's lull (30 s without a launch): its spares but one stopped. */
+    brokersAfterLull: 0,
   };
   bare.kill('SIGKILL');
+  for (let i = 0; i < 600 && brokersOf(pid).length > 1; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  cost.brokersAfterLull = brokersOf(pid).length;
   return cost;
+}
+
+/** The daemon's broker processes (spares, with no node parked on any); not esbuild's service. */
+function brokersOf(pid: number): number[] {
+  return childrenOf(pid).filter((child) => {
+    try {
+      return /broker\/main\.ts|\/cache\/broker-/.test(
+        readFileSync(`/proc/${child}/cmdline`, 'utf8'),
+      );
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Until no broker holds a node (a parked node's broker has exited); bounded. */
