@@ -1,9 +1,10 @@
 /**
  * `npm run bench:nodes`: nodes on real brokers, each figure beside a bare baseline measured in
- * the same run, and their ratio. BENCH_NODES nodes (default 200), each three scripted turns (a
- * bash call, a report, a submit), BENCH_CONCURRENCY brokers at a time (default 8), watched by
- * BENCH_WATCHERS event streams (default 50). Prints a markdown table.
+ * the same run, and their ratio. Prints markdown tables.
  *
+ * Turns: BENCH_NODES nodes (default 200), each three scripted turns (a bash call, a report, a
+ * submit), BENCH_CONCURRENCY brokers at a time (default 8), watched by BENCH_WATCHERS event
+ * streams (default 50):
  * - total wall time, create to the last outcome ↔ BENCH_NODES bare `node -e ''` spawns, the
  *   same number at a time;
  * - broker start (launch → `broker.claim` answered: a warm spare started before it is handed
@@ -14,47 +15,194 @@
  *   prompt) ↔ one durable SQLite insert plus an in-process notify, the least a recorded step costs;
  * - event delivery lag to every stream watcher (`created_at` → received) ↔ the same insert and
  *   notify to as many in-process listeners.
+ *
+ * Start-up, on the same daemon once it is idle (its spares warm), BENCH_STARTS nodes (default
+ * 20) one after the other, each ↔ one bare `node -e ''` spawn (what a process of its own costs):
+ * - first turn: create → the first turn started;
+ * - wake: a node parked by `yield` (its broker gone) → a message → its next turn started.
+ *
+ * Scale (BENCH_SCALE=1; slow, so not by default): a daemon of its own runs BENCH_SCALE_NODES
+ * (default 1,000) nodes of the same three turns, BENCH_SCALE_CONCURRENCY (default 32) at a time,
+ * one watcher; total wall time, overhead per turn, and the peak resident memory (VmRSS sampled
+ * every 100 ms) of the daemon, of its brokers together (spares included) and of what they run
+ * (sandboxes) ↔ bare spawns, the insert and notify, one bare waiting Node process (× the peak
+ * count of brokers). Its nodes end parked (`yield`), and the daemon holding them is then watched
+ * doing nothing: its RSS, CPU time and broker processes left (its spares), then after the spares'
+ * lull (30 s without a launch, at most a minute).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { DatabaseSync } from 'node:sqlite';
-import { Agent, fetch } from 'undici';
+import { bareNodeRssKb, insertAndNotify, timedSpawns } from './nodes-baselines.ts';
+import {
+  type BenchDaemon,
+  brokerStarts,
+  type EventDto,
+  startBenchDaemon,
+  turnOverheads,
+  watch,
+} from './nodes-client.ts';
+import { childrenOf, cpuMs, rssKb, sampleRss } from './nodes-rss.ts';
+import { fmt, pct, positive, row, table } from './nodes-stats.ts';
 
-const NODES = positive(process.env.BENCH_NODES, 200);
-const CONCURRENCY = positive(process.env.BENCH_CONCURRENCY, 8);
-const WATCHERS = positive(process.env.BENCH_WATCHERS, 50);
+const env = process.env;
+const NODES = positive(env.BENCH_NODES, 200);
+const CONCURRENCY = positive(env.BENCH_CONCURRENCY, 8);
+const WATCHERS = positive(env.BENCH_WATCHERS, 50);
+const STARTS = positive(env.BENCH_STARTS, 20);
+const SCALE = env.BENCH_SCALE === '1';
+const SCALE_NODES = positive(env.BENCH_SCALE_NODES, 1000);
+const SCALE_CONCURRENCY = positive(env.BENCH_SCALE_CONCURRENCY, 32);
+/** How long the daemon holding the scale run's parked nodes is watched doing nothing. */
+const IDLE_S = 5;
+/** Bounds every wait of the bench: a run that hangs ends with what it has. */
 const TIMEOUT_MS = 30 * 60_000;
-const here = import.meta.dirname;
-// Short, in /tmp: unix socket paths are limited to about 104 bytes.
-const home = mkdtempSync('/tmp/svc-bench-nodes-');
-let daemon: ChildProcess | undefined;
 
-interface EventDto {
-  seq: number;
-  kind: string;
-  payload: Record<string, unknown>;
-  created_at: string;
-}
+const SCRIPT = [
+  { tool_calls: [{ name: 'bash', input: { command: 'echo bench' } }] },
+  { tool_calls: [{ name: 'report', input: { text: 'half way' } }] },
+  { tool_calls: [{ name: 'submit', input: { summary: 'done' } }] },
+];
+/** The scale run's nodes end parked, so the daemon then holds 1,000 waiting nodes. */
+const SCALE_SCRIPT = [
+  SCRIPT[0]!,
+  SCRIPT[1]!,
+  { tool_calls: [{ name: 'yield', input: { reason: 'bench: parked' } }] },
+];
+const PARKING_SCRIPT = [
+  { tool_calls: [{ name: 'yield', input: { reason: 'bench: parked until woken' } }] },
+  { tool_calls: [{ name: 'submit', input: { summary: 'woken' } }] },
+];
+
+// Short, in /tmp: unix socket paths are limited to about 104 bytes.
+const homes: string[] = [];
+const daemons: BenchDaemon[] = [];
+const newHome = () => {
+  const home = mkdtempSync('/tmp/svc-bench-nodes-');
+  homes.push(home);
+  return home;
+};
+const out: string[] = [];
 
 try {
-  const started = await startBenchDaemon();
-  daemon = started.child;
-  const dispatcher = new Agent({ connect: { socketPath: started.socketPath }, connections: 128 });
-  const token = readFileSync(join(home, 'owner.token'), 'utf8').trim();
-  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`http://localhost${path}`, {
-      method: init.method ?? 'GET',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-      dispatcher,
-    });
-    if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
-    return res.json() as Promise<Record<string, unknown>>;
-  };
+  const home = newHome();
+  const daemon = await startBenchDaemon(home, CONCURRENCY);
+  daemons.push(daemon);
+  const turns = await runTurns(daemon, home, NODES, WATCHERS, SCRIPT, 'done');
+  const startup = await runStartups(daemon, home, STARTS);
+  await daemon.stop();
+  const starts = brokerStarts(join(home, 'svc.db'));
 
-  // Watchers first: every event of the run reaches each of them.
+  const bareSpawns = await timedSpawns(20, 1);
+  const bareWallMs = (await timedSpawns(NODES, CONCURRENCY)).wallMs;
+  const bareNotify = insertAndNotify(join(home, 'bare.db'), WATCHERS, 200);
+  const spawn50 = pct(bareSpawns.each, 50);
+  out.push(
+    `# svc nodes benchmark (${NODES} nodes × 3 scripted turns, ${CONCURRENCY} brokers at a time, ${WATCHERS} stream watchers, Node ${process.versions.node})`,
+    '',
+    `${NODES - turns.failed} of ${NODES} nodes done; ${turns.overheads.length} turn gaps, ${turns.lags.length} event deliveries measured; ${startup.first.length} first turns and ${startup.wake.length} wakes.`,
+    '',
+    ...table([
+      row('total wall time (s)', turns.wallMs / 1000, bareWallMs / 1000, 1),
+      row('broker start, median (ms)', pct(starts, 50), spawn50, 0),
+      row('broker start, p99 (ms)', pct(starts, 99), pct(bareSpawns.each, 99), 0),
+      row('overhead per turn, median (ms)', pct(turns.overheads, 50), pct(bareNotify.step, 50), 1),
+      row('overhead per turn, p99 (ms)', pct(turns.overheads, 99), pct(bareNotify.step, 99), 1),
+      row(
+        `event lag to ${WATCHERS} watchers, p99 (ms)`,
+        pct(turns.lags, 99),
+        pct(bareNotify.lag, 99),
+        1,
+      ),
+      row('idle daemon: create → first turn, median (ms)', pct(startup.first, 50), spawn50, 0),
+      row('idle daemon: create → first turn, p99 (ms)', pct(startup.first, 99), spawn50, 0),
+      row('parked node: message → next turn, median (ms)', pct(startup.wake, 50), spawn50, 0),
+      row('parked node: message → next turn, p99 (ms)', pct(startup.wake, 99), spawn50, 0),
+    ]),
+    '',
+    ...(env.BENCH_VERBOSE ? [`Broker starts in launch order (ms): ${starts.join(' ')}`, ''] : []),
+    "Baselines: wall time, broker start, first turn and wake ↔ bare `node -e ''` spawns (the same number, as many at a time; median);",
+    'overhead per turn and event lag ↔ one durable SQLite insert (WAL, synchronous=FULL) plus an in-process notify.',
+    '',
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+  out.length = 0;
+
+  if (SCALE) {
+    const scaleHome = newHome();
+    const big = await startBenchDaemon(scaleHome, SCALE_CONCURRENCY);
+    daemons.push(big);
+    const sampler = sampleRss(big.child.pid!);
+    const scaled = await runTurns(big, scaleHome, SCALE_NODES, 1, SCALE_SCRIPT, 'waiting');
+    const peaks = sampler.stop();
+    const parked = await idleCost(big);
+    await big.stop();
+    const bareWall = (await timedSpawns(SCALE_NODES, SCALE_CONCURRENCY)).wallMs;
+    const notify = insertAndNotify(join(scaleHome, 'bare.db'), 1, 200);
+    const bareKb = await bareNodeRssKb();
+    const mb = (kb: number) => kb / 1024;
+    process.stdout.write(
+      `${[
+        `# svc at scale (${SCALE_NODES} nodes × 3 scripted turns, ${SCALE_CONCURRENCY} brokers at a time, 1 watcher)`,
+        '',
+        `${SCALE_NODES - scaled.failed} of ${SCALE_NODES} nodes parked; ${scaled.overheads.length} turn gaps; at most ${peaks.brokers} broker processes at once (spares included).`,
+        '',
+        ...table([
+          row('total wall time (s)', scaled.wallMs / 1000, bareWall / 1000, 1),
+          row('overhead per turn, median (ms)', pct(scaled.overheads, 50), pct(notify.step, 50), 1),
+          row('overhead per turn, p99 (ms)', pct(scaled.overheads, 99), pct(notify.step, 99), 1),
+          row('peak RSS, daemon (MB)', mb(peaks.daemonKb), mb(bareKb), 0),
+          row(
+            'peak RSS, brokers together (MB)',
+            mb(peaks.brokersKb),
+            mb(bareKb * peaks.brokers),
+            0,
+          ),
+          row(
+            'peak RSS, their sandboxes together (MB)',
+            mb(peaks.sandboxesKb),
+            mb(bareKb * SCALE_CONCURRENCY),
+            0,
+          ),
+          row(
+            `RSS, daemon holding ${SCALE_NODES} parked nodes (MB)`,
+            mb(parked.rssKb),
+            mb(bareKb),
+            0,
+          ),
+          row(
+            `CPU of that daemon over ${IDLE_S} s with nothing happening (ms)`,
+            parked.cpuMs,
+            parked.bareCpuMs,
+            0,
+          ),
+          row('broker processes left with the nodes parked (spares)', parked.brokers, 0, 0),
+          row("broker processes left after the spares' lull", parked.brokersAfterLull, 0, 0),
+        ]),
+        '',
+        `Baselines: wall time ↔ ${SCALE_NODES} bare \`node -e ''\` spawns, ${SCALE_CONCURRENCY} at a time; overhead ↔ the insert and notify;`,
+        `resident memory ↔ one bare waiting Node process (${fmt(mb(bareKb), 0)} MB), × the peak broker count for brokers and × ${SCALE_CONCURRENCY} for sandboxes.`,
+        '',
+      ].join('\n')}\n`,
+    );
+  }
+} finally {
+  for (const d of daemons) if (d.child.exitCode === null) d.child.kill('SIGKILL');
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
+}
+
+/**
+ * Creates `count` nodes of `script` and waits until each has reached `end` (its state); then
+ * reads back their turns.
+ */
+async function runTurns(
+  daemon: BenchDaemon,
+  home: string,
+  count: number,
+  watchers: number,
+  script: readonly unknown[],
+  end: 'done' | 'waiting',
+) {
   const lags: number[] = [];
   let outcomes = 0;
   let allDone: () => void = () => {};
@@ -62,24 +210,21 @@ try {
     allDone = resolve;
   });
   const watchedFrom = Date.now();
-  const streams = Array.from({ length: WATCHERS }, (_, i) =>
-    watch(started.socketPath, token, (event, at) => {
+  // Watchers first: every event of the run reaches each of them.
+  const streams = Array.from({ length: watchers }, (_, i) =>
+    watch(daemon, home, (event, at) => {
       // The backlog (events from before the watchers connected) is not a delivery lag.
       if (Date.parse(event.created_at) >= watchedFrom) lags.push(at - Date.parse(event.created_at));
-      if (i === 0 && event.kind === 'node.outcome' && ++outcomes === NODES) allDone();
+      const ended = event.kind === 'node.state' && event.payload.to === end;
+      if (i === 0 && ended && ++outcomes === count) allDone();
     }),
   );
   await Promise.all(streams.map((s) => s.ready));
 
-  const script = [
-    { tool_calls: [{ name: 'bash', input: { command: 'echo bench' } }] },
-    { tool_calls: [{ name: 'report', input: { text: 'half way' } }] },
-    { tool_calls: [{ name: 'submit', input: { summary: 'done' } }] },
-  ];
   const t0 = performance.now();
   const ids: string[] = [];
-  for (let i = 0; i < NODES; i++) {
-    const node = await call('/v1/nodes', {
+  for (let i = 0; i < count; i++) {
+    const node = await daemon.call('/v1/nodes', {
       method: 'POST',
       body: {
         task: `bench node ${i}`,
@@ -98,237 +243,123 @@ try {
   const overheads: number[] = [];
   let failed = 0;
   for (const id of ids) {
-    const page = await call(
+    const page = await daemon.call(
       `/v1/nodes/${id}/events?kinds=node.turn,node.tool,node.state&limit=200`,
     );
     const events = page.data as EventDto[];
-    if (!events.some((e) => e.kind === 'node.state' && e.payload.to === 'done')) failed++;
+    if (!events.some((e) => e.kind === 'node.state' && e.payload.to === end)) failed++;
     overheads.push(...turnOverheads(events));
   }
-
-  process.kill(daemon.pid!, 'SIGTERM');
-  await new Promise((resolve) => daemon!.once('exit', resolve));
-  daemon = undefined;
-  const starts = brokerStarts(join(home, 'svc.db'));
-
-  const bareSpawns = await timedSpawns(20, 1);
-  const bareWallMs = (await timedSpawns(NODES, CONCURRENCY)).wallMs;
-  const bareNotify = insertAndNotify(join(home, 'bare.db'), WATCHERS, 200);
-
-  const rows = [
-    [
-      'total wall time (s)',
-      fmt(wallMs / 1000, 1),
-      fmt(bareWallMs / 1000, 1),
-      ratio(wallMs, bareWallMs),
-    ],
-    [
-      'broker start, median (ms)',
-      fmt(pct(starts, 50), 0),
-      fmt(pct(bareSpawns.each, 50), 0),
-      ratio(pct(starts, 50), pct(bareSpawns.each, 50)),
-    ],
-    [
-      'broker start, p99 (ms)',
-      fmt(pct(starts, 99), 0),
-      fmt(pct(bareSpawns.each, 99), 0),
-      ratio(pct(starts, 99), pct(bareSpawns.each, 99)),
-    ],
-    [
-      'overhead per turn, median (ms)',
-      fmt(pct(overheads, 50), 1),
-      fmt(pct(bareNotify.step, 50), 2),
-      ratio(pct(overheads, 50), pct(bareNotify.step, 50)),
-    ],
-    [
-      'overhead per turn, p99 (ms)',
-      fmt(pct(overheads, 99), 1),
-      fmt(pct(bareNotify.step, 99), 2),
-      ratio(pct(overheads, 99), pct(bareNotify.step, 99)),
-    ],
-    [
-      `event lag to ${WATCHERS} watchers, p99 (ms)`,
-      fmt(pct(lags, 99), 1),
-      fmt(pct(bareNotify.lag, 99), 2),
-      ratio(pct(lags, 99), pct(bareNotify.lag, 99)),
-    ],
-  ];
-  process.stdout.write(
-    [
-      `# svc nodes benchmark (${NODES} nodes × 3 scripted turns, ${CONCURRENCY} brokers at a time, ${WATCHERS} stream watchers, Node ${process.versions.node})`,
-      '',
-      `${NODES - failed} of ${NODES} nodes done; ${overheads.length} turn gaps, ${lags.length} event deliveries measured.`,
-      '',
-      '| measure | svc | bare baseline | ratio |',
-      '| --- | ---: | ---: | ---: |',
-      ...rows.map((r) => `| ${r.join(' | ')} |`),
-      '',
-      ...(process.env.BENCH_VERBOSE
-        ? [`Broker starts in launch order (ms): ${starts.join(' ')}`, '']
-        : []),
-      "Baselines: wall time and broker start ↔ bare `node -e ''` spawns (the same number, as many at a time);",
-      'overhead per turn and event lag ↔ one durable SQLite insert (WAL, synchronous=FULL) plus an in-process notify.',
-      '',
-    ].join('\n'),
-  );
-} finally {
-  if (daemon?.pid !== undefined) daemon.kill('SIGKILL');
-  rmSync(home, { recursive: true, force: true });
-}
-
-function startBenchDaemon(): Promise<{ child: ChildProcess; socketPath: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--disable-warning=ExperimentalWarning',
-      join(here, 'nodes-daemon.ts'),
-      home,
-      String(CONCURRENCY),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the bench daemon exited (${code})`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      resolve({ child, socketPath: (JSON.parse(line) as { socketPath: string }).socketPath });
-    });
-  });
-}
-
-/** One SSE watcher of `/v1/events`; `onEvent` gets each event and when it arrived. */
-function watch(socketPath: string, token: string, onEvent: (e: EventDto, at: number) => void) {
-  const controller = new AbortController();
-  const dispatcher = new Agent({ connect: { socketPath } });
-  const ready = (async () => {
-    const res = await fetch('http://localhost/v1/events', {
-      headers: { authorization: `Bearer ${token}` },
-      signal: controller.signal,
-      dispatcher,
-    });
-    if (!res.ok || res.body === null) throw new Error(`GET /v1/events answered ${res.status}`);
-    return res.body;
-  })();
-  void ready.then(async (body) => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of body) {
-        const at = Date.now();
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let cut = buffer.indexOf('\n\n');
-        while (cut !== -1) {
-          const data = buffer
-            .slice(0, cut)
-            .split('\n')
-            .find((l) => l.startsWith('data: '));
-          if (data !== undefined) onEvent(JSON.parse(data.slice(6)) as EventDto, at);
-          buffer = buffer.slice(cut + 2);
-          cut = buffer.indexOf('\n\n');
-        }
-      }
-    } catch {
-      // Closed by the bench.
-    }
-  });
-  return { ready, close: () => controller.abort() };
+  return { wallMs, lags, overheads, failed };
 }
 
 /**
- * Per node: each turn's end to the next turn's start, minus the bash command's own duration; and
- * the claim (`start`) to the first turn's start.
+ * `count` nodes one after the other, each on an idle daemon: create → its first turn started;
+ * then, once it is parked (`yield`) and its broker gone, a message → its next turn started.
  */
-function turnOverheads(events: EventDto[]): number[] {
-  const turns = events
-    .filter((e) => e.kind === 'node.turn')
-    .map((e) => e.payload.turn as { index: number; started_at: string; finished_at: string });
-  const bashMs = new Map<number, number>();
-  for (const e of events) {
-    const call = e.payload.tool_call as
-      | { name: string; output: { duration_ms?: number } }
-      | undefined;
-    if (e.kind === 'node.tool' && call?.name === 'bash') {
-      bashMs.set(e.payload.turn_index as number, call.output.duration_ms ?? 0);
-    }
+async function runStartups(daemon: BenchDaemon, home: string, count: number) {
+  // Every event of the current node, so one that came before its waiter is found too.
+  const seen: EventDto[] = [];
+  const waiters = new Set<(e: EventDto) => void>();
+  const stream = watch(daemon, home, (event) => {
+    seen.push(event);
+    for (const waiter of waiters) waiter(event);
+  });
+  await stream.ready;
+  const next = (match: (e: EventDto) => boolean) =>
+    new Promise<EventDto>((resolve, reject) => {
+      const found = seen.find(match);
+      if (found !== undefined) return resolve(found);
+      const timer = setTimeout(() => reject(new Error('no such event in time')), TIMEOUT_MS);
+      const waiter = (e: EventDto) => {
+        if (!match(e)) return;
+        clearTimeout(timer);
+        waiters.delete(waiter);
+        resolve(e);
+      };
+      waiters.add(waiter);
+    });
+  const startedAt = (e: EventDto) =>
+    Date.parse((e.payload.turn as { started_at: string }).started_at);
+  const turnOf = (id: string, index: number) => (e: EventDto) =>
+    e.subject_id === id &&
+    e.kind === 'node.turn' &&
+    (e.payload.turn as { index: number }).index === index;
+
+  const first: number[] = [];
+  const wake: number[] = [];
+  for (let i = 0; i < count; i++) {
+    await idle(daemon);
+    seen.length = 0;
+    const t0 = Date.now();
+    const created = await daemon.call('/v1/nodes', {
+      method: 'POST',
+      body: {
+        task: `bench start ${i}`,
+        scopes: ['svc:llm', 'svc:act'],
+        model: { provider: 'scripted', model: 'bench', script: PARKING_SCRIPT },
+      },
+    });
+    const id = created.id as string;
+    first.push(startedAt(await next(turnOf(id, 1))) - t0);
+    await next((e) => e.subject_id === id && e.kind === 'node.state' && e.payload.to === 'waiting');
+    await idle(daemon);
+    const t1 = Date.now();
+    await daemon.call(`/v1/nodes/${id}/messages`, { method: 'POST', body: { text: 'wake up' } });
+    wake.push(startedAt(await next(turnOf(id, 2))) - t1);
+    await next((e) => e.subject_id === id && e.kind === 'node.outcome');
   }
-  const gaps: number[] = [];
-  for (let i = 1; i < turns.length; i++) {
-    const prev = turns[i - 1]!;
-    const gap = Date.parse(turns[i]!.started_at) - Date.parse(prev.finished_at);
-    gaps.push(gap - (bashMs.get(prev.index) ?? 0));
-  }
-  return gaps;
+  stream.close();
+  return { first, wake };
 }
 
-/** Broker start times from the daemon's record, in launch order: launched → claim answered. */
-function brokerStarts(db: string): number[] {
-  const sqlite = new DatabaseSync(db, { readOnly: true });
-  const rows = sqlite
-    .prepare(
-      'SELECT started_at, claimed_at FROM brokers WHERE claimed_at IS NOT NULL ORDER BY started_at',
-    )
-    .all() as { started_at: string; claimed_at: string }[];
-  sqlite.close();
-  return rows.map((r) => Date.parse(r.claimed_at) - Date.parse(r.started_at));
-}
-
-/** `count` spawns of `node -e ''`, `parallel` at a time: each one's time to exit, and the wall time. */
-async function timedSpawns(
-  count: number,
-  parallel: number,
-): Promise<{ each: number[]; wallMs: number }> {
-  const each: number[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  const worker = async () => {
-    while (next < count) {
-      next++;
-      const t = performance.now();
-      await new Promise((resolve) => spawn(process.execPath, ['-e', '']).once('exit', resolve));
-      each.push(performance.now() - t);
-    }
+/**
+ * What a daemon whose nodes are all parked costs while nothing happens: its RSS, its CPU time
+ * over `IDLE_S` seconds (from /proc/<pid>/stat) beside a bare waiting Node process's over the
+ * same seconds, and how many broker processes it still runs (spares), then once the spares'
+ * lull (30 s without a launch) has stopped all but one (waited for a minute at most).
+ */
+async function idleCost(daemon: BenchDaemon) {
+  await idle(daemon);
+  const pid = daemon.child.pid!;
+  const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6)'], { stdio: 'ignore' });
+  const before = [cpuMs(pid), cpuMs(bare.pid!)] as const;
+  await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+  const cost = {
+    rssKb: rssKb(pid),
+    cpuMs: cpuMs(pid) - before[0],
+    bareCpuMs: cpuMs(bare.pid!) - before[1],
+    brokers: brokersOf(pid).length,
+    /** After the supervisor's lull (30 s without a launch): its spares but one stopped. */
+    brokersAfterLull: 0,
   };
-  await Promise.all(Array.from({ length: parallel }, worker));
-  return { each, wallMs: performance.now() - t0 };
-}
-
-/** `rounds` durable inserts, each followed by a notify of `listeners` in-process callbacks. */
-function insertAndNotify(file: string, listeners: number, rounds: number) {
-  const sqlite = new DatabaseSync(file);
-  sqlite.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
-  sqlite.exec('CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL)');
-  const insert = sqlite.prepare('INSERT INTO events (payload) VALUES (?)');
-  const step: number[] = [];
-  const lag: number[] = [];
-  let t = 0;
-  const subscribers = Array.from(
-    { length: listeners },
-    () => () => lag.push(performance.now() - t),
-  );
-  for (let i = 0; i < rounds; i++) {
-    t = performance.now();
-    insert.run(JSON.stringify({ i }));
-    for (const s of subscribers) s();
-    step.push(performance.now() - t);
+  bare.kill('SIGKILL');
+  for (let i = 0; i < 600 && brokersOf(pid).length > 1; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  sqlite.close();
-  return { step, lag };
+  cost.brokersAfterLull = brokersOf(pid).length;
+  return cost;
 }
 
-function pct(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+/** The daemon's broker processes (spares, with no node parked on any); not esbuild's service. */
+function brokersOf(pid: number): number[] {
+  return childrenOf(pid).filter((child) => {
+    try {
+      return /broker\/main\.ts|\/cache\/broker-/.test(
+        readFileSync(`/proc/${child}/cmdline`, 'utf8'),
+      );
+    } catch {
+      return false;
+    }
+  });
 }
 
-function ratio(ours: number, bare: number): string {
-  return bare > 0 ? `${fmt(ours / bare, 1)}×` : 'n/a';
-}
-
-function fmt(value: number, digits: number): string {
-  return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
-}
-
-function positive(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
+/** Until no broker holds a node (a parked node's broker has exited); bounded. */
+async function idle(daemon: BenchDaemon): Promise<void> {
+  for (let i = 0; i < 2_000; i++) {
+    const status = await daemon.call('/v1/status');
+    if ((status.brokers as { active: number }).active === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the daemon did not become idle');
 }

@@ -37,7 +37,7 @@ export interface StartDaemonOptions {
    * fails (default 3), and the broker entry script (default `src/broker/main.ts`; tests
    * substitute their own).
    */
-  brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string };
+  brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string; spareIdleMs?: number };
   /**
    * Custom objects' url and argv receivers: attempts, backoff and the time one attempt may take
    * (defaults in `DEFAULT_DELIVERY_POLICY`). For tests.

@@ -25,7 +25,7 @@ let t: TestDaemon;
 
 beforeAll(async () => {
   // A slot per node launched here: stand-in brokers exit only when stopped.
-  t = await startTestDaemon({ brokers: { concurrency: 12, entry: IDLE_BROKER } });
+  t = await startTestDaemon({ brokers: { concurrency: 16, entry: IDLE_BROKER } });
 });
 afterAll(async () => {
   await t?.stop();
@@ -242,6 +242,85 @@ describe('recording turns and tool results', () => {
     expect(directive).toMatchObject({ action: 'cancel' });
     const late = await t.call(`${path()}/turns`, post(turn(2), n.token));
     expect(late.status).toBe(409);
+  });
+});
+
+describe('what a record brings along (one request, one transaction)', () => {
+  it("a tool result settles its job and claims the next turn's mail; a turn acknowledges its mail", async () => {
+    const n = await launched();
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    await ok(await t.call(`${at}/turns`, post(turn(1), n.token)));
+    const job = await ok<{ id: string }>(
+      await t.call(`${at}/jobs`, post({ state: 'running', kind: 'bash', title: 'true' }, n.token)),
+    );
+    const mail = await ok<{ seq: number }>(
+      await t.call(`/v1/nodes/${n.node_id}/messages`, post({ text: 'hi' }, t.ownerToken)),
+    );
+    const result = { turn_index: 1, tool_call_id: 'call_1', status: 'ok', output: 0 };
+
+    // A job's end needs its job: refused, and nothing recorded.
+    const bad = await t.call(
+      `${at}/tool-results`,
+      post({ ...result, job_end: { state: 'done', exit_code: 0 } }, n.token),
+    );
+    expect(bad.status).toBe(400);
+    expect(await envelope(bad)).toMatchObject({ code: 'invalid_request', field: 'job_end' });
+    expect(await nodeEvents(t.call, n.node_id, ['node.tool'])).toEqual([]);
+
+    const body = { ...result, job_id: job.id, job_end: { state: 'done', exit_code: 0 } };
+    const recorded = await ok<{ tool_call: { status: string }; mail: { seq: number }[] }>(
+      await t.call(`${at}/tool-results`, post({ ...body, claim_mail: true }, n.token)),
+    );
+    expect(recorded.tool_call).toMatchObject({ status: 'ok', job_id: job.id });
+    expect(recorded.mail).toMatchObject([{ seq: mail.seq, text: 'hi', state: 'claimed' }]);
+    const events = await nodeEvents(t.call, n.node_id, ['node.job', 'node.tool']);
+    expect(events.map((e) => e.kind)).toEqual(['node.job', 'node.job', 'node.tool']);
+    expect(events[1]!.payload).toMatchObject({ job: { state: 'done', exit_code: 0 } });
+    // A repeat answers the record; the job, already ended, is left as it is.
+    const again = await ok<Record<string, unknown>>(
+      await t.call(
+        `${at}/tool-results`,
+        post({ ...body, job_end: { state: 'failed', exit_code: 1 } }, n.token),
+      ),
+    );
+    expect(again.tool_call).toEqual(recorded.tool_call);
+    expect(again).not.toHaveProperty('mail');
+    expect((await nodeEvents(t.call, n.node_id, ['node.job'])).length).toBe(2);
+
+    const input = [{ role: 'user', text: 'hi', mail_seq: mail.seq }];
+    await ok(await t.call(`${at}/turns`, post(turn(2, { input }), n.token)));
+    // Acknowledged with the turn: no claim hands it out again.
+    const claim = await ok<{ data: unknown[] }>(
+      await t.call(`/v1/nodes/${n.node_id}/mail/claim`, post({}, n.token)),
+    );
+    expect(claim.data).toEqual([]);
+  });
+
+  it('the claim answers the mail the first turn reads', async () => {
+    const n = await launched();
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    const mail = await ok<{ seq: number }>(
+      await t.call(`/v1/nodes/${n.node_id}/messages`, post({ text: 'first' }, t.ownerToken)),
+    );
+    const session = await ok<{ mail: unknown[] }>(
+      await t.call(`${at}/claim`, post(claimBody, n.token)),
+    );
+    expect(session.mail).toMatchObject([{ seq: mail.seq, text: 'first', state: 'claimed' }]);
+  });
+
+  it('claims no mail for a broker told to stop', async () => {
+    const n = await launched({ budgets: { max_turns: 1 } });
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    await ok(await t.call(`/v1/nodes/${n.node_id}/messages`, post({ text: 'hi' }, t.ownerToken)));
+    await ok(await t.call(`${at}/turns`, post(turn(1), n.token)));
+    const result = { turn_index: 1, tool_call_id: 'call_1', status: 'ok', output: 0 };
+    const parked = await ok<Record<string, unknown>>(
+      await t.call(`${at}/tool-results`, post({ ...result, claim_mail: true }, n.token)),
+    );
+    expect(parked.directive).toMatchObject({ action: 'park' });
+    expect(parked).not.toHaveProperty('mail');
   });
 });
 

@@ -38,6 +38,7 @@ import type {
 import { warmSandbox } from './tools/bash.ts';
 import {
   type BrokerTool,
+  type JobEnd,
   type LoopStop,
   type ToolContext,
   type ToolOutcome,
@@ -45,6 +46,7 @@ import {
   toolsFor,
 } from './tools/index.ts';
 import { type LoopTool, pluginTools } from './tools/plugin.ts';
+import { JITLESS } from './zod-options.ts';
 
 export type { LoopExit, LoopExitKind } from './loop-exit.ts';
 
@@ -99,10 +101,16 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     ...pluginTools(session.plugins, options.env ?? {}),
   ]);
   const specs = Object.fromEntries([...tools].map(([name, t]) => [name, t.spec]));
-  // Its sandbox is made while the model takes its first turn, so its first command finds it.
-  if (sandbox !== undefined && tools.has('bash')) warmSandbox(sandbox);
+  // Its sandbox is made while the model takes its first turn, so its first command finds it;
+  // not before that turn starts, which would wait for the spawn.
+  let warm = sandbox !== undefined && tools.has('bash') ? sandbox : undefined;
   const messages: ModelMessage[] = [];
   const seenMail = new Set<number>();
+  /**
+   * Mail claimed with the session or a turn's last result, for the next turn: no claim of its
+   * own then.
+   */
+  let claimed: Mail[] | null = session.mail ?? null;
 
   /** Runs the calls of turn `index` still pending, recording each; a non-null exit ends the loop. */
   async function settle(
@@ -116,18 +124,19 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       call: RecordedToolCall,
       output: unknown,
       isError: boolean,
-      jobId?: string,
+      more: { job_id?: string; job_end?: JobEnd; claim_mail?: boolean } = {},
     ) => {
       const answer = await port.recordToolResult({
         turn_index: index,
         tool_call_id: call.id,
         status: isError ? 'error' : 'ok',
         output,
-        ...(jobId !== undefined && { job_id: jobId }),
+        ...more,
       });
       settled.set(call.id, answer.tool_call);
       emit({ type: 'tool.recorded', index, call: answer.tool_call });
       directive = answer.directive;
+      if (answer.mail !== undefined) claimed = answer.mail;
       return directive;
     };
     /** Calls cut short or never started: the model learns so, and a relaunch does not rerun them. */
@@ -172,7 +181,12 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
           .catch(() => {});
         return stop.exit;
       }
-      const answer = await record(call, outcome.output, outcome.is_error ?? false, outcome.job_id);
+      const answer = await record(call, outcome.output, outcome.is_error ?? false, {
+        ...(outcome.job_id !== undefined && { job_id: outcome.job_id }),
+        ...(outcome.job_end !== undefined && { job_end: outcome.job_end }),
+        // The turn's last result: the loop goes on to the next turn, which reads this mail.
+        ...(stop === undefined && call === calls.at(-1) && { claim_mail: true }),
+      });
       if (answer.action !== 'continue' && stop === undefined) {
         // A park leaves what is pending to run once the budget is raised.
         if (answer.action !== 'park') await recordUnsettled(`interrupted: ${reasonOf(answer)}`);
@@ -209,7 +223,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
   let last = session.turns.at(-1);
   for (;;) {
     if (signal.aborted) return abortedExit(signal);
-    const mail = await claimNewMail(port, seenMail);
+    const mail = await claimNewMail(port, seenMail, claimed);
+    claimed = null;
     // A turn without tool calls handed the word back: only new mail gives the model something
     // to answer (this also holds for a broker relaunched right after such a turn).
     if (last !== undefined && last.tool_calls.length === 0 && mail.length === 0) {
@@ -224,7 +239,7 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
     ];
     const startedAt = new Date().toISOString();
     emit({ type: 'turn.started', index });
-    const result = await runModelTurn({
+    const modelTurn = runModelTurn({
       model,
       ...(session.system_prompt !== null && { system: session.system_prompt }),
       messages: [...messages, ...input.map(inputMessage)],
@@ -233,6 +248,11 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       onTextDelta: (delta) => emit({ type: 'text.delta', index, delta }),
       ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
     });
+    if (warm !== undefined) {
+      warmSandbox(warm);
+      warm = undefined;
+    }
+    const result = await modelTurn;
     const { turn, directive } = await port.recordTurn({
       index,
       model: node.model,
@@ -250,9 +270,8 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       started_at: startedAt,
       finished_at: new Date().toISOString(),
     });
+    // The daemon acknowledged the turn's mail with it.
     emit({ type: 'turn.recorded', turn });
-    const seqs = turn.input.flatMap((m) => (m.mail_seq === null ? [] : [m.mail_seq]));
-    if (seqs.length > 0) await port.ackMail(seqs);
     remember(turn);
     last = turn;
     if (directive.action !== 'continue') {
@@ -270,7 +289,7 @@ function builtin(tool: BrokerTool): LoopTool {
   return {
     spec: toolSpec(tool),
     run(input, ctx) {
-      const parsed = tool.input.safeParse(input);
+      const parsed = tool.input.safeParse(input, JITLESS);
       if (!parsed.success) {
         return Promise.resolve({
           output: `invalid input for ${tool.name}:\n${z.prettifyError(parsed.error)}`,
@@ -324,11 +343,16 @@ async function settleStopped(port: BrokerPort, turn: Turn, directive: Directive)
 }
 
 /**
- * The node's unacknowledged mail minus what a recorded turn already holds: a broker that died
- * between recording a turn and acknowledging its mail leaves that mail to acknowledge now.
+ * The node's unacknowledged mail (`claimed` with the last result, else claimed now) minus what a
+ * recorded turn already holds: mail a turn recorded but never acknowledged (by a daemon that did
+ * not acknowledge with the turn) is acknowledged now.
  */
-async function claimNewMail(port: BrokerPort, seen: ReadonlySet<number>): Promise<Mail[]> {
-  const claimed = await port.claimMail();
+async function claimNewMail(
+  port: BrokerPort,
+  seen: ReadonlySet<number>,
+  prefetched: Mail[] | null,
+): Promise<Mail[]> {
+  const claimed = prefetched ?? (await port.claimMail());
   const stale = claimed.filter((m) => seen.has(m.seq)).map((m) => m.seq);
   if (stale.length > 0) await port.ackMail(stale);
   return claimed.filter((m) => !seen.has(m.seq));

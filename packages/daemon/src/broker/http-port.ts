@@ -33,6 +33,7 @@ import { ApiError, DaemonError } from '../errors.ts';
 import type { SandboxPlan } from '../sandbox/plan.ts';
 import { DAEMON_VERSION } from '../version.ts';
 import type { BrokerLoad, BrokerNode, BrokerPort, WaitChildrenAnswer } from './port.ts';
+import { JITLESS } from './zod-options.ts';
 
 export interface HttpBrokerPortOptions {
   /** The daemon's unix socket. */
@@ -128,7 +129,7 @@ export function createHttpBrokerPort(options: HttpBrokerPortOptions): HttpBroker
     );
     const json = parseJson(text);
     if (status < 200 || status > 299) throw answerError(routeId, status, json);
-    const parsed = schema.safeParse(json);
+    const parsed = schema.safeParse(json, JITLESS);
     if (!parsed.success) {
       throw new DaemonError(
         'broker_bad_answer',

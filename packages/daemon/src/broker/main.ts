@@ -1,7 +1,7 @@
 /**
  * The broker process of one node: `node src/broker/main.ts`, spawned by the daemon's supervisor
  * (one process per active node, in its own process group), often ahead of need: it loads its
- * modules first, then waits for its launch message on stdin (`brokerLaunchSchema`: the node, its
+ * modules and makes its tools' specs first, then waits for its launch message on stdin (`brokerLaunchSchema`: the node, its
  * token, the daemon's socket, the node's worktree it moves to, the model with its key; the only
  * way secrets reach it), binds the control plane over the unix socket with the node token, runs
  * the agent loop and exits. A daemon that goes away closes its stdin: a spare exits (2).
@@ -21,12 +21,16 @@ import { runAgentLoop } from './agent-loop.ts';
 import { createHttpBrokerPort } from './http-port.ts';
 import type { LoopExit } from './loop-exit.ts';
 import type { BrokerPort } from './port.ts';
+import { BROKER_TOOLS, toolSpec } from './tools/index.ts';
 import { createViewerSocket } from './viewer-socket.ts';
+import { JITLESS } from './zod-options.ts';
 
 const EXIT_BAD_LAUNCH = 2;
 
+// A spare does what needs no node while it waits for one, so its first turn does not.
+for (const tool of BROKER_TOOLS) toolSpec(tool);
 const text = await readStdin();
-const parsed = brokerLaunchSchema.safeParse(parseJson(text));
+const parsed = brokerLaunchSchema.safeParse(parseJson(text), JITLESS);
 if (!parsed.success) {
   // Never echo the input: it holds the token and the model key.
   log({ msg: 'bad launch message on stdin', error: z.prettifyError(parsed.error) });

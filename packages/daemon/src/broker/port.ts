@@ -91,17 +91,25 @@ export interface BrokerPort {
   /** A token for one call of a directory-mode plugin's group, signed by the daemon's directory. */
   pluginToken(plugin: string, group: string): Promise<string>;
   /**
-   * Records turn `index` (the next one) before its tool calls run. Recording the last recorded
-   * index again answers the first record unchanged: the broker acts on the turn answered.
+   * Records turn `index` (the next one) before its tool calls run, acknowledging the mail its
+   * input holds. Recording the last recorded index again answers the first record unchanged: the
+   * broker acts on the turn answered.
    */
   recordTurn(turn: TurnRecord): Promise<{ turn: Turn; directive: Directive }>;
-  /** Idempotent by tool call id: a second record answers the first. */
+  /**
+   * Idempotent by tool call id: a second record answers the first. `job_end` settles the call's
+   * job with it; `claim_mail` answers `mail` as `claimMail` would, when the directive is
+   * `continue` (the turn's last result, so its next turn needs no request of its own).
+   */
   recordToolResult(
     result: ToolResultRecord,
-  ): Promise<{ tool_call: RecordedToolCall; directive: Directive }>;
+  ): Promise<{ tool_call: RecordedToolCall; directive: Directive; mail?: Mail[] | undefined }>;
   /** Pending mail plus mail claimed earlier (by a broker that died) and never acknowledged. */
   claimMail(): Promise<Mail[]>;
-  /** The mail is in a recorded turn: never delivered again. */
+  /**
+   * The mail is in a recorded turn: never delivered again. `recordTurn` acknowledges its own
+   * turn's mail; this is for mail a broker that died recorded but never acknowledged.
+   */
   ackMail(seqs: number[]): Promise<void>;
   /** `idempotencyKey` makes a repeat (a relaunch re-running the call) answer the first child. */
   spawnChild(spec: ChildSpec, idempotencyKey: string): Promise<BrokerNode>;

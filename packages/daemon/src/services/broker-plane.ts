@@ -27,6 +27,7 @@ import {
   isBuiltinTool,
   isFinal,
   type JobRecordBody as JobBody,
+  MAIL_CLAIM_DEFAULT,
   newId,
   pluginToolName,
   type ReportBody,
@@ -146,6 +147,26 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
     });
   }
 
+  /** Ends a running job with its event; a job already ended answers as it is. */
+  function settleJob(
+    id: string,
+    jobId: string,
+    end: { state: 'done' | 'failed' | 'cancelled'; exit_code?: number | null | undefined },
+    field: string,
+  ): Job {
+    const at = { state: end.state, exit_code: end.exit_code ?? null, finished_at: now() };
+    const settled = store.jobs.settle(id, jobId, at);
+    if (settled !== undefined) {
+      events.record('node.job', id, { node_id: id, job: settled });
+      return settled;
+    }
+    const known = store.jobs.get(id, jobId);
+    if (known === undefined) {
+      throw new ApiError('not_found', `${id} has no job ${jobId}`, { field });
+    }
+    return known;
+  }
+
   const hooks: SupervisorHooks = {
     launchOf(node) {
       const stored = node.model;
@@ -208,8 +229,9 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
     hooks,
 
     /**
-     * `broker.claim`: queued → running; answers what the broker resumes from. The claim's pid and
-     * version are the broker's own word; the supervisor recorded the pid it spawned.
+     * `broker.claim`: queued → running; answers what the broker resumes from, with its mail
+     * claimed. The claim's pid and version are the broker's own word; the supervisor recorded the
+     * pid it spawned.
      */
     claim(id: string, tokenId: string) {
       return store.db.transaction((afterCommit) => {
@@ -229,13 +251,18 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         store.brokers.claimed(tokenId, now());
         // Woken by mail while its budget is spent, it parks again before any model call.
         parkIfSpent(node, afterCommit);
+        const directive = directiveOf(node);
         return {
           node: toNode(node),
           system_prompt: settings?.system_prompt ?? null,
           tools,
           plugins,
           turns: store.turns.list(id),
-          directive: directiveOf(node),
+          directive,
+          // What its next turn reads (the mail that woke it), without a request of its own.
+          ...(directive.action === 'continue' && {
+            mail: store.mail.claim(id, MAIL_CLAIM_DEFAULT, now()),
+          }),
         };
       });
     },
@@ -311,6 +338,9 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         node.updated_at = now();
         store.nodes.save(node);
         store.brokers.resetFaults(id);
+        // Its mail is in a recorded turn now: acknowledged with it, not in a request of its own.
+        const seqs = turn.input.flatMap((m) => (m.mail_seq === null ? [] : [m.mail_seq]));
+        if (seqs.length > 0) store.mail.acknowledge(id, seqs, now());
         events.record('node.turn', id, { node_id: id, turn });
         parkIfSpent(node, afterCommit);
         return { turn, directive: directiveOf(node) };
@@ -321,8 +351,16 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
      * `broker.toolResults.record`: settles a pending call once; a repeat answers the record. Any
      * state takes it: the `submit` call's own result comes after its node is `done`, and a
      * stopped broker settles what it cut short. The last result of a turn at a budget parks.
+     * With it, in the one transaction: the end of the call's job (`job_end`) and, for a broker
+     * that goes on, the claim of its next turn's mail (`claim_mail`): a turn's overhead is its
+     * round trips, so what a record implies rides along.
      */
     recordToolResult(id: string, body: ToolResultBody) {
+      if (body.job_end !== undefined && body.job_id === undefined) {
+        throw new ApiError('invalid_request', '`job_end` settles the job named by `job_id`', {
+          field: 'job_end',
+        });
+      }
       return store.db.transaction((afterCommit) => {
         const node = row(id);
         const call = store.turns.toolCall(id, body.tool_call_id);
@@ -334,6 +372,9 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
               field: 'tool_call_id',
             },
           );
+        }
+        if (body.job_id !== undefined && body.job_end !== undefined) {
+          settleJob(id, body.job_id, body.job_end, 'job_id');
         }
         if (call.status === 'pending') {
           if (body.job_id !== undefined && store.jobs.get(id, body.job_id) === undefined) {
@@ -355,7 +396,12 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
           });
           parkIfSpent(node, afterCommit);
         }
-        return { tool_call: settled, directive: directiveOf(node) };
+        const directive = directiveOf(node);
+        if (body.claim_mail !== true || directive.action !== 'continue') {
+          return { tool_call: settled, directive };
+        }
+        const mail = store.mail.claim(id, MAIL_CLAIM_DEFAULT, now());
+        return { tool_call: settled, directive, mail };
       });
     },
 
@@ -413,22 +459,13 @@ export function brokerPlane(deps: BrokerPlaneDeps) {
         if (body.state === 'running' && isFinal(node.state)) {
           throw new ApiError('invalid_state', `node ${id} is ${node.state}; it starts no job`);
         }
-        const record = (job: Job) => {
-          events.record('node.job', id, { node_id: id, job });
-          return job;
-        };
         if (body.state === 'running') {
           const started = { id: newId('job'), node_id: id, kind: body.kind, title: body.title };
-          return record(store.jobs.insert({ ...started, started_at: now() }));
+          const job = store.jobs.insert({ ...started, started_at: now() });
+          events.record('node.job', id, { node_id: id, job });
+          return job;
         }
-        const end = { state: body.state, exit_code: body.exit_code ?? null, finished_at: now() };
-        const settled = store.jobs.settle(id, body.id, end);
-        if (settled !== undefined) return record(settled);
-        const known = store.jobs.get(id, body.id);
-        if (known === undefined) {
-          throw new ApiError('not_found', `${id} has no job ${body.id}`, { field: 'id' });
-        }
-        return known;
+        return settleJob(id, body.id, body, 'id');
       });
     },
 

@@ -12,6 +12,7 @@
  *   started ahead of need (one per free slot, at least one) and wait, loaded, for a launch. A
  *   launch takes a spare and a replacement starts after it; spares are killed at close. They
  *   start with the first launch, so a daemon that runs no node starts no process for nothing.
+ *   A daemon that launches nothing for `spareIdleMs` (30 s) keeps one spare until its next launch.
  *   From then on the default entry is also built into one ESM file (`./broker-bundle.ts`), which
  *   later brokers load in about half the CPU; the `.ts` entry serves until it is ready, or for
  *   good when esbuild is absent.
@@ -64,6 +65,11 @@ export function parseConcurrency(text: string | undefined, name: string): number
 }
 /** SIGTERM → SIGKILL: with the kill itself, everything is gone well within a second. */
 export const DEFAULT_GRACE_MS = 500;
+/**
+ * A spare holds about 100 MB: a burst of launches finds one per free slot, but a daemon that
+ * launched nothing for this long keeps one (32 slots would otherwise hold 3 GB for nothing).
+ */
+export const DEFAULT_SPARE_IDLE_MS = 30_000;
 const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url));
 
 export interface SupervisorOptions {
@@ -73,6 +79,8 @@ export interface SupervisorOptions {
   graceMs?: number;
   /** The broker entry script, run as it is; default `src/broker/main.ts`, bundled when it can be. */
   entry?: string;
+  /** No launch for this long: the spares but one are stopped. Default 30 s. */
+  spareIdleMs?: number;
 }
 
 export interface SupervisorDeps {
@@ -115,6 +123,7 @@ export function createSupervisor(
     throw new TypeError(`concurrency must be a positive integer; received ${concurrency}`);
   }
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const spareIdleMs = options.spareIdleMs ?? DEFAULT_SPARE_IDLE_MS;
   const entry = options.entry ?? BROKER_ENTRY;
   const cache = join(deps.home, 'cache');
   /** What brokers run: `entry`, or its bundle once built. */
@@ -134,6 +143,9 @@ export function createSupervisor(
   const spares: BrokerProcess[] = [];
   /** Set by the first launch: from then on spares are kept. */
   let warm = false;
+  /** No launch for `spareIdleMs`: one spare is kept, not one per free slot. */
+  let lull = false;
+  let lullTimer: NodeJS.Timeout | undefined;
   let scheduled = false;
   let closed = false;
 
@@ -179,9 +191,9 @@ export function createSupervisor(
     );
   }
 
-  /** One spare per free slot, at least one (for the next slot to free up). */
+  /** One spare per free slot, at least one (for the next slot to free up); one in a lull. */
   function topUpSpares(): void {
-    const wanted = Math.max(1, concurrency - active.size);
+    const wanted = lull ? 1 : Math.max(1, concurrency - active.size);
     for (let i = spares.length - 1; i >= 0; i--) if (!spares[i]!.alive) spares.splice(i, 1);
     while (spares.length < wanted) {
       let spare: BrokerProcess;
@@ -194,6 +206,18 @@ export function createSupervisor(
       }
       spares.push(spare);
     }
+  }
+
+  /** Launches restart the lull's clock; once it runs out, the spares but one are stopped. */
+  function launched(): void {
+    lull = false;
+    clearTimeout(lullTimer);
+    lullTimer = setTimeout(() => {
+      lull = true;
+      for (const spare of spares.splice(1)) void spare.stop(0);
+    }, spareIdleMs);
+    // A quiet daemon exits as if no timer were set.
+    lullTimer.unref();
   }
 
   /** A spare that is still alive, else a broker started now. */
@@ -255,12 +279,24 @@ export function createSupervisor(
       return;
     }
     const { scopes } = row;
-    const { secret, dto } = tokens.mintNode(row.id, row.app_id, scopes);
     const viewerSocket = viewerSocketPath(viewers, row.id);
-    let child: BrokerProcess;
     warmUp();
+    launched();
+    let child: BrokerProcess;
     try {
       child = takeBroker();
+    } catch (error) {
+      hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
+      return;
+    }
+    // Token and process in one transaction: one commit (an fsync) on the way to a first turn,
+    // and both on record before the broker has the token to claim with.
+    const { secret, dto } = store.db.transaction(() => {
+      const minted = tokens.mintNode(row.id, row.app_id, scopes);
+      store.brokers.insert(minted.dto.id, row.id, child.pid, new Date().toISOString());
+      return minted;
+    });
+    try {
       child.launch(
         {
           node_id: row.id,
@@ -275,11 +311,14 @@ export function createSupervisor(
         join(logs, `${row.id}.log`),
       );
     } catch (error) {
+      const how = `launch failed: ${(error as Error).message}`;
       tokens.revoke(dto.id);
+      store.brokers.end(dto.id, how, new Date().toISOString());
+      // Never handed its node: nothing of it is worth keeping.
+      void child.stop(0);
       hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
       return;
     }
-    store.brokers.insert(dto.id, row.id, child.pid, new Date().toISOString());
     const broker: Active = { tokenId: dto.id, process: child, stopped: false, viewerSocket };
     active.set(row.id, broker);
     logger.info({ node_id: row.id, pid: child.pid }, 'broker started');
@@ -354,6 +393,7 @@ export function createSupervisor(
     },
     async close() {
       closed = true;
+      clearTimeout(lullTimer);
       const at = new Date().toISOString();
       await Promise.all([
         ...spares.splice(0).map((spare) => spare.stop(0)),

@@ -106,7 +106,7 @@ describe('resume after a crash', () => {
     expect(sent).toContain('scripted_0_1');
   });
 
-  it('right after the turn was recorded: runs its calls once, and acknowledges the mail it saw', async () => {
+  it('right after the turn was recorded: runs its calls once; the mail it saw was acknowledged with it', async () => {
     const cwd = mkdtempSync(join(dir, 'b-'));
     const daemon = new MemoryDaemon();
     const id = daemon.createNode({ task: 'Append twice', cwd });
@@ -117,7 +117,7 @@ describe('resume after a crash', () => {
     });
     expect(crashed.kind).toBe('aborted');
     expect(existsSync(join(cwd, 'runs.log'))).toBe(false);
-    expect(daemon.get(id).mail[0]!.state).toBe('claimed');
+    expect(daemon.get(id).mail[0]!.state).toBe('acknowledged');
 
     daemon.relaunch(id);
     const exit = await runAgentLoop({
@@ -129,7 +129,7 @@ describe('resume after a crash', () => {
     expect(readFileSync(join(cwd, 'runs.log'), 'utf8')).toBe('one\ntwo\n');
     const [t1, t2] = daemon.get(id).turns;
     expect(t1!.input.map((m) => m.mail_seq)).toEqual([null, mail.seq]);
-    // The mail turn 1 saw is acknowledged now, not handed to the model a second time.
+    // The mail turn 1 saw is not handed to the model a second time.
     expect(daemon.get(id).mail[0]!.state).toBe('acknowledged');
     expect(t2!.input).toEqual([]);
     expect(daemon.count('recordTurn')).toBe(2);

@@ -81,14 +81,20 @@ describe('runAgentLoop with the scripted model', () => {
     expect(child.node).toMatchObject({ parent_id: id, task: 'check a.txt', state: 'queued' });
     expect(reports).toEqual([{ text: 'file made' }]);
 
-    // The mail that arrived after turn 1 is turn 2's input, acknowledged once turn 2 is recorded.
+    // The mail that arrived after turn 1 is turn 2's input, acknowledged by turn 2's record;
+    // it was claimed with turn 1's last result: neither takes a request of its own.
     expect(t2.input).toEqual([{ role: 'user', text: 'hi', mail_seq: 1 }]);
     expect(mail[0]!.state).toBe('acknowledged');
     const ops = daemon.calls.map((c) => c.op);
+    expect(ops).not.toContain('ackMail');
+    const lastOfTurn1 = daemon.calls.findLast(
+      (c) => c.op === 'recordToolResult' && (c.args[0] as { turn_index: number }).turn_index === 1,
+    );
+    expect(lastOfTurn1?.args[0]).toMatchObject({ tool_call_id: 'scripted_0_2', claim_mail: true });
     const recordT2 = daemon.calls.findIndex(
       (c) => c.op === 'recordTurn' && (c.args[0] as TurnRecord).index === 2,
     );
-    expect(ops.indexOf('ackMail')).toBeGreaterThan(recordT2);
+    expect(ops.slice(daemon.calls.indexOf(lastOfTurn1!), recordT2)).not.toContain('claimMail');
 
     // A non-zero exit is a result, not a tool error.
     expect(t2.tool_calls[0]).toMatchObject({
@@ -201,7 +207,8 @@ describe('runAgentLoop with the scripted model', () => {
     const id = daemon.createNode({ task: 'Be cancelled', cwd: dir });
     const { port } = daemon.connect(id, {
       after(op) {
-        if (op === 'claimMail') {
+        // Before the first turn is recorded (its mail came with the session).
+        if (op === 'load') {
           daemon.get(id).directive = {
             action: 'cancel',
             reason: 'cancelled by the owner',

@@ -219,18 +219,27 @@ export class MemoryDaemon {
       park(over.reason, { for: 'budget', budget: over.budget });
       return { action: 'park', reason: over.reason, cancel_jobs: [] };
     };
+    const claim = () =>
+      self.mail
+        .filter((m) => m.state !== 'acknowledged')
+        .map((m) => Object.assign(m, { state: 'claimed', claimed_at: now() }));
     return {
-      load: async () => ({
-        node,
-        system_prompt: null,
-        tools: availableTools(node.scopes, null),
-        plugins: [],
-        turns: self.turns,
-        directive: directiveAfterRecord(),
-        cwd: self.cwd,
-        home: self.home,
-        sandbox: self.sandbox,
-      }),
+      load: async () => {
+        const directive = directiveAfterRecord();
+        return {
+          node,
+          system_prompt: null,
+          tools: availableTools(node.scopes, null),
+          plugins: [],
+          turns: self.turns,
+          directive,
+          // As the daemon does: the mail of its next turn comes with the session.
+          ...(directive.action === 'continue' && { mail: claim() }),
+          cwd: self.cwd,
+          home: self.home,
+          sandbox: self.sandbox,
+        };
+      },
       // It installs no plugins, so there is no directory-mode group to sign for.
       pluginToken: async (plugin) => {
         throw new ApiError('not_found', `no plugin '${plugin}'`);
@@ -271,6 +280,12 @@ export class MemoryDaemon {
           finished_at: body.finished_at,
         };
         self.turns.push(turn);
+        // As the daemon does: the turn's mail is acknowledged with it.
+        for (const m of self.mail) {
+          if (turn.input.some((i) => i.mail_seq === m.seq)) {
+            Object.assign(m, { state: 'acknowledged', acknowledged_at: now() });
+          }
+        }
         const { usage } = node;
         usage.turns += 1;
         usage.input_tokens += turn.usage.input_tokens;
@@ -296,14 +311,13 @@ export class MemoryDaemon {
             output: body.output ?? null,
             finished_at: now(),
           });
-          return { tool_call: call, directive: directiveAfterRecord() };
+          const directive = directiveAfterRecord();
+          const goesOn = body.claim_mail === true && directive.action === 'continue';
+          return { tool_call: call, directive, ...(goesOn && { mail: claim() }) };
         }
         return { tool_call: call, directive: self.directive };
       },
-      claimMail: async () =>
-        self.mail
-          .filter((m) => m.state !== 'acknowledged')
-          .map((m) => Object.assign(m, { state: 'claimed', claimed_at: now() })),
+      claimMail: async () => claim(),
       ackMail: async (seqs) => {
         for (const m of self.mail) {
           if (seqs.includes(m.seq))

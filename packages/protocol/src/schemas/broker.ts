@@ -132,12 +132,20 @@ export const brokerSessionSchema = z.object({
   plugins: z.array(brokerPluginSchema).describe('the installed plugins of the groups in `tools`'),
   turns: z.array(turnSchema).describe('the recorded conversation to resume from, oldest first'),
   directive: directiveSchema,
+  mail: z
+    .array(mailSchema)
+    .optional()
+    .describe(
+      "the node's unacknowledged mail, claimed for its next turn as `mail/claim` claims it (when the directive is `continue`)",
+    ),
 });
 
 /**
  * `POST …/broker/turns`: one model turn, recorded before its tool calls run. `index` must be the
  * next one (a repeat of the last recorded turn with the same body answers it again; any other
- * index is 409 `conflict`), so a retried record never doubles a turn.
+ * index is 409 `conflict`), so a retried record never doubles a turn. The mail its input names
+ * (`mail_seq`) is acknowledged in the same transaction: recorded exactly once, never delivered
+ * again.
  */
 export const turnRecordBodySchema = z.strictObject({
   index: z.number().int().positive(),
@@ -177,19 +185,41 @@ export type TurnRecordBody = z.output<typeof turnRecordBodySchema>;
 /** The recorded turn; `directive.action` is `park` when a turn without calls reached a budget. */
 export const turnRecordResultSchema = z.object({ turn: turnSchema, directive: directiveSchema });
 
-/** `POST …/broker/tool-results`: a tool call's result, recorded before the next turn. */
+/** How many mails a claim takes when it names no `limit`. */
+export const MAIL_CLAIM_DEFAULT = 50;
+
+/**
+ * `POST …/broker/tool-results`: a tool call's result, recorded before the next turn. What a
+ * broker would otherwise send in requests of their own comes with it, in the same transaction:
+ * the end of the job the call ran as (`job_end`, as `broker.jobs.record` settles it) and, with the
+ * turn's last result, the claim of the mail its next turn reads (`claim_mail`).
+ */
 export const toolResultBodySchema = z.strictObject({
   turn_index: z.number().int().positive(),
   tool_call_id: z.string().min(1).max(200),
   status: z.enum(['ok', 'error']),
   output: z.unknown().describe('what goes back to the model'),
   job_id: idSchema('job').optional(),
+  job_end: z
+    .strictObject({
+      state: z.enum(['done', 'failed', 'cancelled']),
+      exit_code: z.number().int().nullable().optional(),
+    })
+    .optional()
+    .describe('settles job `job_id` (required with it); a job already ended is left as it is'),
+  claim_mail: z
+    .boolean()
+    .optional()
+    .describe(
+      "answers `mail`: the node's unacknowledged mail, claimed as `mail/claim` claims it, when the directive is `continue`",
+    ),
 });
 export type ToolResultBody = z.output<typeof toolResultBodySchema>;
 
 export const toolResultRecordSchema = z.object({
   tool_call: toolCallSchema,
   directive: directiveSchema,
+  mail: z.array(mailSchema).optional().describe('claimed for the next turn (`claim_mail`)'),
 });
 
 /**
@@ -239,7 +269,7 @@ export const directiveQuerySchema = z.object({
 
 /** `POST …/mail/claim`: pending mail, plus mail claimed earlier and never acknowledged. */
 export const mailClaimBodySchema = z.strictObject({
-  limit: z.number().int().min(1).max(200).optional().describe('default 50'),
+  limit: z.number().int().min(1).max(200).optional().describe(`default ${MAIL_CLAIM_DEFAULT}`),
 });
 
 export const mailClaimResultSchema = z.object({ data: z.array(mailSchema) });

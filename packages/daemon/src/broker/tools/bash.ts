@@ -4,8 +4,8 @@
  * a tool error.
  *
  * Each call runs as a job of the node (`nodes.jobs`): recorded `running` before the command
- * starts and with its end after, so a person sees what the node is running and can stop just
- * that command (`nodes.jobs.cancel`) without stopping the node.
+ * starts and its end with the call's result (`job_end`, one record), so a person sees what the
+ * node is running and can stop just that command (`nodes.jobs.cancel`) without stopping the node.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
@@ -83,11 +83,15 @@ export const bashTool = defineTool({
     const cancelled = cancel.signal.aborted;
     const state =
       cancelled || signal.aborted ? 'cancelled' : result.exit_code === 0 ? 'done' : 'failed';
-    await settle(port, { state, id: job.id, exit_code: result.exit_code });
     const output = cancelled
       ? { ...result, cancelled: `job ${job.id} was cancelled (nodes.jobs.cancel)` }
       : result;
-    return { output, job_id: job.id };
+    // A stopped node's loop records no result of this call: its job's end goes on its own.
+    if (signal.aborted) {
+      await settle(port, { state, id: job.id, exit_code: result.exit_code });
+      return { output, job_id: job.id };
+    }
+    return { output, job_id: job.id, job_end: { state, exit_code: result.exit_code } };
   },
 });
 

@@ -19,6 +19,7 @@ import { yieldTool } from './yield.ts';
 export {
   type BrokerTool,
   defineTool,
+  type JobEnd,
   type LoopStop,
   type ToolContext,
   type ToolOutcome,

@@ -27,6 +27,12 @@ export interface ToolContext {
   idempotencyKey: string;
 }
 
+/** How a call's job ended, recorded with the call's result. */
+export interface JobEnd {
+  state: 'done' | 'failed' | 'cancelled';
+  exit_code: number | null;
+}
+
 /** The loop stops once this call's result is recorded, parking the node first when asked. */
 export interface LoopStop {
   exit: LoopExit;
@@ -37,8 +43,17 @@ export interface LoopStop {
 }
 
 export type ToolOutcome =
-  /** `job_id`: the job the call ran as (`nodes.jobs`), recorded with its result. */
-  | { output: unknown; is_error?: boolean; stop?: LoopStop; job_id?: string }
+  /**
+   * `job_id`: the job the call ran as (`nodes.jobs`), recorded with its result; `job_end`: how
+   * that job ended, settled in the same record (none: the tool settled it itself).
+   */
+  | {
+      output: unknown;
+      is_error?: boolean;
+      stop?: LoopStop;
+      job_id?: string;
+      job_end?: JobEnd;
+    }
   /**
    * Nothing is recorded and the loop stops: the call runs again when the broker is relaunched
    * (the daemon has already parked the node until that makes sense).
@@ -67,8 +82,21 @@ export function toolScope(tool: BrokerTool): string | null {
   return BUILTIN_TOOLS[tool.name].scope;
 }
 
-/** The tool as the model is told about it. */
+const specs = new WeakMap<BrokerTool, ToolSpec>();
+
+/**
+ * The tool as the model is told about it; made once per process (a spare broker makes them all
+ * before it has a node: the JSON Schema conversion is CPU a first turn need not wait for).
+ */
 export function toolSpec(tool: BrokerTool): ToolSpec {
-  const { $schema: _, ...schema } = z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' });
-  return { description: tool.description, input_schema: schema as JSONSchema7 };
+  let spec = specs.get(tool);
+  if (spec === undefined) {
+    const { $schema: _, ...schema } = z.toJSONSchema(tool.input, {
+      target: 'draft-7',
+      io: 'input',
+    });
+    spec = { description: tool.description, input_schema: schema as JSONSchema7 };
+    specs.set(tool, spec);
+  }
+  return spec;
 }

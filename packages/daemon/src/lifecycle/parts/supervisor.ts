@@ -9,6 +9,8 @@ export interface BrokerOptions {
   concurrency?: number | undefined;
   relaunchBudget?: number | undefined;
   entry?: string | undefined;
+  /** After this long with no launch, one warm spare is kept, not one per free slot. */
+  spareIdleMs?: number | undefined;
 }
 
 /**
@@ -52,6 +54,7 @@ export function supervisorPart(opts: {
     {
       ...(concurrency !== undefined && { concurrency }),
       ...(opts.brokers?.entry !== undefined && { entry: opts.brokers.entry }),
+      ...(opts.brokers?.spareIdleMs !== undefined && { spareIdleMs: opts.brokers.spareIdleMs }),
     },
   );
   nodes.useRuntime(supervisor);

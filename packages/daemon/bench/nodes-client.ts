@@ -1,0 +1,156 @@
+/**
+ * The bench daemon of `nodes.ts` (`nodes-daemon.ts`, a process of its own) and how the bench
+ * talks to it: calls with the owner token, `/v1/events` watchers, and what it reads back (turn
+ * gaps, broker starts).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DatabaseSync } from 'node:sqlite';
+import { Agent, fetch } from 'undici';
+
+export interface EventDto {
+  seq: number;
+  kind: string;
+  subject_id: string | null;
+  payload: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface BenchDaemon {
+  child: ChildProcess;
+  socketPath: string;
+  call(path: string, init?: { method?: string; body?: unknown }): Promise<Record<string, unknown>>;
+  /** SIGTERM, and its exit. */
+  stop(): Promise<void>;
+}
+
+export async function startBenchDaemon(home: string, concurrency: number): Promise<BenchDaemon> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--disable-warning=ExperimentalWarning',
+      join(import.meta.dirname, 'nodes-daemon.ts'),
+      home,
+      String(concurrency),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const socketPath = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bench daemon exited (${code})`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      resolve((JSON.parse(line) as { socketPath: string }).socketPath);
+    });
+  });
+  const dispatcher = new Agent({ connect: { socketPath }, connections: 128 });
+  const token = readFileSync(join(home, 'owner.token'), 'utf8').trim();
+  return {
+    child,
+    socketPath,
+    async call(path, init = {}) {
+      const res = await fetch(`http://localhost${path}`, {
+        method: init.method ?? 'GET',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+        dispatcher,
+      });
+      if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+      return res.json() as Promise<Record<string, unknown>>;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await dispatcher.close();
+    },
+  };
+}
+
+/** One SSE watcher of `/v1/events`; `onEvent` gets each event and when it arrived. */
+export function watch(
+  daemon: BenchDaemon,
+  home: string,
+  onEvent: (e: EventDto, at: number) => void,
+): { ready: Promise<unknown>; close(): void } {
+  const token = readFileSync(join(home, 'owner.token'), 'utf8').trim();
+  const controller = new AbortController();
+  const dispatcher = new Agent({ connect: { socketPath: daemon.socketPath } });
+  const ready = (async () => {
+    const res = await fetch('http://localhost/v1/events', {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+      dispatcher,
+    });
+    if (!res.ok || res.body === null) throw new Error(`GET /v1/events answered ${res.status}`);
+    return res.body;
+  })();
+  void ready.then(async (body) => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of body) {
+        const at = Date.now();
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let cut = buffer.indexOf('\n\n');
+        while (cut !== -1) {
+          const data = buffer
+            .slice(0, cut)
+            .split('\n')
+            .find((l) => l.startsWith('data: '));
+          if (data !== undefined) onEvent(JSON.parse(data.slice(6)) as EventDto, at);
+          buffer = buffer.slice(cut + 2);
+          cut = buffer.indexOf('\n\n');
+        }
+      }
+    } catch {
+      // Closed by the bench.
+    }
+  });
+  return {
+    ready,
+    close: () => {
+      controller.abort();
+      void dispatcher.close();
+    },
+  };
+}
+
+/**
+ * Per node: each turn's end to the next turn's start, minus the bash command's own duration
+ * (what the daemon and broker cost between two model turns).
+ */
+export function turnOverheads(events: EventDto[]): number[] {
+  const turns = events
+    .filter((e) => e.kind === 'node.turn')
+    .map((e) => e.payload.turn as { index: number; started_at: string; finished_at: string });
+  const bashMs = new Map<number, number>();
+  for (const e of events) {
+    const call = e.payload.tool_call as
+      | { name: string; output: { duration_ms?: number } }
+      | undefined;
+    if (e.kind === 'node.tool' && call?.name === 'bash') {
+      bashMs.set(e.payload.turn_index as number, call.output.duration_ms ?? 0);
+    }
+  }
+  const gaps: number[] = [];
+  for (let i = 1; i < turns.length; i++) {
+    const prev = turns[i - 1]!;
+    const gap = Date.parse(turns[i]!.started_at) - Date.parse(prev.finished_at);
+    gaps.push(gap - (bashMs.get(prev.index) ?? 0));
+  }
+  return gaps;
+}
+
+/** Broker start times from the daemon's record, in launch order: launched → claim answered. */
+export function brokerStarts(db: string): number[] {
+  const sqlite = new DatabaseSync(db, { readOnly: true });
+  const rows = sqlite
+    .prepare(
+      'SELECT started_at, claimed_at FROM brokers WHERE claimed_at IS NOT NULL ORDER BY started_at',
+    )
+    .all() as { started_at: string; claimed_at: string }[];
+  sqlite.close();
+  return rows.map((r) => Date.parse(r.claimed_at) - Date.parse(r.started_at));
+}
