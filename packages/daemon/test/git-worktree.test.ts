@@ -17,7 +17,7 @@ import {
 import { dirname, join } from 'node:path';
 import { brokerLaunchSchema } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { worktreeMounts } from '../src/nodes/workspace/git-worktree.ts';
+import { worktreeMounts } from '../src/worktrees/git-worktree.ts';
 import { createNode, isFinal, type NodeDto, ok, waitForNode } from './broker-fixtures.ts';
 import { envelope, json, scratchDirs, startTestDaemon, type TestDaemon } from './helpers.ts';
 import { IDLE_BROKER } from './nodes-fixture.ts';

@@ -14,7 +14,7 @@ import { screenPatterns } from '../schema-check/pattern-safety.ts';
 import { awaitFinal, type PollDeps } from './await-final.ts';
 import type { Node } from './store/nodes.ts';
 import type { Caller } from './visibility.ts';
-import { abandonWorktree, closeWorktree } from './workspace/worktrees.ts';
+import { abandonWorktree, closeWorktree } from '../worktrees/worktrees.ts';
 
 export type NodeRouteDeps = Pick<DaemonContext, 'nodes' | 'store' | 'home'> & StreamDeps & PollDeps;
 

@@ -5,8 +5,8 @@
  */
 import type { Scope } from '@svc/protocol';
 import type { NodeRow } from '../nodes/store/nodes.ts';
-import { worktreeMounts } from '../nodes/workspace/git-worktree.ts';
-import { worktreePath } from '../nodes/workspace/worktrees.ts';
+import { worktreeMounts } from '../worktrees/git-worktree.ts';
+import { worktreePath } from '../worktrees/worktrees.ts';
 import { removeBase, sweepGroups } from './cgroup.ts';
 import { makePlan, type SandboxPlan } from './plan.ts';
 import { probeSandbox, type SandboxHost } from './probe.ts';

@@ -13,8 +13,8 @@ import type { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import { wantedScope } from '../../files/access.ts';
 import type { Workspace } from '../store/nodes.ts';
-import { git } from './git.ts';
-import { branchName } from './git-worktree.ts';
+import { git } from '../../worktrees/git.ts';
+import { branchName } from '../../worktrees/git-worktree.ts';
 
 /** As a body gives it, or a profile holds it (`base: null`, its HEAD). */
 export type WorkspaceInput = Omit<z.output<typeof workspaceInputSchema>, 'base'> & {

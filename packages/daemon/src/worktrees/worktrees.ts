@@ -11,8 +11,8 @@
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FINAL_STATES, isFinal, type Worktree } from '@svc/protocol';
-import { ApiError } from '../../errors.ts';
-import type { NodeRow } from '../store/nodes.ts';
+import { ApiError } from '../errors.ts';
+import type { NodeRow } from '../nodes/store/nodes.ts';
 import {
   abandonGitWorktree,
   closeGitWorktree,

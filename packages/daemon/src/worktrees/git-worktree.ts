@@ -7,7 +7,7 @@
  */
 import { chmodSync, lstatSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Workspace } from '../store/nodes.ts';
+import type { Workspace } from '../nodes/store/nodes.ts';
 import { git, gitAsync } from './git.ts';
 
 /** A host path a node's sandbox mounts at its own place. */
