@@ -16,30 +16,7 @@ import {
  * moved onto `c.page` one by one, each declaring its page as it goes. Emptied as they land; a
  * route listed here that declares a page fails, so the list only shrinks.
  */
-const NOT_YET_DECLARED: readonly string[] = [
-  'canvas.attention',
-  'canvas.history.read',
-  'canvas.history.search',
-  'canvas.roster',
-  'crons.list',
-  'customObjects.list',
-  'focuses.list',
-  'human.inbox.history',
-  'human.inbox.list',
-  'memory.list',
-  'models.credentials.list',
-  'nodes.events',
-  'nodes.jobs.list',
-  'nodes.list',
-  'nodes.reports.list',
-  'profiles.list',
-  'runs.events',
-  'runs.list',
-  'runs.listAll',
-  'runs.trace',
-  'shares.list',
-  'tokens.list',
-];
+const NOT_YET_DECLARED: readonly string[] = [];
 
 type Def = {
   type: string;
@@ -97,7 +74,8 @@ describe('the route table holds to itself', () => {
 
   it("names as each page's cursor a field of the listed object", () => {
     const wrong = table.flatMap((r) => {
-      if (r.page === undefined) return [];
+      // A null cursor is a position the handler keeps itself, no field of an item.
+      if (r.page === undefined || r.page.cursor === null) return [];
       const item = listedItem(r.response);
       const named = item !== undefined && fieldsOf(item).has(r.page.cursor);
       return named ? [] : [`${r.id}: ${r.page.cursor}`];

@@ -123,8 +123,9 @@ export class Call {
    */
   page<T extends object>(rows: (limit: number, after: string | undefined) => T[]): Reply {
     const cursor = this.route?.page?.cursor;
-    if (cursor === undefined)
-      throw new Error(`route ${this.route?.id ?? this.path} declares no page`);
+    if (cursor === undefined || cursor === null) {
+      throw new Error(`route ${this.route?.id ?? this.path} declares no page by an item's field`);
+    }
     const query = this.input.query as { limit?: number; after?: string } | undefined;
     const limit = query?.limit ?? DEFAULT_LIMIT;
     return this.json(

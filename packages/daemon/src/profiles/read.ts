@@ -17,9 +17,8 @@ export function listProfiles(
   after: string,
   limit: number,
   principal: Principal,
-): { data: Profile[]; hasMore: boolean } {
-  const rows = deps.store.profiles.list(after, limit + 1, actorOf(principal));
-  return { data: rows.slice(0, limit).map((r) => toDto(deps, r)), hasMore: rows.length > limit };
+): Profile[] {
+  return deps.store.profiles.list(after, limit, actorOf(principal)).map((r) => toDto(deps, r));
 }
 
 /**

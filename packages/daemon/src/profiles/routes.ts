@@ -1,8 +1,6 @@
 import { mount, type Routes } from '../http/route.ts';
 import type { ProfileService } from './service.ts';
 
-const DEFAULT_LIMIT = 50;
-
 export interface ProfileRouteDeps {
   profiles: ProfileService;
 }
@@ -14,18 +12,9 @@ export function registerProfileRoutes(app: Routes, deps: ProfileRouteDeps): void
   mount(app, 'profiles.retrieve', (c, { params }) =>
     c.json(deps.profiles.retrieve(params.name, c.principal!)),
   );
-  mount(app, 'profiles.list', (c, { query }) => {
-    const { data, hasMore } = deps.profiles.list(
-      query.after ?? '',
-      query.limit ?? DEFAULT_LIMIT,
-      c.principal!,
-    );
-    return c.json({
-      data,
-      has_more: hasMore,
-      next_cursor: hasMore ? (data.at(-1)?.name ?? null) : null,
-    });
-  });
+  mount(app, 'profiles.list', (c) =>
+    c.page((limit, after) => deps.profiles.list(after ?? '', limit, c.principal!)),
+  );
   // The value goes in and never comes back: the answer is the profile, env names only.
   mount(app, 'profiles.env.set', (c, { params, body }) =>
     c.json(deps.profiles.setEnv(params.name, params.var, body.value)),

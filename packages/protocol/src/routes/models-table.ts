@@ -51,6 +51,7 @@ export const modelRoutes = [
     summary: 'List the profiles the caller may use, by name',
     query: listQuerySchema,
     response: listOf(profileSchema),
+    page: { cursor: 'name' },
   },
   {
     id: 'profiles.env.set',
@@ -78,6 +79,7 @@ export const modelRoutes = [
     auth: OWNER,
     summary: 'Stored model credentials: provider, base URL, whether a key is held (never the key)',
     response: listOf(modelCredentialSchema),
+    page: { cursor: null },
   },
   {
     id: 'models.credentials.install',

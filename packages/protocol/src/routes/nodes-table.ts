@@ -197,6 +197,7 @@ export const nodesRoutes = [
     params: nodeParamsSchema,
     query: nodeEventsQuerySchema,
     response: listOf(nodeEventSchema),
+    page: { cursor: 'seq' },
   },
   {
     id: 'nodes.fork',

@@ -52,7 +52,11 @@ export type Visibility = (typeof VISIBILITIES)[number];
  * cursor being the field `cursor` of the page's last row.
  */
 export interface RoutePage {
-  cursor: string;
+  /**
+   * `null`: the cursor is a position the handler keeps itself, no field of an item (an offset
+   * into search hits, a turn index, a compound key over merged sources, or one page of all).
+   */
+  cursor: string | null;
 }
 
 export interface RouteDef {

@@ -150,6 +150,7 @@ export const runsRoutes = [
     params: runParamsSchema,
     query: turnListQuerySchema,
     response: listOf(turnSchema),
+    page: { cursor: null },
   },
   {
     id: 'runs.events',
@@ -161,6 +162,7 @@ export const runsRoutes = [
     params: runParamsSchema,
     query: runEventsQuerySchema,
     response: listOf(nodeEventSchema),
+    page: { cursor: 'seq' },
   },
   {
     id: 'runs.stream',
