@@ -121,8 +121,6 @@ const PENDING_SPLIT: readonly string[] = [
   'broker/agent-loop.ts',
   'broker/http-port.ts',
   'supervisor/supervisor.ts',
-  // no helper's today: one 159-line function (`openSession`)
-  'sandbox/session.ts',
 ];
 
 /**
