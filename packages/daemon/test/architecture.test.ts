@@ -119,7 +119,6 @@ const PENDING_SPLIT: readonly string[] = [
   'services/tokens.ts',
   // the broker's rework for speed
   'broker/agent-loop.ts',
-  'broker/http-port.ts',
   'supervisor/supervisor.ts',
 ];
 
