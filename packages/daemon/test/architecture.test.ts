@@ -118,7 +118,6 @@ const PENDING_SPLIT: readonly string[] = [
   'services/plugins.ts',
   'services/tokens.ts',
   // the broker's rework for speed
-  'supervisor/supervisor.ts',
 ];
 
 /**
