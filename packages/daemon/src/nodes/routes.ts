@@ -11,10 +11,10 @@ import { eventsPage, eventsResponse, type StreamDeps } from '../http/node-stream
 import { numericCursor } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
 import { screenPatterns } from '../schema-check/pattern-safety.ts';
+import { abandonWorktree, closeWorktree } from '../worktrees/worktrees.ts';
 import { awaitFinal, type PollDeps } from './await-final.ts';
 import type { Node } from './store/nodes.ts';
 import type { Caller } from './visibility.ts';
-import { abandonWorktree, closeWorktree } from '../worktrees/worktrees.ts';
 
 export type NodeRouteDeps = Pick<DaemonContext, 'nodes' | 'store' | 'home'> & StreamDeps & PollDeps;
 

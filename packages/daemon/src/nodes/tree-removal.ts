@@ -4,8 +4,8 @@
  */
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Store } from '../store/index.ts';
-import type { NodeRow } from './store/nodes.ts';
 import { abandonWorktree } from '../worktrees/worktrees.ts';
+import type { NodeRow } from './store/nodes.ts';
 
 /** A removed node whose worktree goes after the commit: a git node's branch with it. */
 export type RemovedNode = Pick<NodeRow, 'id' | 'workspace'>;

@@ -17,79 +17,8 @@ import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../errors.ts';
 import { bwrapSpawn, shellArgv } from './command.ts';
 import type { SandboxPlan } from './plan.ts';
-import { PROXY_PORT, PROXY_SOCKET_IN_SANDBOX, startProxy } from './proxy.ts';
-
-/** Bytes of each stream a command's result keeps; one more tells it was cut. */
-const KEEP = 1024 * 1024 + 1;
-const EXECUTOR_PATH = '/run/svc/node';
-
-// The executor: JSON lines in (a command, or a kill), JSON lines out (output chunks in base64,
-// then the end). A command whose shell exited while something it left holds the pipes open is
-// given 250 ms for the rest of its output, as `runBash` does.
-const EXECUTOR = `
-const { spawn } = require('node:child_process');
-const jobs = new Map();
-const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
-let buf = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (d) => {
-  buf += d;
-  for (let i = buf.indexOf('\\n'); i >= 0; i = buf.indexOf('\\n')) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    handle(JSON.parse(line));
-  }
-});
-process.stdin.on('end', () => process.exit(0));
-// A group is killed until none of it is left: a process forking while the signal goes round
-// (a fork bomb) leaves nothing behind.
-function killGroup(pid) {
-  for (let i = 0; i < 1000; i++) {
-    try { process.kill(-pid, 'SIGKILL'); } catch { return; }
-  }
-}
-function handle(m) {
-  if (m.kill !== undefined) {
-    const job = jobs.get(m.kill);
-    if (job) killGroup(job.pid);
-    return;
-  }
-  let child;
-  try {
-    child = spawn(m.argv[0], m.argv.slice(1), { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  } catch (e) { send({ id: m.id, error: String(e && e.message) }); return; }
-  jobs.set(m.id, child);
-  const sent = [0, 0];
-  const pipe = (stream, key, n) => stream.on('data', (c) => {
-    if (sent[n] >= ${KEEP}) return;
-    const part = c.subarray(0, ${KEEP} - sent[n]);
-    sent[n] += part.length;
-    send({ id: m.id, [key]: part.toString('base64') });
-  });
-  pipe(child.stdout, 'o', 0);
-  pipe(child.stderr, 'e', 1);
-  let done = false;
-  const finish = (end) => { if (done) return; done = true; jobs.delete(m.id); send({ id: m.id, ...end }); };
-  child.once('error', (e) => finish({ error: String(e && e.message) }));
-  child.once('close', (code, signal) => finish({ code, signal }));
-  child.once('exit', (code, signal) => {
-    // What the command left running in its group ends with it, as in a sandbox of its own.
-    killGroup(child.pid);
-    const late = setTimeout(() => { child.stdout.destroy(); child.stderr.destroy(); finish({ code, signal }); }, 250);
-    child.once('close', () => clearTimeout(late));
-  });
-}
-const ready = () => send({ ready: true });
-if (process.env.SVC_PROXY_SOCKET) {
-  // The node's network is a list of domains: 127.0.0.1:${PROXY_PORT} leads to its proxy.
-  const net = require('node:net');
-  net.createServer((c) => {
-    const u = net.connect(process.env.SVC_PROXY_SOCKET);
-    c.pipe(u); u.pipe(c);
-    c.on('error', () => u.destroy()); u.on('error', () => c.destroy());
-  }).listen(${PROXY_PORT}, '127.0.0.1', ready);
-} else ready();
-`;
+import { PROXY_SOCKET_IN_SANDBOX, startProxy } from './proxy.ts';
+import { EXECUTOR, EXECUTOR_PATH, type ExecutorMessage, MAX_LINE } from './session-executor.ts';
 
 export interface SessionResult {
   code: number | null;
@@ -121,9 +50,6 @@ export interface SandboxSession {
 }
 
 let sessions = 0;
-
-/** Longer than any line the executor writes (an output chunk of 64 KiB, in base64, and JSON). */
-const MAX_LINE = 1024 * 1024;
 
 /** The hidden paths that exist now, as one string to compare. */
 function existingHides(plan: SandboxPlan): string {
@@ -158,30 +84,7 @@ export async function openSession(
   const proxy = typeof plan.network === 'object' ? await proxyFor(plan.network.allow) : null;
   // Before its mounts are decided: a secret made while it starts makes it stale at once.
   const hidesAtStart = existingHides(plan);
-  const jail = bwrapSpawn(plan, {
-    argv: [EXECUTOR_PATH, '--max-old-space-size=64', '-e', EXECUTOR],
-    cwd: '/',
-    // The executor's own: no mark, so what the supervisor finds by it is the commands alone.
-    env: {
-      PATH: '/usr/bin:/bin',
-      HOME: plan.home,
-      ...(proxy !== null && { SVC_PROXY_SOCKET: PROXY_SOCKET_IN_SANDBOX }),
-    },
-    launcherEnv: {},
-    group: `${process.pid}-session-${++sessions}`,
-    extra: [
-      { source: realpathSync(process.execPath), dest: EXECUTOR_PATH },
-      ...(proxy === null
-        ? []
-        : [{ source: proxy.path, dest: PROXY_SOCKET_IN_SANDBOX, writable: true }]),
-    ],
-  });
-  const child = spawn(jail.file, jail.args, {
-    cwd: '/',
-    env: jail.env,
-    stdio: ['pipe', 'pipe', 'ignore', ...jail.fds],
-  }) as unknown as ChildProcessByStdio<Writable, Readable, null>;
-  jail.spawned();
+  const { jail, child } = startExecutor(plan, proxy);
   const pending = new Map<number, Pending>();
   let next = 0;
   let dead: Error | null = null;
@@ -205,15 +108,7 @@ export async function openSession(
     for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
-      let m: {
-        ready?: true;
-        id?: number;
-        o?: string;
-        e?: string;
-        code?: number | null;
-        signal?: string | null;
-        error?: string;
-      };
+      let m: ExecutorMessage;
       try {
         m = JSON.parse(line);
       } catch {
@@ -223,23 +118,7 @@ export async function openSession(
         onReady?.(true);
         continue;
       }
-      const job = m.id === undefined ? undefined : pending.get(m.id);
-      if (job === undefined) continue;
-      if (m.o !== undefined) job.out.push(Buffer.from(m.o, 'base64'));
-      else if (m.e !== undefined) job.err.push(Buffer.from(m.e, 'base64'));
-      else {
-        pending.delete(m.id!);
-        if (m.error !== undefined) {
-          job.reject(new ApiError('invalid_request', `the command could not start: ${m.error}`));
-        } else {
-          job.resolve({
-            code: m.code ?? null,
-            signal: m.signal ?? null,
-            stdout: Buffer.concat(job.out),
-            stderr: Buffer.concat(job.err),
-          });
-        }
-      }
+      deliver(pending, m);
     }
   });
   let live = false;
@@ -309,4 +188,54 @@ export async function openSession(
       });
     },
   };
+}
+
+/** The sandbox with its executor started in it (and the node's proxy bound in, if any). */
+function startExecutor(plan: SandboxPlan, proxy: { path: string } | null) {
+  const jail = bwrapSpawn(plan, {
+    argv: [EXECUTOR_PATH, '--max-old-space-size=64', '-e', EXECUTOR],
+    cwd: '/',
+    // The executor's own: no mark, so what the supervisor finds by it is the commands alone.
+    env: {
+      PATH: '/usr/bin:/bin',
+      HOME: plan.home,
+      ...(proxy !== null && { SVC_PROXY_SOCKET: PROXY_SOCKET_IN_SANDBOX }),
+    },
+    launcherEnv: {},
+    group: `${process.pid}-session-${++sessions}`,
+    extra: [
+      { source: realpathSync(process.execPath), dest: EXECUTOR_PATH },
+      ...(proxy === null
+        ? []
+        : [{ source: proxy.path, dest: PROXY_SOCKET_IN_SANDBOX, writable: true }]),
+    ],
+  });
+  const child = spawn(jail.file, jail.args, {
+    cwd: '/',
+    env: jail.env,
+    stdio: ['pipe', 'pipe', 'ignore', ...jail.fds],
+  }) as unknown as ChildProcessByStdio<Writable, Readable, null>;
+  jail.spawned();
+  return { jail, child };
+}
+
+/** A command's output or end, from the executor, given to the command waiting on it. */
+function deliver(pending: Map<number, Pending>, m: ExecutorMessage): void {
+  const job = m.id === undefined ? undefined : pending.get(m.id);
+  if (job === undefined) return;
+  if (m.o !== undefined) job.out.push(Buffer.from(m.o, 'base64'));
+  else if (m.e !== undefined) job.err.push(Buffer.from(m.e, 'base64'));
+  else {
+    pending.delete(m.id!);
+    if (m.error !== undefined) {
+      job.reject(new ApiError('invalid_request', `the command could not start: ${m.error}`));
+    } else {
+      job.resolve({
+        code: m.code ?? null,
+        signal: m.signal ?? null,
+        stdout: Buffer.concat(job.out),
+        stderr: Buffer.concat(job.err),
+      });
+    }
+  }
 }

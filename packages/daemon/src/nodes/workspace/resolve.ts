@@ -12,9 +12,9 @@ import { type Ceiling, isWithin, listCovers, type workspaceInputSchema } from '@
 import type { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import { wantedScope } from '../../files/access.ts';
-import type { Workspace } from '../store/nodes.ts';
 import { git } from '../../worktrees/git.ts';
 import { branchName } from '../../worktrees/git-worktree.ts';
+import type { Workspace } from '../store/nodes.ts';
 
 /** As a body gives it, or a profile holds it (`base: null`, its HEAD). */
 export type WorkspaceInput = Omit<z.output<typeof workspaceInputSchema>, 'base'> & {

@@ -1,0 +1,50 @@
+/** The supervisor's start: its directories, and what the previous daemon left (supervisor.ts). */
+import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { descendants, isAlive, marked, signalAll } from './process-tree.ts';
+import type { SupervisorState } from './supervisor-state.ts';
+
+/** Recovers what the previous daemon left, then starts queued nodes. */
+export function startSupervisor(state: SupervisorState): void {
+  const { worktrees, logs, viewers } = state;
+  mkdirSync(worktrees, { recursive: true, mode: 0o700 });
+  mkdirSync(logs, { recursive: true, mode: 0o700 });
+  // Sockets a previous daemon's brokers left are stale: their brokers are killed below.
+  rmSync(viewers, { recursive: true, force: true });
+  mkdirSync(viewers, { recursive: true, mode: 0o700 });
+  chmodSync(viewers, 0o700);
+  recover(state);
+  state.schedule();
+}
+
+/** Brokers of a previous daemon: killed (when still ours and alive), tokens revoked. */
+function recover(state: SupervisorState): void {
+  const { store, tokens, hooks } = state.deps;
+  const at = new Date().toISOString();
+  for (const row of store.brokers.live()) {
+    if (row.pid !== null && isBroker(row.pid, [state.entry, join(state.cache, 'broker-')])) {
+      signalAll([{ pid: row.pid, ppid: 0, pgid: row.pid }, ...descendants(row.pid)], 'SIGKILL');
+    }
+    // And what it started that outlived it, had it died with the daemon.
+    if (row.pid !== null) signalAll(marked(row.node_id, row.pid), 'SIGKILL');
+    tokens.revoke(row.token_id);
+    store.brokers.end(row.token_id, 'lost', at);
+    hooks.ended(row.node_id);
+  }
+  // No broker lives before this daemon starts one: a job still `running` ran in a broker that
+  // is gone (stopped with the last daemon, whose close records no job ends).
+  for (const nodeId of store.jobs.runningNodes()) hooks.ended(nodeId);
+  for (const row of store.nodes.inStates(['running'])) hooks.lost(row.id);
+}
+
+/** The pid still runs our broker entry or bundle (not a process that reused the pid since). */
+function isBroker(pid: number, scripts: readonly string[]): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return scripts.some((s) => cmdline.includes(s));
+  } catch {
+    // No /proc: trust the pid, as a stale one is rare and its signal is refused unless it is ours.
+    return true;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * What the supervisor holds while it runs (see supervisor.ts): its deps, its options with their
+ * defaults merged once, and the brokers, spares and slots it keeps. Each of its operations (one
+ * a file here) takes this first.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../lifecycle/logger.ts';
+import { writeNotesDir } from '../nodes/workspace/write-notes.ts';
+import type { SupervisorHooks } from '../ports.ts';
+import type { Store } from '../store/index.ts';
+import type { TokenService } from '../tokens/service.ts';
+import type { BrokerProcess } from './broker-process.ts';
+
+export const DEFAULT_CONCURRENCY = 4;
+/** SIGTERM → SIGKILL: with the kill itself, everything is gone well within a second. */
+export const DEFAULT_GRACE_MS = 500;
+/**
+ * A spare holds about 100 MB: a burst of launches finds one per free slot, but a daemon that
+ * launched nothing for this long keeps one (32 slots would otherwise hold 3 GB for nothing).
+ */
+export const DEFAULT_SPARE_IDLE_MS = 30_000;
+const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url));
+
+export interface SupervisorOptions {
+  /** Brokers running at once; further queued nodes wait. Default 4. */
+  concurrency?: number;
+  /** SIGTERM → SIGKILL delay of `stop`. Default 500 ms. */
+  graceMs?: number;
+  /** The broker entry script, run as it is; default `src/broker/main.ts`, bundled when it can be. */
+  entry?: string;
+  /** No launch for this long: the spares but one are stopped. Default 30 s. */
+  spareIdleMs?: number;
+}
+
+export interface SupervisorDeps {
+  home: string;
+  socketPath: string;
+  store: Store;
+  tokens: TokenService;
+  logger: Logger;
+  hooks: SupervisorHooks;
+  /** A broker process is gone: what it left of its commands' control groups goes too. */
+  brokerGone?: (pid: number) => void;
+}
+
+export interface Active {
+  tokenId: string;
+  process: BrokerProcess;
+  /** Ended on purpose (`stop`, `close`): its exit is no crash. */
+  stopped: boolean;
+  /** Where it serves viewers once it holds the node. */
+  viewerSocket: string;
+}
+
+export interface SupervisorState {
+  readonly deps: SupervisorDeps;
+  readonly concurrency: number;
+  readonly graceMs: number;
+  readonly spareIdleMs: number;
+  readonly entry: string;
+  /** The entry was given: it runs as it is, never bundled. */
+  readonly entryGiven: boolean;
+  readonly cache: string;
+  readonly logs: string;
+  readonly worktrees: string;
+  readonly viewers: string;
+  readonly writes: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** What brokers run: `entry`, or its bundle once built. */
+  script: string;
+  readonly active: Map<string, Active>;
+  /** Git nodes whose worktree is being made (`launch`), each holding a slot. */
+  readonly preparing: Set<string>;
+  /** Started, loaded (or loading), waiting for a launch; oldest first. */
+  readonly spares: BrokerProcess[];
+  /** Set by the first launch: from then on spares are kept. */
+  warm: boolean;
+  /** No launch for `spareIdleMs`: one spare is kept, not one per free slot. */
+  lull: boolean;
+  lullTimer: NodeJS.Timeout | undefined;
+  scheduled: boolean;
+  closed: boolean;
+  /** Starts queued nodes soon (`./fill.ts`); set once the state is made, to break the circle. */
+  schedule: () => void;
+}
+
+export function createSupervisorState(
+  deps: SupervisorDeps,
+  options: SupervisorOptions,
+): SupervisorState {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new TypeError(`concurrency must be a positive integer; received ${concurrency}`);
+  }
+  const entry = options.entry ?? BROKER_ENTRY;
+  const cache = join(deps.home, 'cache');
+  return {
+    deps,
+    concurrency,
+    graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+    spareIdleMs: options.spareIdleMs ?? DEFAULT_SPARE_IDLE_MS,
+    entry,
+    entryGiven: options.entry !== undefined,
+    cache,
+    logs: join(deps.home, 'logs', 'brokers'),
+    worktrees: join(deps.home, 'worktrees'),
+    viewers: join(deps.home, 'run', 'viewers'),
+    writes: writeNotesDir(deps.home),
+    // Node caches the type-stripped source and V8 code of the broker's modules here, so a
+    // broker after the first loads them without compiling.
+    env: { ...process.env, NODE_COMPILE_CACHE: join(cache, 'node') },
+    script: entry,
+    active: new Map(),
+    preparing: new Set(),
+    spares: [],
+    warm: false,
+    lull: false,
+    lullTimer: undefined,
+    scheduled: false,
+    closed: false,
+    schedule: () => {},
+  };
+}
