@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { eventLog } from '../src/events/log.ts';
 import { type DaemonHandle, startDaemon } from '../src/index.ts';
 import { nodeService } from '../src/nodes/service.ts';
-import { eventLog } from '../src/services/events.ts';
 import { openStore } from '../src/store/index.ts';
 import { json, scratchDirs, socketFetch } from './helpers.ts';
 import { IDLE_BROKER, SCRIPTED } from './nodes-fixture.ts';

@@ -5,6 +5,7 @@ import type { DaemonContext } from '../context.ts';
 import { registerCronRoutes } from '../crons/routes.ts';
 import { registerCustomObjectRoutes } from '../custom-objects/routes.ts';
 import { registerDirectoryRoutes } from '../directory/routes.ts';
+import { registerEventRoutes } from '../events/routes.ts';
 import { registerFilesRoutes } from '../files/routes.ts';
 import { registerFocusRoutes } from '../focuses/routes.ts';
 import { registerHumanRoutes } from '../human/routes.ts';
@@ -23,7 +24,6 @@ import { registerTokenRoutes } from '../tokens/routes.ts';
 import { registerUploadRoutes } from '../uploads/routes.ts';
 import { registerViewerRoutes } from '../viewer/routes.ts';
 import { registerBroker } from './broker.ts';
-import { registerEvents } from './events.ts';
 import { createRequestPath, type RequestPath } from './request-path.ts';
 import type { Routes } from './route.ts';
 
@@ -59,6 +59,6 @@ export function createApp(ctx: DaemonContext): App {
   registerUploadRoutes(app, ctx);
   registerViewerRoutes(app, ctx);
   registerBroker(app, ctx);
-  registerEvents(app, ctx);
+  registerEventRoutes(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }

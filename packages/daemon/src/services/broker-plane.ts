@@ -36,6 +36,7 @@ import {
 } from '@svc/protocol';
 import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
+import type { EventLog } from '../events/log.ts';
 import { refusedCredentials } from '../models/readiness.ts';
 import type { ModelService } from '../models/service.ts';
 import type { ModelChoice } from '../models/types.ts';
@@ -50,7 +51,6 @@ import type { SupervisorHooks } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
 import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
-import type { EventLog } from './events.ts';
 
 export type { Directive };
 
