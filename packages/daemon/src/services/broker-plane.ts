@@ -34,7 +34,6 @@ import {
   type ToolResultBody,
   type TurnRecordBody as TurnBody,
 } from '@svc/protocol';
-import { SUBMITTED, SUBMITTED_REASON } from '../broker/tools/submit.ts';
 import { ApiError } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
 import { refusedCredentials } from '../models/readiness.ts';
@@ -47,7 +46,7 @@ import { type Node, type NodeRow, toNode } from '../nodes/store/nodes.ts';
 import type { Turn } from '../nodes/store/turns.ts';
 import { waitUntil } from '../nodes/wait-until.ts';
 import { offeredPlugins } from '../plugins/offered.ts';
-import type { SupervisorHooks } from '../ports.ts';
+import { SUBMITTED, SUBMITTED_REASON, type SupervisorHooks } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
 import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
