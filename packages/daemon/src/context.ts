@@ -1,10 +1,12 @@
 /** The running daemon as its handlers and services see it (built once in `startDaemon`). */
 
+import type { BrokerPlane } from './broker-plane/service.ts';
 import type { CanvasHistoryService } from './canvas/history.ts';
 import type { CanvasService } from './canvas/service.ts';
 import type { CronService } from './crons/service.ts';
 import type { CustomObjectService } from './custom-objects/service.ts';
 import type { DirectoryService } from './directory/service.ts';
+import type { EventLog } from './events/log.ts';
 import type { FocusService } from './focuses/service.ts';
 import type { SseRegistry } from './http/sse.ts';
 import type { HumanService } from './human/service.ts';
@@ -20,8 +22,6 @@ import type { ProviderService } from './providers/service.ts';
 import type { QuestionService } from './questions/service.ts';
 import type { RunService } from './runs/service.ts';
 import type { SandboxService } from './sandbox/service.ts';
-import type { BrokerPlane } from './services/broker-plane.ts';
-import type { EventLog } from './services/events.ts';
 import type { ShareService } from './shares/service.ts';
 import type { Store } from './store/index.ts';
 import type { Supervisor } from './supervisor/supervisor.ts';

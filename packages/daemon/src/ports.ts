@@ -89,3 +89,10 @@ export interface ViewerSessions {
 
 /** Runs a callback once the caller's transaction commits (`store.db.transaction`'s argument). */
 export type AfterCommit = (cb: () => void) => void;
+
+/**
+ * The `submit` tool's own result, and why the calls after it in its turn are not run: written by
+ * the broker's tool and by the daemon when it records a submission in the broker's stead.
+ */
+export const SUBMITTED = { submitted: true } as const;
+export const SUBMITTED_REASON = 'the node submitted its result';

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cronService } from '../src/crons/service.ts';
+import { eventLog } from '../src/events/log.ts';
 import { nodeService } from '../src/nodes/service.ts';
-import { eventLog } from '../src/services/events.ts';
 import { openStore, type Store } from '../src/store/index.ts';
 import { envelope, json } from './helpers.ts';
 import { type Answer, type NodesDaemon, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';

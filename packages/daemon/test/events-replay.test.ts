@@ -6,8 +6,8 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventLog } from '../src/events/log.ts';
 import { eventStream, sseRegistry } from '../src/http/sse.ts';
-import { eventLog } from '../src/services/events.ts';
 import { openStore } from '../src/store/index.ts';
 import { tempHome } from './helpers.ts';
 

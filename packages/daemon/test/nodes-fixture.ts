@@ -9,9 +9,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NodeAction } from '@svc/protocol';
+import { eventLog } from '../src/events/log.ts';
 import { nodeService } from '../src/nodes/service.ts';
 import type { Node, WaitingOn } from '../src/nodes/store/nodes.ts';
-import { eventLog } from '../src/services/events.ts';
 import { openStore } from '../src/store/index.ts';
 import { tokenService } from '../src/tokens/service.ts';
 import { json, startTestDaemon, type TestDaemon } from './helpers.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createFetchHandler, definePlugin, PluginError } from '@svc/plugin-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventLog } from '../src/services/events.ts';
+import { eventLog } from '../src/events/log.ts';
 import { openStore } from '../src/store/index.ts';
 import { tokenService } from '../src/tokens/service.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';

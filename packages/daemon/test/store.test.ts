@@ -1,8 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventLog } from '../src/events/log.ts';
 import { acquireLock, readLock, releaseLock } from '../src/lifecycle/lock.ts';
-import { eventLog } from '../src/services/events.ts';
 import { openStore, type Store } from '../src/store/index.ts';
 import { migrations } from '../src/store/migrations/index.ts';
 import { tokenService } from '../src/tokens/service.ts';

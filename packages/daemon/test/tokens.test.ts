@@ -1,6 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventLog } from '../src/services/events.ts';
+import { eventLog } from '../src/events/log.ts';
 import { openStore, type Store } from '../src/store/index.ts';
 import { tokenService } from '../src/tokens/service.ts';
 import { tempHome } from './helpers.ts';

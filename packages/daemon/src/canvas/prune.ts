@@ -4,9 +4,9 @@
  */
 import { type canvasPruneResultSchema, PRUNE_DEFAULT_OLDER_THAN_S } from '@svc/protocol';
 import type { z } from 'zod';
+import type { EventLog } from '../events/log.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import { type RemovedNode, removeTree, removeWorktrees } from '../nodes/tree-removal.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 
 export type PruneResult = z.output<typeof canvasPruneResultSchema>;

@@ -6,10 +6,10 @@
  */
 
 import type { CronService } from '../crons/service.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { NodeService } from '../nodes/service.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import { type AttentionKind, attention, attentionCounts } from './attention.ts';
 import { prune } from './prune.ts';

@@ -3,9 +3,9 @@
  * `service.ts` builds the whole once.
  */
 
+import type { EventLog } from '../events/log.ts';
 import type { NodeService } from '../nodes/service.ts';
 import type { AfterCommit } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 
 export interface CronDeps {

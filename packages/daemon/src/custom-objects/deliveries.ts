@@ -3,8 +3,8 @@
  * (attempts + 1, none due meanwhile), and recording how each ended. What is due is in the
  * database, so a restart resumes where the last daemon stopped.
  */
-import type { EventLog } from '../services/events.ts';
-import { toEventDto } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
+import { toEventDto } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 import { recordDelivery } from './delivery-event.ts';
 import { type DeliveryPolicy, retryDelayMs } from './policy.ts';

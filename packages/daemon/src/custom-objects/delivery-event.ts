@@ -1,4 +1,4 @@
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { DeliveryRow } from './store.ts';
 
 /** The `object.delivery` event of a delivery that changed state. */

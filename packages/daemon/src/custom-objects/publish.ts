@@ -11,8 +11,8 @@ import {
 import type { z } from 'zod';
 import type { Sight } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import type { EventSchemas } from './event-schemas.ts';
 import type { ObjectSignals } from './signals.ts';

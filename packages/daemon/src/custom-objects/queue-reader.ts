@@ -1,6 +1,6 @@
 import type { Sight } from '../access/visibility.ts';
 import { ApiError } from '../errors.ts';
-import { type EventDto, type EventLog, toEventDto } from '../services/events.ts';
+import { type EventDto, type EventLog, toEventDto } from '../events/log.ts';
 import type { CustomObjectStore } from './store.ts';
 import { seenObject } from './visibility.ts';
 

@@ -12,8 +12,8 @@ import {
 import type { z } from 'zod';
 import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import type { EventSchemas } from './event-schemas.ts';
 import { mintPublishToken, mintSigningSecret } from './secrets.ts';

@@ -1,9 +1,9 @@
-import { lastEventId } from '../http/events.ts';
+import { lastEventId } from '../events/last-event-id.ts';
+import type { EventLog } from '../events/log.ts';
 import { mount, type Routes } from '../http/route.ts';
 import { eventStream, type SseRegistry, sseHeaders } from '../http/sse.ts';
 import { streamAlive } from '../http/viewer-auth.ts';
 import type { ViewerSessions } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { TokenService } from '../tokens/service.ts';
 import type { CustomObjectService } from './service.ts';
 

@@ -4,8 +4,8 @@
  * the state they share.
  */
 import type { Sight } from '../access/visibility.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import { ackDeliveries } from './ack.ts';
 import { type Attempt, finishAttempt, resumeInFlight, takeDue } from './deliveries.ts';

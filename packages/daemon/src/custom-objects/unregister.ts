@@ -1,6 +1,6 @@
 import type { Sight } from '../access/visibility.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import type { EventSchemas } from './event-schemas.ts';
 import type { ObjectSignals } from './signals.ts';

@@ -1,10 +1,12 @@
 import { registerBashRoutes } from '../bash/routes.ts';
+import { registerBrokerPlaneRoutes } from '../broker-plane/routes.ts';
 import { registerCanvasRoutes } from '../canvas/routes.ts';
 import { registerConnectRoutes } from '../connect/routes.ts';
 import type { DaemonContext } from '../context.ts';
 import { registerCronRoutes } from '../crons/routes.ts';
 import { registerCustomObjectRoutes } from '../custom-objects/routes.ts';
 import { registerDirectoryRoutes } from '../directory/routes.ts';
+import { registerEventRoutes } from '../events/routes.ts';
 import { registerFilesRoutes } from '../files/routes.ts';
 import { registerFocusRoutes } from '../focuses/routes.ts';
 import { registerHumanRoutes } from '../human/routes.ts';
@@ -22,8 +24,6 @@ import { registerSystemRoutes } from '../system/routes.ts';
 import { registerTokenRoutes } from '../tokens/routes.ts';
 import { registerUploadRoutes } from '../uploads/routes.ts';
 import { registerViewerRoutes } from '../viewer/routes.ts';
-import { registerBroker } from './broker.ts';
-import { registerEvents } from './events.ts';
 import { createRequestPath, type RequestPath } from './request-path.ts';
 import type { Routes } from './route.ts';
 
@@ -58,7 +58,7 @@ export function createApp(ctx: DaemonContext): App {
   registerTokenRoutes(app, ctx);
   registerUploadRoutes(app, ctx);
   registerViewerRoutes(app, ctx);
-  registerBroker(app, ctx);
-  registerEvents(app, ctx);
+  registerBrokerPlaneRoutes(app, ctx);
+  registerEventRoutes(app, ctx);
   return { routes: app, serve: createRequestPath(ctx, app) };
 }

@@ -4,22 +4,23 @@
  */
 
 import { isFinal } from '@svc/protocol';
-import type { DaemonContext } from '../context.ts';
-
+import { lastEventId } from '../events/last-event-id.ts';
+import type { EventLog } from '../events/log.ts';
+import { type EventDto, toEventDto } from '../events/log.ts';
+import type { EventRouteDeps } from '../events/routes.ts';
 import type { EventSubjects } from '../nodes/store/node-events.ts';
-import { type EventDto, toEventDto } from '../services/events.ts';
 import type { EventRow } from '../store/events.ts';
+import type { Store } from '../store/index.ts';
 import type { Call, Reply } from './call.ts';
-import { lastEventId } from './events.ts';
 import { DEFAULT_LIMIT } from './page.ts';
 import { eventStream, sseHeaders } from './sse.ts';
 import { streamAlive } from './viewer-auth.ts';
 
 /** What the event pages and streams read. */
-export type StreamDeps = Pick<
-  DaemonContext,
-  'store' | 'events' | 'sse' | 'sseKeepaliveMs' | 'viewer' | 'tokens'
->;
+export interface StreamDeps extends EventRouteDeps {
+  store: Pick<Store, 'nodes' | 'nodeEvents'>;
+  events: EventLog;
+}
 
 interface EventsQuery {
   after?: number | undefined;

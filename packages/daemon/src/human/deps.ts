@@ -3,10 +3,10 @@
  * it uses; `service.ts` builds the whole once.
  */
 import { OPEN_TICKET_STATES } from '@svc/protocol';
+import type { EventLog } from '../events/log.ts';
 import type { NodeService } from '../nodes/service.ts';
 import type { MailFrom } from '../nodes/store/mail.ts';
 import type { AfterCommit } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import type { HumanRequest, HumanRequestRow, TicketRow } from './store.ts';
 

@@ -1,8 +1,8 @@
 /** What every memory operation shares: the space a request names, and how a miss answers. */
 import { type MemorySpace, parseMemorySpace } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import { type MemoryRow, toMemorySummary } from './store.ts';
 

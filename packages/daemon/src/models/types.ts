@@ -7,7 +7,7 @@ import type {
   modelReadinessResponseSchema,
 } from '@svc/protocol';
 import type { z } from 'zod';
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 
 export type { ModelRef } from './store.ts';

@@ -4,16 +4,24 @@
  * daemon shuts down.
  */
 import { isFinal, type NodeState } from '@svc/protocol';
-import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Call } from '../http/call.ts';
+import type { SseRegistry } from '../http/sse.ts';
 import { streamAlive } from '../http/viewer-auth.ts';
+import type { ViewerSessions } from '../ports.ts';
+import type { TokenService } from '../tokens/service.ts';
 import { waitUntil } from './wait-until.ts';
 
 const DEFAULT_WAIT_S = 30;
 
 /** What a long-poll reads: the event log, the shutdown's registry and the token checks. */
-export type PollDeps = Pick<DaemonContext, 'events' | 'sse' | 'viewer' | 'tokens'>;
+export interface PollDeps {
+  events: EventLog;
+  sse: SseRegistry;
+  viewer: Pick<ViewerSessions, 'isLive'>;
+  tokens: Pick<TokenService, 'stillLive'>;
+}
 
 /**
  * Waits up to `timeoutS` (default 30) for `ready` to answer non-null, re-checking on every

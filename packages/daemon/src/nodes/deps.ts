@@ -3,10 +3,10 @@
  * `nodeService` makes the one set the daemon runs.
  */
 
+import type { EventLog } from '../events/log.ts';
 import type { ModelService } from '../models/service.ts';
 import type { NodeRuntime } from '../ports.ts';
 import type { ProfileService } from '../profiles/service.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import type { NodeRow } from './store/nodes.ts';
 

@@ -8,7 +8,7 @@
  * the outcome stays the node's last event.
  */
 
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 import type { ToolResult } from './store/turns.ts';
 

@@ -3,7 +3,6 @@
  * table's: `tree-read` on the routes that only read, `tree` on those that change something, so
  * another app's conversation stays 404 there; `c.caller()` below carries it to the operation.
  */
-import type { DaemonContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Call } from '../http/call.ts';
 import { madeOnce } from '../http/idempotency.ts';
@@ -11,12 +10,20 @@ import { eventsPage, eventsResponse, type StreamDeps } from '../http/node-stream
 import { numericCursor } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
 import { screenPatterns } from '../schema-check/pattern-safety.ts';
+import type { Store } from '../store/index.ts';
 import { abandonWorktree, closeWorktree } from '../worktrees/worktrees.ts';
 import { awaitFinal, type PollDeps } from './await-final.ts';
+import type { NodeService } from './service.ts';
 import type { Node } from './store/nodes.ts';
 import type { Caller } from './visibility.ts';
 
-export type NodeRouteDeps = Pick<DaemonContext, 'nodes' | 'store' | 'home'> & StreamDeps & PollDeps;
+export interface NodeRouteDeps extends StreamDeps, PollDeps {
+  nodes: NodeService;
+  /** The idempotency keys of the create-and-wait forms, and the event pages' reads. */
+  store: Pick<Store, 'db' | 'idempotency' | 'nodes' | 'nodeEvents'>;
+  /** The daemon's home: where a node's worktree lives. */
+  home: string;
+}
 
 /** The caller of a request, with the sight of its route's rule (`RouteDef.visibility`). */
 export function callerIn(c: Call): Caller {

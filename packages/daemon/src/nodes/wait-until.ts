@@ -4,7 +4,7 @@
  * `timeoutMs` passes (`null`), or when `signal` aborts (`null`: the caller went away). A throw
  * from `ready` (the node was deleted meanwhile) rejects the wait, never the committer's call.
  */
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 
 export function waitUntil<T>(
   events: EventLog,

@@ -10,7 +10,7 @@
 import type { Plugin, pluginInstallBodySchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 import { nestsTooDeep } from '../store/json.ts';
 import { get, versionsOf } from './fetch-archive.ts';

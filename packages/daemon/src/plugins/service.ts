@@ -1,5 +1,5 @@
 /** The plugin registry (DESIGN §5, "Plugin install"), as the routes and the daemon call it. */
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 import { type InstallBody, installPlugin } from './install.ts';
 import { removePlugin } from './remove.ts';

@@ -1,4 +1,4 @@
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 import { withDeps } from '../with-deps.ts';
 import { ensureProfile } from './ensure.ts';

@@ -1,6 +1,6 @@
 import type { Budgets, NetworkPolicy, profileEnsureBodySchema, profileSchema } from '@svc/protocol';
 import type { z } from 'zod';
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 import type { ModelChoice, ProfileWorkspace } from './store.ts';
 

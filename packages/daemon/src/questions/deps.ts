@@ -1,7 +1,8 @@
 /** What the questions' operations are made of; each takes the part it uses. */
+
+import type { EventLog } from '../events/log.ts';
 import type { HumanService } from '../human/service.ts';
 import type { NodeService } from '../nodes/service.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 
 export interface QuestionDeps {

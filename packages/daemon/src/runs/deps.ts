@@ -1,7 +1,8 @@
 /** What the run operations work with: a run is a view over the node tree it owns. */
+
+import type { EventLog } from '../events/log.ts';
 import type { NodeService } from '../nodes/service.ts';
 import type { RemovedNode } from '../nodes/tree-removal.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 
 export interface RunDeps {

@@ -3,7 +3,6 @@
  * table's, the nodes' own rules: `tree-read` on reads (trace, events, stream, get, wait), `tree`
  * on what changes a run.
  */
-import type { DaemonContext } from '../context.ts';
 import type { Call } from '../http/call.ts';
 import { madeOnce } from '../http/idempotency.ts';
 import { eventsPage, eventsResponse, type StreamDeps } from '../http/node-streams.ts';
@@ -12,9 +11,15 @@ import { mount, type Routes } from '../http/route.ts';
 import { awaitFinal, type PollDeps } from '../nodes/await-final.ts';
 import { callerIn } from '../nodes/routes.ts';
 import { screenPatterns } from '../schema-check/pattern-safety.ts';
+import type { Store } from '../store/index.ts';
+import type { RunService } from './service.ts';
 import type { Run } from './view.ts';
 
-export type RunRouteDeps = Pick<DaemonContext, 'runs' | 'store'> & StreamDeps & PollDeps;
+export interface RunRouteDeps extends StreamDeps, PollDeps {
+  runs: RunService;
+  /** Idempotency keys, the event pages' reads, a broker's own run and the trace's turns. */
+  store: Pick<Store, 'db' | 'idempotency' | 'nodes' | 'nodeEvents' | 'turns'>;
+}
 
 export function registerRunRoutes(app: Routes, deps: RunRouteDeps): void {
   const { runs } = deps;

@@ -1,4 +1,4 @@
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 
 /** What the share operations use. */

@@ -9,8 +9,8 @@
  * stops granting at once (and the next create forgets it).
  */
 import type { Sight } from '../access/visibility.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import { createShare, type ShareCreateBody } from './create.ts';
 import { deleteShare } from './delete.ts';

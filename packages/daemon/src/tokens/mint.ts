@@ -1,6 +1,6 @@
 import { newId, type Token } from '@svc/protocol';
+import type { EventLog } from '../events/log.ts';
 import type { TokenKind } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import { toTokenDto } from './dto.ts';
 import type { LiveTokens } from './live-tokens.ts';

@@ -1,6 +1,6 @@
 import type { NodeState, Token } from '@svc/protocol';
+import type { EventLog } from '../events/log.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import { authenticate, stillLive } from './authenticate.ts';
 import { toTokenDto } from './dto.ts';

@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import type { Sight } from '../access/visibility.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Principal } from '../ports.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import { createFromBase64, createUpload, type UploadMeta } from './create.ts';
 import { deleteUpload } from './delete.ts';

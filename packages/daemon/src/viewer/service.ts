@@ -2,8 +2,9 @@
  * The viewer's login: one-time link codes (`login-links.ts`) and the sessions they open
  * (`sessions.ts`), each with a page key (`page-keys.ts`) the page sends beside its cookie.
  */
+
+import type { EventLog } from '../events/log.ts';
 import { VIEWER_SESSION_TTL_MS } from '../http/viewer-auth.ts';
-import type { EventLog } from '../services/events.ts';
 import type { Store } from '../store/index.ts';
 import { loginLinks } from './login-links.ts';
 import { pageKeys } from './page-keys.ts';

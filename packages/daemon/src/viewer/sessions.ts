@@ -3,7 +3,7 @@
  * logged in across restarts.
  */
 import { randomBytes } from 'node:crypto';
-import type { EventLog } from '../services/events.ts';
+import type { EventLog } from '../events/log.ts';
 import type { Store } from '../store/index.ts';
 import { rawDigest, SECRET } from './secrets.ts';
 

@@ -3,11 +3,8 @@
  * has one); a refusal comes back to the model as a tool error it can correct.
  */
 import { z } from 'zod';
+import { SUBMITTED, SUBMITTED_REASON } from '../../ports.ts';
 import { defineTool } from './tool.ts';
-
-/** The call's own result, and why the calls after it in its turn are not run. */
-export const SUBMITTED = { submitted: true } as const;
-export const SUBMITTED_REASON = 'the node submitted its result';
 
 export const submitTool = defineTool({
   name: 'submit',

@@ -1,9 +1,9 @@
 import { ApiError, DaemonError } from '../../errors.ts';
+import type { EventLog } from '../../events/log.ts';
 import type { ListenerServer, Served } from '../../listeners/server.ts';
 import { listenTcp, type TcpListener } from '../../listeners/tcp.ts';
 import { listenUnix } from '../../listeners/unix.ts';
 import type { TcpInfo } from '../../ports.ts';
-import type { EventLog } from '../../services/events.ts';
 import type { Logger } from '../logger.ts';
 import { definePart } from './part.ts';
 

@@ -1,5 +1,5 @@
+import { brokerPlane } from '../../broker-plane/service.ts';
 import type { SandboxService } from '../../sandbox/service.ts';
-import { brokerPlane } from '../../services/broker-plane.ts';
 import { createSupervisor, parseConcurrency } from '../../supervisor/supervisor.ts';
 import type { Logger } from '../logger.ts';
 import { definePart } from './part.ts';

@@ -1,12 +1,19 @@
-import type { DaemonContext } from '../context.ts';
-import { mount, type Routes } from './route.ts';
-
 /**
  * The broker control plane (`brokerRoutes`): node tokens only, each for its own node (the route
  * guard refuses any other with 403 before a handler runs).
  */
-export function registerBroker(app: Routes, ctx: DaemonContext): void {
-  const plane = ctx.brokers;
+import type { DirectoryService } from '../directory/service.ts';
+import { mount, type Routes } from '../http/route.ts';
+import type { BrokerPlane } from './service.ts';
+
+export interface BrokerPlaneRouteDeps {
+  brokers: BrokerPlane;
+  /** A plugin's token, minted for the node's call of it. */
+  directory: Pick<DirectoryService, 'mint'>;
+}
+
+export function registerBrokerPlaneRoutes(app: Routes, deps: BrokerPlaneRouteDeps): void {
+  const plane = deps.brokers;
   mount(app, 'broker.claim', (c, { params }) =>
     c.json(plane.claim(params.id, c.principal!.tokenId)),
   );
@@ -29,7 +36,7 @@ export function registerBroker(app: Routes, ctx: DaemonContext): void {
     c.json(plane.recordJob(params.id, body)),
   );
   mount(app, 'broker.pluginToken.mint', async (c, { params, body }) =>
-    c.json(await ctx.directory.mint(params.id, body.plugin, body.group)),
+    c.json(await deps.directory.mint(params.id, body.plugin, body.group)),
   );
   mount(app, 'broker.directive.get', async (c, { params, query }) =>
     c.json(await plane.directive(params.id, query.wait_s ?? 0, c.signal)),

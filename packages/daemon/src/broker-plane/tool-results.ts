@@ -1,0 +1,67 @@
+import type { ToolResultBody } from '@svc/protocol';
+import { ApiError } from '../errors.ts';
+import { nodeRow, now, type PlaneDeps } from './deps.ts';
+import { directiveOf } from './directive.ts';
+import { settleJob } from './jobs.ts';
+import { claimNextMail } from './mail.ts';
+import { parkIfSpent } from './park.ts';
+
+/**
+ * `broker.toolResults.record`: settles a pending call once; a repeat answers the record. Any
+ * state takes it: the `submit` call's own result comes after its node is `done`, and a stopped
+ * broker settles what it cut short. The last result of a turn at a budget parks. With it, in the
+ * one transaction: the end of the call's job (`job_end`) and, for a broker that goes on, the
+ * claim of its next turn's mail (`claim_mail`): a turn's overhead is its round trips, so what a
+ * record implies rides along.
+ */
+export function recordToolResult(
+  deps: Pick<PlaneDeps, 'store' | 'events' | 'nodes'>,
+  id: string,
+  body: ToolResultBody,
+) {
+  const { store, events } = deps;
+  if (body.job_end !== undefined && body.job_id === undefined) {
+    throw new ApiError('invalid_request', '`job_end` settles the job named by `job_id`', {
+      field: 'job_end',
+    });
+  }
+  return store.db.transaction((afterCommit) => {
+    const node = nodeRow(store, id);
+    const call = store.turns.toolCall(id, body.tool_call_id);
+    if (call === undefined || call.turn_index !== body.turn_index) {
+      throw new ApiError(
+        'not_found',
+        `turn ${body.turn_index} of ${id} has no tool call ${body.tool_call_id}`,
+        { field: 'tool_call_id' },
+      );
+    }
+    if (body.job_id !== undefined && body.job_end !== undefined) {
+      settleJob(deps, id, body.job_id, body.job_end, 'job_id');
+    }
+    if (call.status === 'pending') {
+      if (body.job_id !== undefined && store.jobs.get(id, body.job_id) === undefined) {
+        throw new ApiError('not_found', `${id} has no job ${body.job_id}`, { field: 'job_id' });
+      }
+      store.turns.settleToolCall(id, body.tool_call_id, {
+        status: body.status,
+        output: body.output ?? null,
+        job_id: body.job_id ?? null,
+        finished_at: now(),
+      });
+    }
+    const { turn_index: _, ...settled } = store.turns.toolCall(id, body.tool_call_id)!;
+    if (call.status === 'pending') {
+      events.record('node.tool', id, {
+        node_id: id,
+        turn_index: body.turn_index,
+        tool_call: settled,
+      });
+      parkIfSpent(deps, node, afterCommit);
+    }
+    const directive = directiveOf(store, node);
+    if (body.claim_mail !== true || directive.action !== 'continue') {
+      return { tool_call: settled, directive };
+    }
+    return { tool_call: settled, directive, mail: claimNextMail(store, id) };
+  });
+}
