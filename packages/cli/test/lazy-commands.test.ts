@@ -90,6 +90,9 @@ describe('the bundle', () => {
     expect(sources.filter((s) => s?.includes('protocol/src/schemas/'))).toEqual([
       '../protocol/src/schemas/memory-space.ts',
     ]);
-    expect(sources.filter((s) => s?.includes('protocol/src/routes/'))).toEqual([]);
+    // The routes' paths alone (`pathOf`), without the table's schemas.
+    expect(sources.filter((s) => s?.includes('protocol/src/routes/'))).toEqual([
+      '../protocol/src/routes/paths.ts',
+    ]);
   });
 });

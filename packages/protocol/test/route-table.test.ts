@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
+import { routePathsSource } from '../scripts/route-paths-source.ts';
 import {
   type Cron,
   type cronSchema,
@@ -100,5 +101,12 @@ describe('the route table holds to itself', () => {
   it('types a list envelope as ListEnvelope of its item', () => {
     type CronList = z.output<ReturnType<typeof listOf<typeof cronSchema>>>;
     expectTypeOf<CronList>().toEqualTypeOf<ListEnvelope<Cron>>();
+  });
+});
+
+describe("the routes' paths without their schemas (src/routes/paths.ts)", () => {
+  it('are the route table’s, written by `npm run gen:paths -w @svc/protocol`', () => {
+    const file = readFileSync(new URL('../src/routes/paths.ts', import.meta.url), 'utf8');
+    expect(file).toBe(routePathsSource());
   });
 });

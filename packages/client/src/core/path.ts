@@ -1,11 +1,6 @@
-import {
-  assertId,
-  assertName,
-  type IdKind,
-  type RouteId,
-  routeById,
-  type routes,
-} from '@svc/protocol';
+import { assertId, assertName, type IdKind, type RouteId, type routes } from '@svc/protocol';
+// The paths alone, not the table: the table's schemas would load zod for every call.
+import { routePaths } from '@svc/protocol/route-paths';
 
 const checked: unique symbol = Symbol('svc.checkedPathParam');
 
@@ -50,7 +45,9 @@ export function pathOf<Id extends RouteId>(
   ...[params]: ParamNames<RouteOf<Id>['path']> extends never ? [] : [PathParams<Id>]
 ): string {
   const given = (params ?? {}) as Record<string, PathParam | undefined>;
-  return routeById(routeId).path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+  const template = routePaths[routeId] as string | undefined;
+  if (template === undefined) throw new TypeError(`unknown route id '${routeId}'`);
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const param = given[name];
     if (typeof param !== 'object' || param === null || !(checked in param)) {
       throw new TypeError(
