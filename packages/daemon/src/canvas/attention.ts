@@ -7,8 +7,8 @@
  */
 import { type ATTENTION_KINDS, type attentionItemSchema, OPEN_TICKET_STATES } from '@svc/protocol';
 import type { z } from 'zod';
-import { sightOf } from '../access/visibility.ts';
 import type { CronService } from '../crons/service.ts';
+import { cronSight } from '../crons/visibility.ts';
 import { ApiError } from '../errors.ts';
 import type { NodeService } from '../nodes/service.ts';
 import { type NodeRow, toNode } from '../nodes/store/nodes.ts';
@@ -154,11 +154,9 @@ function nodeItems({ store, nodes }: AttentionDeps, principal: Principal): Atten
 function cronItems({ store, crons }: AttentionDeps, principal: Principal): AttentionItem[] {
   const items: AttentionItem[] = [];
   let before: string | undefined;
+  const sight = cronSight(principal);
   for (let read = 0; read < SOURCE_MAX; read += CRON_PAGE) {
-    const page = crons.list(
-      sightOf('own-app', principal, () => null),
-      { before, limit: CRON_PAGE },
-    );
+    const page = crons.list(sight, { before, limit: CRON_PAGE });
     for (const cron of page) {
       const fired = store.canvas.lastCronFire(cron.id);
       const error = fired?.error ?? null;
