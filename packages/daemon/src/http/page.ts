@@ -1,5 +1,5 @@
 /**
- * Pages of list routes (docs/api-v1.md "Lists"): `?limit` (default 50) rows after `?after`, one
+ * Pages of list routes (docs/api-v1.md, "Conventions"): `?limit` (default 50) rows after `?after`, one
  * more row read than shown so `has_more` needs no count. A route declares its page in the
  * protocol's table (`RouteDef.page`); `Call.page` runs it.
  */
