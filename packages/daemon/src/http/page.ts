@@ -1,7 +1,7 @@
 /**
- * Pages of list routes (docs/api-v1.md, "Conventions"): `?limit` (default 50) rows after `?after`, one
- * more row read than shown so `has_more` needs no count. A route declares its page in the
- * protocol's table (`RouteDef.page`); `Call.page` runs it.
+ * Pages of list routes (docs/api-v1.md, "Conventions"): `?limit` (default 50) rows after
+ * `?after`, one more row read than shown so `has_more` needs no count. A route declares its page
+ * in the protocol's table (`RouteDef.page`); `Call.page` runs it.
  */
 import { ApiError } from '../errors.ts';
 
