@@ -59,9 +59,12 @@ function requireScope(principal: Principal, wanted: Scope): void {
 }
 
 /**
- * @param path the document read, or the directory a list covers (`''`: the whole space)
+ * The view a caller has of `space` for `access`. A writer may only create, change or delete
+ * documents it can see, so both accesses share one rule and differ only in the scope asked.
+ * @param path the document, or the directory a list covers (`''`: the whole space)
  */
-export function readView(
+function viewFor(
+  access: 'read' | 'rw',
   deps: ViewDeps,
   principal: Principal,
   space: MemorySpace,
@@ -70,13 +73,16 @@ export function readView(
   if (principal.kind === 'owner') return 'all';
   switch (space.owner) {
     case 'user':
-      // Rule 3 frees `client.memory` (apps) of scopes; a node is an agent the person did not
-      // grant the documents to unless its scopes say so (rule 2 exempts only its own space).
-      if (principal.kind === 'node') requireScope(principal, userScope('read', path));
+      // Rule 3 frees `client.memory` (apps) of scopes for reading; a node is an agent the person
+      // did not grant the documents to unless its scopes say so (rule 2 exempts only its own
+      // space). Writing always takes the scope.
+      if (access === 'rw' || principal.kind === 'node') {
+        requireScope(principal, userScope(access, path));
+      }
       return listCovers(principal.scopes, MEMORY_MANAGE) ? 'all' : 'public';
     case 'app':
       if (!ownApp(principal, space)) {
-        requireScope(principal, `svc:memory:read:${formatMemorySpace(space)}`);
+        requireScope(principal, `svc:memory:${access}:${formatMemorySpace(space)}`);
       }
       return 'all';
     case 'node':
@@ -85,27 +91,14 @@ export function readView(
   }
 }
 
-/** The view a writer has: it may only create, change or delete documents it can see. */
-export function writeView(
-  deps: ViewDeps,
-  principal: Principal,
-  space: MemorySpace,
-  path: string,
-): View {
-  if (principal.kind === 'owner') return 'all';
-  switch (space.owner) {
-    case 'user':
-      requireScope(principal, userScope('rw', path));
-      return listCovers(principal.scopes, MEMORY_MANAGE) ? 'all' : 'public';
-    case 'app':
-      if (!ownApp(principal, space)) {
-        requireScope(principal, `svc:memory:rw:${formatMemorySpace(space)}`);
-      }
-      return 'all';
-    case 'node':
-      checkNodeSpace(deps, principal, space.nodeId);
-      return 'all';
-  }
+/** The view a reader has (`get`, `list`). */
+export function readView(deps: ViewDeps, principal: Principal, space: MemorySpace, path: string) {
+  return viewFor('read', deps, principal, space, path);
+}
+
+/** The view a writer has (`write`, `delete`): it may only change documents it can see. */
+export function writeView(deps: ViewDeps, principal: Principal, space: MemorySpace, path: string) {
+  return viewFor('rw', deps, principal, space, path);
 }
 
 export function visible(view: View, row: { privacy: MemoryPrivacy }): boolean {
