@@ -25,7 +25,7 @@ let t: TestDaemon;
 
 beforeAll(async () => {
   // A slot per node launched here: stand-in brokers exit only when stopped.
-  t = await startTestDaemon({ brokers: { concurrency: 16, entry: IDLE_BROKER } });
+  t = await startTestDaemon({ brokers: { concurrency: 24, entry: IDLE_BROKER } });
 });
 afterAll(async () => {
   await t?.stop();
@@ -295,6 +295,165 @@ describe('what a record brings along (one request, one transaction)', () => {
       await t.call(`/v1/nodes/${n.node_id}/mail/claim`, post({}, n.token)),
     );
     expect(claim.data).toEqual([]);
+  });
+
+  it('a record starts the job of the call after it: a turn its first, a result the next', async () => {
+    const n = await launched();
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const calls = [
+      { id: 'call_a', name: 'bash', input: { command: 'make' } },
+      { id: 'call_b', name: 'bash', input: { command: 'make test' } },
+    ];
+    const body = turn(1, { tool_calls: calls, next_job: { kind: 'bash', title: 'make' } });
+    const recorded = await ok<{ job: { id: string } }>(
+      await t.call(`${at}/turns`, post(body, n.token)),
+    );
+    expect(recorded.job).toMatchObject({ node_id: n.node_id, state: 'running', title: 'make' });
+    // A retry is the same turn: it answers the record and starts no second job.
+    const repeat = await ok<Record<string, unknown>>(
+      await t.call(`${at}/turns`, post(body, n.token)),
+    );
+    expect(repeat).not.toHaveProperty('job');
+    expect(repeat.turn).toEqual((recorded as Record<string, unknown>).turn);
+
+    const first = {
+      turn_index: 1,
+      tool_call_id: 'call_a',
+      status: 'ok',
+      output: 0,
+      job_id: recorded.job.id,
+      job_end: { state: 'done', exit_code: 0 },
+      next_job: { kind: 'bash', title: 'make test' },
+    };
+    const settled = await ok<{ job: { id: string } }>(
+      await t.call(`${at}/tool-results`, post(first, n.token)),
+    );
+    expect(settled.job).toMatchObject({ state: 'running', title: 'make test' });
+    const again = await ok<Record<string, unknown>>(
+      await t.call(`${at}/tool-results`, post(first, n.token)),
+    );
+    expect(again).not.toHaveProperty('job');
+    const jobs = await nodeEvents(t.call, n.node_id, ['node.job']);
+    expect(jobs.map((e) => (e.payload.job as { title: string; state: string }).state)).toEqual([
+      'running',
+      'done',
+      'running',
+    ]);
+  });
+
+  it('starts no job for a broker told to stop', async () => {
+    const n = await launched({ budgets: { max_turns: 1 } });
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    await ok(await t.call(`${at}/turns`, post(turn(1), n.token)));
+    const result = { turn_index: 1, tool_call_id: 'call_1', status: 'ok', output: 0 };
+    const parked = await ok<Record<string, unknown>>(
+      await t.call(
+        `${at}/tool-results`,
+        post({ ...result, next_job: { kind: 'bash', title: 'make' } }, n.token),
+      ),
+    );
+    expect(parked.directive).toMatchObject({ action: 'park' });
+    expect(parked).not.toHaveProperty('job');
+    expect(await nodeEvents(t.call, n.node_id, ['node.job'])).toEqual([]);
+  });
+
+  it("a result makes its call's report with it, once", async () => {
+    const n = await launched();
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const calls = [{ id: 'call_r', name: 'report', input: { text: 'half way' } }];
+    await ok(await t.call(`${at}/turns`, post(turn(1, { tool_calls: calls }), n.token)));
+    const body = {
+      turn_index: 1,
+      tool_call_id: 'call_r',
+      status: 'ok',
+      output: { reported: true },
+      report: { text: 'half way', data: { pct: 50 } },
+    };
+    // A report the route would refuse is refused with the result: nothing recorded.
+    const bad = await t.call(
+      `${at}/tool-results`,
+      post({ ...body, report: { text: '' } }, n.token),
+    );
+    expect(bad.status).toBe(422);
+    expect(await nodeEvents(t.call, n.node_id, ['node.tool', 'node.report'])).toEqual([]);
+
+    await ok(await t.call(`${at}/tool-results`, post(body, n.token)));
+    await ok(await t.call(`${at}/tool-results`, post(body, n.token)));
+    const events = await nodeEvents(t.call, n.node_id, ['node.tool', 'node.report']);
+    expect(events.map((e) => e.kind)).toEqual(['node.report', 'node.tool']);
+    expect(events[0]!.payload).toMatchObject({ report: { text: 'half way', data: { pct: 50 } } });
+  });
+
+  it('a turn settles the calls that are records with it: one request, one transaction', async () => {
+    const n = await launched();
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const mail = await ok<{ seq: number }>(
+      await t.call(`/v1/nodes/${n.node_id}/messages`, post({ text: 'hi' }, t.ownerToken)),
+    );
+    const calls = [
+      { id: 'call_r', name: 'report', input: { text: 'half way' } },
+      { id: 'call_x', name: 'nope', error: 'no such tool' },
+    ];
+    const result = (id: string) => ({
+      tool_call_id: id,
+      status: 'ok',
+      output: { reported: true },
+      report: { text: 'half way' },
+    });
+    // A result for no call of the turn, a call twice, or a call that cannot run: refused whole.
+    for (const results of [
+      [result('call_zz')],
+      [result('call_r'), result('call_r')],
+      [result('call_x')],
+    ]) {
+      const bad = await t.call(
+        `${at}/turns`,
+        post(turn(1, { tool_calls: calls, results, claim_mail: true }), n.token),
+      );
+      expect(bad.status).toBe(400);
+      expect(await envelope(bad)).toMatchObject({ code: 'invalid_request', field: 'results' });
+    }
+    expect(await nodeEvents(t.call, n.node_id, ['node.turn', 'node.report'])).toEqual([]);
+
+    const body = turn(1, { tool_calls: calls, results: [result('call_r')], claim_mail: true });
+    const recorded = await ok<{ turn: { tool_calls: unknown[] }; mail: { seq: number }[] }>(
+      await t.call(`${at}/turns`, post(body, n.token)),
+    );
+    expect(recorded.turn.tool_calls).toMatchObject([
+      { id: 'call_r', status: 'ok', output: { reported: true } },
+      { id: 'call_x', status: 'error' },
+    ]);
+    expect(recorded.mail).toMatchObject([{ seq: mail.seq, state: 'claimed' }]);
+    // A retry answers the turn as it is: no second report, no claim.
+    const repeat = await ok<Record<string, unknown>>(
+      await t.call(`${at}/turns`, post(body, n.token)),
+    );
+    expect(repeat.turn).toEqual(recorded.turn);
+    expect(repeat).not.toHaveProperty('mail');
+    const events = await nodeEvents(t.call, n.node_id, ['node.turn', 'node.report', 'node.tool']);
+    expect(events.map((e) => e.kind)).toEqual(['node.turn', 'node.report', 'node.tool']);
+  });
+
+  it('a turn whose inline results reach a budget parks, and claims no mail', async () => {
+    const n = await launched({ budgets: { max_turns: 1 } });
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    await ok(await t.call(`/v1/nodes/${n.node_id}/messages`, post({ text: 'hi' }, t.ownerToken)));
+    const calls = [{ id: 'call_r', name: 'report', input: { text: 'x' } }];
+    const results = [{ tool_call_id: 'call_r', status: 'ok', output: 1, report: { text: 'x' } }];
+    const parked = await ok<Record<string, unknown>>(
+      await t.call(
+        `${at}/turns`,
+        post(turn(1, { tool_calls: calls, results, claim_mail: true }), n.token),
+      ),
+    );
+    expect(parked.directive).toMatchObject({ action: 'park' });
+    expect(parked).not.toHaveProperty('mail');
+    expect((await getNode(t.call, n.node_id)).state).toBe('waiting');
   });
 
   it('the claim answers the mail the first turn reads', async () => {

@@ -1,4 +1,4 @@
-import { isFinal, type JobRecordBody, newId } from '@svc/protocol';
+import { isFinal, type JobRecordBody, type NextJob, newId } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Job } from '../nodes/store/jobs.ts';
 import { nodeRow, now, type PlaneDeps } from './deps.ts';
@@ -26,9 +26,17 @@ export function settleJob(
   return known;
 }
 
+/** Starts a job of the node, with its event (in the caller's transaction). */
+export function startJob({ store, events }: JobDeps, id: string, start: NextJob): Job {
+  const started = { id: newId('job'), node_id: id, kind: start.kind, title: start.title };
+  const job = store.jobs.insert({ ...started, started_at: now() });
+  events.record('node.job', id, { node_id: id, job });
+  return job;
+}
+
 /** `broker.jobs.record`: starts a job, or settles one (a repeat answers it as it is). */
 export function recordJob(deps: JobDeps, id: string, body: JobRecordBody): Job {
-  const { store, events } = deps;
+  const { store } = deps;
   return store.db.transaction(() => {
     const node = nodeRow(store, id);
     // Ending a job is a stopping broker's last record; starting one is work, which an ended
@@ -36,12 +44,7 @@ export function recordJob(deps: JobDeps, id: string, body: JobRecordBody): Job {
     if (body.state === 'running' && isFinal(node.state)) {
       throw new ApiError('invalid_state', `node ${id} is ${node.state}; it starts no job`);
     }
-    if (body.state === 'running') {
-      const started = { id: newId('job'), node_id: id, kind: body.kind, title: body.title };
-      const job = store.jobs.insert({ ...started, started_at: now() });
-      events.record('node.job', id, { node_id: id, job });
-      return job;
-    }
+    if (body.state === 'running') return startJob(deps, id, body);
     return settleJob(deps, id, body.id, body, 'id');
   });
 }

@@ -2,7 +2,7 @@ import type { ToolResultBody } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import { nodeRow, now, type PlaneDeps } from './deps.ts';
 import { directiveOf } from './directive.ts';
-import { settleJob } from './jobs.ts';
+import { settleJob, startJob } from './jobs.ts';
 import { claimNextMail } from './mail.ts';
 import { parkIfSpent } from './park.ts';
 
@@ -10,16 +10,17 @@ import { parkIfSpent } from './park.ts';
  * `broker.toolResults.record`: settles a pending call once; a repeat answers the record. Any
  * state takes it: the `submit` call's own result comes after its node is `done`, and a stopped
  * broker settles what it cut short. The last result of a turn at a budget parks. With it, in the
- * one transaction: the end of the call's job (`job_end`) and, for a broker that goes on, the
- * claim of its next turn's mail (`claim_mail`): a turn's overhead is its round trips, so what a
- * record implies rides along.
+ * one transaction: the end of the call's job (`job_end`), the report the call makes (`report`,
+ * so exactly once: a repeat makes none) and, for a broker that goes on, the start of its next
+ * call's job (`next_job`) or the claim of its next turn's mail (`claim_mail`): a turn's overhead
+ * is its round trips, so what a record implies rides along.
  */
 export function recordToolResult(
   deps: Pick<PlaneDeps, 'store' | 'events' | 'nodes'>,
   id: string,
   body: ToolResultBody,
 ) {
-  const { store, events } = deps;
+  const { store } = deps;
   if (body.job_end !== undefined && body.job_id === undefined) {
     throw new ApiError('invalid_request', '`job_end` settles the job named by `job_id`', {
       field: 'job_end',
@@ -42,26 +43,46 @@ export function recordToolResult(
       if (body.job_id !== undefined && store.jobs.get(id, body.job_id) === undefined) {
         throw new ApiError('not_found', `${id} has no job ${body.job_id}`, { field: 'job_id' });
       }
-      store.turns.settleToolCall(id, body.tool_call_id, {
-        status: body.status,
-        output: body.output ?? null,
-        job_id: body.job_id ?? null,
-        finished_at: now(),
-      });
-    }
-    const { turn_index: _, ...settled } = store.turns.toolCall(id, body.tool_call_id)!;
-    if (call.status === 'pending') {
-      events.record('node.tool', id, {
-        node_id: id,
-        turn_index: body.turn_index,
-        tool_call: settled,
-      });
+      settlePending(deps, id, body.turn_index, body);
       parkIfSpent(deps, node, afterCommit);
     }
+    const { turn_index: _, ...settled } = store.turns.toolCall(id, body.tool_call_id)!;
     const directive = directiveOf(store, node);
-    if (body.claim_mail !== true || directive.action !== 'continue') {
-      return { tool_call: settled, directive };
-    }
-    return { tool_call: settled, directive, mail: claimNextMail(store, id) };
+    if (directive.action !== 'continue') return { tool_call: settled, directive };
+    const job =
+      body.next_job !== undefined && call.status === 'pending'
+        ? startJob(deps, id, body.next_job)
+        : undefined;
+    return {
+      tool_call: settled,
+      directive,
+      ...(body.claim_mail === true && { mail: claimNextMail(store, id) }),
+      ...(job !== undefined && { job }),
+    };
   });
+}
+
+/**
+ * Settles pending call `result.tool_call_id` of turn `turnIndex` with the report it makes and
+ * their events, in the caller's transaction (a tool result's record, or a turn's with `results`).
+ */
+export function settlePending(
+  { store, events }: Pick<PlaneDeps, 'store' | 'events'>,
+  id: string,
+  turnIndex: number,
+  result: Pick<ToolResultBody, 'tool_call_id' | 'status' | 'output' | 'job_id' | 'report'>,
+): void {
+  store.turns.settleToolCall(id, result.tool_call_id, {
+    status: result.status,
+    output: result.output ?? null,
+    job_id: result.job_id ?? null,
+    finished_at: now(),
+  });
+  if (result.report !== undefined) {
+    const { text, data } = result.report;
+    const report = store.reports.insert(id, text, data ?? null, now());
+    events.record('node.report', id, { node_id: id, report });
+  }
+  const { turn_index: _, ...tool_call } = store.turns.toolCall(id, result.tool_call_id)!;
+  events.record('node.tool', id, { node_id: id, turn_index: turnIndex, tool_call });
 }

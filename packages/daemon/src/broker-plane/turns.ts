@@ -1,24 +1,35 @@
 import { createHash } from 'node:crypto';
-import type { Directive, TurnRecordBody } from '@svc/protocol';
+import type { Directive, Mail, TurnRecordBody } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
+import type { Job } from '../nodes/store/jobs.ts';
 import type { Turn } from '../nodes/store/turns.ts';
 import { nodeRow, now, type PlaneDeps } from './deps.ts';
 import { directiveOf } from './directive.ts';
+import { startJob } from './jobs.ts';
+import { claimNextMail } from './mail.ts';
 import { parkIfSpent } from './park.ts';
+import { settlePending } from './tool-results.ts';
 
 /**
  * `broker.turns.record`: the next turn, before its calls run. A turn's `index` must be the next
  * one; the last recorded index again with the same body (by fingerprint) answers the recorded
  * turn, anything else is 409 `conflict`, so a retried record never doubles a turn. A turn without
  * calls that reaches a budget parks the node; one with calls parks it once their results are in.
+ * `next_job` starts the job its first call runs as, when that call may run (`continue`); a repeat
+ * starts none. `results` settle calls whose whole effect is a record of the daemon's (a report)
+ * in the same transaction, so such a turn costs one request: the record and the act are one
+ * commit, and `claim_mail` then claims the next turn's mail as a last result would.
  */
 export function recordTurn(
   deps: Pick<PlaneDeps, 'store' | 'events' | 'nodes'>,
   id: string,
   body: TurnRecordBody,
-): { turn: Turn; directive: Directive } {
+): { turn: Turn; directive: Directive; job?: Job; mail?: Mail[] } {
   const { store, events } = deps;
-  const fingerprint = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+  // The job asked for is no part of the turn: a retry that asks again is the same turn.
+  const { next_job, ...turnBody } = body;
+  checkResults(body);
+  const fingerprint = createHash('sha256').update(JSON.stringify(turnBody)).digest('hex');
   return store.db.transaction((afterCommit) => {
     const node = nodeRow(store, id);
     const recorded = store.turns.fingerprint(id, body.index);
@@ -81,7 +92,31 @@ export function recordTurn(
     const seqs = turn.input.flatMap((m) => (m.mail_seq === null ? [] : [m.mail_seq]));
     if (seqs.length > 0) store.mail.acknowledge(id, seqs, now());
     events.record('node.turn', id, { node_id: id, turn });
+    for (const result of body.results ?? []) settlePending(deps, id, body.index, result);
     parkIfSpent(deps, node, afterCommit);
-    return { turn, directive: directiveOf(store, node) };
+    const directive = directiveOf(store, node);
+    const answered = body.results === undefined ? turn : store.turns.get(id, body.index)!;
+    if (directive.action !== 'continue') return { turn: answered, directive };
+    const settledAll = answered.tool_calls.every((c) => c.status !== 'pending');
+    return {
+      turn: answered,
+      directive,
+      ...(next_job !== undefined && { job: startJob(deps, id, next_job) }),
+      ...(body.claim_mail === true && settledAll && { mail: claimNextMail(store, id) }),
+    };
   });
+}
+
+/** Each result names a call of the turn that can run (no `error`), once. */
+function checkResults(body: TurnRecordBody): void {
+  const open = new Set(body.tool_calls.filter((c) => c.error === undefined).map((c) => c.id));
+  for (const result of body.results ?? []) {
+    if (!open.delete(result.tool_call_id)) {
+      throw new ApiError(
+        'invalid_request',
+        `results: ${JSON.stringify(result.tool_call_id)} is no call of this turn left to settle`,
+        { field: 'results', received: result.tool_call_id },
+      );
+    }
+  }
 }

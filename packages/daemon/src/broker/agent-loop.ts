@@ -70,9 +70,12 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
       return { kind: 'waiting', reason: ENDED_WITHOUT_RESULT };
     }
 
-    const { turn, directive } = await takeTurn(loop, last, mail);
-    // The daemon acknowledged the turn's mail with it.
+    const { turn, directive, inlined } = await takeTurn(loop, last, mail);
+    // The daemon acknowledged the turn's mail with it, and settled the calls it took inline.
     loop.emit({ type: 'turn.recorded', turn });
+    if (inlined)
+      for (const call of turn.tool_calls)
+        loop.emit({ type: 'tool.recorded', index: turn.index, call });
     remember(loop, turn);
     last = turn;
     if (directive.action !== 'continue') {

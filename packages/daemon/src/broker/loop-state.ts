@@ -7,7 +7,7 @@ import type { LanguageModelV4 } from '../model-access/providers/index.ts';
 import type { SandboxPlan } from '../sandbox/plan.ts';
 import { assistantMessage, inputMessage } from './loop-messages.ts';
 import { builtin } from './loop-tools.ts';
-import type { BrokerLoad, BrokerPort, Mail, RecordedToolCall, Turn } from './port.ts';
+import type { BrokerLoad, BrokerPort, Job, Mail, RecordedToolCall, Turn } from './port.ts';
 import { toolsFor } from './tools/index.ts';
 import { type LoopTool, pluginTools } from './tools/plugin.ts';
 
@@ -46,6 +46,8 @@ export interface LoopState {
    * own then.
    */
   claimed: Mail[] | null;
+  /** The job the record before call `callId` started for it (`next_job`); taken by that call. */
+  started: { callId: string; job: Job } | null;
   /**
    * The sandbox to make while the model takes its first turn, so its first command finds it;
    * not before that turn starts, which would wait for the spawn. Cleared once made.
@@ -68,6 +70,7 @@ export function openLoop(options: AgentLoopOptions, session: BrokerLoad): LoopSt
     messages: [],
     seenMail: new Set<number>(),
     claimed: session.mail ?? null,
+    started: null,
     warm: sandbox !== undefined && tools.has('bash') ? sandbox : undefined,
   };
 }

@@ -1,7 +1,8 @@
 /** How the agent loop runs a tool call: a bad call or a refusal is a result the model reads. */
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { RecordedToolCall } from './port.ts';
+import type { LoopState } from './loop-state.ts';
+import type { JobStart, RecordedToolCall, TurnRecord } from './port.ts';
 import type { BrokerTool, ToolContext, ToolOutcome } from './tools/index.ts';
 import { toolSpec } from './tools/index.ts';
 import type { LoopTool } from './tools/plugin.ts';
@@ -9,8 +10,21 @@ import { JITLESS } from './zod-options.ts';
 
 /** A built-in tool for the loop: its input is checked against its schema before it runs. */
 export function builtin(tool: BrokerTool): LoopTool {
+  const { job, inline } = tool;
   return {
     spec: toolSpec(tool),
+    ...(job !== undefined && {
+      job(input, ctx) {
+        const parsed = tool.input.safeParse(input, JITLESS);
+        return parsed.success ? job(parsed.data, ctx) : undefined;
+      },
+    }),
+    ...(inline !== undefined && {
+      inline(input) {
+        const parsed = tool.input.safeParse(input, JITLESS);
+        return parsed.success ? inline(parsed.data) : undefined;
+      },
+    }),
     run(input, ctx) {
       const parsed = tool.input.safeParse(input, JITLESS);
       if (!parsed.success) {
@@ -23,6 +37,45 @@ export function builtin(tool: BrokerTool): LoopTool {
     },
   };
 }
+
+/**
+ * The job `call` runs as, started by the record before it (`next_job`); none for a call that
+ * cannot run or runs no job.
+ */
+export function jobOf(
+  loop: Pick<LoopState, 'tools' | 'session'>,
+  call: { name: string; input: unknown; error?: string | undefined } | undefined,
+): JobStart | undefined {
+  if (call === undefined || call.error !== undefined) return undefined;
+  return loop.tools.get(call.name)?.job?.(call.input, { sandbox: loop.session.sandbox });
+}
+
+/**
+ * The results of a turn's calls when each is settled with the turn (`LoopTool.inline`): then the
+ * turn costs one request. None when any call must run (or cannot: a bad input runs, to say so).
+ */
+export function inlineResults(
+  loop: Pick<LoopState, 'tools'>,
+  calls: readonly { id: string; name: string; input: unknown; error?: string | undefined }[],
+): InlineRecord[] | undefined {
+  if (calls.length === 0) return undefined;
+  const results: InlineRecord[] = [];
+  for (const call of calls) {
+    const settled =
+      call.error === undefined ? loop.tools.get(call.name)?.inline?.(call.input) : undefined;
+    if (settled === undefined) return undefined;
+    const { output, report } = settled;
+    results.push({
+      tool_call_id: call.id,
+      status: 'ok',
+      output,
+      ...(report !== undefined && { report }),
+    });
+  }
+  return results;
+}
+
+type InlineRecord = NonNullable<TurnRecord['results']>[number];
 
 /** A bad call or a refusal is a result the model reads. */
 export async function runTool(

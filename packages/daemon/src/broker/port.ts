@@ -30,6 +30,7 @@ import type {
   memoryGetQuerySchema,
   memoryListQuerySchema,
   memoryWriteBodySchema,
+  nextJobSchema,
   nodeCreateBodySchema,
   NodeOutcome as Outcome,
   ToolCall as RecordedToolCall,
@@ -62,6 +63,7 @@ export type MemoryRef = z.input<typeof memoryGetQuerySchema>;
 export type MemoryListQuery = z.input<typeof memoryListQuerySchema>;
 export type MemoryWrite = z.input<typeof memoryWriteBodySchema>;
 export type JobRecord = z.input<typeof jobRecordBodySchema>;
+export type JobStart = z.input<typeof nextJobSchema>;
 export type { Job };
 
 /** What `load()` answers: the broker session (node, tools, recorded turns, directive). */
@@ -93,17 +95,29 @@ export interface BrokerPort {
   /**
    * Records turn `index` (the next one) before its tool calls run, acknowledging the mail its
    * input holds. Recording the last recorded index again answers the first record unchanged: the
-   * broker acts on the turn answered.
+   * broker acts on the turn answered. `results` settle calls whose whole effect is a record of the
+   * daemon's with the turn (`claim_mail` then claims the next turn's mail, answered as `mail`).
    */
-  recordTurn(turn: TurnRecord): Promise<{ turn: Turn; directive: Directive }>;
+  recordTurn(turn: TurnRecord): Promise<{
+    turn: Turn;
+    directive: Directive;
+    job?: Job | undefined;
+    mail?: Mail[] | undefined;
+  }>;
   /**
    * Idempotent by tool call id: a second record answers the first. `job_end` settles the call's
    * job with it; `claim_mail` answers `mail` as `claimMail` would, when the directive is
-   * `continue` (the turn's last result, so its next turn needs no request of its own).
+   * `continue` (the turn's last result, so its next turn needs no request of its own). `report`
+   * is made with the result (once: a repeat makes none). `next_job` (here and in `recordTurn`)
+   * starts the job the next call runs as, answered as `job` when it started (none: the tool
+   * starts its own with `recordJob`).
    */
-  recordToolResult(
-    result: ToolResultRecord,
-  ): Promise<{ tool_call: RecordedToolCall; directive: Directive; mail?: Mail[] | undefined }>;
+  recordToolResult(result: ToolResultRecord): Promise<{
+    tool_call: RecordedToolCall;
+    directive: Directive;
+    mail?: Mail[] | undefined;
+    job?: Job | undefined;
+  }>;
   /** Pending mail plus mail claimed earlier (by a broker that died) and never acknowledged. */
   claimMail(): Promise<Mail[]>;
   /**

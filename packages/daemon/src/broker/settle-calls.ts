@@ -2,12 +2,20 @@
  * The tool calls of one recorded turn, run and recorded one by one (see agent-loop.ts for why
  * each result is recorded as soon as its call ends).
  */
+
 import { abortedExit, abortReason, directiveExit, reasonOf } from './loop-directive.ts';
 import type { LoopExit } from './loop-exit.ts';
 import { resultsMessage } from './loop-messages.ts';
 import type { LoopState } from './loop-state.ts';
-import { runTool } from './loop-tools.ts';
-import type { BrokerPort, Directive, RecordedToolCall, Turn } from './port.ts';
+import { jobOf, runTool } from './loop-tools.ts';
+import type {
+  BrokerPort,
+  Directive,
+  JobStart,
+  RecordedToolCall,
+  ReportInput,
+  Turn,
+} from './port.ts';
 import type { JobEnd, LoopStop } from './tools/index.ts';
 
 /** Runs the calls of turn `index` still pending, recording each; a non-null exit ends the loop. */
@@ -26,19 +34,31 @@ export async function settleCalls(
     call: RecordedToolCall,
     output: unknown,
     isError: boolean,
-    more: { job_id?: string; job_end?: JobEnd; claim_mail?: boolean } = {},
+    more: {
+      job_id?: string;
+      job_end?: JobEnd;
+      claim_mail?: boolean;
+      report?: ReportInput;
+      /** The next call to run, whose job the record starts. */
+      next?: { call: RecordedToolCall; job: JobStart };
+    } = {},
   ) => {
+    const { next, ...rides } = more;
     const answer = await port.recordToolResult({
       turn_index: index,
       tool_call_id: call.id,
       status: isError ? 'error' : 'ok',
       output,
-      ...more,
+      ...rides,
+      ...(next !== undefined && { next_job: next.job }),
     });
     settled.set(call.id, answer.tool_call);
     emit({ type: 'tool.recorded', index, call: answer.tool_call });
     directive = answer.directive;
     if (answer.mail !== undefined) loop.claimed = answer.mail;
+    if (answer.job !== undefined && next !== undefined) {
+      loop.started = { callId: next.call.id, job: answer.job };
+    }
     return directive;
   };
   /** Calls cut short or never started: the model learns so, and a relaunch does not rerun them. */
@@ -51,8 +71,11 @@ export async function settleCalls(
   };
 
   let stop: LoopStop | undefined;
-  for (const call of calls) {
+  for (const [i, call] of calls.entries()) {
     if (settled.has(call.id)) continue;
+    // Taken by this call or by none: a job started for a call is that call's alone.
+    const started = loop.started?.callId === call.id ? loop.started.job : undefined;
+    loop.started = null;
     if (signal.aborted) {
       await recordUnsettled(`interrupted: ${abortReason(signal)}`);
       return abortedExit(signal);
@@ -67,6 +90,7 @@ export async function settleCalls(
       sandbox,
       signal,
       idempotencyKey: `${node.id}:${index}:${call.id}`,
+      ...(started !== undefined && { job: started }),
     });
     if ('defer' in outcome) return outcome.defer;
     if (signal.aborted) {
@@ -83,9 +107,22 @@ export async function settleCalls(
         .catch(() => {});
       return stop.exit;
     }
+    // A call that ran no job of the one started for it (its input refused, say) ends that job.
+    const jobEnd =
+      started !== undefined && outcome.job_id === undefined
+        ? { job_id: started.id, job_end: { state: 'failed' as const, exit_code: null } }
+        : {
+            ...(outcome.job_id !== undefined && { job_id: outcome.job_id }),
+            ...(outcome.job_end !== undefined && { job_end: outcome.job_end }),
+          };
+    const following =
+      stop === undefined ? calls.slice(i + 1).find((c) => !settled.has(c.id)) : undefined;
+    const nextJob = jobOf(loop, following);
     const answer = await record(call, outcome.output, outcome.is_error ?? false, {
-      ...(outcome.job_id !== undefined && { job_id: outcome.job_id }),
-      ...(outcome.job_end !== undefined && { job_end: outcome.job_end }),
+      ...jobEnd,
+      ...(outcome.report !== undefined && { report: outcome.report }),
+      ...(following !== undefined &&
+        nextJob !== undefined && { next: { call: following, job: nextJob } }),
       // The turn's last result: the loop goes on to the next turn, which reads this mail.
       ...(stop === undefined && call === calls.at(-1) && { claim_mail: true }),
     });

@@ -2,6 +2,7 @@
 import { runModelTurn } from '../model-access/model-turn.ts';
 import { inputMessage, mailText } from './loop-messages.ts';
 import type { LoopState } from './loop-state.ts';
+import { inlineResults, jobOf } from './loop-tools.ts';
 import type { Mail, Turn, TurnRecord } from './port.ts';
 import { warmSandbox } from './tools/bash.ts';
 
@@ -32,12 +33,19 @@ export async function takeTurn(loop: LoopState, last: Turn | undefined, mail: re
     loop.warm = undefined;
   }
   const result = await modelTurn;
-  return port.recordTurn({
+  // The turn ends with the model's answer: what the broker does next is the loop's overhead.
+  const finishedAt = new Date().toISOString();
+  const calls = result.toolCalls;
+  // Calls that are records of the daemon's settle with the turn (one request); else the job of
+  // the first call starts with it, so its command waits for no record of its own.
+  const results = inlineResults(loop, calls);
+  const nextJob = results === undefined ? jobOf(loop, calls[0]) : undefined;
+  const answer = await port.recordTurn({
     index,
     model: node.model,
     input,
     text: result.text,
-    tool_calls: result.toolCalls.map((c) => ({
+    tool_calls: calls.map((c) => ({
       id: c.id,
       name: c.name,
       input: c.input,
@@ -47,6 +55,14 @@ export async function takeTurn(loop: LoopState, last: Turn | undefined, mail: re
     cost_usd: result.cost_usd,
     finish_reason: result.finish_reason,
     started_at: startedAt,
-    finished_at: new Date().toISOString(),
+    finished_at: finishedAt,
+    ...(nextJob !== undefined && { next_job: nextJob }),
+    ...(results !== undefined && { results, claim_mail: true }),
   });
+  if (answer.mail !== undefined) loop.claimed = answer.mail;
+  const first = calls[0];
+  if (answer.job !== undefined && first !== undefined) {
+    loop.started = { callId: first.id, job: answer.job };
+  }
+  return { ...answer, inlined: results !== undefined };
 }

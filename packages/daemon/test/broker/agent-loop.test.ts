@@ -114,6 +114,100 @@ describe('runAgentLoop with the scripted model', () => {
     expect(kinds.filter((k) => k === 'tool.recorded')).toHaveLength(5);
   });
 
+  it("starts each call's job with the record before it and makes a report with its result", async () => {
+    const daemon = new MemoryDaemon();
+    const id = daemon.createNode({ task: 'Build', cwd: dir });
+    const { model } = observed([
+      {
+        tool_calls: [
+          { name: 'bash', input: { command: 'echo a' } },
+          { name: 'bash', input: { command: 'echo b', cwd: join(dir, 'no-such-dir') } },
+          { name: 'bash', input: { command: 'echo c' } },
+          { name: 'report', input: { text: 'built' } },
+        ],
+      },
+      { tool_calls: [{ name: 'submit', input: { summary: 'done' } }] },
+    ]);
+    const { port } = daemon.connect(id);
+    const exit = await runAgentLoop({ port, model, signal: live() });
+
+    expect(exit.kind).toBe('submitted');
+    const { turns, reports, startedJobs } = daemon.get(id);
+    // No request of their own: the jobs came with the records, the report with its result.
+    const args = (op: string) =>
+      daemon.calls.filter((c) => c.op === op).map((c) => c.args[0] as Json);
+    expect(daemon.calls.map((c) => c.op)).not.toContain('report');
+    expect(reports).toEqual([{ text: 'built' }]);
+    expect(startedJobs.map((j) => j.title)).toEqual(['echo a', 'echo b', 'echo c']);
+    // Only the refused command's end, which `bash` records as it throws.
+    expect(args('recordJob')).toEqual([
+      { state: 'failed', id: startedJobs[1]!.id, exit_code: null },
+    ]);
+    expect(args('recordTurn')[0].next_job).toEqual({ kind: 'bash', title: 'echo a' });
+    const [a, b, c, r] = args('recordToolResult');
+    expect(a).toMatchObject({
+      job_id: startedJobs[0]!.id,
+      job_end: { state: 'done', exit_code: 0 },
+      next_job: { kind: 'bash', title: 'echo b' },
+    });
+    // A call refused before its command started ends the job started for it.
+    expect(turns[0]!.tool_calls[1]).toMatchObject({ status: 'error' });
+    expect(b).toMatchObject({
+      job_id: startedJobs[1]!.id,
+      job_end: { state: 'failed', exit_code: null },
+      next_job: { kind: 'bash', title: 'echo c' },
+    });
+    expect(c).toMatchObject({ job_id: startedJobs[2]!.id, job_end: { state: 'done' } });
+    expect(c).not.toHaveProperty('next_job');
+    expect(r).toMatchObject({ report: { text: 'built' }, claim_mail: true });
+    expect(turns[0]!.tool_calls[3]).toMatchObject({ status: 'ok', output: { reported: true } });
+  });
+
+  it('settles a turn of reports with its record: one request, the model still reads the result', async () => {
+    const daemon = new MemoryDaemon();
+    const id = daemon.createNode({ task: 'Tell', cwd: dir });
+    const { model, calls } = observed([
+      {
+        tool_calls: [
+          { name: 'report', input: { text: 'one' } },
+          { name: 'report', input: { text: 'two', data: { n: 2 } } },
+        ],
+      },
+      // A bad input is no record: the call runs, to say so.
+      { tool_calls: [{ name: 'report', input: { text: '' } }] },
+      { tool_calls: [{ name: 'submit', input: { summary: 'told' } }] },
+    ]);
+    // After the claim: turn 1's record is what claims it for turn 2.
+    const { port } = daemon.connect(id, {
+      after(op) {
+        if (op === 'load') daemon.deliver(id, 'hi');
+      },
+    });
+    const events: LoopEvent[] = [];
+    const exit = await runAgentLoop({
+      port,
+      model,
+      signal: live(),
+      onEvent: (e) => events.push(e),
+    });
+
+    expect(exit.kind).toBe('submitted');
+    const { turns, reports } = daemon.get(id);
+    expect(reports).toEqual([{ text: 'one' }, { text: 'two', data: { n: 2 } }]);
+    const ops = daemon.calls.map((c) => c.op);
+    // Turn 1: its record alone, which also claimed the mail turn 2 reads.
+    expect(ops.slice(0, 3)).toEqual(['load', 'recordTurn', 'recordTurn']);
+    expect(turns[1]!.input).toEqual([{ role: 'user', text: 'hi', mail_seq: 1 }]);
+    expect(turns[0]!.tool_calls).toMatchObject([
+      { status: 'ok', output: { reported: true } },
+      { status: 'ok', output: { reported: true } },
+    ]);
+    expect(turns[1]!.tool_calls[0]).toMatchObject({ status: 'error' });
+    expect(JSON.stringify(calls[1]!.prompt)).toContain('reported');
+    const recorded = events.filter((e) => e.type === 'tool.recorded');
+    expect(recorded.map((e) => (e as { index: number }).index)).toEqual([1, 1, 2, 3]);
+  });
+
   it('parks on unfinished children; the relaunched broker reruns only the wait', async () => {
     const daemon = new MemoryDaemon();
     const id = daemon.createNode({ task: 'Delegate', cwd: dir });

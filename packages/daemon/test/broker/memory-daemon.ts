@@ -25,6 +25,8 @@ import type {
   BrokerPort,
   Directive,
   FaultReport,
+  Job,
+  JobStart,
   Mail,
   ReportInput,
   Turn,
@@ -45,6 +47,8 @@ export interface MemoryNode {
   mail: Mail[];
   faults: FaultReport[];
   reports: ReportInput[];
+  /** The jobs records started for the call after them (`next_job`). */
+  startedJobs: Job[];
   children: string[];
   /** What the next answer's directive says (`continue` unless a test sets it). */
   directive: Directive;
@@ -127,6 +131,7 @@ export class MemoryDaemon {
       mail: [],
       faults: [],
       reports: [],
+      startedJobs: [],
       children: [],
       directive: CONTINUE,
     });
@@ -219,6 +224,19 @@ export class MemoryDaemon {
       park(over.reason, { for: 'budget', budget: over.budget });
       return { action: 'park', reason: over.reason, cancel_jobs: [] };
     };
+    const startJob = (start: JobStart): Job => {
+      const job: Job = {
+        id: newId('job'),
+        node_id: nodeId,
+        ...start,
+        state: 'running',
+        exit_code: null,
+        started_at: now(),
+        finished_at: null,
+      };
+      self.startedJobs.push(job);
+      return job;
+    };
     const claim = () =>
       self.mail
         .filter((m) => m.state !== 'acknowledged')
@@ -291,7 +309,26 @@ export class MemoryDaemon {
         usage.input_tokens += turn.usage.input_tokens;
         usage.output_tokens += turn.usage.output_tokens;
         usage.cost_usd += turn.cost_usd ?? 0;
-        return { turn, directive: directiveAfterRecord() };
+        // As the daemon does: the calls it settles inline, with the reports they make.
+        for (const result of body.results ?? []) {
+          const call = turn.tool_calls.find((c) => c.id === result.tool_call_id);
+          if (call?.status !== 'pending') {
+            throw new ApiError('invalid_request', `no call ${result.tool_call_id} to settle`);
+          }
+          Object.assign(call, { status: result.status, output: result.output ?? null });
+          call.finished_at = now();
+          if (result.report !== undefined) self.reports.push(result.report);
+        }
+        const directive = directiveAfterRecord();
+        if (directive.action !== 'continue') return { turn, directive };
+        const settledAll = turn.tool_calls.every((c) => c.status !== 'pending');
+        const job = body.next_job;
+        return {
+          turn,
+          directive,
+          ...(job !== undefined && { job: startJob(job) }),
+          ...(body.claim_mail === true && settledAll && { mail: claim() }),
+        };
       },
       recordToolResult: async (body) => {
         const call = self.turns[body.turn_index - 1]?.tool_calls.find(
@@ -311,9 +348,16 @@ export class MemoryDaemon {
             output: body.output ?? null,
             finished_at: now(),
           });
+          // As the daemon does: the call's report is made with its result, once.
+          if (body.report !== undefined) self.reports.push(body.report);
           const directive = directiveAfterRecord();
-          const goesOn = body.claim_mail === true && directive.action === 'continue';
-          return { tool_call: call, directive, ...(goesOn && { mail: claim() }) };
+          const goesOn = directive.action === 'continue';
+          return {
+            tool_call: call,
+            directive,
+            ...(goesOn && body.claim_mail === true && { mail: claim() }),
+            ...(goesOn && body.next_job !== undefined && { job: startJob(body.next_job) }),
+          };
         }
         return { tool_call: call, directive: self.directive };
       },

@@ -14,6 +14,7 @@ import { absolutePathSchema, idSchema, queryInt, timestampSchema } from './commo
 import { modelRefSchema, scriptedTurnSchema } from './models.ts';
 import { networkPolicySchema } from './network.ts';
 import {
+  jobSchema,
   mailSchema,
   nodeSchema,
   toolCallSchema,
@@ -140,6 +141,25 @@ export const brokerSessionSchema = z.object({
     ),
 });
 
+/** `POST …/broker/reports`: a progress report for the parent and the canvas. */
+export const reportBodySchema = z.strictObject({
+  text: z.string().min(1).max(100_000),
+  data: z.unknown().optional(),
+});
+export type ReportBody = z.output<typeof reportBodySchema>;
+
+/**
+ * A job to start for the call that runs next (`next_job` of a turn or tool-result record), so
+ * the call's command need not wait for a request of its own before it starts: started in the
+ * record's transaction only when its directive is `continue` and the record is not a repeat,
+ * and answered as `job` (none answered: the broker starts it with `broker.jobs.record`).
+ */
+export const nextJobSchema = z.strictObject({
+  kind: z.enum(['bash', 'tool']),
+  title: z.string().min(1).max(500),
+});
+export type NextJob = z.output<typeof nextJobSchema>;
+
 /**
  * `POST …/broker/turns`: one model turn, recorded before its tool calls run. `index` must be the
  * next one (a repeat of the last recorded turn with the same body answers it again; any other
@@ -179,11 +199,37 @@ export const turnRecordBodySchema = z.strictObject({
   finish_reason: z.string().min(1).max(64),
   started_at: timestampSchema,
   finished_at: timestampSchema,
+  next_job: nextJobSchema.optional().describe('the job its first call runs as'),
+  results: z
+    .array(
+      z.strictObject({
+        tool_call_id: z.string().min(1).max(200),
+        status: z.enum(['ok', 'error']),
+        output: z.unknown(),
+        report: reportBodySchema.optional(),
+      }),
+    )
+    .max(256)
+    .optional()
+    .describe(
+      "the results of calls whose whole effect is a record of the daemon's (a `report`), settled with the turn as `broker.toolResults.record` would settle them: each names a call of this turn, once",
+    ),
+  claim_mail: z
+    .boolean()
+    .optional()
+    .describe(
+      "with `results` that settle every call: answers `mail` for the next turn, as a last result's `claim_mail` does, when the directive is `continue`",
+    ),
 });
 export type TurnRecordBody = z.output<typeof turnRecordBodySchema>;
 
 /** The recorded turn; `directive.action` is `park` when a turn without calls reached a budget. */
-export const turnRecordResultSchema = z.object({ turn: turnSchema, directive: directiveSchema });
+export const turnRecordResultSchema = z.object({
+  turn: turnSchema.describe('with its calls settled by `results`'),
+  directive: directiveSchema,
+  job: jobSchema.optional().describe('started for `next_job`'),
+  mail: z.array(mailSchema).optional().describe('claimed for the next turn (`claim_mail`)'),
+});
 
 /** How many mails a claim takes when it names no `limit`. */
 export const MAIL_CLAIM_DEFAULT = 50;
@@ -213,6 +259,10 @@ export const toolResultBodySchema = z.strictObject({
     .describe(
       "answers `mail`: the node's unacknowledged mail, claimed as `mail/claim` claims it, when the directive is `continue`",
     ),
+  report: reportBodySchema
+    .optional()
+    .describe('the progress report the call makes (the `report` tool), created with its result'),
+  next_job: nextJobSchema.optional().describe("the job the turn's next call runs as"),
 });
 export type ToolResultBody = z.output<typeof toolResultBodySchema>;
 
@@ -220,6 +270,7 @@ export const toolResultRecordSchema = z.object({
   tool_call: toolCallSchema,
   directive: directiveSchema,
   mail: z.array(mailSchema).optional().describe('claimed for the next turn (`claim_mail`)'),
+  job: jobSchema.optional().describe('started for `next_job`'),
 });
 
 /**
@@ -238,13 +289,6 @@ export const faultBodySchema = z.strictObject({
 export type FaultBody = z.output<typeof faultBodySchema>;
 
 export const faultRecordResultSchema = z.object({ node: nodeSchema, directive: directiveSchema });
-
-/** `POST …/broker/reports`: a progress report for the parent and the canvas. */
-export const reportBodySchema = z.strictObject({
-  text: z.string().min(1).max(100_000),
-  data: z.unknown().optional(),
-});
-export type ReportBody = z.output<typeof reportBodySchema>;
 
 /** `POST …/broker/jobs`: start a job (no `id`) or settle one (with its `id`). */
 export const jobRecordBodySchema = z.discriminatedUnion('state', [

@@ -4,8 +4,9 @@
  * a tool error.
  *
  * Each call runs as a job of the node (`nodes.jobs`): recorded `running` before the command
- * starts and its end with the call's result (`job_end`, one record), so a person sees what the
- * node is running and can stop just that command (`nodes.jobs.cancel`) without stopping the node.
+ * starts (by the record before the call, `job`, else a record of its own) and its end with the
+ * call's result (`job_end`, one record), so a person sees what the node is running and can stop
+ * just that command (`nodes.jobs.cancel`) without stopping the node.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
@@ -46,7 +47,11 @@ export const bashTool = defineTool({
       .optional()
       .describe('kill the command after this long (default 60000)'),
   }),
-  async run({ command, cwd, timeout_ms }, { cwd: home, signal, port, sandbox, node }) {
+  // Only a call that can run starts a job: no plan, no command.
+  job: ({ command }, { sandbox }) =>
+    sandbox === undefined ? undefined : { kind: 'bash', title: titleOf(command) },
+  async run({ command, cwd, timeout_ms }, ctx) {
+    const { cwd: home, signal, port, sandbox, node } = ctx;
     // Fail closed: a node is never the person, so no plan means no command (not a bare one).
     if (sandbox === undefined) {
       throw new ApiError(
@@ -54,11 +59,9 @@ export const bashTool = defineTool({
         'this node was launched without a sandbox plan, so its commands cannot be confined',
       );
     }
-    const job = await port.recordJob({
-      state: 'running',
-      kind: 'bash',
-      title: titleOf(command),
-    });
+    const job =
+      ctx.job ??
+      (await port.recordJob({ state: 'running', kind: 'bash', title: titleOf(command) }));
     const cancel = new AbortController();
     const done = new AbortController();
     const watching = watchCancel(port, job.id, cancel, done.signal);

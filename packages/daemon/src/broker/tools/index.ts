@@ -19,6 +19,7 @@ import { yieldTool } from './yield.ts';
 export {
   type BrokerTool,
   defineTool,
+  type InlineResult,
   type JobEnd,
   type LoopStop,
   type ToolContext,

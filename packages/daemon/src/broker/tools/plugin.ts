@@ -17,12 +17,17 @@ import {
   requestIdFrom,
   type StreamEnd,
 } from '../../plugins/call.ts';
-import type { ToolContext, ToolOutcome } from './tool.ts';
+import type { JobStart } from '../port.ts';
+import type { InlineResult, ToolContext, ToolOutcome } from './tool.ts';
 
 /** A tool the loop can offer and run: a built-in, or a plugin command. */
 export interface LoopTool {
   spec: ToolSpec;
   run(input: unknown, ctx: ToolContext): Promise<ToolOutcome>;
+  /** The job a call with `input` runs as (`BrokerTool.job`), when its input is valid. */
+  job?(input: unknown, ctx: Pick<ToolContext, 'sandbox'>): JobStart | undefined;
+  /** The call's result, recorded with its turn (`BrokerTool.inline`), when its input is valid. */
+  inline?(input: unknown): InlineResult | undefined;
 }
 
 /** Each offered command of `plugins` as a tool, by its model name (one too long is left out). */

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { defineTool } from './tool.ts';
 
+const REPORTED = { reported: true };
+
 export const reportTool = defineTool({
   name: 'report',
   description: 'Post a short progress report to your parent and the canvas, then keep working.',
@@ -9,8 +11,10 @@ export const reportTool = defineTool({
     text: z.string().min(1),
     data: z.unknown().optional().describe('structured detail, any JSON value'),
   }),
-  async run(report, { port }) {
-    await port.report(report);
-    return { output: { reported: true } };
+  // Made with the call's result, in its record (or its turn's): exactly once, and no request of
+  // its own.
+  inline: (report) => ({ output: REPORTED, report }),
+  async run(report) {
+    return { output: REPORTED, report };
   },
 });

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { ToolSpec } from '../../model-access/model-turn.ts';
 import type { SandboxPlan } from '../../sandbox/plan.ts';
 import type { LoopExit } from '../loop-exit.ts';
-import type { BrokerNode, BrokerPort } from '../port.ts';
+import type { BrokerNode, BrokerPort, Job, JobStart, ReportInput } from '../port.ts';
 
 export interface ToolContext {
   node: BrokerNode;
@@ -25,6 +25,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Unique per call of this node and stable across relaunches, for idempotent side effects. */
   idempotencyKey: string;
+  /**
+   * The job this call runs as, started with the record before it (`JobStart`, the tool's `job`);
+   * none: the tool starts its own.
+   */
+  job?: Job | undefined;
 }
 
 /** How a call's job ended, recorded with the call's result. */
@@ -53,6 +58,8 @@ export type ToolOutcome =
       stop?: LoopStop;
       job_id?: string;
       job_end?: JobEnd;
+      /** The progress report the call makes, created with its result (exactly once). */
+      report?: ReportInput;
     }
   /**
    * Nothing is recorded and the loop stops: the call runs again when the broker is relaunched
@@ -70,6 +77,22 @@ export interface BrokerTool<S extends z.ZodType = z.ZodType> {
   description: string;
   input: S;
   run(input: z.output<S>, ctx: ToolContext): Promise<ToolOutcome>;
+  /**
+   * The job a call with this input runs as, when it runs one: the record before the call starts
+   * it, so the call's command waits for no request of its own (`ToolContext.job`).
+   */
+  job?(input: z.output<S>, ctx: Pick<ToolContext, 'sandbox'>): JobStart | undefined;
+  /**
+   * The call's result when its whole effect is a record of the daemon's (a report): recorded
+   * with its turn, in one transaction, instead of run (`ToolResultRecord`'s fields).
+   */
+  inline?(input: z.output<S>): InlineResult;
+}
+
+/** What a call settled with its turn records: its output, and the report it makes. */
+export interface InlineResult {
+  output: unknown;
+  report?: ReportInput;
 }
 
 /** Identity, for inference: `run` gets the parsed input type of `input`. */
