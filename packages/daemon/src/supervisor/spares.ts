@@ -28,8 +28,9 @@ export function warmUp(state: SupervisorState): void {
 }
 
 /**
- * Room for every free slot (at least one, for the next slot to free up), in as few hosts as
- * that takes; in a lull, room for one, and a host left with no node exits unless it is that.
+ * Room for every free slot (at least one, for the next slot to free up) up to one host's worth:
+ * at most one host waits with no node, as a burst fills the hosts one after another; in a lull,
+ * room for one, and a host left with no node exits unless it is that.
  */
 export function topUpSpares(state: SupervisorState): void {
   const hosts = live(state);
@@ -41,7 +42,8 @@ export function topUpSpares(state: SupervisorState): void {
       }
     }
   }
-  const wanted = state.lull ? 1 : Math.max(1, state.concurrency - state.active.size);
+  const free = Math.max(1, state.concurrency - state.active.size);
+  const wanted = state.lull ? 1 : Math.min(state.hostCapacity, free);
   while (room(state) < wanted) {
     if (startHost(state) === null) return;
   }
