@@ -3,7 +3,7 @@
  * commands, viewer socket, log file, token) apart from the others'. A cancel stops one node's
  * loop and kills its command within a second while the other goes on to its outcome in the same
  * host; a host killed with SIGKILL relaunches every node it held from its last recorded turn,
- * each charged one relaunch.
+ * each charged one relaunch and each on a host of its own.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -139,7 +139,7 @@ describe('two nodes in one agent host', () => {
 });
 
 describe('an agent host killed with SIGKILL', () => {
-  it('relaunches every node it held from its last recorded turn, each charged one relaunch', async () => {
+  it('relaunches every node it held from its last recorded turn, each charged one relaunch, each alone', async () => {
     const nodes = await Promise.all(
       ['gamma', 'delta'].map((name) =>
         createNode(t.call, {
@@ -153,7 +153,11 @@ describe('an agent host killed with SIGKILL', () => {
     expect(held.every((h) => h.host === host)).toBe(true);
     process.kill(host, 'SIGKILL');
     await eventually(() => !isRunning(host), 5_000, 'the host gone');
-    // The pending call of each runs again in its next loop (it was running when the host died).
+    // Each is relaunched on a host of its own, where its pending call runs again (it was
+    // running when the host died) and waits for its gate: neither can bring the other down again.
+    const again = await Promise.all(nodes.map((n) => running(n.id)));
+    expect(again.map((r) => r.host)).not.toContain(host);
+    expect(again[0]!.host).not.toBe(again[1]!.host);
     for (const n of nodes) open(n.id, 'go');
     for (const n of nodes) {
       const done = await waitForNode(t.call, n.id, (x) => x.state === 'done');

@@ -20,7 +20,10 @@ export interface AgentHost {
   readonly pid: number;
   /** Settles when the process has exited (never rejects). */
   readonly exited: Promise<BrokerExit>;
+  /** False once it exited or is being killed: no lease is taken on it then. */
   readonly alive: boolean;
+  /** Nodes it runs at most. */
+  readonly capacity: number;
   /** Leases held: nodes launched or about to be, not yet ended. */
   readonly load: number;
   /** A slot for one node: a `BrokerProcess` whose pid is the host's. */
@@ -39,6 +42,8 @@ export interface SpawnHostOptions {
   logDir: string;
   /** How long past a stop's grace the host may take to confirm before it is killed whole. */
   marginMs: number;
+  /** Nodes it runs at most. */
+  capacity: number;
 }
 
 export function spawnHost(opts: SpawnHostOptions): AgentHost {
@@ -97,6 +102,7 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
   let killing: Promise<BrokerExit> | null = null;
   const kill = () => {
     killing ??= (async () => {
+      alive = false;
       signalAll([{ pid, ppid: 0, pgid: pid }, ...descendants(pid)], 'SIGKILL');
       return exited;
     })();
@@ -109,6 +115,7 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
     get alive() {
       return alive;
     },
+    capacity: opts.capacity,
     get load() {
       return sinks.size + unlaunched.size;
     },

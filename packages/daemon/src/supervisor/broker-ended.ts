@@ -32,6 +32,11 @@ export function brokerEnded(
     const nodeState = store.nodes.get(nodeId)?.state;
     if (!broker.stopped && (nodeState === 'running' || (nodeState === 'queued' && !claimed))) {
       hooks.crashed(nodeId, `the broker exited (${how}) while the node ran`);
+      // Relaunched alone (`./spares.ts`), unless that was its last chance.
+      if (store.nodes.get(nodeId)?.state === 'queued') state.isolated.add(nodeId);
+      else state.isolated.delete(nodeId);
+    } else {
+      state.isolated.delete(nodeId);
     }
   } catch (error) {
     logger.error({ err: error, node_id: nodeId }, 'could not record a broker exit');

@@ -36,7 +36,7 @@ export function topUpSpares(state: SupervisorState): void {
   const hosts = live(state);
   if (state.lull) {
     for (const host of hosts.filter((h) => h.load === 0)) {
-      if (room(state) - state.hostCapacity >= 1) {
+      if (room(state) - host.capacity >= 1) {
         state.hosts.splice(state.hosts.indexOf(host), 1);
         void host.kill();
       }
@@ -61,13 +61,20 @@ export function launched(state: SupervisorState): void {
   state.lullTimer.unref();
 }
 
-/** A slot on the fullest live host with room, else on a host started now. */
-export function takeBroker(state: SupervisorState): BrokerProcess {
+/**
+ * A slot on the fullest live host with room, else on a host started now; for a node whose last
+ * loop crashed, a host of its own, which exits with that loop.
+ */
+export function takeBroker(state: SupervisorState, nodeId: string): BrokerProcess {
+  if (state.isolated.has(nodeId)) {
+    const alone = startHost(state, true, 1);
+    const lease = alone.lease();
+    void lease.exited.then(() => alone.kill());
+    return lease;
+  }
   let best: AgentHost | undefined;
   for (const host of live(state)) {
-    if (host.load < state.hostCapacity && (best === undefined || host.load > best.load)) {
-      best = host;
-    }
+    if (host.load < host.capacity && (best === undefined || host.load > best.load)) best = host;
   }
   best ??= startHost(state, true);
   return best.lease();
@@ -75,20 +82,25 @@ export function takeBroker(state: SupervisorState): BrokerProcess {
 
 /** Free slots on the live hosts. */
 function room(state: SupervisorState): number {
-  return live(state).reduce((sum, h) => sum + Math.max(0, state.hostCapacity - h.load), 0);
+  return live(state).reduce((sum, h) => sum + Math.max(0, h.capacity - h.load), 0);
 }
 
 /** The hosts still running; the dead are forgotten. */
 function live(state: SupervisorState): AgentHost[] {
   for (let i = state.hosts.length - 1; i >= 0; i--) {
+    // Gone, or being killed.
     if (!state.hosts[i]!.alive) state.hosts.splice(i, 1);
   }
   return state.hosts;
 }
 
-function startHost(state: SupervisorState, needed: true): AgentHost;
+function startHost(state: SupervisorState, needed: true, capacity?: number): AgentHost;
 function startHost(state: SupervisorState, needed?: false): AgentHost | null;
-function startHost(state: SupervisorState, needed = false): AgentHost | null {
+function startHost(
+  state: SupervisorState,
+  needed = false,
+  capacity = state.hostCapacity,
+): AgentHost | null {
   let host: AgentHost;
   try {
     host = spawnHost({
@@ -97,6 +109,7 @@ function startHost(state: SupervisorState, needed = false): AgentHost | null {
       env: state.env,
       logDir: state.logs,
       marginMs: state.stopMarginMs,
+      capacity,
     });
   } catch (error) {
     // A launch that needs one reports it; warm room is tried again at the next fill.

@@ -88,6 +88,11 @@ export interface SupervisorState {
   readonly preparing: Set<string>;
   /** The agent hosts running: each holds up to `hostCapacity` nodes; oldest first. */
   readonly hosts: AgentHost[];
+  /**
+   * Nodes whose last loop crashed (with its host): each runs on a host of its own until a loop
+   * of it ends otherwise, so a node that brings its host down burns no other node's budget again.
+   */
+  readonly isolated: Set<string>;
   /** Set by the first launch: from then on warm room is kept. */
   warm: boolean;
   /** No launch for `spareIdleMs`: room for one node is kept, not one per free slot. */
@@ -134,6 +139,7 @@ export function createSupervisorState(
     active: new Map(),
     preparing: new Set(),
     hosts: [],
+    isolated: new Set(),
     warm: false,
     lull: false,
     lullTimer: undefined,

@@ -22,7 +22,8 @@
  * - When a node's loop ends its token is revoked. If its node is still `running` (or it ended
  *   before claiming the node), that is a crash: the hooks record a fault and relaunch the node
  *   from its last recorded turn, or fail it once the relaunch budget is spent. A host that exits
- *   ends every loop it held that way, each node charged its own relaunch.
+ *   ends every loop it held that way, each node charged its own relaunch and relaunched on a
+ *   host of its own (`isolated`), so one node cannot burn the others' budgets twice.
  * - `stop` (cancel, interrupt) ends a node's loop and every process it started within a second:
  *   the host aborts the loop, and drops it after the grace period; a host that does not confirm
  *   in time is killed whole.
