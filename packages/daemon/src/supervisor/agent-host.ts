@@ -26,6 +26,8 @@ export interface AgentHost {
   readonly capacity: number;
   /** Leases held: nodes launched or about to be, not yet ended. */
   readonly load: number;
+  /** From now on it takes no node beyond those it holds (a host kept for one node alone). */
+  isolate(): void;
   /** A slot for one node: a `BrokerProcess` whose pid is the host's. */
   lease(): BrokerProcess;
   /** SIGKILL to the host and everything it started; settles once it has exited. */
@@ -58,6 +60,7 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
     throw new DaemonError('broker_spawn_failed', `could not start ${process.execPath}`);
   }
   let alive = true;
+  let capacity = opts.capacity;
   const exited = new Promise<BrokerExit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
@@ -115,7 +118,12 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
     get alive() {
       return alive;
     },
-    capacity: opts.capacity,
+    get capacity() {
+      return capacity;
+    },
+    isolate() {
+      capacity = Math.min(capacity, sinks.size + unlaunched.size);
+    },
     get load() {
       return sinks.size + unlaunched.size;
     },

@@ -67,8 +67,10 @@ export function launched(state: SupervisorState): void {
  */
 export function takeBroker(state: SupervisorState, nodeId: string): BrokerProcess {
   if (state.isolated.has(nodeId)) {
-    const alone = startHost(state, true, 1);
+    // A warm host with no node if there is one (the relaunch starts no process), else a new one.
+    const alone = live(state).find((h) => h.load === 0) ?? startHost(state, true, 1);
     const lease = alone.lease();
+    alone.isolate();
     void lease.exited.then(() => alone.kill());
     return lease;
   }
