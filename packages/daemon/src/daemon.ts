@@ -33,11 +33,17 @@ export interface StartDaemonOptions {
   /** How long a shutdown waits for requests in flight before cutting them; default 30 s. */
   drainTimeoutMs?: number;
   /**
-   * Brokers: how many run at once (default `SVC_BROKERS`, else 4), crashes in a row before a node
-   * fails (default 3), and the broker entry script (default `src/broker/main.ts`; tests
-   * substitute their own).
+   * Brokers: how many nodes run at once (default `SVC_BROKERS`, else 4), crashes in a row before
+   * a node fails (default 3), the agent host entry script (default `src/broker/host.ts`; tests
+   * substitute their own), and nodes per agent host (default `SVC_HOST_CAPACITY`, else 16).
    */
-  brokers?: { concurrency?: number; relaunchBudget?: number; entry?: string; spareIdleMs?: number };
+  brokers?: {
+    concurrency?: number;
+    relaunchBudget?: number;
+    entry?: string;
+    spareIdleMs?: number;
+    hostCapacity?: number;
+  };
   /**
    * Custom objects' url and argv receivers: attempts, backoff and the time one attempt may take
    * (defaults in `DEFAULT_DELIVERY_POLICY`). For tests.

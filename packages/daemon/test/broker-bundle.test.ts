@@ -1,7 +1,7 @@
 /**
  * The broker bundle: built once per change of its sources, reused by a later daemon without a
- * build, and the real broker entry bundled runs (it refuses an empty launch, exit 2, as the
- * `.ts` entry does).
+ * build, and the real agent host entry bundled runs (it refuses a bad launch on its channel, as
+ * the `.ts` entry does, and exits when its stdin closes).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -40,11 +40,27 @@ describe('brokerBundle', () => {
     ]);
   });
 
-  it('bundles the real broker entry, which runs from the cache directory', async () => {
-    const entry = fileURLToPath(new URL('../src/broker/main.ts', import.meta.url));
+  it('bundles the real agent host entry, which runs from the cache directory', async () => {
+    const entry = fileURLToPath(new URL('../src/broker/host.ts', import.meta.url));
     const file = await brokerBundle(entry, join(dir, 'real'));
-    const result = run(file);
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain('bad launch message on stdin');
+    const result = spawnSync(process.execPath, [file], {
+      input: `${JSON.stringify({ launch: { node_id: 'node_x', token: 'svc_node_secret' } })}\n`,
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(0);
+    const answers = String(result.output[3])
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(answers.at(-1)).toEqual({ ended: 'node_x', kind: 'bad_launch' });
+    expect(answers[0].log).toMatchObject({ node_id: 'node_x', msg: 'bad launch message on stdin' });
+    // Never echoed: the launch holds the token.
+    expect(String(result.output[3])).not.toContain('svc_node_secret');
+    // Without its channel a host refuses to start.
+    const bare = run(file);
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toContain('no answer channel on fd 3');
   });
 });

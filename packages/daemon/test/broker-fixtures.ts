@@ -1,5 +1,7 @@
 /** Helpers for tests that run nodes on real brokers: create, poll, read events and turns. */
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { expect } from 'vitest';
 import type { TestDaemon } from './helpers.ts';
 import { json } from './helpers.ts';
@@ -135,28 +137,40 @@ export function expectOnceEach(indexes: number[], count: number) {
 }
 
 /**
- * Live processes of this machine running a broker whose working directory is a node's worktree
- * under `home` (a spare, not launched yet, waits elsewhere). A
- * broker's child between its fork and its exec shows here too, under the same node: the broker
- * itself is the one whose parent is the daemon.
+ * The agent hosts of the daemon on `home` (the `.ts` entry, or its bundle in the home's cache;
+ * each runs in `<home>/worktrees`) and the nodes each holds by the `brokers` record: one entry
+ * per node running, `pid` its host's (shared by the host's nodes).
  */
 export function brokerProcesses(home: string): { pid: number; ppid: number; nodeId: string }[] {
-  const worktrees = `${realpathSync(home)}/worktrees/`;
-  return readdirSync('/proc').flatMap((name) => {
-    if (!/^\d+$/.test(name)) return [];
+  const worktrees = `${realpathSync(home)}/worktrees`;
+  const hosts = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
     try {
       const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      // The `.ts` entry, or its bundle in the home's cache.
-      if (!cmdline.includes('broker/main.ts') && !cmdline.includes('/cache/broker-')) return [];
-      const cwd = readlinkSync(`/proc/${name}/cwd`);
+      if (!cmdline.includes('broker/host.ts') && !cmdline.includes('/cache/broker-')) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (!cwd.startsWith(worktrees) || state === 'Z') return [];
-      return [{ pid: Number(name), ppid: Number(ppid), nodeId: cwd.slice(worktrees.length) }];
+      if (readlinkSync(`/proc/${name}/cwd`) !== worktrees || state === 'Z') continue;
+      hosts.set(Number(name), Number(ppid));
     } catch {
-      return [];
+      // gone, or another user's
     }
-  });
+  }
+  if (hosts.size === 0) return [];
+  const db = new DatabaseSync(join(home, 'svc.db'), { readOnly: true });
+  try {
+    const rows = db.prepare('SELECT node_id, pid FROM brokers WHERE ended_at IS NULL').all() as {
+      node_id: string;
+      pid: number | null;
+    }[];
+    return rows.flatMap((r) => {
+      const ppid = r.pid === null ? undefined : hosts.get(r.pid);
+      return ppid === undefined ? [] : [{ pid: r.pid!, ppid, nodeId: r.node_id }];
+    });
+  } finally {
+    db.close();
+  }
 }
 
 /** The process exists and is not a zombie (a killed child nobody reaped yet is gone for us). */

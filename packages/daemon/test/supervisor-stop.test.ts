@@ -1,8 +1,9 @@
 /**
- * Stopping and queueing: cancel ends a node's broker and every process it started (a `sleep 600`
- * in the foreground and one that left for a session of its own) within a second; so does a broker
- * that dies unasked, whose orphans the daemon finds by their mark; interrupt stops them too and
- * the node resumes on a message; the concurrency limit queues nodes beyond it.
+ * Stopping and queueing: cancel ends a node's loop in its agent host and every process it started
+ * (a `sleep 600` in the foreground and one that left for a session of its own) within a second,
+ * the host living on for other nodes; a host that dies unasked takes them too, its orphans found
+ * by their mark; interrupt stops them too and the node resumes on a message; the concurrency
+ * limit queues nodes beyond it.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ const sleeper = (detached: boolean) =>
     `${detached ? 'setsid sleep 600 & echo $! > bg.pid; ' : ''}echo $$ > fg.pid; exec sleep 600`,
   );
 
-/** Starts a node whose bash call sleeps; answers its id and the pids of its broker and sleeps. */
+/** Starts a node whose bash call sleeps; answers its id, the pids of its sleeps, and its host's. */
 async function sleepingNode(detached: boolean, extra: unknown[] = []) {
   const node = await createNode(t.call, {
     task: 'sleep for a long time',
@@ -60,28 +61,27 @@ async function sleepingNode(detached: boolean, extra: unknown[] = []) {
   await eventually(() => commands().length >= files.length, 2_000, 'sleeping');
   const pids = commands();
   expect(pids.every(isRunning)).toBe(true);
-  return { id: node.id, pids: [...pids, broker.pid] };
+  return { id: node.id, pids, host: broker.pid };
 }
 
 describe('cancel', () => {
-  it('kills the broker and every process it started within a second', async () => {
-    const { id, pids } = await sleepingNode(true);
+  it('kills every process the node started within a second; its host lives on', async () => {
+    const { id, pids, host } = await sleepingNode(true);
     const started = performance.now();
     const res = await t.call(`/v1/nodes/${id}/cancel`, json({ reason: 'enough' }));
     const node = await ok<{ state: string }>(res);
     expect(node.state).toBe('cancelled');
     await eventually(() => pids.every((pid) => !isRunning(pid)), 1_000, 'every process gone');
     expect(performance.now() - started).toBeLessThan(1_000);
+    expect(isRunning(host)).toBe(true);
   });
 });
 
-describe('a broker killed with SIGKILL', () => {
+describe('an agent host killed with SIGKILL', () => {
   it('leaves nothing running: what it started dies, even in a session of its own', async () => {
-    const { id, pids } = await sleepingNode(true);
-    const broker = pids.at(-1)!;
-    const commands = pids.slice(0, -1);
-    // Nobody asked the broker to stop, so nobody walked its tree: its sleeps now belong to init.
-    process.kill(broker, 'SIGKILL');
+    const { id, pids: commands, host } = await sleepingNode(true);
+    // Nobody asked the host to stop, so nobody walked its tree: its sleeps now belong to init.
+    process.kill(host, 'SIGKILL');
     await eventually(() => commands.every((pid) => !isRunning(pid)), 2_000, 'orphans gone');
     // Its sandboxed commands die with it (--die-with-parent, their PID namespace), which may be
     // before the daemon has seen the exit: the fault is waited for, not assumed.
@@ -95,7 +95,7 @@ describe('a broker killed with SIGKILL', () => {
 });
 
 describe('an outside submit', () => {
-  it('ends the node and stops its broker and every process it started, freeing its slot', async () => {
+  it('ends the node and stops its loop and every process it started, freeing its slot', async () => {
     const { id, pids } = await sleepingNode(true);
     const res = await t.call(`/v1/nodes/${id}/result`, json({ summary: 'done from outside' }));
     expect((await ok<{ state: string }>(res)).state).toBe('done');

@@ -96,7 +96,12 @@ export async function runBash(
     jail === null
       ? spawn('/bin/sh', ['-c', input.command], {
           cwd: input.cwd,
-          env: { ...process.env, ...input.env },
+          // The mark too: a host runs many nodes, so it is never in the process's own env.
+          env: {
+            ...process.env,
+            ...input.env,
+            ...(confine?.tag !== undefined && { [confine.tag.name]: confine.tag.value }),
+          },
           stdio: ['ignore', 'pipe', 'pipe'],
           detached: true,
         })

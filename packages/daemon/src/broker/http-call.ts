@@ -29,7 +29,10 @@ export type BrokerCall = <S extends z.ZodType>(
 
 export interface BrokerCaller {
   call: BrokerCall;
-  /** Ends the kept-alive connections. */
+  /**
+   * Ends the connections and cuts off requests in flight; every call from now on is refused
+   * unsent. A node dropped from its host records nothing more (an `Agent` alone would reconnect).
+   */
   close(): void;
 }
 
@@ -42,6 +45,7 @@ export function createBrokerCaller(options: {
   const { socketPath, nodeId, token, timeoutMs } = options;
   // node:http rather than undici's fetch: loading undici was a third of a broker's start.
   const agent = new Agent({ keepAlive: true });
+  const closed = new AbortController();
 
   /** One request on the socket: the status and the body as text. */
   function send(
@@ -51,8 +55,13 @@ export function createBrokerCaller(options: {
     body: string | undefined,
     stop?: AbortSignal,
   ): Promise<{ status: number; text: string }> {
+    if (closed.signal.aborted) {
+      return Promise.reject(
+        new DaemonError('broker_closed', `${path}: the broker's port is closed`),
+      );
+    }
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = stop === undefined ? timeout : AbortSignal.any([timeout, stop]);
+    const signal = AbortSignal.any([timeout, closed.signal, ...(stop === undefined ? [] : [stop])]);
     return new Promise((resolve, reject) => {
       // `servername: ''`: no TLS here, so the agent need not test the host for an IP address,
       // whose regular expression costs a fresh broker 8–20 ms to compile at its first request.
@@ -105,7 +114,13 @@ export function createBrokerCaller(options: {
     return parsed.data;
   }
 
-  return { call, close: () => agent.destroy() };
+  return {
+    call,
+    close: () => {
+      closed.abort();
+      agent.destroy();
+    },
+  };
 }
 
 function parseJson(text: string): unknown {

@@ -3,7 +3,6 @@
  * left `running` (or never claimed) is a crash the hooks account for.
  */
 import { rmSync } from 'node:fs';
-import { sweepWrites } from '../nodes/workspace/write-notes.ts';
 import type { BrokerExit } from './broker-process.ts';
 import { marked, signalAll } from './process-tree.ts';
 import type { Active, SupervisorState } from './supervisor-state.ts';
@@ -15,14 +14,13 @@ export function brokerEnded(
   exit: BrokerExit,
 ): void {
   const { store, tokens, hooks, logger } = state.deps;
-  // First: what a broker that died unasked left running (init holds it now) goes before the
-  // node's next broker starts, whose processes carry another mark.
+  // First: what the node's commands left running (in a session of their own, init's now if
+  // its host died) goes before the node's next loop starts, whose commands carry the same mark
+  // when it lands on the same host. What the host left of sandboxes and writes goes when the
+  // host itself exits (`./spares.ts`): it may run other nodes still.
   signalAll(marked(nodeId, broker.process.pid), 'SIGKILL');
-  state.deps.brokerGone?.(broker.process.pid);
   state.active.delete(nodeId);
   rmSync(broker.viewerSocket, { force: true });
-  // The temp file of a write its file tool was making when it was killed.
-  sweepWrites(state.writes, (pid) => pid === broker.process.pid);
   const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
   logger.info({ node_id: nodeId, exit: how }, 'broker exited');
   if (state.closed) return; // the database may be closing; `close` ends the rows itself
@@ -34,6 +32,11 @@ export function brokerEnded(
     const nodeState = store.nodes.get(nodeId)?.state;
     if (!broker.stopped && (nodeState === 'running' || (nodeState === 'queued' && !claimed))) {
       hooks.crashed(nodeId, `the broker exited (${how}) while the node ran`);
+      // Relaunched alone (`./spares.ts`), unless that was its last chance.
+      if (store.nodes.get(nodeId)?.state === 'queued') state.isolated.add(nodeId);
+      else state.isolated.delete(nodeId);
+    } else {
+      state.isolated.delete(nodeId);
     }
   } catch (error) {
     logger.error({ err: error, node_id: nodeId }, 'could not record a broker exit');

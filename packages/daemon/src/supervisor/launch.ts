@@ -75,7 +75,7 @@ function startBroker(state: SupervisorState, row: NodeRow, workspace: Workspace 
   launched(state);
   let child: BrokerProcess;
   try {
-    child = takeBroker(state);
+    child = takeBroker(state, row.id);
   } catch (error) {
     hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
     return;

@@ -1,6 +1,6 @@
 /**
  * What the supervisor holds while it runs (see supervisor.ts): its deps, its options with their
- * defaults merged once, and the brokers, spares and slots it keeps. Each of its operations (one
+ * defaults merged once, and the leases, hosts and slots it keeps. Each of its operations (one
  * a file here) takes this first.
  */
 import { join } from 'node:path';
@@ -10,27 +10,39 @@ import { writeNotesDir } from '../nodes/workspace/write-notes.ts';
 import type { SupervisorHooks } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { TokenService } from '../tokens/service.ts';
+import type { AgentHost } from './agent-host.ts';
 import type { BrokerProcess } from './broker-process.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
 /** SIGTERM → SIGKILL: with the kill itself, everything is gone well within a second. */
 export const DEFAULT_GRACE_MS = 500;
 /**
- * A spare holds about 100 MB: a burst of launches finds one per free slot, but a daemon that
- * launched nothing for this long keeps one (32 slots would otherwise hold 3 GB for nothing).
+ * A host with no node holds about 100 MB: a burst of launches finds room for every free slot,
+ * but a daemon that launched nothing for this long keeps room for one (one host).
  */
 export const DEFAULT_SPARE_IDLE_MS = 30_000;
-const BROKER_ENTRY = fileURLToPath(new URL('../broker/main.ts', import.meta.url));
+/**
+ * Nodes per agent host. A host costs about 100 MB however many loops it runs, and a loop a few
+ * MB: at 16 the host's share is ~6 MB a node, well under the 30 MB a node may add; a host crash
+ * relaunches at most 16 nodes (each charged one relaunch); and 16 loops' own CPU (parsing,
+ * bookkeeping between requests) stays a small part of one core.
+ */
+export const DEFAULT_HOST_CAPACITY = 16;
+/** How long past a stop's grace a host may take to confirm it before it is killed whole. */
+export const DEFAULT_STOP_MARGIN_MS = 400;
+const BROKER_ENTRY = fileURLToPath(new URL('../broker/host.ts', import.meta.url));
 
 export interface SupervisorOptions {
   /** Brokers running at once; further queued nodes wait. Default 4. */
   concurrency?: number;
   /** SIGTERM → SIGKILL delay of `stop`. Default 500 ms. */
   graceMs?: number;
-  /** The broker entry script, run as it is; default `src/broker/main.ts`, bundled when it can be. */
+  /** The agent host entry script, run as it is; default `src/broker/host.ts`, bundled when it can be. */
   entry?: string;
-  /** No launch for this long: the spares but one are stopped. Default 30 s. */
+  /** No launch for this long: room for one node is kept, hosts with no node beyond it exit. Default 30 s. */
   spareIdleMs?: number;
+  /** Nodes one agent host runs at most. Default 16. */
+  hostCapacity?: number;
 }
 
 export interface SupervisorDeps {
@@ -58,6 +70,8 @@ export interface SupervisorState {
   readonly concurrency: number;
   readonly graceMs: number;
   readonly spareIdleMs: number;
+  readonly hostCapacity: number;
+  readonly stopMarginMs: number;
   readonly entry: string;
   /** The entry was given: it runs as it is, never bundled. */
   readonly entryGiven: boolean;
@@ -72,11 +86,16 @@ export interface SupervisorState {
   readonly active: Map<string, Active>;
   /** Git nodes whose worktree is being made (`launch`), each holding a slot. */
   readonly preparing: Set<string>;
-  /** Started, loaded (or loading), waiting for a launch; oldest first. */
-  readonly spares: BrokerProcess[];
-  /** Set by the first launch: from then on spares are kept. */
+  /** The agent hosts running: each holds up to `hostCapacity` nodes; oldest first. */
+  readonly hosts: AgentHost[];
+  /**
+   * Nodes whose last loop crashed (with its host): each runs on a host of its own until a loop
+   * of it ends otherwise, so a node that brings its host down burns no other node's budget again.
+   */
+  readonly isolated: Set<string>;
+  /** Set by the first launch: from then on warm room is kept. */
   warm: boolean;
-  /** No launch for `spareIdleMs`: one spare is kept, not one per free slot. */
+  /** No launch for `spareIdleMs`: room for one node is kept, not one per free slot. */
   lull: boolean;
   lullTimer: NodeJS.Timeout | undefined;
   scheduled: boolean;
@@ -93,6 +112,10 @@ export function createSupervisorState(
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new TypeError(`concurrency must be a positive integer; received ${concurrency}`);
   }
+  const hostCapacity = options.hostCapacity ?? DEFAULT_HOST_CAPACITY;
+  if (!Number.isInteger(hostCapacity) || hostCapacity < 1) {
+    throw new TypeError(`hostCapacity must be a positive integer; received ${hostCapacity}`);
+  }
   const entry = options.entry ?? BROKER_ENTRY;
   const cache = join(deps.home, 'cache');
   return {
@@ -100,6 +123,8 @@ export function createSupervisorState(
     concurrency,
     graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
     spareIdleMs: options.spareIdleMs ?? DEFAULT_SPARE_IDLE_MS,
+    hostCapacity,
+    stopMarginMs: DEFAULT_STOP_MARGIN_MS,
     entry,
     entryGiven: options.entry !== undefined,
     cache,
@@ -107,13 +132,14 @@ export function createSupervisorState(
     worktrees: join(deps.home, 'worktrees'),
     viewers: join(deps.home, 'run', 'viewers'),
     writes: writeNotesDir(deps.home),
-    // Node caches the type-stripped source and V8 code of the broker's modules here, so a
-    // broker after the first loads them without compiling.
+    // Node caches the type-stripped source and V8 code of the host's modules here, so a host
+    // after the first loads them without compiling.
     env: { ...process.env, NODE_COMPILE_CACHE: join(cache, 'node') },
     script: entry,
     active: new Map(),
     preparing: new Set(),
-    spares: [],
+    hosts: [],
+    isolated: new Set(),
     warm: false,
     lull: false,
     lullTimer: undefined,

@@ -1,35 +1,41 @@
 /**
- * The supervisor: runs one broker process per active node, at most `concurrency` at a time.
+ * The supervisor: runs the agent loop of each active node, at most `concurrency` at a time, in
+ * agent hosts (`../broker/host.ts`): processes that each run up to `hostCapacity` nodes' loops.
+ * The rest of the supervisor sees one `BrokerProcess` per node, a lease on a host
+ * (`./host-lease.ts`).
  *
  * - A node is started when it is `queued` and a slot is free, oldest first: the supervisor mints
- *   a node token (the node's scopes and app, bound to the node), hands a broker process its
- *   launch message on stdin, and records the process (`brokers`). The broker itself takes the
- *   node (`broker.claim`: queued → running). First its worktree is made (or kept from an earlier
- *   launch): a plain directory, or a `git worktree` for a node with a workspace, made in the
- *   background while the node holds its slot, and named in the launch message (`workspace`) for
- *   the sandbox; a worktree git cannot make fails the node (`worktree_failed`).
- * - Warm spares: loading a broker's modules costs far more than the fork, so broker processes are
- *   started ahead of need (one per free slot, at least one) and wait, loaded, for a launch. A
- *   launch takes a spare and a replacement starts after it; spares are killed at close. They
- *   start with the first launch, so a daemon that runs no node starts no process for nothing.
- *   A daemon that launches nothing for `spareIdleMs` (30 s) keeps one spare until its next launch.
+ *   a node token (the node's scopes and app, bound to the node), hands a host the node's launch
+ *   message on stdin, and records the loop (`brokers`, with the host's pid). The loop itself
+ *   takes the node (`broker.claim`: queued → running). First its worktree is made (or kept from
+ *   an earlier launch): a plain directory, or a `git worktree` for a node with a workspace, made
+ *   in the background while the node holds its slot, and named in the launch message
+ *   (`workspace`) for the sandbox; a worktree git cannot make fails the node (`worktree_failed`).
+ * - Warm room (`./spares.ts`): loading a host's modules costs far more than the fork, so room for
+ *   every free slot (at least one) is kept on hosts started ahead of need, as few as that takes;
+ *   a launch takes the fullest host with room. It starts with the first launch, so a daemon
+ *   that runs no node starts no process for nothing. A daemon that launches nothing for
+ *   `spareIdleMs` (30 s) keeps room for one: a host left with no node exits unless it is that.
  *   From then on the default entry is also built into one ESM file (`./broker-bundle.ts`), which
- *   later brokers load in about half the CPU; the `.ts` entry serves until it is ready, or for
+ *   later hosts load in about half the CPU; the `.ts` entry serves until it is ready, or for
  *   good when esbuild is absent.
- * - When a broker exits its token is revoked. If its node is still `running` (or it died before
- *   claiming the node), that is a crash: the hooks record a fault and relaunch the node from its
- *   last recorded turn, or fail it once the relaunch budget is spent.
- * - `stop` (cancel, interrupt) ends a broker and every process it started within a second:
- *   SIGTERM to its group, SIGKILL to its whole tree after the grace period.
- * - At start, brokers the previous daemon left behind are killed and their tokens revoked, and
- *   nodes left `running` are relaunched (`recover`). At close, brokers are killed outright: the
- *   nodes stay `running` and the next start relaunches them, re-running only what no record holds.
- *   A spare the previous daemon left exits by itself: its stdin closes with that daemon.
+ * - When a node's loop ends its token is revoked. If its node is still `running` (or it ended
+ *   before claiming the node), that is a crash: the hooks record a fault and relaunch the node
+ *   from its last recorded turn, or fail it once the relaunch budget is spent. A host that exits
+ *   ends every loop it held that way, each node charged its own relaunch and relaunched on a
+ *   host of its own (`isolated`), so one node cannot burn the others' budgets twice.
+ * - `stop` (cancel, interrupt) ends a node's loop and every process it started within a second:
+ *   the host aborts the loop, and drops it after the grace period; a host that does not confirm
+ *   in time is killed whole.
+ * - At start, hosts the previous daemon left behind are killed and their tokens revoked, and
+ *   nodes left `running` are relaunched (`recover`). At close, hosts are killed outright: the
+ *   nodes stay `running` and the next start relaunches them, re-running only what no record
+ *   holds. A host the previous daemon left exits by itself: its stdin closes with that daemon.
  * - Viewers (`nodes.attach`): each launch names a unix socket under `<home>/run/viewers` (0700)
- *   where the broker, once it holds its node, streams its transcript
- *   (`../broker/viewer-socket.ts`); `viewerSocket` answers it while the node runs on that broker
- *   and the socket accepts a connection (`./socket-probe.ts`): never a path nobody listens on. A
- *   broker that dies without removing it has it removed here.
+ *   where the node's loop, once it holds its node, streams its transcript
+ *   (`../broker/viewer-socket.ts`); `viewerSocket` answers it while the node runs and the socket
+ *   accepts a connection (`./socket-probe.ts`): never a path nobody listens on. A loop that ends
+ *   without removing it has it removed here.
  */
 import type { NodeRuntime } from '../ports.ts';
 import { withDeps } from '../with-deps.ts';
@@ -68,9 +74,9 @@ export function parseConcurrency(text: string | undefined, name: string): number
 export interface Supervisor extends NodeRuntime {
   /** Recovers what the previous daemon left, then starts queued nodes. */
   start(): void;
-  /** Kills every broker (the nodes stay `running` for the next start); no new one starts. */
+  /** Kills every agent host (the nodes stay `running` for the next start); no new one starts. */
   close(): Promise<void>;
-  /** The live brokers: node id and pid. */
+  /** The live nodes' loops: node id and the pid of the host running it. */
   brokers(): { node_id: string; pid: number }[];
   /** Slots, brokers holding a node, and queued nodes waiting for a slot. */
   stats(): { concurrency: number; active: number; queued: number };

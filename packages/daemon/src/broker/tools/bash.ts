@@ -72,6 +72,7 @@ export const bashTool = defineTool({
         AbortSignal.any([signal, cancel.signal]),
         {
           plan: sandbox,
+          // The node's own mark: its host runs other nodes' loops, so it is no process-wide env.
           tag: { name: BROKER_TAG_ENV, value: brokerTag(node.id, process.pid) },
           session: () => sessionOf(sandbox),
         },
@@ -109,6 +110,14 @@ const sessions = new WeakMap<SandboxPlan, Promise<SandboxSession | null>>();
 export function warmSandbox(plan: SandboxPlan): void {
   if (plan.mode === 'on' && plan.host.ready) void sessionOf(plan);
 }
+/** The node's sandbox ends (its loop ended, or was dropped): everything in it is killed. */
+export async function closeSandbox(plan: SandboxPlan): Promise<void> {
+  const held = sessions.get(plan);
+  if (held === undefined) return;
+  sessions.delete(plan);
+  (await held)?.close();
+}
+
 async function sessionOf(plan: SandboxPlan): Promise<SandboxSession | null> {
   const held = await sessions.get(plan);
   if (held?.stale() === true) {

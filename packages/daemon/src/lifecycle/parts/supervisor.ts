@@ -9,8 +9,10 @@ export interface BrokerOptions {
   concurrency?: number | undefined;
   relaunchBudget?: number | undefined;
   entry?: string | undefined;
-  /** After this long with no launch, one warm spare is kept, not one per free slot. */
+  /** After this long with no launch, room for one node is kept, not one per free slot. */
   spareIdleMs?: number | undefined;
+  /** Nodes one agent host runs at most (`SVC_HOST_CAPACITY`, else 16). */
+  hostCapacity?: number | undefined;
 }
 
 /**
@@ -41,6 +43,9 @@ export function supervisorPart(opts: {
   });
   const concurrency =
     opts.brokers?.concurrency ?? parseConcurrency(process.env.SVC_BROKERS, 'SVC_BROKERS');
+  const hostCapacity =
+    opts.brokers?.hostCapacity ??
+    parseConcurrency(process.env.SVC_HOST_CAPACITY, 'SVC_HOST_CAPACITY');
   const supervisor = createSupervisor(
     {
       home: opts.home,
@@ -55,6 +60,7 @@ export function supervisorPart(opts: {
       ...(concurrency !== undefined && { concurrency }),
       ...(opts.brokers?.entry !== undefined && { entry: opts.brokers.entry }),
       ...(opts.brokers?.spareIdleMs !== undefined && { spareIdleMs: opts.brokers.spareIdleMs }),
+      ...(hostCapacity !== undefined && { hostCapacity }),
     },
   );
   nodes.useRuntime(supervisor);

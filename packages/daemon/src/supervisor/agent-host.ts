@@ -1,0 +1,159 @@
+/**
+ * One agent host process (`../broker/host.ts`), spawned in its own process group before it has
+ * a node: it loads its modules and then runs the loops of the nodes it is leased for, up to its
+ * capacity. Its answers come on fd 3 (`../broker/host-protocol.ts`): a node's log lines, appended
+ * to that node's log, and each node's end, which settles that node's lease (`./host-lease.ts`).
+ * Whatever else it prints (stdout, stderr) goes to its own log, `host-<pid>.log`. A host that
+ * exits ends every lease it still holds with its exit: to each node, a broker crash.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { HOST_CHANNEL_FD, parseObject, readLines } from '../broker/host-protocol.ts';
+import { DaemonError } from '../errors.ts';
+import type { BrokerExit, BrokerProcess } from './broker-process.ts';
+import { createLease, exitOf, type LeaseSink } from './host-lease.ts';
+import { descendants, signalAll } from './process-tree.ts';
+
+export interface AgentHost {
+  readonly pid: number;
+  /** Settles when the process has exited (never rejects). */
+  readonly exited: Promise<BrokerExit>;
+  /** False once it exited or is being killed: no lease is taken on it then. */
+  readonly alive: boolean;
+  /** Nodes it runs at most. */
+  readonly capacity: number;
+  /** Leases held: nodes launched or about to be, not yet ended. */
+  readonly load: number;
+  /** From now on it takes no node beyond those it holds (a host kept for one node alone). */
+  isolate(): void;
+  /** A slot for one node: a `BrokerProcess` whose pid is the host's. */
+  lease(): BrokerProcess;
+  /** SIGKILL to the host and everything it started; settles once it has exited. */
+  kill(): Promise<BrokerExit>;
+}
+
+export interface SpawnHostOptions {
+  /** The host entry script (`src/broker/host.ts`, or its bundle). */
+  entry: string;
+  /** Where it runs; each node's worktree is passed to its loop. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Where its own log (`host-<pid>.log`) goes. */
+  logDir: string;
+  /** How long past a stop's grace the host may take to confirm before it is killed whole. */
+  marginMs: number;
+  /** Nodes it runs at most. */
+  capacity: number;
+}
+
+export function spawnHost(opts: SpawnHostOptions): AgentHost {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', opts.entry], {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) {
+    throw new DaemonError('broker_spawn_failed', `could not start ${process.execPath}`);
+  }
+  let alive = true;
+  let capacity = opts.capacity;
+  const exited = new Promise<BrokerExit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+  // A host that dies makes a write fail (EPIPE): its exit tells the supervisor.
+  child.stdin?.on('error', () => {});
+
+  let ownLog: WriteStream | null = null;
+  const own = (text: string) => {
+    ownLog ??= openLog(join(opts.logDir, `host-${pid}.log`));
+    ownLog?.write(text);
+  };
+  child.stdout?.on('data', own);
+  child.stderr?.on('data', own);
+
+  /** Leases not yet ended, launched (by node) or not. */
+  const sinks = new Map<string, LeaseSink>();
+  const unlaunched = new Set<LeaseSink>();
+  const onReport = (line: string) => {
+    const m = parseObject(line);
+    if (m === null) return;
+    if (typeof m.node_id === 'string' && typeof m.log === 'object' && m.log !== null) {
+      sinks.get(m.node_id)?.log(`${JSON.stringify(m.log)}\n`);
+    } else if (typeof m.ended === 'string') {
+      const sink = sinks.get(m.ended);
+      sinks.delete(m.ended);
+      sink?.end(exitOf(String(m.kind)));
+    }
+  };
+  const channel = child.stdio[HOST_CHANNEL_FD] as Readable | null;
+  channel?.on('error', () => {});
+  if (channel) readLines(channel, onReport);
+  void exited.then((exit) => {
+    alive = false;
+    // Every node it still held ends with it: a crash, unless that node was being stopped.
+    for (const sink of [...sinks.values(), ...unlaunched]) sink.end(exit);
+    sinks.clear();
+    unlaunched.clear();
+    ownLog?.end();
+  });
+
+  let killing: Promise<BrokerExit> | null = null;
+  const kill = () => {
+    killing ??= (async () => {
+      alive = false;
+      signalAll([{ pid, ppid: 0, pgid: pid }, ...descendants(pid)], 'SIGKILL');
+      return exited;
+    })();
+    return killing;
+  };
+
+  return {
+    pid,
+    exited,
+    get alive() {
+      return alive;
+    },
+    get capacity() {
+      return capacity;
+    },
+    isolate() {
+      capacity = Math.min(capacity, sinks.size + unlaunched.size);
+    },
+    get load() {
+      return sinks.size + unlaunched.size;
+    },
+    lease() {
+      if (!alive) throw new TypeError(`agent host ${pid} has exited`);
+      return createLease({
+        pid,
+        exited,
+        alive: () => alive,
+        marginMs: opts.marginMs,
+        send: (command) => child.stdin?.write(`${JSON.stringify(command)}\n`),
+        hold: (sink) => unlaunched.add(sink),
+        bind: (nodeId, sink) => {
+          unlaunched.delete(sink);
+          sinks.set(nodeId, sink);
+        },
+        release: (sink) => unlaunched.delete(sink),
+        kill,
+      });
+    },
+    kill,
+  };
+}
+
+function openLog(file: string): WriteStream | null {
+  try {
+    const log = createWriteStream('', { fd: openSync(file, 'a', 0o600) });
+    log.on('error', () => {});
+    return log;
+  } catch {
+    return null; // a host's own lines are no node's record: lost rather than fatal
+  }
+}
