@@ -31,9 +31,11 @@ function heldFlush() {
     get calls() {
       return calls;
     },
-    /** Waits for the next flush to start (the db starts it on the microtask queue). */
+    /** Waits for the next flush to start (the db starts it after the loop's turn). */
     async started(): Promise<void> {
-      for (let turn = 0; turn < 100 && held.length === 0; turn++) await Promise.resolve();
+      for (let turn = 0; turn < 20 && held.length === 0; turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       if (held.length === 0) throw new Error('no flush started');
     },
     release(): void {
@@ -96,8 +98,24 @@ describe('group commit', () => {
       }),
     ).toThrow('boom');
     expect(db.durable()).toBeNull();
-    await Promise.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(hold.calls).toBe(0);
+    db.close();
+  });
+
+  it('a write outside a transaction (autocommit) is flushed before an answer too', async () => {
+    const hold = heldFlush();
+    const db = openDb(dbPath(), { flush: hold.flush });
+    db.sqlite
+      .prepare('INSERT INTO events (kind, subject, payload, created_at) VALUES (?, ?, ?, ?)')
+      .run('t', null, '{}', 'now');
+    const synced = db.durable();
+    expect(synced).not.toBeNull();
+    await hold.started();
+    hold.release();
+    await synced;
+    expect(db.durable()).toBeNull();
     db.close();
   });
 

@@ -45,7 +45,13 @@ export function openDb(path: string, opts: DbOptions = {}): Db {
   sqlite.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
   migrate(sqlite);
   sqlite.exec('PRAGMA synchronous = NORMAL;');
-  const group = groupCommit(`${path}-wal`, opts.flush, opts.onCallbackError);
+  const totalChanges = sqlite.prepare('SELECT total_changes() AS n');
+  const group = groupCommit(
+    `${path}-wal`,
+    () => (totalChanges.get() as { n: number }).n,
+    opts.flush,
+    opts.onCallbackError,
+  );
 
   let pending: (() => void)[] | null = null;
   return {

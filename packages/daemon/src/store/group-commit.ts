@@ -23,11 +23,14 @@ interface Waiting {
  */
 export function groupCommit(
   walPath: string,
+  /** How many rows the connection has changed so far (SQLite's `total_changes()`). */
+  changes: () => number,
   flush: Flush = fdatasyncOffLoop,
   onCallbackError: (error: unknown) => void = (error) => console.error(error),
 ) {
   let fd: number | null = null;
   let committed = 0;
+  let changed = changes();
   let durable = 0;
   let inFlight: Promise<void> | null = null;
   let scheduled = false;
@@ -84,6 +87,26 @@ export function groupCommit(
     );
   };
 
+  const schedule = () => {
+    // After this turn's I/O: the commits of every request it serves join the same flush.
+    if (!scheduled && inFlight === null) {
+      scheduled = true;
+      setImmediate(start);
+    }
+  };
+
+  /**
+   * A write outside `transaction` (a statement in autocommit: a token's `last_used_at`, a
+   * broker's end) is a commit too, with no callbacks: seen by the connection's change count.
+   */
+  const autocommitted = () => {
+    const now = changes();
+    if (now === changed) return;
+    changed = now;
+    committed += 1;
+    schedule();
+  };
+
   return {
     /** Refuses a new transaction once a flush failed (the commits after it cannot be trusted). */
     check(): void {
@@ -91,16 +114,14 @@ export function groupCommit(
     },
     /** A commit landed (in the page cache): its callbacks wait for the flush that covers it. */
     committed(callbacks: (() => void)[]): void {
+      changed = changes();
       committed += 1;
       if (callbacks.length > 0) queue.push({ generation: committed, callbacks });
-      // On the microtask queue: the other commits of this synchronous run join the same flush.
-      if (!scheduled && inFlight === null) {
-        scheduled = true;
-        queueMicrotask(start);
-      }
+      schedule();
     },
     durable(): Promise<void> | null {
       if (failure !== null) return Promise.reject(failure);
+      autocommitted();
       if (durable === committed) return null;
       const last = waiters.at(-1);
       if (last?.generation === committed) return last.promise;
@@ -114,6 +135,7 @@ export function groupCommit(
     /** Syncs what is left (a shutdown may block), tells its callbacks, lets go of the WAL. */
     close(): void {
       if (closed) return;
+      autocommitted();
       if (committed > durable && failure === null) {
         fdatasyncSync(walFd());
         reached(committed);
