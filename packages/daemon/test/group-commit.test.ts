@@ -158,6 +158,14 @@ describe('group commit', () => {
     await store.db.durable();
     expect(events.rows(0, 10).map((row) => row.kind)).toEqual(['daemon.started']);
     expect(events.pending()).toBe(false);
+    // A record rolled back is no event on its way: nothing pending waits for it.
+    expect(() =>
+      store.db.transaction(() => {
+        events.record('daemon.stopping', null, {});
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    expect(events.pending()).toBe(false);
     store.db.close();
   });
 });

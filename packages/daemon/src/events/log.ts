@@ -19,6 +19,10 @@ export function eventLog(store: Store) {
   // The last seq whose commit is durable: readers are shown no row past it (group commit,
   // `store/group-commit.ts`), as no one may hear of a write before it would survive a crash.
   let durableSeq = store.events.lastSeq();
+  // The last seq `record` inserted: past `durableSeq` while its commit is on its way to the disk
+  // (or until a reader finds it rolled back). `pending` asks the table only then, once per change.
+  let recordedSeq = durableSeq;
+  let asked: { recorded: number; durable: number; pending: boolean } | null = null;
   const sharedRows = (key: string, read: () => readonly EventRow[]): readonly EventRow[] => {
     const hit = shared.get(key);
     if (hit !== undefined) return hit;
@@ -33,6 +37,7 @@ export function eventLog(store: Store) {
       shared.clear();
       return store.db.transaction((afterCommit) => {
         const row = store.events.insert(kind, subject, payload, new Date().toISOString());
+        recordedSeq = row.seq;
         afterCommit(() => {
           if (row.seq > durableSeq) durableSeq = row.seq;
           shared.clear(); // pages read before were cut at the old durable seq
@@ -68,7 +73,13 @@ export function eventLog(store: Store) {
      * waits for them first.
      */
     pending(): boolean {
-      return store.events.lastSeq() > durableSeq;
+      if (recordedSeq <= durableSeq) return false;
+      if (asked?.recorded !== recordedSeq || asked.durable !== durableSeq) {
+        const pending = store.events.lastSeq() > durableSeq;
+        if (!pending) recordedSeq = durableSeq; // rolled back
+        asked = { recorded: recordedSeq, durable: durableSeq, pending };
+      }
+      return asked.pending;
     },
     /**
      * Wakes the listeners after the caller's commit of a change that appends no event but that a
