@@ -5,19 +5,22 @@
 import { rmSync } from 'node:fs';
 import { sweepWrites } from '../nodes/workspace/write-notes.ts';
 import type { BrokerExit } from './broker-process.ts';
-import { marked, signalAll } from './process-tree.ts';
+import { marked, markedOffLoop, signalAll } from './process-tree.ts';
 import type { Active, SupervisorState } from './supervisor-state.ts';
 
-export function brokerEnded(
+export async function brokerEnded(
   state: SupervisorState,
   nodeId: string,
   broker: Active,
   exit: BrokerExit,
-): void {
+): Promise<void> {
   const { store, tokens, hooks, logger } = state.deps;
   // First: what a broker that died unasked left running (init holds it now) goes before the
-  // node's next broker starts, whose processes carry another mark.
-  signalAll(marked(nodeId, broker.process.pid), 'SIGKILL');
+  // node's next broker starts, whose processes carry another mark. A broker that ended on its
+  // own is scanned for off the event loop (the node stays active, with no second broker, until
+  // it is done); one stopped on purpose at once, before `stopNode` goes on.
+  const pid = broker.process.pid;
+  signalAll(broker.stopped ? marked(nodeId, pid) : await markedOffLoop(nodeId, pid), 'SIGKILL');
   state.deps.brokerGone?.(broker.process.pid);
   state.active.delete(nodeId);
   rmSync(broker.viewerSocket, { force: true });

@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { procStat } from '../lifecycle/proc-stat.ts';
 import { BROKER_TAG_ENV, brokerTag } from './broker-tag.ts';
 
@@ -40,20 +41,53 @@ export function descendants(root: number): ProcessInfo[] {
  * is all there is.
  */
 export function marked(nodeId: string, pid: number): ProcessInfo[] {
-  const entry = Buffer.from(`${BROKER_TAG_ENV}=${brokerTag(nodeId, pid)}\0`);
+  const entry = markEntry(nodeId, pid);
   return (procPids() ?? []).flatMap((name) => {
     if (Number(name) === process.pid) return [];
     try {
-      const environ = readFileSync(`/proc/${name}/environ`);
-      const at = environ.indexOf(entry);
-      // The whole entry: `NAME=value\0` at the start or right after another entry's NUL.
-      if (at < 0 || (at > 0 && environ[at - 1] !== 0)) return [];
-      const info = statOf(name);
-      return info === null ? [] : [info];
+      return markedOne(name, readFileSync(`/proc/${name}/environ`), entry);
     } catch {
       return []; // gone, or another user's
     }
   });
+}
+
+/** How many `/proc/<pid>/environ` reads `markedOffLoop` has in flight at once. */
+const READS_AT_ONCE = 16;
+
+/**
+ * `marked`, its reads on the thread pool. Each read of another process's environment waits on
+ * that process's memory map, 0.1 to 0.5 ms on a busy machine: a scan of a few hundred processes
+ * held the daemon's event loop (every answer and event stream) for up to 120 ms a broker exit.
+ */
+export async function markedOffLoop(nodeId: string, pid: number): Promise<ProcessInfo[]> {
+  const entry = markEntry(nodeId, pid);
+  const names = (procPids() ?? []).filter((name) => Number(name) !== process.pid);
+  const found: ProcessInfo[] = [];
+  // Bounded: each round reads the next slice of a list read once.
+  for (let i = 0; i < names.length; i += READS_AT_ONCE) {
+    const slice = names.slice(i, i + READS_AT_ONCE);
+    const environs = await Promise.all(
+      slice.map((name) => readFile(`/proc/${name}/environ`).catch(() => null)),
+    );
+    environs.forEach((environ, j) => {
+      if (environ !== null) found.push(...markedOne(slice[j]!, environ, entry));
+    });
+  }
+  return found;
+}
+
+function markEntry(nodeId: string, pid: number): Buffer {
+  return Buffer.from(`${BROKER_TAG_ENV}=${brokerTag(nodeId, pid)}\0`);
+}
+
+/** The process `name` when its environment holds `entry`, whole. */
+function markedOne(name: string, environ: Buffer, entry: Buffer): ProcessInfo[] {
+  const at = environ.indexOf(entry);
+  // The whole entry: `NAME=value\0` at the start or right after another entry's NUL.
+  if (at < 0 || (at > 0 && environ[at - 1] !== 0)) return [];
+  const info = statOf(name);
+  return info === null ? [] : [info];
 }
 
 /** Sends `signal` to each process and to each of their process groups; gone ones are skipped. */
