@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { sweepWrites } from '../nodes/workspace/write-notes.ts';
 import type { BrokerExit } from './broker-process.ts';
-import { marked, markedOffLoop, signalAll } from './process-tree.ts';
+import { marked, markedInTurns, signalAll } from './process-tree.ts';
 import type { Active, SupervisorState } from './supervisor-state.ts';
 
 export async function brokerEnded(
@@ -17,10 +17,11 @@ export async function brokerEnded(
   const { store, tokens, hooks, logger } = state.deps;
   // First: what a broker that died unasked left running (init holds it now) goes before the
   // node's next broker starts, whose processes carry another mark. A broker that ended on its
-  // own is scanned for off the event loop (the node stays active, with no second broker, until
-  // it is done); one stopped on purpose at once, before `stopNode` goes on.
+  // own is scanned for in slices between turns of the event loop (the node stays active, with
+  // no second broker, until it is done); one stopped on purpose at once, before `stopNode` goes
+  // on.
   const pid = broker.process.pid;
-  signalAll(broker.stopped ? marked(nodeId, pid) : await markedOffLoop(nodeId, pid), 'SIGKILL');
+  signalAll(broker.stopped ? marked(nodeId, pid) : await markedInTurns(nodeId, pid), 'SIGKILL');
   state.deps.brokerGone?.(broker.process.pid);
   state.active.delete(nodeId);
   rmSync(broker.viewerSocket, { force: true });

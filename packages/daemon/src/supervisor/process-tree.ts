@@ -5,7 +5,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { procStat } from '../lifecycle/proc-stat.ts';
 import { BROKER_TAG_ENV, brokerTag } from './broker-tag.ts';
 
@@ -52,27 +51,30 @@ export function marked(nodeId: string, pid: number): ProcessInfo[] {
   });
 }
 
-/** How many `/proc/<pid>/environ` reads `markedOffLoop` has in flight at once. */
-const READS_AT_ONCE = 16;
+/** How many `/proc/<pid>/environ` reads `markedInTurns` makes in one turn of the event loop. */
+const READS_A_TURN = 32;
 
 /**
- * `marked`, its reads on the thread pool. Each read of another process's environment waits on
- * that process's memory map, 0.1 to 0.5 ms on a busy machine: a scan of a few hundred processes
- * held the daemon's event loop (every answer and event stream) for up to 120 ms a broker exit.
+ * `marked`, a slice of the processes each turn of the event loop. Each read of another process's
+ * environment waits on that process's memory map, 0.1 to 0.5 ms on a busy machine: a scan of a
+ * few hundred processes held the daemon's event loop (every answer and event stream) for up to
+ * 120 ms a broker exit. In slices the reads cost what they did (the thread pool's round trips
+ * cost more), and the loop turns between them.
  */
-export async function markedOffLoop(nodeId: string, pid: number): Promise<ProcessInfo[]> {
+export async function markedInTurns(nodeId: string, pid: number): Promise<ProcessInfo[]> {
   const entry = markEntry(nodeId, pid);
   const names = (procPids() ?? []).filter((name) => Number(name) !== process.pid);
   const found: ProcessInfo[] = [];
-  // Bounded: each round reads the next slice of a list read once.
-  for (let i = 0; i < names.length; i += READS_AT_ONCE) {
-    const slice = names.slice(i, i + READS_AT_ONCE);
-    const environs = await Promise.all(
-      slice.map((name) => readFile(`/proc/${name}/environ`).catch(() => null)),
-    );
-    environs.forEach((environ, j) => {
-      if (environ !== null) found.push(...markedOne(slice[j]!, environ, entry));
-    });
+  // Bounded: each turn reads the next slice of a list read once.
+  for (let i = 0; i < names.length; i += READS_A_TURN) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const name of names.slice(i, i + READS_A_TURN)) {
+      try {
+        found.push(...markedOne(name, readFileSync(`/proc/${name}/environ`), entry));
+      } catch {
+        // gone, or another user's
+      }
+    }
   }
   return found;
 }
