@@ -120,6 +120,7 @@ export function groupCommit(
       schedule();
     },
     durable(): Promise<void> | null {
+      if (closed) return null; // `close` synced everything
       if (failure !== null) return Promise.reject(failure);
       autocommitted();
       if (durable === committed) return null;
