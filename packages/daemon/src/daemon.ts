@@ -16,6 +16,7 @@ import { supervisorPart } from './lifecycle/parts/supervisor.ts';
 import { sweepWrites, writeNotesDir } from './nodes/workspace/write-notes.ts';
 import type { TcpInfo } from './ports.ts';
 import type { SandboxMode } from './sandbox/settings.ts';
+import type { Flush } from './store/db.ts';
 import { DAEMON_VERSION } from './version.ts';
 import { DEFAULT_VIEWER_DIST } from './viewer-dist.ts';
 
@@ -61,6 +62,8 @@ export interface StartDaemonOptions {
    * person's explicit choice to run them unconfined, which every such result then says.
    */
   sandbox?: SandboxMode;
+  /** How the database's WAL is made durable (default `fdatasync`). For tests, to hold it. */
+  flush?: Flush;
 }
 
 export { DEFAULT_VIEWER_DIST };
@@ -100,7 +103,12 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
   const tcp = () => listeners?.tcp() ?? null;
   try {
     parts.add({ name: 'lock', close: () => releaseLock(paths.home) });
-    const { store } = parts.add(storePart(paths.db));
+    const { store } = parts.add(
+      storePart(paths.db, {
+        flush: opts.flush,
+        onCallbackError: (error) => logger.error({ err: error }, 'an after-commit callback threw'),
+      }),
+    );
     const { services } = parts.add(
       resourcesPart({
         store,
@@ -139,7 +147,14 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     );
     parts.add(clockPart(services, logger));
     const sse = sseRegistry();
-    parts.add({ name: 'event streams', close: () => sse.closeAll() });
+    parts.add({
+      name: 'event streams',
+      // What was committed before the end (`daemon.stopping` included) goes out once durable.
+      close: async () => {
+        await store.db.durable()?.catch(() => {});
+        sse.closeAll();
+      },
+    });
 
     let resolveClosed!: () => void;
     const closed = new Promise<void>((resolve) => {

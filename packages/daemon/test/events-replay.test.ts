@@ -20,7 +20,6 @@ const BACKLOG = 1_500;
 describe('a backlog replayed to many streams', () => {
   it('gives the event loop turns while it runs, and every stream still gets every event', async () => {
     const store = openStore(`${home}/svc.db`);
-    const log = eventLog(store);
     store.db.transaction(() => {
       for (let i = 0; i < BACKLOG; i++) {
         store.events.insert(
@@ -31,6 +30,9 @@ describe('a backlog replayed to many streams', () => {
         );
       }
     });
+    // Written past the log, so the log is opened once they are durable, as at a daemon's start.
+    await store.db.durable();
+    const log = eventLog(store);
     const controller = new AbortController();
     const streams = Array.from({ length: READERS }, () =>
       eventStream(log, sseRegistry(), {

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BROKER_TAG_ENV } from '../src/supervisor/broker-tag.ts';
-import { marked } from '../src/supervisor/process-tree.ts';
+import { marked, markedInTurns } from '../src/supervisor/process-tree.ts';
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -24,7 +24,7 @@ function sleeper(extra: Record<string, string>): number {
 }
 
 describe('marked', () => {
-  it("finds the broker's processes by the whole entry, not a longer pid, name or value", () => {
+  it("finds the broker's processes by the whole entry, not a longer pid, name or value", async () => {
     const ours = sleeper({ [BROKER_TAG_ENV]: 'node_a/123' });
     const first = sleeper({ [BROKER_TAG_ENV]: 'node_a/123', OTHER: 'x' });
     sleeper({ [BROKER_TAG_ENV]: 'node_a/1234' }); // another broker's pid
@@ -34,9 +34,13 @@ describe('marked', () => {
     const found = marked('node_a', 123).map((p) => p.pid);
     expect(found.sort()).toEqual([ours, first].sort());
     for (const p of marked('node_a', 123)) expect(p.pgid).toBe(p.pid); // each in its own group
+    // In slices, between turns of the event loop: the same processes.
+    const offLoop = (await markedInTurns('node_a', 123)).map((p) => p.pid);
+    expect(offLoop.sort()).toEqual([ours, first].sort());
   });
 
-  it('finds nothing for a mark no process carries', () => {
+  it('finds nothing for a mark no process carries', async () => {
     expect(marked('node_none', 1)).toEqual([]);
+    expect(await markedInTurns('node_none', 1)).toEqual([]);
   });
 });

@@ -28,10 +28,10 @@ function freshStore(home = newHome()) {
 }
 
 describe('store', () => {
-  it('runs in WAL mode with synchronous=FULL and numbered migrations recorded', () => {
+  it('runs in WAL mode with synchronous=NORMAL (group commit) and numbered migrations recorded', () => {
     const { store, home } = freshStore();
     expect(store.db.sqlite.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
-    expect(store.db.sqlite.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 2 });
+    expect(store.db.sqlite.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 1 });
     expect(store.db.sqlite.prepare('PRAGMA user_version').get()).toEqual({
       user_version: migrations.length,
     });
@@ -47,7 +47,7 @@ describe('store', () => {
     expect(() => openStore(`${home}/svc.db`)).toThrow(/newer than this daemon/);
   });
 
-  it('a failed transaction keeps neither the state nor its event, and notifies no one', () => {
+  it('a failed transaction keeps neither the state nor its event, and notifies no one', async () => {
     const { store } = freshStore();
     const events = eventLog(store);
     let woken = 0;
@@ -71,6 +71,8 @@ describe('store', () => {
     expect(events.lastSeq()).toBe(0);
     expect(woken).toBe(0);
     events.record('daemon.started', null, {});
+    expect(woken).toBe(0); // not before its commit is durable
+    await store.db.durable();
     expect(woken).toBe(1);
   });
 

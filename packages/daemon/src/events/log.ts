@@ -16,10 +16,17 @@ export function eventLog(store: Store) {
     for (const listener of listeners) listener();
   };
   const shared = sharedPage();
+  // The last seq whose commit is durable: readers are shown no row past it (group commit,
+  // `store/group-commit.ts`), as no one may hear of a write before it would survive a crash.
+  let durableSeq = store.events.lastSeq();
+  // The last seq `record` inserted: past `durableSeq` while its commit is on its way to the disk
+  // (or until a reader finds it rolled back). `pending` asks the table only then, once per change.
+  let recordedSeq = durableSeq;
+  let asked: { recorded: number; durable: number; pending: boolean } | null = null;
   const sharedRows = (key: string, read: () => readonly EventRow[]): readonly EventRow[] => {
     const hit = shared.get(key);
     if (hit !== undefined) return hit;
-    const rows = read();
+    const rows = upTo(read(), durableSeq);
     // Uncommitted rows are never shared: the transaction may yet roll back.
     if (!store.db.sqlite.isTransaction) shared.set(key, rows);
     return rows;
@@ -30,7 +37,12 @@ export function eventLog(store: Store) {
       shared.clear();
       return store.db.transaction((afterCommit) => {
         const row = store.events.insert(kind, subject, payload, new Date().toISOString());
-        afterCommit(wake);
+        recordedSeq = row.seq;
+        afterCommit(() => {
+          if (row.seq > durableSeq) durableSeq = row.seq;
+          shared.clear(); // pages read before were cut at the old durable seq
+          wake();
+        });
         return toEventDto(row);
       });
     },
@@ -54,6 +66,20 @@ export function eventLog(store: Store) {
     shared: sharedRows,
     lastSeq(): number {
       return store.events.lastSeq();
+    },
+    /**
+     * Whether events are committed that readers are not shown yet: their commit's flush is under
+     * way, and a wake-up follows it. A stream that would end (a backlog sent, its nodes settled)
+     * waits for them first.
+     */
+    pending(): boolean {
+      if (recordedSeq <= durableSeq) return false;
+      if (asked?.recorded !== recordedSeq || asked.durable !== durableSeq) {
+        const pending = store.events.lastSeq() > durableSeq;
+        if (!pending) recordedSeq = durableSeq; // rolled back
+        asked = { recorded: recordedSeq, durable: durableSeq, pending };
+      }
+      return asked.pending;
     },
     /**
      * Wakes the listeners after the caller's commit of a change that appends no event but that a
@@ -95,6 +121,13 @@ function sharedPage() {
       }
     },
   };
+}
+
+/** `rows` (in seq order) up to `seq`: the very array when all are (so its frames stay shared). */
+function upTo(rows: readonly EventRow[], seq: number): readonly EventRow[] {
+  if (rows.length === 0 || rows.at(-1)!.seq <= seq) return rows;
+  const end = rows.findIndex((row) => row.seq > seq);
+  return rows.slice(0, end);
 }
 
 export function toEventDto(row: EventRow): EventDto {

@@ -74,7 +74,8 @@ export function eventsResponse(
   const after = lastEventId(c.header('last-event-id')) ?? query.after ?? 0;
   const read = reader(ctx, subjects, query.kinds);
   const isSettled = () => settled(ctx, subjects);
-  if (query.follow !== false && isSettled() && read(after, 1).length === 0) {
+  const drained = () => read(after, 1).length === 0 && !ctx.events.pending();
+  if (query.follow !== false && isSettled() && drained()) {
     return c.body(null, 204, {});
   }
   const stream = eventStream(ctx.events, ctx.sse, {

@@ -4,6 +4,7 @@ import { REQUEST_ID_HEADER, type RouteId } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Logger, RequestLog } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
+import type { Db } from '../store/db.ts';
 import type { IdempotencyStore } from '../store/idempotency.ts';
 import { authenticate, type BearerTokens, matchRoute } from './auth.ts';
 import { Call, type Reply } from './call.ts';
@@ -34,6 +35,8 @@ const SLOW_MS = 1_000;
 /** What the request path uses of the daemon (the daemon's context is one). */
 export interface RequestPathDeps extends ViewerPageDeps {
   store: {
+    /** Whether every commit is durable yet: no answer goes out before (`Db.durable`). */
+    db: Pick<Db, 'durable'>;
     idempotency: IdempotencyStore;
     /** A node's tree root: a node token's sight of a `tree` route (`Call.sight`). */
     nodes: { get(id: string): { root_id: string } | undefined };
@@ -52,7 +55,8 @@ export type RequestPath = (req: IncomingMessage, res: ServerResponse, listener: 
 /**
  * The daemon's whole request path, on node's request and response: request id (the caller's if
  * sane, else new) on every answer; 503 once draining; Host allow-list; CORS; route lookup in the
- * protocol's table; auth; input validation; Idempotency-Key; the route's handler; one log line.
+ * protocol's table; auth; input validation; Idempotency-Key; the route's handler; the answer,
+ * once every commit made before it is durable (group commit); one log line.
  * A handler's throw is answered as its envelope (a 500 without internals when it is no
  * `ApiError`). A `GET` with a synchronous handler runs without a single promise.
  *
@@ -174,6 +178,17 @@ export function createRequestPath(ctx: RequestPathDeps, handlers: Routes): Reque
       res.destroy();
     };
 
+    // Once every commit made so far is durable (group commit, `store/group-commit.ts`): the
+    // handler's own and any other a read may show. With nothing unflushed, at once.
+    const whenDurable = (reply: Reply) => {
+      const synced = ctx.store.db.durable();
+      if (synced === null) return answer(reply);
+      synced.then(
+        () => answer(reply),
+        (error: unknown) => answer(handleError(error, c)),
+      );
+    };
+
     // Every answer under /viewer/ carries the viewer's security headers, the early refusals below
     // (a Host not served, a preflight, a drain) included, not only what `serveViewer` writes.
     const viewer = listener.kind === 'tcp' && isViewerPath(c.path) ? listener : null;
@@ -186,8 +201,8 @@ export function createRequestPath(ctx: RequestPathDeps, handlers: Routes): Reque
     } catch (error) {
       reply = handleError(error, c);
     }
-    if (reply instanceof Promise) reply.catch((error) => handleError(error, c)).then(answer);
-    else answer(reply);
+    if (reply instanceof Promise) reply.catch((error) => handleError(error, c)).then(whenDurable);
+    else whenDurable(reply);
   };
 }
 

@@ -30,6 +30,8 @@ export interface EventSource {
   /** The rows after `after` as stored, payload unparsed. */
   rows(after: number, limit: number, kinds?: readonly string[]): readonly EventRow[];
   lastSeq(): number;
+  /** Whether events are committed that `rows` does not show yet (not durable yet). */
+  pending(): boolean;
   /** Calls `listener` after every commit that appended events; returns the unsubscribe. */
   subscribe(listener: () => void): () => void;
 }
@@ -159,10 +161,13 @@ export function eventStream(
       while (!mayReplay()) await nextTurn();
       while (!closed && (!behind || send(controller, PAGE) === 0)) {
         if (closed) return; // `send` ended it: the caller's token or session no longer holds
-        if (!follow) return abort();
-        if (settled?.()) {
-          controller.enqueue(encoder.encode('retry: 1\n\n'));
-          return abort();
+        // Not with events still on their way to the disk: they may be this stream's last.
+        if (!log.pending()) {
+          if (!follow) return abort();
+          if (settled?.()) {
+            controller.enqueue(encoder.encode('retry: 1\n\n'));
+            return abort();
+          }
         }
         await new Promise<void>((resolve) => {
           wake = resolve;

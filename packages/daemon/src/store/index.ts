@@ -20,7 +20,7 @@ import { tokenStore } from '../tokens/store.ts';
 import { uploadStore } from '../uploads/store.ts';
 import { viewerSessionStore } from '../viewer/store.ts';
 import { brokerStore } from './brokers.ts';
-import { openDb } from './db.ts';
+import { type DbOptions, openDb } from './db.ts';
 import { eventStore } from './events.ts';
 import { idempotencyStore } from './idempotency.ts';
 import { secretStore } from './secrets.ts';
@@ -28,8 +28,8 @@ import { secretStore } from './secrets.ts';
 export type { Db } from './db.ts';
 
 /** The database and its query modules. */
-export function openStore(path: string) {
-  const db = openDb(path);
+export function openStore(path: string, opts: DbOptions = {}) {
+  const db = openDb(path, opts);
   return {
     db,
     tokens: tokenStore(db),

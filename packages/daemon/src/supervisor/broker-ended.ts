@@ -4,21 +4,24 @@
  */
 import { rmSync } from 'node:fs';
 import type { BrokerExit } from './broker-process.ts';
-import { marked, signalAll } from './process-tree.ts';
+import { marked, markedInTurns, signalAll } from './process-tree.ts';
 import type { Active, SupervisorState } from './supervisor-state.ts';
 
-export function brokerEnded(
+export async function brokerEnded(
   state: SupervisorState,
   nodeId: string,
   broker: Active,
   exit: BrokerExit,
-): void {
+): Promise<void> {
   const { store, tokens, hooks, logger } = state.deps;
   // First: what the node's commands left running (in a session of their own, init's now if
   // its host died) goes before the node's next loop starts, whose commands carry the same mark
-  // when it lands on the same host. What the host left of sandboxes and writes goes when the
-  // host itself exits (`./spares.ts`): it may run other nodes still.
-  signalAll(marked(nodeId, broker.process.pid), 'SIGKILL');
+  // when it lands on the same host. A loop that ended on its own is scanned for in slices between
+  // turns of the event loop (the node stays active, with no second loop, until it is done); one
+  // stopped on purpose at once, before `stopNode` goes on. What the host left of sandboxes and
+  // writes goes when the host itself exits (`./spares.ts`): it may run other nodes still.
+  const pid = broker.process.pid;
+  signalAll(broker.stopped ? marked(nodeId, pid) : await markedInTurns(nodeId, pid), 'SIGKILL');
   state.active.delete(nodeId);
   rmSync(broker.viewerSocket, { force: true });
   const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;

@@ -1,9 +1,10 @@
+import type { DbOptions } from '../../store/db.ts';
 import { openStore, type Store } from '../../store/index.ts';
 import type { Part } from './part.ts';
 
 /** The database: opened first, closed last. */
-export function storePart(dbPath: string): Part & { store: Store } {
-  const store = openStore(dbPath);
+export function storePart(dbPath: string, opts: DbOptions = {}): Part & { store: Store } {
+  const store = openStore(dbPath, opts);
   try {
     // No request survives a restart: the claims the last daemon left running are void.
     store.idempotency.releaseUnfinished();
