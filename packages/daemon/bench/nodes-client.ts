@@ -22,6 +22,8 @@ export interface BenchDaemon {
   child: ChildProcess;
   socketPath: string;
   call(path: string, init?: { method?: string; body?: unknown }): Promise<Record<string, unknown>>;
+  /** A full garbage collection in the daemon; false when it cannot (no `--expose-gc`). */
+  gc(): Promise<boolean>;
   /** SIGTERM, and its exit. */
   stop(): Promise<void>;
 }
@@ -31,18 +33,23 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
     process.execPath,
     [
       '--disable-warning=ExperimentalWarning',
+      '--expose-gc',
       join(import.meta.dirname, 'nodes-daemon.ts'),
       home,
       String(concurrency),
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const socketPath = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the bench daemon exited (${code})`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      resolve((JSON.parse(line) as { socketPath: string }).socketPath);
+  // Its stdout's lines in order: first where it listens, then one per `gc` asked.
+  const lines = createInterface({ input: child.stdout! });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const nextLine = () =>
+    new Promise<string>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`the bench daemon exited (${code})`)));
+      waiting.push(resolve);
     });
-  });
+  const socketPath = (JSON.parse(await nextLine()) as { socketPath: string }).socketPath;
   const dispatcher = new Agent({ connect: { socketPath }, connections: 128 });
   const token = readFileSync(join(home, 'owner.token'), 'utf8').trim();
   return {
@@ -57,6 +64,11 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
       });
       if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
       return res.json() as Promise<Record<string, unknown>>;
+    },
+    async gc() {
+      const answer = nextLine();
+      child.stdin!.write('gc\n');
+      return (JSON.parse(await answer) as { gc: boolean }).gc;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
