@@ -69,25 +69,28 @@ export async function activeFootprint(
       const body = scriptedNode(`bench active ${i}`, ACTIVE_SCRIPT);
       ids.push((await daemon.call('/v1/nodes', { method: 'POST', body })).id as string);
     }
-    const running = () => treeMem(pid, isSleep).commandCount;
+    const running = () => treeMem(pid, isSleep, false).commandCount;
     for (let i = 0; running() < active; i++) {
       if (i * 100 > TIMEOUT_MS) throw new Error(`${active} commands never ran at once`);
       await pause(100);
     }
     const inFlightMs = performance.now() - t0;
+    // Each look reads every process's PSS, slow with many: the window is wall time, with
+    // at least two looks in it.
     let busy = treeMem(pid, isCommand);
-    let samples = 0;
-    for (let t = 0; t < sampleMs && running() >= active; t += 250) {
+    let samples = 1;
+    const from = performance.now();
+    while ((performance.now() - from < sampleMs || samples < 2) && running() >= active) {
+      await pause(250);
       const now = treeMem(pid, isCommand);
       samples++;
       if (total(now, 'pssKb') > total(busy, 'pssKb')) busy = now;
-      await pause(250);
     }
     for (const p of pidsBelow(pid, isSleep)) seen.add(p);
     for (const id of ids) {
       await daemon.call(`/v1/nodes/${id}/cancel`, { method: 'POST', body: { reason: 'bench' } });
     }
-    for (let i = 0; i < 600 && treeMem(pid, isSleep).commandCount > 0; i++) await pause(100);
+    for (let i = 0; i < 600 && treeMem(pid, isSleep, false).commandCount > 0; i++) await pause(100);
     return { idle: before, busy, inFlightMs, samples };
   } finally {
     await daemon.stop();

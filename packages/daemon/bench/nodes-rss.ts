@@ -125,8 +125,16 @@ function descendants(root: number, children: Map<number, number[]>): number[] {
   return found;
 }
 
-/** One look at the daemon's tree; `isCommand` picks the work (e.g. the bench's `sleep`). */
-export function treeMem(daemonPid: number, isCommand: (cmdline: string) => boolean): TreeMem {
+/**
+ * One look at the daemon's tree; `isCommand` picks the work (e.g. the bench's `sleep`). PSS
+ * costs the kernel a walk of each process's pages (about 10 ms for a broker on a busy 2-core
+ * machine), so `withPss: false` reads RSS alone (PSS then 0).
+ */
+export function treeMem(
+  daemonPid: number,
+  isCommand: (cmdline: string) => boolean,
+  withPss = true,
+): TreeMem {
   const children = childrenMap();
   const zero = (): Mem => ({ rssKb: 0, pssKb: 0 });
   const tree: TreeMem = {
@@ -140,7 +148,7 @@ export function treeMem(daemonPid: number, isCommand: (cmdline: string) => boole
     unreadable: 0,
   };
   const add = (into: Mem, pid: number) => {
-    const mem = memOf(pid);
+    const mem = withPss ? memOf(pid) : { rssKb: rssKb(pid), pssKb: 0 };
     if (mem.pssKb < 0) tree.unreadable++;
     into.rssKb += mem.rssKb;
     into.pssKb += Math.max(0, mem.pssKb);
@@ -173,8 +181,15 @@ export function pidsBelow(daemonPid: number, match: (cmdline: string) => boolean
   return descendants(daemonPid, childrenMap()).filter((pid) => match(cmdlineOf(pid)));
 }
 
-/** Samples every `everyMs` until `stop()`, which answers the peaks. */
-export function sampleRss(daemonPid: number, everyMs = 100): { stop(): RssPeaks } {
+/**
+ * Samples RSS every `everyMs` and PSS every `pssEveryMs` (far costlier to read, and read by this
+ * process on the machine it measures) until `stop()`, which answers the peaks.
+ */
+export function sampleRss(
+  daemonPid: number,
+  everyMs = 100,
+  pssEveryMs = 5000,
+): { stop(): RssPeaks } {
   const peaks: RssPeaks = {
     daemonKb: 0,
     brokersKb: 0,
@@ -184,8 +199,11 @@ export function sampleRss(daemonPid: number, everyMs = 100): { stop(): RssPeaks 
     sandboxesPssKb: 0,
     brokers: 0,
   };
+  let pssAt = 0;
   const sample = () => {
-    const tree = treeMem(daemonPid, () => false);
+    const withPss = performance.now() - pssAt >= pssEveryMs;
+    if (withPss) pssAt = performance.now();
+    const tree = treeMem(daemonPid, () => false, withPss);
     peaks.daemonKb = Math.max(peaks.daemonKb, tree.daemon.rssKb);
     peaks.brokersKb = Math.max(peaks.brokersKb, tree.hosts.rssKb);
     peaks.sandboxesKb = Math.max(peaks.sandboxesKb, tree.sandboxes.rssKb);
