@@ -47,7 +47,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bareMem, insertAndNotify, timedSpawns } from './nodes-baselines.ts';
 import { type BenchDaemon, brokerStarts, startBenchDaemon } from './nodes-client.ts';
-import { activeFootprint, parkedFootprint } from './nodes-footprint.ts';
+import { type ActiveFootprint, activeFootprint, parkedFootprint } from './nodes-footprint.ts';
 import { cpuMs, hostsOf, memOf, sampleRss, type TreeMem } from './nodes-rss.ts';
 import { fmt, pct, positive, row, table, target } from './nodes-stats.ts';
 import { idle, runTurns } from './nodes-turns.ts';
@@ -249,8 +249,15 @@ async function footprint() {
   ]);
 
   if (!FOOTPRINT) return;
-  const one = await activeFootprint(newHome(), 1, 3000);
-  const many = await activeFootprint(newHome(), ACTIVE, 3000);
+  let one: ActiveFootprint;
+  let many: ActiveFootprint;
+  try {
+    one = await activeFootprint(newHome(), 1, 3000);
+    many = await activeFootprint(newHome(), ACTIVE, 3000);
+  } catch (error) {
+    print([`# Footprint of active nodes: not measured (${(error as Error).message})`, '']);
+    return;
+  }
   const bareOne = await bareMem(1, 'node');
   const bareMany = await bareMem(ACTIVE, 'node');
   const bareSleep = await bareMem(1, 'sleep');
