@@ -18,12 +18,21 @@ export interface EventDto {
   created_at: string;
 }
 
+export interface DaemonHeap {
+  gc: boolean;
+  heapUsed: number;
+  external: number;
+}
+
 export interface BenchDaemon {
   child: ChildProcess;
   socketPath: string;
   call(path: string, init?: { method?: string; body?: unknown }): Promise<Record<string, unknown>>;
-  /** A full garbage collection in the daemon; false when it cannot (no `--expose-gc`). */
-  gc(): Promise<boolean>;
+  /**
+   * A full garbage collection in the daemon (`gc` false when it cannot: no `--expose-gc`), and
+   * its V8 heap in use and external memory after it, in bytes.
+   */
+  gc(): Promise<DaemonHeap>;
   /** SIGTERM, and its exit. */
   stop(): Promise<void>;
 }
@@ -68,7 +77,7 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
     async gc() {
       const answer = nextLine();
       child.stdin!.write('gc\n');
-      return (JSON.parse(await answer) as { gc: boolean }).gc;
+      return JSON.parse(await answer) as DaemonHeap;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -20,7 +20,9 @@ const collect = (globalThis as { gc?: () => void }).gc;
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'gc') return;
   collect?.();
-  process.stdout.write(`${JSON.stringify({ gc: collect !== undefined })}\n`);
+  // What the collection left: the V8 heap in use, and what lives outside it (SQLite, buffers).
+  const { heapUsed, external } = process.memoryUsage();
+  process.stdout.write(`${JSON.stringify({ gc: collect !== undefined, heapUsed, external })}\n`);
 });
 await daemon.closed;
 process.exit(0);

@@ -7,7 +7,7 @@
  *   (`yield`), the processes it still runs and its CPU while nothing happens.
  */
 import { spawn } from 'node:child_process';
-import { startBenchDaemon } from './nodes-client.ts';
+import { type DaemonHeap, startBenchDaemon } from './nodes-client.ts';
 import {
   cmdlineOf,
   cpuMs,
@@ -118,7 +118,9 @@ export interface ParkedFootprint {
   /** CPU of the daemon holding them over `idleS` seconds, and of a bare waiting Node process. */
   cpuMs: number;
   bareCpuMs: number;
-  gc: boolean;
+  /** The daemon's heap after the GC with none and with all parked. */
+  heapNone: DaemonHeap;
+  heapParked: DaemonHeap;
 }
 
 /**
@@ -137,13 +139,13 @@ export async function parkedFootprint(
   try {
     await runTurns(daemon, home, concurrency, 1, DONE_SCRIPT, 'done', false);
     await idle(daemon);
-    const gc = await daemon.gc();
+    const heapNone = await daemon.gc();
     const none = await leastMem(pid);
     const hostsNone = hostsOf(pid).length;
     const run = await runTurns(daemon, home, parked, 1, PARK_SCRIPT, 'waiting', false);
     if (run.failed > 0) throw new Error(`${run.failed} of ${parked} nodes did not park in time`);
     await idle(daemon);
-    await daemon.gc();
+    const heapParked = await daemon.gc();
     const held = await leastMem(pid);
     const hostsParked = hostsOf(pid).length;
     const othersParked = processesBelow(pid) - hostsParked;
@@ -163,7 +165,8 @@ export async function parkedFootprint(
       othersParked,
       cpuMs: cpu,
       bareCpuMs: bareCpu,
-      gc,
+      heapNone,
+      heapParked,
     };
   } finally {
     await daemon.stop();

@@ -211,7 +211,7 @@ async function footprint() {
   print([
     `# Footprint of parked nodes (${PARKED} nodes parked by \`yield\`, ${CONCURRENCY} brokers at a time; ${fmt(parkedS, 0)} s in all)`,
     '',
-    `${PARKED} nodes created and parked in ${fmt(parked.parkMs / 1000, 1)} s; the daemon's memory read after ${parked.gc ? 'a full GC' : 'no GC (none exposed)'}, the least over 2 s.`,
+    `${PARKED} nodes created and parked in ${fmt(parked.parkMs / 1000, 1)} s; the daemon's memory read after ${parked.heapNone.gc ? 'a full GC' : 'no GC (none exposed)'}, the least over 2 s.`,
     '',
     ...table([
       row('daemon, none parked: PSS (MB)', mb(parked.none.pssKb), mb(bareNode.pssKb), 0),
@@ -227,6 +227,13 @@ async function footprint() {
         PARKED >= 1000 ? `≤ ${TARGET.parkedMb} ${target(addedPss, TARGET.parkedMb)}` : '',
       ],
       [`added by ${PARKED} parked nodes: RSS (MB)`, fmt(addedRss, 1), '0.00', '', ''],
+      [
+        `of which the daemon's V8 heap in use / outside it (MB)`,
+        `${fmt(mb((parked.heapParked.heapUsed - parked.heapNone.heapUsed) / 1024), 1)} / ${fmt(mb((parked.heapParked.external - parked.heapNone.external) / 1024), 1)}`,
+        '0.00',
+        '',
+        '',
+      ],
       [
         `hosts (brokers, spares) with none / ${PARKED} parked`,
         `${parked.hostsNone} / ${parked.hostsParked}`,
