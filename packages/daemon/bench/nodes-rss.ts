@@ -10,6 +10,7 @@
  * divided among the processes that map it, so the sum over processes is what the machine pays).
  */
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 /** The Node binary the bench and its daemon run (the daemon's hosts run it too). */
 const NODE = realpathSync(process.execPath);
@@ -125,6 +126,59 @@ function descendants(root: number, children: Map<number, number[]>): number[] {
   return found;
 }
 
+/** The daemon's tree sorted into its parts, as pids. */
+interface TreePids {
+  hosts: number[];
+  sandboxes: number[];
+  commands: number[];
+}
+
+function classify(daemonPid: number, isCommand: (cmdline: string) => boolean): TreePids {
+  const children = childrenMap();
+  const hosts = new Set(hostsOf(daemonPid, children));
+  const parts: TreePids = { hosts: [], sandboxes: [], commands: [] };
+  for (const pid of descendants(daemonPid, children)) {
+    if (commOf(pid) === 'esbuild') continue;
+    if (hosts.has(pid)) parts.hosts.push(pid);
+    else if (isCommand(cmdlineOf(pid))) parts.commands.push(pid);
+    else parts.sandboxes.push(pid);
+  }
+  return parts;
+}
+
+/** Sums each part's memory, from `mems` (read beforehand; PSS -1: unreadable). */
+function sumParts(daemonPid: number, parts: TreePids, mems: Map<number, Mem>): TreeMem {
+  const zero = (): Mem => ({ rssKb: 0, pssKb: 0 });
+  const tree: TreeMem = {
+    daemon: zero(),
+    hosts: zero(),
+    sandboxes: zero(),
+    commands: zero(),
+    hostCount: parts.hosts.length,
+    sandboxCount: parts.sandboxes.length,
+    commandCount: parts.commands.length,
+    unreadable: 0,
+  };
+  const add = (into: Mem, pid: number) => {
+    const mem = mems.get(pid) ?? { rssKb: 0, pssKb: 0 };
+    if (mem.pssKb < 0) tree.unreadable++;
+    into.rssKb += mem.rssKb;
+    into.pssKb += Math.max(0, mem.pssKb);
+  };
+  add(tree.daemon, daemonPid);
+  for (const pid of parts.hosts) add(tree.hosts, pid);
+  for (const pid of parts.sandboxes) add(tree.sandboxes, pid);
+  for (const pid of parts.commands) add(tree.commands, pid);
+  return tree;
+}
+
+const allPids = (daemonPid: number, parts: TreePids) => [
+  daemonPid,
+  ...parts.hosts,
+  ...parts.sandboxes,
+  ...parts.commands,
+];
+
 /**
  * One look at the daemon's tree; `isCommand` picks the work (e.g. the bench's `sleep`). PSS
  * costs the kernel a walk of each process's pages (about 10 ms for a broker on a busy 2-core
@@ -135,40 +189,37 @@ export function treeMem(
   isCommand: (cmdline: string) => boolean,
   withPss = true,
 ): TreeMem {
-  const children = childrenMap();
-  const zero = (): Mem => ({ rssKb: 0, pssKb: 0 });
-  const tree: TreeMem = {
-    daemon: zero(),
-    hosts: zero(),
-    sandboxes: zero(),
-    commands: zero(),
-    hostCount: 0,
-    sandboxCount: 0,
-    commandCount: 0,
-    unreadable: 0,
-  };
-  const add = (into: Mem, pid: number) => {
-    const mem = withPss ? memOf(pid) : { rssKb: rssKb(pid), pssKb: 0 };
-    if (mem.pssKb < 0) tree.unreadable++;
-    into.rssKb += mem.rssKb;
-    into.pssKb += Math.max(0, mem.pssKb);
-  };
-  add(tree.daemon, daemonPid);
-  const hosts = new Set(hostsOf(daemonPid, children));
-  for (const pid of descendants(daemonPid, children)) {
-    if (commOf(pid) === 'esbuild') continue;
-    if (hosts.has(pid)) {
-      tree.hostCount++;
-      add(tree.hosts, pid);
-    } else if (isCommand(cmdlineOf(pid))) {
-      tree.commandCount++;
-      add(tree.commands, pid);
-    } else {
-      tree.sandboxCount++;
-      add(tree.sandboxes, pid);
-    }
+  const parts = classify(daemonPid, isCommand);
+  const read = withPss ? memOf : (pid: number): Mem => ({ rssKb: rssKb(pid), pssKb: 0 });
+  const mems = new Map(allPids(daemonPid, parts).map((pid) => [pid, read(pid)] as const));
+  return sumParts(daemonPid, parts, mems);
+}
+
+/**
+ * The same look with every PSS read off the event loop (libuv's thread pool), for a sampler
+ * that must not stall the bench's own requests while the kernel walks the pages.
+ */
+export async function treeMemAsync(
+  daemonPid: number,
+  isCommand: (cmdline: string) => boolean,
+): Promise<TreeMem> {
+  const parts = classify(daemonPid, isCommand);
+  const mems = new Map<number, Mem>();
+  for (const pid of allPids(daemonPid, parts)) mems.set(pid, await memOfAsync(pid));
+  return sumParts(daemonPid, parts, mems);
+}
+
+async function memOfAsync(pid: number): Promise<Mem> {
+  try {
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return {
+      rssKb: Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
+      pssKb: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
+    };
+  } catch {
+    const rss = rssKb(pid);
+    return { rssKb: rss, pssKb: rss === 0 ? 0 : -1 };
   }
-  return tree;
 }
 
 /** The processes left below the daemon (hosts, sandboxes, commands), esbuild's service aside. */
@@ -183,13 +234,14 @@ export function pidsBelow(daemonPid: number, match: (cmdline: string) => boolean
 
 /**
  * Samples RSS every `everyMs` and PSS every `pssEveryMs` (far costlier to read, and read by this
- * process on the machine it measures) until `stop()`, which answers the peaks.
+ * process on the machine it measures) until `stop()`, which answers the peaks once the last
+ * PSS pass is in.
  */
 export function sampleRss(
   daemonPid: number,
   everyMs = 100,
   pssEveryMs = 5000,
-): { stop(): RssPeaks } {
+): { stop(): Promise<RssPeaks> } {
   const peaks: RssPeaks = {
     daemonKb: 0,
     brokersKb: 0,
@@ -200,24 +252,33 @@ export function sampleRss(
     brokers: 0,
   };
   let pssAt = 0;
+  let pssPass: Promise<void> | null = null;
   const sample = () => {
-    const withPss = performance.now() - pssAt >= pssEveryMs;
-    if (withPss) pssAt = performance.now();
-    const tree = treeMem(daemonPid, () => false, withPss);
+    const tree = treeMem(daemonPid, () => false, false);
     peaks.daemonKb = Math.max(peaks.daemonKb, tree.daemon.rssKb);
     peaks.brokersKb = Math.max(peaks.brokersKb, tree.hosts.rssKb);
     peaks.sandboxesKb = Math.max(peaks.sandboxesKb, tree.sandboxes.rssKb);
-    peaks.daemonPssKb = Math.max(peaks.daemonPssKb, tree.daemon.pssKb);
-    peaks.brokersPssKb = Math.max(peaks.brokersPssKb, tree.hosts.pssKb);
-    peaks.sandboxesPssKb = Math.max(peaks.sandboxesPssKb, tree.sandboxes.pssKb);
     peaks.brokers = Math.max(peaks.brokers, tree.hostCount);
+    // One PSS pass at a time, off the event loop: a blocking one stalled the bench's requests
+    // for seconds on a busy machine, long enough for the daemon to drop its kept-alive sockets.
+    if (pssPass !== null || performance.now() - pssAt < pssEveryMs) return;
+    pssAt = performance.now();
+    pssPass = treeMemAsync(daemonPid, () => false).then((t) => {
+      peaks.daemonPssKb = Math.max(peaks.daemonPssKb, t.daemon.pssKb);
+      peaks.brokersPssKb = Math.max(peaks.brokersPssKb, t.hosts.pssKb);
+      peaks.sandboxesPssKb = Math.max(peaks.sandboxesPssKb, t.sandboxes.pssKb);
+      pssPass = null;
+    });
   };
   sample();
   const timer = setInterval(sample, everyMs);
   return {
-    stop() {
+    async stop() {
       clearInterval(timer);
+      await pssPass;
+      pssAt = 0;
       sample();
+      await pssPass;
       return peaks;
     },
   };

@@ -52,6 +52,7 @@ export async function runTurns(
     const node = await daemon.call('/v1/nodes', {
       method: 'POST',
       body: scriptedNode(`bench node ${i}`, script),
+      retry: true,
     });
     ids.push(node.id as string);
   }

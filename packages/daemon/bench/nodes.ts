@@ -369,7 +369,7 @@ async function scale() {
   daemons.push(big);
   const sampler = sampleRss(big.child.pid!);
   const scaled = await runTurns(big, scaleHome, SCALE_NODES, 1, SCALE_SCRIPT, 'waiting');
-  const peaks = sampler.stop();
+  const peaks = await sampler.stop();
   const parked = await idleCost(big);
   await big.stop();
   const bareWall = (await timedSpawns(SCALE_NODES, SCALE_CONCURRENCY)).wallMs;
