@@ -61,15 +61,18 @@ export function rssKb(pid: number): number {
 /** RSS and PSS of `pid` in kB (PSS -1 when smaps_rollup is not readable); 0 once it is gone. */
 export function memOf(pid: number): Mem {
   try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    return {
-      rssKb: Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
-      pssKb: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
-    };
+    return rollupMem(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
   } catch {
     const rss = rssKb(pid);
     return { rssKb: rss, pssKb: rss === 0 ? 0 : -1 };
   }
+}
+
+function rollupMem(rollup: string): Mem {
+  return {
+    rssKb: Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
+    pssKb: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
+  };
 }
 
 /** The command line of `pid`, its arguments joined by spaces; '' once it is gone. */
@@ -211,11 +214,7 @@ export async function treeMemAsync(
 
 async function memOfAsync(pid: number): Promise<Mem> {
   try {
-    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
-    return {
-      rssKb: Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
-      pssKb: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
-    };
+    return rollupMem(await readFile(`/proc/${pid}/smaps_rollup`, 'utf8'));
   } catch {
     const rss = rssKb(pid);
     return { rssKb: rss, pssKb: rss === 0 ? 0 : -1 };
@@ -289,11 +288,6 @@ export function cpuMs(pid: number): number {
   const fields = statFields(pid);
   if (fields === null) return 0;
   return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** The processes whose parent is `pid`. */
-export function childrenOf(pid: number): number[] {
-  return childrenMap().get(pid) ?? [];
 }
 
 /** The daemon's brokers or hosts (direct Node children, spares included); not esbuild's service. */
