@@ -22,6 +22,8 @@ export interface EventDto {
 export interface DaemonHeap {
   gc: boolean;
   heapUsed: number;
+  /** The V8 heap's committed size, in use or not. */
+  heapTotal: number;
   external: number;
 }
 
@@ -35,7 +37,7 @@ export interface BenchDaemon {
   ): Promise<Record<string, unknown>>;
   /**
    * A full garbage collection in the daemon (`gc` false when it cannot: no `--expose-gc`), and
-   * its V8 heap in use and external memory after it, in bytes.
+   * its V8 heap in use and committed and its external memory after it, in bytes.
    */
   gc(): Promise<DaemonHeap>;
   /** SIGTERM, and its exit. */

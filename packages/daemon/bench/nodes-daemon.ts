@@ -21,8 +21,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'gc') return;
   collect?.();
   // What the collection left: the V8 heap in use, and what lives outside it (SQLite, buffers).
-  const { heapUsed, external } = process.memoryUsage();
-  process.stdout.write(`${JSON.stringify({ gc: collect !== undefined, heapUsed, external })}\n`);
+  const { heapUsed, heapTotal, external } = process.memoryUsage();
+  const answer = { gc: collect !== undefined, heapUsed, heapTotal, external };
+  process.stdout.write(`${JSON.stringify(answer)}\n`);
 });
 await daemon.closed;
 process.exit(0);

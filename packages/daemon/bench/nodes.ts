@@ -228,8 +228,10 @@ async function footprint() {
       ],
       [`added by ${PARKED} parked nodes: RSS (MB)`, fmt(addedRss, 1), '0.00', '', ''],
       [
-        `of which the daemon's V8 heap in use / outside it (MB)`,
-        `${fmt(mb((parked.heapParked.heapUsed - parked.heapNone.heapUsed) / 1024), 1)} / ${fmt(mb((parked.heapParked.external - parked.heapNone.external) / 1024), 1)}`,
+        "of which the daemon's V8 heap in use / committed / external (MB)",
+        (['heapUsed', 'heapTotal', 'external'] as const)
+          .map((k) => fmt(mb((parked.heapParked[k] - parked.heapNone[k]) / 1024), 1))
+          .join(' / '),
         '0.00',
         '',
         '',
