@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
-import { rssKb } from './nodes-rss.ts';
+import { type Mem, memOf } from './nodes-rss.ts';
 
 /** `count` spawns of `node -e ''`, `parallel` at a time: each one's time to exit, and the wall time. */
 export async function timedSpawns(
@@ -49,16 +49,37 @@ export function insertAndNotify(file: string, listeners: number, rounds: number)
 }
 
 /**
- * The resident memory (kB) of one bare Node process that has started and waits: the least a
- * process of its own costs, set beside the daemon and each broker.
+ * The resident memory (RSS and PSS, kB, summed) of `count` bare processes started together and
+ * waiting: Node processes that have started (`node`), or `sleep` commands (`sleep`). Each kind
+ * is what the least a process of its own costs, set beside a host and a command.
  */
-export async function bareNodeRssKb(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', "console.log('up'); setInterval(() => {}, 1e6)"], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  await once(createInterface({ input: child.stdout! }), 'line');
-  const kb = rssKb(child.pid!);
-  child.kill('SIGKILL');
-  await once(child, 'exit');
-  return kb;
+export async function bareMem(count: number, kind: 'node' | 'sleep'): Promise<Mem> {
+  const children = Array.from({ length: count }, () =>
+    kind === 'node'
+      ? spawn(process.execPath, ['-e', "console.log('up'); setInterval(() => {}, 1e6)"], {
+          stdio: ['ignore', 'pipe', 'ignore'],
+        })
+      : spawn('sleep', ['300'], { stdio: 'ignore' }),
+  );
+  try {
+    await Promise.all(
+      children.map((child) =>
+        kind === 'node'
+          ? once(createInterface({ input: child.stdout! }), 'line')
+          : once(child, 'spawn'),
+      ),
+    );
+    const total: Mem = { rssKb: 0, pssKb: 0 };
+    for (const child of children) {
+      const mem = memOf(child.pid!);
+      total.rssKb += mem.rssKb;
+      total.pssKb += Math.max(0, mem.pssKb);
+    }
+    return total;
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    await Promise.all(
+      children.map((c) => (c.exitCode === null && c.signalCode === null ? once(c, 'exit') : null)),
+    );
+  }
 }

@@ -4,11 +4,12 @@
  * gaps, broker starts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
-import { Agent, fetch } from 'undici';
+import { Agent, fetch, type Response } from 'undici';
 
 export interface EventDto {
   seq: number;
@@ -18,10 +19,27 @@ export interface EventDto {
   created_at: string;
 }
 
+export interface DaemonHeap {
+  gc: boolean;
+  heapUsed: number;
+  /** The V8 heap's committed size, in use or not. */
+  heapTotal: number;
+  external: number;
+}
+
 export interface BenchDaemon {
   child: ChildProcess;
   socketPath: string;
-  call(path: string, init?: { method?: string; body?: unknown }): Promise<Record<string, unknown>>;
+  /** `retry`: a non-GET sent again if its connection is reset (with an Idempotency-Key). */
+  call(
+    path: string,
+    init?: { method?: string; body?: unknown; retry?: boolean },
+  ): Promise<Record<string, unknown>>;
+  /**
+   * A full garbage collection in the daemon (`gc` false when it cannot: no `--expose-gc`), and
+   * its V8 heap in use and committed and its external memory after it, in bytes.
+   */
+  gc(): Promise<DaemonHeap>;
   /** SIGTERM, and its exit. */
   stop(): Promise<void>;
 }
@@ -31,32 +49,61 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
     process.execPath,
     [
       '--disable-warning=ExperimentalWarning',
+      '--expose-gc',
       join(import.meta.dirname, 'nodes-daemon.ts'),
       home,
       String(concurrency),
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const socketPath = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the bench daemon exited (${code})`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      resolve((JSON.parse(line) as { socketPath: string }).socketPath);
+  // Its stdout's lines in order: first where it listens, then one per `gc` asked.
+  const lines = createInterface({ input: child.stdout! });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const nextLine = () =>
+    new Promise<string>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`the bench daemon exited (${code})`)));
+      waiting.push(resolve);
     });
-  });
+  const socketPath = (JSON.parse(await nextLine()) as { socketPath: string }).socketPath;
   const dispatcher = new Agent({ connect: { socketPath }, connections: 128 });
   const token = readFileSync(join(home, 'owner.token'), 'utf8').trim();
   return {
     child,
     socketPath,
     async call(path, init = {}) {
-      const res = await fetch(`http://localhost${path}`, {
-        method: init.method ?? 'GET',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-        dispatcher,
-      });
+      const method = init.method ?? 'GET';
+      // A kept-alive connection the daemon closes as a request goes out is reset (seen at load
+      // 25): a GET is sent again, and so is a call marked `retry`, under one Idempotency-Key so
+      // a create is never doubled. Only where asked: the key costs the daemon a write.
+      const retry = method === 'GET' || init.retry === true;
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        ...(method !== 'GET' && retry && { 'idempotency-key': `bench-${randomUUID()}` }),
+      };
+      let res: Response | undefined;
+      for (let attempt = 1; res === undefined; attempt++) {
+        try {
+          res = await fetch(`http://localhost${path}`, {
+            method,
+            headers,
+            ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+            dispatcher,
+          });
+        } catch (error) {
+          const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+          if (!retry || attempt >= 3 || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw error;
+          process.stderr.write(`bench: ${method} ${path}: ${code}, sent again\n`);
+        }
+      }
       if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
       return res.json() as Promise<Record<string, unknown>>;
+    },
+    async gc() {
+      const answer = nextLine();
+      child.stdin!.write('gc\n');
+      return JSON.parse(await answer) as DaemonHeap;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,8 +1,11 @@
 /**
  * The daemon of `bench/nodes.ts`, in a process of its own with a chosen broker concurrency:
- * `node bench/nodes-daemon.ts HOME CONCURRENCY`. Prints one JSON line once it listens; SIGTERM
- * closes it.
+ * `node --expose-gc bench/nodes-daemon.ts HOME CONCURRENCY`. Prints one JSON line once it
+ * listens; SIGTERM closes it. Each `gc` line on its stdin runs a full garbage collection (when
+ * started with `--expose-gc`) and answers `{"gc":true}`, so the bench reads the daemon's memory
+ * without the garbage a run left, and without a hook in the daemon's own code.
  */
+import { createInterface } from 'node:readline';
 import { startDaemon } from '../src/index.ts';
 
 const [home, concurrency] = process.argv.slice(2);
@@ -13,5 +16,14 @@ const daemon = await startDaemon({
   installSignalHandlers: true,
 });
 process.stdout.write(`${JSON.stringify({ pid: process.pid, socketPath: daemon.socketPath })}\n`);
+const collect = (globalThis as { gc?: () => void }).gc;
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line.trim() !== 'gc') return;
+  collect?.();
+  // What the collection left: the V8 heap in use, and what lives outside it (SQLite, buffers).
+  const { heapUsed, heapTotal, external } = process.memoryUsage();
+  const answer = { gc: collect !== undefined, heapUsed, heapTotal, external };
+  process.stdout.write(`${JSON.stringify(answer)}\n`);
+});
 await daemon.closed;
 process.exit(0);

@@ -19,15 +19,35 @@ export function positive(value: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-/** One row: the measure, ours, the bare baseline and their ratio. */
-export function row(measure: string, ours: number, bare: number, digits: number): string[] {
-  return [measure, fmt(ours, digits), fmt(bare, Math.max(digits, 2)), ratio(ours, bare)];
+/**
+ * One row: the measure, ours, the bare baseline, their ratio, and the issue's target when it
+ * sets one (`max`: ours must not exceed it), checked ✔ or ✘.
+ */
+export function row(
+  measure: string,
+  ours: number,
+  bare: number,
+  digits: number,
+  max?: number,
+): string[] {
+  return [
+    measure,
+    fmt(ours, digits),
+    fmt(bare, Math.max(digits, 2)),
+    ratio(ours, bare),
+    max === undefined ? '' : `≤ ${max} ${target(ours, max)}`,
+  ];
+}
+
+/** ✔ when `ours` is within `max`, ✘ when not or when it was not measured. */
+export function target(ours: number, max: number): string {
+  return Number.isFinite(ours) && ours <= max ? '✔' : '✘';
 }
 
 export function table(rows: readonly string[][]): string[] {
   return [
-    '| measure | svc | bare baseline | ratio |',
-    '| --- | ---: | ---: | ---: |',
+    '| measure | svc | bare baseline | ratio | target |',
+    '| --- | ---: | ---: | ---: | --- |',
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ];
 }

@@ -19,44 +19,73 @@
  * Start-up, on the same daemon once it is idle (its spares warm), BENCH_STARTS nodes (default
  * 20) one after the other, each ↔ one bare `node -e ''` spawn (what a process of its own costs):
  * - first turn: create → the first turn started;
- * - wake: a node parked by `yield` (its broker gone) → a message → its next turn started.
+ * - wake: a node parked by `yield` (its broker gone) → a message → its next turn started;
+ * then BENCH_WAKES (default 5) of each other wake: a parent parked on `wait` → its child's
+ * outcome → the parent's next turn; a node parked on `ask_human` → the answer → its next turn.
+ *
+ * Footprint (`nodes-footprint.ts`; the process tree read from /proc, RSS and PSS):
+ * - parked, by default: a daemon of its own, warmed, its memory after a full GC with none
+ *   parked and with BENCH_PARKED (default 100, or 1,000 with BENCH_FOOTPRINT=1) parked, the
+ *   processes it still runs, its CPU over 5 s doing nothing ↔ one bare waiting Node process;
+ * - active, with BENCH_FOOTPRINT=1: 1 node, then BENCH_ACTIVE (default 50) at once, each in a
+ *   long `sleep`, on daemons of concurrency 1 and BENCH_ACTIVE; added memory per additional
+ *   active node, the commands apart ↔ as many bare waiting Node processes, and a bare `sleep`.
+ *
+ * Targets the issue sets are printed beside their figures, checked ✔ or ✘.
  *
  * Scale (BENCH_SCALE=1; slow, so not by default): a daemon of its own runs BENCH_SCALE_NODES
  * (default 1,000) nodes of the same three turns, BENCH_SCALE_CONCURRENCY (default 32) at a time,
- * one watcher; total wall time, overhead per turn, and the peak resident memory (VmRSS sampled
- * every 100 ms) of the daemon, of its brokers together (spares included) and of what they run
- * (sandboxes) ↔ bare spawns, the insert and notify, one bare waiting Node process (× the peak
- * count of brokers). Its nodes end parked (`yield`), and the daemon holding them is then watched
- * doing nothing: its RSS, CPU time and broker processes left (its spares), then after the spares'
- * lull (30 s without a launch, at most a minute).
+ * one watcher; total wall time, overhead per turn, and the peak resident memory (RSS and PSS
+ * sampled every 100 ms) of the daemon, of its brokers together (spares included) and of what
+ * they run (sandboxes) ↔ bare spawns, the insert and notify, one bare waiting Node process (×
+ * the peak count of brokers). Its nodes end parked (`yield`), and the daemon holding them is
+ * then watched doing nothing: its memory, CPU time and broker processes left (its spares), then
+ * after the spares' lull (30 s without a launch, at most a minute).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { bareNodeRssKb, insertAndNotify, timedSpawns } from './nodes-baselines.ts';
-import {
-  type BenchDaemon,
-  brokerStarts,
-  type EventDto,
-  startBenchDaemon,
-  turnOverheads,
-  watch,
-} from './nodes-client.ts';
-import { childrenOf, cpuMs, rssKb, sampleRss } from './nodes-rss.ts';
-import { fmt, pct, positive, row, table } from './nodes-stats.ts';
+import { bareMem, insertAndNotify, timedSpawns } from './nodes-baselines.ts';
+import { type BenchDaemon, brokerStarts, startBenchDaemon } from './nodes-client.ts';
+import { type ActiveFootprint, activeFootprint, parkedFootprint } from './nodes-footprint.ts';
+import { cpuMs, hostsOf, memOf, sampleRss, type TreeMem } from './nodes-rss.ts';
+import { fmt, pct, positive, row, table, target } from './nodes-stats.ts';
+import { idle, runTurns } from './nodes-turns.ts';
+import { runStartups } from './nodes-wake.ts';
 
 const env = process.env;
 const NODES = positive(env.BENCH_NODES, 200);
 const CONCURRENCY = positive(env.BENCH_CONCURRENCY, 8);
 const WATCHERS = positive(env.BENCH_WATCHERS, 50);
 const STARTS = positive(env.BENCH_STARTS, 20);
+const WAKES = positive(env.BENCH_WAKES, 5);
+const FOOTPRINT = env.BENCH_FOOTPRINT === '1';
+const ACTIVE = Math.max(2, positive(env.BENCH_ACTIVE, 50));
+/** Parking a node takes a broker launch and a turn: 1,000 take minutes, so only with the footprint knob. */
+const PARKED = positive(env.BENCH_PARKED, FOOTPRINT ? 1000 : 100);
 const SCALE = env.BENCH_SCALE === '1';
 const SCALE_NODES = positive(env.BENCH_SCALE_NODES, 1000);
 const SCALE_CONCURRENCY = positive(env.BENCH_SCALE_CONCURRENCY, 32);
-/** How long the daemon holding the scale run's parked nodes is watched doing nothing. */
+/** How long a daemon holding parked nodes is watched doing nothing. */
 const IDLE_S = 5;
-/** Bounds every wait of the bench: a run that hangs ends with what it has. */
-const TIMEOUT_MS = 30 * 60_000;
+/** The issue's targets (ms, MB). */
+const TARGET = {
+  overhead1: 5,
+  overhead1p99: 20,
+  overhead8: 15,
+  lag50p99: 20,
+  firstTurn: 50,
+  wake: 50,
+  addedPerActiveMb: 30,
+  parkedMb: 5,
+  idleCpuMs: 10,
+};
+/**
+ * "No CPU while nothing happens": at most one clock tick (10 ms) over the idle seconds, or what
+ * a bare Node process doing nothing was charged over the same seconds, when the busy machine
+ * charged it more.
+ */
+const idleCpuMax = (bareMs: number) => Math.max(TARGET.idleCpuMs, bareMs);
 
 const SCRIPT = [
   { tool_calls: [{ name: 'bash', input: { command: 'echo bench' } }] },
@@ -69,10 +98,6 @@ const SCALE_SCRIPT = [
   SCRIPT[1]!,
   { tool_calls: [{ name: 'yield', input: { reason: 'bench: parked' } }] },
 ];
-const PARKING_SCRIPT = [
-  { tool_calls: [{ name: 'yield', input: { reason: 'bench: parked until woken' } }] },
-  { tool_calls: [{ name: 'submit', input: { summary: 'woken' } }] },
-];
 
 // Short, in /tmp: unix socket paths are limited to about 104 bytes.
 const homes: string[] = [];
@@ -82,14 +107,15 @@ const newHome = () => {
   homes.push(home);
   return home;
 };
-const out: string[] = [];
+const mb = (kb: number) => kb / 1024;
+const print = (lines: string[]) => process.stdout.write(`${lines.join('\n')}\n`);
 
 try {
   const home = newHome();
   const daemon = await startBenchDaemon(home, CONCURRENCY);
   daemons.push(daemon);
   const turns = await runTurns(daemon, home, NODES, WATCHERS, SCRIPT, 'done');
-  const startup = await runStartups(daemon, home, STARTS);
+  const startup = await runStartups(daemon, home, STARTS, WAKES);
   await daemon.stop();
   const starts = brokerStarts(join(home, 'svc.db'));
 
@@ -97,220 +123,319 @@ try {
   const bareWallMs = (await timedSpawns(NODES, CONCURRENCY)).wallMs;
   const bareNotify = insertAndNotify(join(home, 'bare.db'), WATCHERS, 200);
   const spawn50 = pct(bareSpawns.each, 50);
-  out.push(
+  // The issue's per-turn targets hold for one active node, and for 8 on 2 cores.
+  const overheadMax =
+    CONCURRENCY === 1 ? TARGET.overhead1 : CONCURRENCY <= 8 ? TARGET.overhead8 : undefined;
+  const lagMax = WATCHERS <= 50 ? TARGET.lag50p99 : undefined;
+  print([
     `# svc nodes benchmark (${NODES} nodes × 3 scripted turns, ${CONCURRENCY} brokers at a time, ${WATCHERS} stream watchers, Node ${process.versions.node})`,
     '',
-    `${NODES - turns.failed} of ${NODES} nodes done; ${turns.overheads.length} turn gaps, ${turns.lags.length} event deliveries measured; ${startup.first.length} first turns and ${startup.wake.length} wakes.`,
+    `${NODES - turns.failed} of ${NODES} nodes done; ${turns.overheads.length} turn gaps, ${turns.lags.length} event deliveries measured; ${startup.first.length} first turns, ${startup.wake.length} wakes by a message, ${startup.child.length} by a child's outcome, ${startup.human.length} by an answer.`,
     '',
     ...table([
       row('total wall time (s)', turns.wallMs / 1000, bareWallMs / 1000, 1),
       row('broker start, median (ms)', pct(starts, 50), spawn50, 0),
       row('broker start, p99 (ms)', pct(starts, 99), pct(bareSpawns.each, 99), 0),
-      row('overhead per turn, median (ms)', pct(turns.overheads, 50), pct(bareNotify.step, 50), 1),
-      row('overhead per turn, p99 (ms)', pct(turns.overheads, 99), pct(bareNotify.step, 99), 1),
+      row(
+        'overhead per turn, median (ms)',
+        pct(turns.overheads, 50),
+        pct(bareNotify.step, 50),
+        1,
+        overheadMax,
+      ),
+      row(
+        'overhead per turn, p99 (ms)',
+        pct(turns.overheads, 99),
+        pct(bareNotify.step, 99),
+        1,
+        CONCURRENCY === 1 ? TARGET.overhead1p99 : undefined,
+      ),
       row(
         `event lag to ${WATCHERS} watchers, p99 (ms)`,
         pct(turns.lags, 99),
         pct(bareNotify.lag, 99),
         1,
+        lagMax,
       ),
-      row('idle daemon: create → first turn, median (ms)', pct(startup.first, 50), spawn50, 0),
+      row(
+        'idle daemon: create → first turn, median (ms)',
+        pct(startup.first, 50),
+        spawn50,
+        0,
+        TARGET.firstTurn,
+      ),
       row('idle daemon: create → first turn, p99 (ms)', pct(startup.first, 99), spawn50, 0),
-      row('parked node: message → next turn, median (ms)', pct(startup.wake, 50), spawn50, 0),
+      row(
+        'parked node: message → next turn, median (ms)',
+        pct(startup.wake, 50),
+        spawn50,
+        0,
+        TARGET.wake,
+      ),
       row('parked node: message → next turn, p99 (ms)', pct(startup.wake, 99), spawn50, 0),
+      row(
+        "parked parent: child's outcome → next turn, median (ms)",
+        pct(startup.child, 50),
+        spawn50,
+        0,
+        TARGET.wake,
+      ),
+      row(
+        'parked asker: answer → next turn, median (ms)',
+        pct(startup.human, 50),
+        spawn50,
+        0,
+        TARGET.wake,
+      ),
     ]),
     '',
     ...(env.BENCH_VERBOSE ? [`Broker starts in launch order (ms): ${starts.join(' ')}`, ''] : []),
-    "Baselines: wall time, broker start, first turn and wake ↔ bare `node -e ''` spawns (the same number, as many at a time; median);",
+    "Baselines: wall time, broker start, first turn and wakes ↔ bare `node -e ''` spawns (the same number, as many at a time; median);",
     'overhead per turn and event lag ↔ one durable SQLite insert (WAL, synchronous=FULL) plus an in-process notify.',
     '',
-  );
-  process.stdout.write(`${out.join('\n')}\n`);
-  out.length = 0;
+  ]);
 
-  if (SCALE) {
-    const scaleHome = newHome();
-    const big = await startBenchDaemon(scaleHome, SCALE_CONCURRENCY);
-    daemons.push(big);
-    const sampler = sampleRss(big.child.pid!);
-    const scaled = await runTurns(big, scaleHome, SCALE_NODES, 1, SCALE_SCRIPT, 'waiting');
-    const peaks = sampler.stop();
-    const parked = await idleCost(big);
-    await big.stop();
-    const bareWall = (await timedSpawns(SCALE_NODES, SCALE_CONCURRENCY)).wallMs;
-    const notify = insertAndNotify(join(scaleHome, 'bare.db'), 1, 200);
-    const bareKb = await bareNodeRssKb();
-    const mb = (kb: number) => kb / 1024;
-    process.stdout.write(
-      `${[
-        `# svc at scale (${SCALE_NODES} nodes × 3 scripted turns, ${SCALE_CONCURRENCY} brokers at a time, 1 watcher)`,
-        '',
-        `${SCALE_NODES - scaled.failed} of ${SCALE_NODES} nodes parked; ${scaled.overheads.length} turn gaps; at most ${peaks.brokers} broker processes at once (spares included).`,
-        '',
-        ...table([
-          row('total wall time (s)', scaled.wallMs / 1000, bareWall / 1000, 1),
-          row('overhead per turn, median (ms)', pct(scaled.overheads, 50), pct(notify.step, 50), 1),
-          row('overhead per turn, p99 (ms)', pct(scaled.overheads, 99), pct(notify.step, 99), 1),
-          row('peak RSS, daemon (MB)', mb(peaks.daemonKb), mb(bareKb), 0),
-          row(
-            'peak RSS, brokers together (MB)',
-            mb(peaks.brokersKb),
-            mb(bareKb * peaks.brokers),
-            0,
-          ),
-          row(
-            'peak RSS, their sandboxes together (MB)',
-            mb(peaks.sandboxesKb),
-            mb(bareKb * SCALE_CONCURRENCY),
-            0,
-          ),
-          row(
-            `RSS, daemon holding ${SCALE_NODES} parked nodes (MB)`,
-            mb(parked.rssKb),
-            mb(bareKb),
-            0,
-          ),
-          row(
-            `CPU of that daemon over ${IDLE_S} s with nothing happening (ms)`,
-            parked.cpuMs,
-            parked.bareCpuMs,
-            0,
-          ),
-          row('broker processes left with the nodes parked (spares)', parked.brokers, 0, 0),
-          row("broker processes left after the spares' lull", parked.brokersAfterLull, 0, 0),
-        ]),
-        '',
-        `Baselines: wall time ↔ ${SCALE_NODES} bare \`node -e ''\` spawns, ${SCALE_CONCURRENCY} at a time; overhead ↔ the insert and notify;`,
-        `resident memory ↔ one bare waiting Node process (${fmt(mb(bareKb), 0)} MB), × the peak broker count for brokers and × ${SCALE_CONCURRENCY} for sandboxes.`,
-        '',
-      ].join('\n')}\n`,
-    );
-  }
+  await footprint();
+
+  if (SCALE) await scale();
 } finally {
   for (const d of daemons) if (d.child.exitCode === null) d.child.kill('SIGKILL');
   for (const home of homes) rmSync(home, { recursive: true, force: true });
 }
 
 /**
- * Creates `count` nodes of `script` and waits until each has reached `end` (its state); then
- * reads back their turns.
+ * Footprint: by default what parked nodes cost the daemon; with BENCH_FOOTPRINT=1 also what
+ * each additional active node costs, 1 against BENCH_ACTIVE (50) at once.
  */
-async function runTurns(
-  daemon: BenchDaemon,
-  home: string,
-  count: number,
-  watchers: number,
-  script: readonly unknown[],
-  end: 'done' | 'waiting',
-) {
-  const lags: number[] = [];
-  let outcomes = 0;
-  let allDone: () => void = () => {};
-  const finished = new Promise<void>((resolve) => {
-    allDone = resolve;
-  });
-  const watchedFrom = Date.now();
-  // Watchers first: every event of the run reaches each of them.
-  const streams = Array.from({ length: watchers }, (_, i) =>
-    watch(daemon, home, (event, at) => {
-      // The backlog (events from before the watchers connected) is not a delivery lag.
-      if (Date.parse(event.created_at) >= watchedFrom) lags.push(at - Date.parse(event.created_at));
-      const ended = event.kind === 'node.state' && event.payload.to === end;
-      if (i === 0 && ended && ++outcomes === count) allDone();
-    }),
-  );
-  await Promise.all(streams.map((s) => s.ready));
-
+async function footprint() {
   const t0 = performance.now();
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const node = await daemon.call('/v1/nodes', {
-      method: 'POST',
-      body: {
-        task: `bench node ${i}`,
-        scopes: ['svc:llm', 'svc:act'],
-        model: { provider: 'scripted', model: 'bench', script },
-      },
-    });
-    ids.push(node.id as string);
-  }
-  const timeout = setTimeout(() => allDone(), TIMEOUT_MS);
-  await finished;
-  clearTimeout(timeout);
-  const wallMs = performance.now() - t0;
-  for (const s of streams) s.close();
+  const parked = await parkedFootprint(newHome(), PARKED, CONCURRENCY, IDLE_S);
+  const parkedS = (performance.now() - t0) / 1000;
+  const bareNode = await bareMem(1, 'node');
+  const addedRss = mb(parked.parked.rssKb - parked.none.rssKb);
+  const addedPss = mb(parked.parked.pssKb - parked.none.pssKb);
+  print([
+    `# Footprint of parked nodes (${PARKED} nodes parked by \`yield\`, ${CONCURRENCY} brokers at a time; ${fmt(parkedS, 0)} s in all)`,
+    '',
+    `${PARKED} nodes created and parked in ${fmt(parked.parkMs / 1000, 1)} s; the daemon's memory read after ${parked.heapNone.gc ? 'a full GC' : 'no GC (none exposed)'}, the least over 2 s.`,
+    '',
+    ...table([
+      row('daemon, none parked: PSS (MB)', mb(parked.none.pssKb), mb(bareNode.pssKb), 0),
+      row('daemon, none parked: RSS (MB)', mb(parked.none.rssKb), mb(bareNode.rssKb), 0),
+      row(`daemon, ${PARKED} parked: PSS (MB)`, mb(parked.parked.pssKb), mb(bareNode.pssKb), 0),
+      row(`daemon, ${PARKED} parked: RSS (MB)`, mb(parked.parked.rssKb), mb(bareNode.rssKb), 0),
+      [
+        `added by ${PARKED} parked nodes: PSS (MB)`,
+        fmt(addedPss, 1),
+        '0.00',
+        '',
+        // The issue's figure is for 1,000; below that the noise outweighs what it checks.
+        PARKED >= 1000 ? `≤ ${TARGET.parkedMb} ${target(addedPss, TARGET.parkedMb)}` : '',
+      ],
+      [`added by ${PARKED} parked nodes: RSS (MB)`, fmt(addedRss, 1), '0.00', '', ''],
+      [
+        "of which the daemon's V8 heap in use / committed / external (MB)",
+        (['heapUsed', 'heapTotal', 'external'] as const)
+          .map((k) => fmt(mb((parked.heapParked[k] - parked.heapNone[k]) / 1024), 1))
+          .join(' / '),
+        '0.00',
+        '',
+        '',
+      ],
+      [
+        `hosts (brokers, spares) with none / ${PARKED} parked`,
+        `${parked.hostsNone} / ${parked.hostsParked}`,
+        '0',
+        '',
+        `≤ ${parked.hostsNone} ${parked.hostsParked <= parked.hostsNone ? '✔' : '✘'}`,
+      ],
+      row(`other processes below the daemon, ${PARKED} parked`, parked.othersParked, 0, 0, 0),
+      row(
+        `daemon CPU over ${IDLE_S} s with nothing happening (ms)`,
+        parked.cpuMs,
+        parked.bareCpuMs,
+        0,
+        idleCpuMax(parked.bareCpuMs),
+      ),
+    ]),
+    '',
+    "Baselines: memory ↔ one bare waiting `node -e` process; CPU ↔ a bare waiting Node process's over the same seconds. A waiting node must hold no process: the hosts left are the daemon's spares (as many as with none parked), and nothing else.",
+    '',
+  ]);
 
-  const overheads: number[] = [];
-  let failed = 0;
-  for (const id of ids) {
-    const page = await daemon.call(
-      `/v1/nodes/${id}/events?kinds=node.turn,node.tool,node.state&limit=200`,
-    );
-    const events = page.data as EventDto[];
-    if (!events.some((e) => e.kind === 'node.state' && e.payload.to === end)) failed++;
-    overheads.push(...turnOverheads(events));
+  if (!FOOTPRINT) return;
+  let one: ActiveFootprint;
+  let many: ActiveFootprint;
+  try {
+    one = await activeFootprint(newHome(), 1, 3000);
+    many = await activeFootprint(newHome(), ACTIVE, 3000);
+  } catch (error) {
+    print([`# Footprint of active nodes: not measured (${(error as Error).message})`, '']);
+    return;
   }
-  return { wallMs, lags, overheads, failed };
+  const bareOne = await bareMem(1, 'node');
+  const bareMany = await bareMem(ACTIVE, 'node');
+  const bareSleep = await bareMem(1, 'sleep');
+  const perNode = (key: 'rssKb' | 'pssKb', a: TreeMem, b: TreeMem) =>
+    mb(treeTotal(b, key) - treeTotal(a, key)) / (ACTIVE - 1);
+  const barePer = (key: 'rssKb' | 'pssKb') => mb(bareMany[key] - bareOne[key]) / (ACTIVE - 1);
+  const addedPssPer = perNode('pssKb', one.busy, many.busy);
+  const cmdPer = (key: 'rssKb' | 'pssKb') => mb(many.busy.commands[key]) / ACTIVE;
+  print([
+    `# Footprint of active nodes (1 and ${ACTIVE} at once, each in \`sleep\`; a daemon of concurrency 1, then one of ${ACTIVE})`,
+    '',
+    `All ${ACTIVE} in their command ${fmt(many.inFlightMs / 1000, 1)} s after the first create; ${many.samples} samples while all were (the highest PSS kept).`,
+    '',
+    ...table([
+      row(
+        'added per additional active node: PSS (MB)',
+        addedPssPer,
+        barePer('pssKb'),
+        1,
+        TARGET.addedPerActiveMb,
+      ),
+      row(
+        'added per additional active node: RSS (MB)',
+        perNode('rssKb', one.busy, many.busy),
+        barePer('rssKb'),
+        1,
+      ),
+      row(
+        '1 active, whole tree less its command: PSS (MB)',
+        mb(treeTotal(one.busy, 'pssKb')),
+        mb(bareOne.pssKb),
+        0,
+      ),
+      row(
+        `${ACTIVE} active, whole tree less commands: PSS (MB)`,
+        mb(treeTotal(many.busy, 'pssKb')),
+        mb(bareMany.pssKb),
+        0,
+      ),
+      row(
+        '1 active, whole tree less its command: RSS (MB)',
+        mb(treeTotal(one.busy, 'rssKb')),
+        mb(bareOne.rssKb),
+        0,
+      ),
+      row(
+        `${ACTIVE} active, whole tree less commands: RSS (MB)`,
+        mb(treeTotal(many.busy, 'rssKb')),
+        mb(bareMany.rssKb),
+        0,
+      ),
+      row(
+        'a command (`sleep` and its shell), each: PSS (MB)',
+        cmdPer('pssKb'),
+        mb(bareSleep.pssKb),
+        2,
+      ),
+      row(
+        'a command (`sleep` and its shell), each: RSS (MB)',
+        cmdPer('rssKb'),
+        mb(bareSleep.rssKb),
+        2,
+      ),
+    ]),
+    '',
+    'Where it is (MB, PSS / RSS; processes):',
+    '',
+    '| part | idle daemon | 1 active | ' + `${ACTIVE} active |`,
+    '| --- | ---: | ---: | ---: |',
+    ...(['daemon', 'hosts', 'sandboxes', 'commands'] as const).map(
+      (part) =>
+        `| ${part} | ${[one.idle, one.busy, many.busy].map((t) => partCell(t, part)).join(' | ')} |`,
+    ),
+    '',
+    `Baselines: per additional node ↔ (${ACTIVE} bare waiting \`node -e\` processes − 1) ÷ ${ACTIVE - 1}, measured the same way; the whole trees ↔ 1 and ${ACTIVE} such processes; a command ↔ one bare \`sleep\`.`,
+    `The target is judged on PSS: it divides shared pages (the Node binary's text, shared libraries) among the processes that map them, so it adds up to what the machine pays; RSS counts them once per process.${many.busy.unreadable + one.busy.unreadable > 0 ? ` (${many.busy.unreadable + one.busy.unreadable} processes' smaps_rollup unreadable: their PSS counts 0.)` : ''}`,
+    '',
+  ]);
 }
 
-/**
- * `count` nodes one after the other, each on an idle daemon: create → its first turn started;
- * then, once it is parked (`yield`) and its broker gone, a message → its next turn started.
- */
-async function runStartups(daemon: BenchDaemon, home: string, count: number) {
-  // Every event of the current node, so one that came before its waiter is found too.
-  const seen: EventDto[] = [];
-  const waiters = new Set<(e: EventDto) => void>();
-  const stream = watch(daemon, home, (event) => {
-    seen.push(event);
-    for (const waiter of waiters) waiter(event);
-  });
-  await stream.ready;
-  const next = (match: (e: EventDto) => boolean) =>
-    new Promise<EventDto>((resolve, reject) => {
-      const found = seen.find(match);
-      if (found !== undefined) return resolve(found);
-      const timer = setTimeout(() => reject(new Error('no such event in time')), TIMEOUT_MS);
-      const waiter = (e: EventDto) => {
-        if (!match(e)) return;
-        clearTimeout(timer);
-        waiters.delete(waiter);
-        resolve(e);
-      };
-      waiters.add(waiter);
-    });
-  const startedAt = (e: EventDto) =>
-    Date.parse((e.payload.turn as { started_at: string }).started_at);
-  const turnOf = (id: string, index: number) => (e: EventDto) =>
-    e.subject_id === id &&
-    e.kind === 'node.turn' &&
-    (e.payload.turn as { index: number }).index === index;
+/** The tree's memory less its commands (the work, shown apart). */
+function treeTotal(t: TreeMem, key: 'rssKb' | 'pssKb'): number {
+  return t.daemon[key] + t.hosts[key] + t.sandboxes[key];
+}
 
-  const first: number[] = [];
-  const wake: number[] = [];
-  for (let i = 0; i < count; i++) {
-    await idle(daemon);
-    seen.length = 0;
-    const t0 = Date.now();
-    const created = await daemon.call('/v1/nodes', {
-      method: 'POST',
-      body: {
-        task: `bench start ${i}`,
-        scopes: ['svc:llm', 'svc:act'],
-        model: { provider: 'scripted', model: 'bench', script: PARKING_SCRIPT },
-      },
-    });
-    const id = created.id as string;
-    first.push(startedAt(await next(turnOf(id, 1))) - t0);
-    await next((e) => e.subject_id === id && e.kind === 'node.state' && e.payload.to === 'waiting');
-    await idle(daemon);
-    const t1 = Date.now();
-    await daemon.call(`/v1/nodes/${id}/messages`, { method: 'POST', body: { text: 'wake up' } });
-    wake.push(startedAt(await next(turnOf(id, 2))) - t1);
-    await next((e) => e.subject_id === id && e.kind === 'node.outcome');
-  }
-  stream.close();
-  return { first, wake };
+function partCell(t: TreeMem, part: 'daemon' | 'hosts' | 'sandboxes' | 'commands'): string {
+  const count =
+    part === 'daemon'
+      ? 1
+      : part === 'hosts'
+        ? t.hostCount
+        : part === 'sandboxes'
+          ? t.sandboxCount
+          : t.commandCount;
+  return `${fmt(mb(t[part].pssKb), 0)} / ${fmt(mb(t[part].rssKb), 0)}; ${count}`;
+}
+
+/** BENCH_SCALE=1: many nodes, many at a time, on a daemon of their own. */
+async function scale() {
+  const scaleHome = newHome();
+  const big = await startBenchDaemon(scaleHome, SCALE_CONCURRENCY);
+  daemons.push(big);
+  const sampler = sampleRss(big.child.pid!);
+  const scaled = await runTurns(big, scaleHome, SCALE_NODES, 1, SCALE_SCRIPT, 'waiting');
+  const peaks = await sampler.stop();
+  const parked = await idleCost(big);
+  await big.stop();
+  const bareWall = (await timedSpawns(SCALE_NODES, SCALE_CONCURRENCY)).wallMs;
+  const notify = insertAndNotify(join(scaleHome, 'bare.db'), 1, 200);
+  const bare = await bareMem(1, 'node');
+  const bareKb = bare.rssKb;
+  print([
+    `# svc at scale (${SCALE_NODES} nodes × 3 scripted turns, ${SCALE_CONCURRENCY} brokers at a time, 1 watcher)`,
+    '',
+    `${SCALE_NODES - scaled.failed} of ${SCALE_NODES} nodes parked; ${scaled.overheads.length} turn gaps; at most ${peaks.brokers} broker processes at once (spares included).`,
+    '',
+    ...table([
+      row('total wall time (s)', scaled.wallMs / 1000, bareWall / 1000, 1),
+      row('overhead per turn, median (ms)', pct(scaled.overheads, 50), pct(notify.step, 50), 1),
+      row('overhead per turn, p99 (ms)', pct(scaled.overheads, 99), pct(notify.step, 99), 1),
+      row('peak RSS, daemon (MB)', mb(peaks.daemonKb), mb(bareKb), 0),
+      row('peak PSS, daemon (MB)', mb(peaks.daemonPssKb), mb(bare.pssKb), 0),
+      row('peak RSS, brokers together (MB)', mb(peaks.brokersKb), mb(bareKb * peaks.brokers), 0),
+      row(
+        'peak PSS, brokers together (MB)',
+        mb(peaks.brokersPssKb),
+        mb(bare.pssKb * peaks.brokers),
+        0,
+      ),
+      row(
+        'peak RSS, their sandboxes together (MB)',
+        mb(peaks.sandboxesKb),
+        mb(bareKb * SCALE_CONCURRENCY),
+        0,
+      ),
+      row(
+        'peak PSS, their sandboxes together (MB)',
+        mb(peaks.sandboxesPssKb),
+        mb(bare.pssKb * SCALE_CONCURRENCY),
+        0,
+      ),
+      row(`RSS, daemon holding ${SCALE_NODES} parked nodes (MB)`, mb(parked.rssKb), mb(bareKb), 0),
+      row(
+        `PSS, daemon holding ${SCALE_NODES} parked nodes (MB)`,
+        mb(parked.pssKb),
+        mb(bare.pssKb),
+        0,
+      ),
+      row(
+        `CPU of that daemon over ${IDLE_S} s with nothing happening (ms)`,
+        parked.cpuMs,
+        parked.bareCpuMs,
+        0,
+        idleCpuMax(parked.bareCpuMs),
+      ),
+      row('broker processes left with the nodes parked (spares)', parked.brokers, 0, 0),
+      row("broker processes left after the spares' lull", parked.brokersAfterLull, 0, 0),
+    ]),
+    '',
+    `Baselines: wall time ↔ ${SCALE_NODES} bare \`node -e ''\` spawns, ${SCALE_CONCURRENCY} at a time; overhead ↔ the insert and notify;`,
+    `resident memory ↔ one bare waiting Node process (${fmt(mb(bareKb), 0)} MB RSS, ${fmt(mb(bare.pssKb), 0)} MB PSS), × the peak broker count for brokers and × ${SCALE_CONCURRENCY} for sandboxes.`,
+    '',
+  ]);
 }
 
 /**
@@ -321,45 +446,24 @@ async function runStartups(daemon: BenchDaemon, home: string, count: number) {
  */
 async function idleCost(daemon: BenchDaemon) {
   await idle(daemon);
+  await daemon.gc();
   const pid = daemon.child.pid!;
   const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6)'], { stdio: 'ignore' });
   const before = [cpuMs(pid), cpuMs(bare.pid!)] as const;
   await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
   const cost = {
-    rssKb: rssKb(pid),
+    rssKb: memOf(pid).rssKb,
+    pssKb: memOf(pid).pssKb,
     cpuMs: cpuMs(pid) - before[0],
     bareCpuMs: cpuMs(bare.pid!) - before[1],
-    brokers: brokersOf(pid).length,
+    brokers: hostsOf(pid).length,
     /** After the supervisor's lull (30 s without a launch): its spares but one stopped. */
     brokersAfterLull: 0,
   };
   bare.kill('SIGKILL');
-  for (let i = 0; i < 600 && brokersOf(pid).length > 1; i++) {
+  for (let i = 0; i < 600 && hostsOf(pid).length > 1; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  cost.brokersAfterLull = brokersOf(pid).length;
+  cost.brokersAfterLull = hostsOf(pid).length;
   return cost;
-}
-
-/** The daemon's broker processes (spares, with no node parked on any); not esbuild's service. */
-function brokersOf(pid: number): number[] {
-  return childrenOf(pid).filter((child) => {
-    try {
-      return /broker\/main\.ts|\/cache\/broker-/.test(
-        readFileSync(`/proc/${child}/cmdline`, 'utf8'),
-      );
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** Until no broker holds a node (a parked node's broker has exited); bounded. */
-async function idle(daemon: BenchDaemon): Promise<void> {
-  for (let i = 0; i < 2_000; i++) {
-    const status = await daemon.call('/v1/status');
-    if ((status.brokers as { active: number }).active === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('the daemon did not become idle');
 }

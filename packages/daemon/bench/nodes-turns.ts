@@ -1,0 +1,89 @@
+/**
+ * Runs of scripted nodes on the bench daemon (`nodes.ts`, `nodes-footprint.ts`): create many,
+ * wait for each to reach a state, read back their turn gaps; and waiting for a daemon whose
+ * brokers hold no node.
+ */
+import { type BenchDaemon, type EventDto, turnOverheads, watch } from './nodes-client.ts';
+
+/** Bounds every wait of the bench: a run that hangs ends with what it has. */
+export const TIMEOUT_MS = 30 * 60_000;
+
+export const SCRIPTED = { provider: 'scripted', model: 'bench' } as const;
+
+/** A scripted node's create body: `script` is its model's turns. */
+export function scriptedNode(task: string, script: readonly unknown[]) {
+  return { task, scopes: ['svc:llm', 'svc:act'], model: { ...SCRIPTED, script } };
+}
+
+/**
+ * Creates `count` nodes of `script` and waits until each has reached `end` (its state); then,
+ * unless `readBack` is false, reads back their turns (the gaps between them).
+ */
+export async function runTurns(
+  daemon: BenchDaemon,
+  home: string,
+  count: number,
+  watchers: number,
+  script: readonly unknown[],
+  end: 'done' | 'waiting',
+  readBack = true,
+) {
+  const lags: number[] = [];
+  let outcomes = 0;
+  let allDone: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    allDone = resolve;
+  });
+  const watchedFrom = Date.now();
+  // Watchers first: every event of the run reaches each of them.
+  const streams = Array.from({ length: watchers }, (_, i) =>
+    watch(daemon, home, (event, at) => {
+      // The backlog (events from before the watchers connected) is not a delivery lag.
+      if (Date.parse(event.created_at) >= watchedFrom) lags.push(at - Date.parse(event.created_at));
+      const ended = event.kind === 'node.state' && event.payload.to === end;
+      if (i === 0 && ended && ++outcomes === count) allDone();
+    }),
+  );
+  await Promise.all(streams.map((s) => s.ready));
+
+  const t0 = performance.now();
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const node = await daemon.call('/v1/nodes', {
+      method: 'POST',
+      body: scriptedNode(`bench node ${i}`, script),
+      retry: true,
+    });
+    ids.push(node.id as string);
+  }
+  const timeout = setTimeout(() => allDone(), TIMEOUT_MS);
+  await finished;
+  clearTimeout(timeout);
+  const wallMs = performance.now() - t0;
+  for (const s of streams) s.close();
+
+  const overheads: number[] = [];
+  let failed = count - outcomes;
+  if (readBack) {
+    failed = 0;
+    for (const id of ids) {
+      const page = await daemon.call(
+        `/v1/nodes/${id}/events?kinds=node.turn,node.tool,node.state&limit=200`,
+      );
+      const events = page.data as EventDto[];
+      if (!events.some((e) => e.kind === 'node.state' && e.payload.to === end)) failed++;
+      overheads.push(...turnOverheads(events));
+    }
+  }
+  return { wallMs, lags, overheads, failed, ids };
+}
+
+/** Until no broker holds a node (a parked node's broker has exited); bounded. */
+export async function idle(daemon: BenchDaemon): Promise<void> {
+  for (let i = 0; i < 6_000; i++) {
+    const status = await daemon.call('/v1/status');
+    if ((status.brokers as { active: number; queued?: number }).active === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the daemon did not become idle');
+}
