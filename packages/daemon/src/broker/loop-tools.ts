@@ -1,8 +1,7 @@
 /** How the agent loop runs a tool call: a bad call or a refusal is a result the model reads. */
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { LoopState } from './loop-state.ts';
-import type { JobStart, RecordedToolCall, TurnRecord } from './port.ts';
+import type { BrokerLoad, JobStart, RecordedToolCall, TurnRecord } from './port.ts';
 import type { BrokerTool, ToolContext, ToolOutcome } from './tools/index.ts';
 import { toolSpec } from './tools/index.ts';
 import type { LoopTool } from './tools/plugin.ts';
@@ -43,7 +42,7 @@ export function builtin(tool: BrokerTool): LoopTool {
  * cannot run or runs no job.
  */
 export function jobOf(
-  loop: Pick<LoopState, 'tools' | 'session'>,
+  loop: { readonly tools: ReadonlyMap<string, LoopTool>; readonly session: BrokerLoad },
   call: { name: string; input: unknown; error?: string | undefined } | undefined,
 ): JobStart | undefined {
   if (call === undefined || call.error !== undefined) return undefined;
@@ -55,7 +54,7 @@ export function jobOf(
  * turn costs one request. None when any call must run (or cannot: a bad input runs, to say so).
  */
 export function inlineResults(
-  loop: Pick<LoopState, 'tools'>,
+  loop: { readonly tools: ReadonlyMap<string, LoopTool> },
   calls: readonly { id: string; name: string; input: unknown; error?: string | undefined }[],
 ): InlineRecord[] | undefined {
   if (calls.length === 0) return undefined;
