@@ -84,15 +84,8 @@ function sandboxMemory(): { name: string; rss: number; pss: number }[] {
   const field = (text: string, name: string) =>
     Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
   return [...parent.keys()].filter(below).map((pid) => {
-    let rollup = '';
-    try {
-      rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    } catch {
-      // The C executor makes itself undumpable (its commands cannot open its descriptors):
-      // only root reads its figures then.
-    }
-    const name = `${names.get(pid) ?? '?'}${rollup === '' ? ' (unreadable: not root)' : ''}`;
-    return { name, rss: field(rollup, 'Rss'), pss: field(rollup, 'Pss') };
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return { name: names.get(pid) ?? '?', rss: field(rollup, 'Rss'), pss: field(rollup, 'Pss') };
   });
 }
 const opened = await session;

@@ -17,6 +17,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,7 @@ const SOURCE = fileURLToPath(new URL('./executor.c', import.meta.url));
 const FLAGS = ['-O2', '-std=gnu11'];
 const COMPILERS = ['cc', 'gcc'];
 const BUILT = /^sandbox-executor-[0-9a-f]{16}$/;
+const LEFT = /^sandbox-executor-[0-9a-f]{16}\.\d+-[0-9a-f]{8}\.tmp$/;
 const BUILD_TIMEOUT_MS = 120_000;
 
 /**
@@ -124,10 +126,21 @@ function runnable(path: string): boolean {
   }
 }
 
-/** Binaries of earlier sources: a sandbox still running one keeps its inode through its bind. */
+/**
+ * Binaries of earlier sources (a sandbox still running one keeps its inode through its bind),
+ * and what builders killed mid-build left.
+ */
 function removeOthers(dir: string, keep: string): void {
+  const old = Date.now() - 2 * BUILD_TIMEOUT_MS;
   for (const name of readdirSync(dir)) {
-    if (BUILT.test(name) && join(dir, name) !== keep) rmSync(join(dir, name), { force: true });
+    const path = join(dir, name);
+    try {
+      if (BUILT.test(name) ? path !== keep : LEFT.test(name) && statSync(path).mtimeMs < old) {
+        rmSync(path, { force: true });
+      }
+    } catch {
+      // Gone meanwhile.
+    }
   }
 }
 

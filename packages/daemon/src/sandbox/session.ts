@@ -89,10 +89,40 @@ export async function openSession(
   plan: SandboxPlan,
   onEnd: () => void = () => {},
 ): Promise<SandboxSession> {
+  const native = plan.host.executor === null ? null : await nativeExecutor(plan.host.executor);
+  if (native === null || unstartable.has(native)) return openWith(plan, onEnd, null);
+  try {
+    return await openWith(plan, onEnd, native);
+  } catch (error) {
+    // A sandbox that starts with the Node executor but not with the C one: the binary cannot
+    // run there (a library the sandbox does not show, say). This process uses Node's from now.
+    const session = await openWith(plan, onEnd, null);
+    unstartable.add(native);
+    warn(
+      `the sandbox's C executor ${native} did not start (${(error as Error).message}), so this process's node sandboxes run the Node executor`,
+    );
+    return session;
+  }
+}
+
+/** C executors that did not start in a sandbox where the Node one did. */
+const unstartable = new Set<string>();
+
+function warn(msg: string): void {
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'warn', pid: process.pid, msg })}\n`,
+  );
+}
+
+/** The sandbox with the C executor at `native` in it, or Node's (`null`). */
+async function openWith(
+  plan: SandboxPlan,
+  onEnd: () => void,
+  native: string | null,
+): Promise<SandboxSession> {
   const proxy = typeof plan.network === 'object' ? await proxyFor(plan.network.allow) : null;
   // Before its mounts are decided: a secret made while it starts makes it stale at once.
   const hidesAtStart = existingHides(plan);
-  const native = plan.host.executor === null ? null : await nativeExecutor(plan.host.executor);
   const { jail, child } = startExecutor(plan, proxy, native);
   const pending = new Map<number, Pending>();
   let next = 0;

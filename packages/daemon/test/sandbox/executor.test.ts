@@ -6,7 +6,15 @@
  * ends; a kill ends a fork bomb; 127.0.0.1:3128 carries a request to the node's proxy. And the
  * build: where no compiler is on PATH, a session runs the Node executor.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -183,6 +191,15 @@ describe.each(['native', 'node'] as const)('the %s executor', (executor) => {
     expect(r.stdout.toString()).toMatch(/^HTTP\/1\.1 403/);
   });
 
+  it('keeps its descriptors from its commands (they cannot write into its channel)', async () => {
+    const s = await session(executor);
+    // In the sandbox's PID namespace: 1 is bubblewrap's init, 2 the executor. Opening its
+    // stdin writes nothing, but would give a command a way to send it frames; the sandbox
+    // (its capabilities dropped, its seccomp filter) refuses it.
+    const r = await run(s, 'cat /proc/2/comm; (: > /proc/2/fd/0) 2>/dev/null || echo closed');
+    expect(r.stdout.toString()).toMatch(/closed\n$/);
+  });
+
   it('ends with stdin: a closed session ends its sandbox', async () => {
     const s = await session(executor);
     const mark = `6${Math.floor(Math.random() * 100000)}`;
@@ -216,6 +233,19 @@ describe('building the C executor', () => {
     open.push(s);
     expect(s.executor).toBe('node');
     expect((await run(s, 'echo fell back')).stdout.toString()).toBe('fell back\n');
+    rmSync(cache, { recursive: true, force: true });
+  });
+
+  it('a C executor that does not start in the sandbox gives way to the Node one', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'svc-exec-cache-'));
+    const spec = nativeExecutorIn(cache)!;
+    // There, built as far as the cache can tell; in the sandbox, it ends at once.
+    writeFileSync(spec.binary, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const plan = { ...planWith('native'), host: { ...host, executor: spec } };
+    const s = await openSession(plan);
+    open.push(s);
+    expect(s.executor).toBe('node');
+    expect((await run(s, 'echo gave way')).stdout.toString()).toBe('gave way\n');
     rmSync(cache, { recursive: true, force: true });
   });
 
