@@ -6,6 +6,7 @@
  * ends; a kill ends a fork bomb; 127.0.0.1:3128 carries a request to the node's proxy. And the
  * build: where no compiler is on PATH, a session runs the Node executor.
  */
+import { execFile } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -246,6 +247,30 @@ describe('building the C executor', () => {
     open.push(s);
     expect(s.executor).toBe('node');
     expect((await run(s, 'echo gave way')).stdout.toString()).toBe('gave way\n');
+    rmSync(cache, { recursive: true, force: true });
+  });
+
+  it('two processes building at once both get a whole binary', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'svc-exec-cache-'));
+    const module = JSON.stringify(
+      new URL('../../src/sandbox/executor-build.ts', import.meta.url).href,
+    );
+    const code = `const { nativeExecutor, nativeExecutorIn } = await import(${module});
+      console.log(await nativeExecutor(nativeExecutorIn(${JSON.stringify(cache)})));`;
+    const build = () =>
+      new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, ['--input-type=module', '-e', code], (error, stdout) =>
+          error === null ? resolve(stdout.trim()) : reject(error),
+        );
+      });
+    const [a, b] = await Promise.all([build(), build()]);
+    const spec = nativeExecutorIn(cache)!;
+    expect([a, b]).toEqual([spec.binary, spec.binary]);
+    expect(readdirSync(cache)).toEqual([spec.binary.slice(cache.length + 1)]);
+    const s = await openSession({ ...planWith('native'), host: { ...host, executor: spec } });
+    open.push(s);
+    expect(s.executor).toBe('native');
+    expect((await run(s, 'echo built')).stdout.toString()).toBe('built\n');
     rmSync(cache, { recursive: true, force: true });
   });
 
