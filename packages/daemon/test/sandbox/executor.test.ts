@@ -16,6 +16,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -199,6 +201,33 @@ describe.each(['native', 'node'] as const)('the %s executor', (executor) => {
     // (its capabilities dropped, its seccomp filter) refuses it.
     const r = await run(s, 'cat /proc/2/comm; (: > /proc/2/fd/0) 2>/dev/null || echo closed');
     expect(r.stdout.toString()).toMatch(/closed\n$/);
+  });
+
+  it('relays a large request and a larger answer whole, both ways', async () => {
+    // A host server the proxy may reach (127.0.0.1 listed): it counts what it is sent and
+    // answers 2 MB.
+    const server = createServer((req, res) => {
+      let got = 0;
+      req.on('data', (c: Buffer) => {
+        got += c.length;
+      });
+      req.on('end', () => {
+        res.writeHead(200, { 'x-got': String(got) });
+        res.end(Buffer.alloc(2_000_000, 'a'));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const s = await session(executor, { allow: ['127.0.0.1'] });
+      const r = await run(
+        s,
+        `head -c 1500000 /dev/zero > /tmp/up; curl -s --noproxy '' -x http://127.0.0.1:3128 -D /tmp/h --data-binary @/tmp/up http://127.0.0.1:${port}/ | wc -c; grep -i x-got /tmp/h`,
+      );
+      expect(r.stdout.toString().replace(/\r/g, '')).toBe('2000000\nx-got: 1500000\n');
+    } finally {
+      server.close();
+    }
   });
 
   it('ends with stdin: a closed session ends its sandbox', async () => {
