@@ -14,7 +14,8 @@
  * command), and a node's first command: its sandbox made, then the command (target ≤ 100 ms),
  * beside a fresh process's first bare spawn; and what a node's sandbox holds resident while it
  * waits for a command (bubblewrap and the executor: RSS and PSS, from `smaps_rollup`). Env:
- * BENCH_RUNS (per side, default 300), BENCH_FIRSTS (20).
+ * BENCH_RUNS (per side, default 300), BENCH_FIRSTS (20); `SVC_SANDBOX_EXECUTOR=node` measures
+ * the Node executor (the fall-back where the C one cannot be built) instead of the C one.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
