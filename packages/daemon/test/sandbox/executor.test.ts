@@ -6,7 +6,7 @@
  * ends; a kill ends a fork bomb; 127.0.0.1:3128 carries a request to the node's proxy. And the
  * build: where no compiler is on PATH, a session runs the Node executor.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nativeExecutor, nativeExecutorIn } from '../../src/sandbox/executor-build.ts';
+import { commandFrame, HEADER } from '../../src/sandbox/executor-wire.ts';
 import { makePlan, type SandboxPlan } from '../../src/sandbox/plan.ts';
 import { probeSandbox } from '../../src/sandbox/probe.ts';
 import { openSession, type SandboxSession } from '../../src/sandbox/session.ts';
@@ -239,6 +240,55 @@ describe.each(['native', 'node'] as const)('the %s executor', (executor) => {
     s.close();
     await until(() => processesWith(mark).length === 0);
     await expect(run(s, 'true')).rejects.toThrow(/sandbox/);
+  });
+});
+
+describe('the C executor alone (outside a sandbox)', () => {
+  /** Starts it; resolves with its exit code once it ends, and what it wrote. */
+  async function start(input: Buffer | null) {
+    const binary = await nativeExecutor(host.executor!);
+    const child = spawn(binary!, [], { stdio: ['pipe', 'pipe', 'ignore'], env: {} });
+    const out: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    const code = new Promise<number | null>((resolve) => child.once('close', resolve));
+    if (input !== null) child.stdin.write(input);
+    child.stdin.end();
+    return { code: await code, out: Buffer.concat(out) };
+  }
+
+  it('says it is ready, and ends with its stdin', async () => {
+    const { code, out } = await start(null);
+    expect(code).toBe(0);
+    expect(out.subarray(0, 1).toString()).toBe('Y');
+    expect(out.length).toBe(HEADER);
+  });
+
+  it('ends at once at anything that is no frame of the wire, running nothing', async () => {
+    const marker = join(home, 'ran');
+    const command = commandFrame(1, {
+      argv: ['/bin/sh', '-c', `touch ${marker}`],
+      cwd: '/',
+      env: {},
+    }) as Buffer;
+    /** A command frame of `strings` under counts that say otherwise. */
+    const miscounted = (argc: number, envc: number, strings: string[]) => {
+      const body = Buffer.concat([Buffer.alloc(8), Buffer.from(`${strings.join('\0')}\0`)]);
+      body.writeUInt32LE(argc, 0);
+      body.writeUInt32LE(envc, 4);
+      const header = Buffer.from(command.subarray(0, HEADER));
+      header.writeUInt32LE(body.length, 5);
+      return Buffer.concat([header, body]);
+    };
+    for (const bad of [
+      Buffer.from('{"id":1,"argv":["/bin/true"]}\n'), // a line of some other wire
+      miscounted(3, 0, ['/', '/bin/true']), // fewer strings than its counts
+      miscounted(1, 0, ['/', '/bin/true', 'A=b']), // more
+      miscounted(1_000_000, 0, ['/', '/bin/true']), // counts no body of its size holds
+    ]) {
+      const { code } = await start(Buffer.concat([bad, command]));
+      expect(code).toBe(2);
+    }
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
