@@ -193,7 +193,9 @@ static void run(uint32_t id, unsigned char *body, uint32_t len) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
-    setpgid(0, 0);
+    /* A session of its own, as Node's `detached` makes: its group is its pid, and no other
+     * command's process can join it. */
+    setsid();
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int e = 0;
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) e = errno;
