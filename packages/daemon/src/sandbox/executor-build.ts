@@ -1,22 +1,28 @@
 /**
  * The C executor of a node's sandbox (executor.c), compiled on first need with the host's `cc`
- * into the daemon's cache, as `<cache>/sandbox-executor-<hash>`, `<hash>` covering the source,
- * the flags and the architecture: built once per change, atomically (a temporary name, then a
- * rename), so processes that race build the same file and every one finds a whole binary.
- * Static where the C library allows it, else dynamic (the sandbox binds the system read-only, so
- * the library is there). Where no compiler works, sessions run the Node executor instead: as
- * confined, only heavier; why is logged once per process.
+ * into the user's cache (executor-cache.ts: `~/.cache/svc`, else the daemon home's), as
+ * `<cache>/sandbox-executor-<hash>`, `<hash>` covering the source, the flags and the
+ * architecture: built once per change for every daemon of this user, atomically (a temporary
+ * name, then a rename), so processes that race build the same file and every one finds a whole
+ * binary. Static where the C library allows it, else dynamic (the sandbox binds the system
+ * read-only, so the library is there). A binary is used only while it is a regular file this
+ * user owns that no group or other may write; one that is not is built again over it, why
+ * logged. Where no compiler works, sessions run the Node executor instead: as confined, only
+ * heavier; why is logged once per process.
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   accessSync,
+  chmodSync,
   constants,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  type Stats,
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +40,11 @@ const COMPILERS = ['cc', 'gcc'];
 const BUILT = /^sandbox-executor-[0-9a-f]{16}$/;
 const LEFT = /^sandbox-executor-[0-9a-f]{16}\.\d+-[0-9a-f]{8}\.tmp$/;
 const BUILD_TIMEOUT_MS = 120_000;
+/**
+ * Another source's binary is removed once this old: a daemon of another version sharing the
+ * cache keeps its own meanwhile (and builds it again, should it need it after).
+ */
+const STALE_BINARY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Where this daemon's executor is (or will be) in `cacheDir`; `null` when its source cannot be
@@ -57,16 +68,24 @@ export function nativeExecutorIn(cacheDir: string): NativeExecutor | null {
 const builds = new Map<string, Promise<string | null>>();
 
 /**
- * The path of `spec`'s binary, built now unless it is there; `null` (logged once) when no
- * compiler can build it. `log` takes that one line.
+ * The path of `spec`'s binary, built now unless a trusted one is there; `null` (logged once)
+ * when no compiler can build it. `log` takes what is logged.
  */
-export function nativeExecutor(
+export async function nativeExecutor(
   spec: NativeExecutor,
   log: (why: string) => void = warn,
 ): Promise<string | null> {
+  const found = await buildOnce(spec, log);
+  if (found === null || distrust(found) === null) return found;
+  // Changed since this process built or checked it (removed, replaced): once more, checked.
+  builds.delete(spec.binary);
+  return buildOnce(spec, log);
+}
+
+function buildOnce(spec: NativeExecutor, log: (why: string) => void): Promise<string | null> {
   let build = builds.get(spec.binary);
   if (build === undefined) {
-    build = ensure(spec).catch((error: unknown) => {
+    build = ensure(spec, log).catch((error: unknown) => {
       log((error as Error).message);
       return null;
     });
@@ -75,8 +94,12 @@ export function nativeExecutor(
   return build;
 }
 
-async function ensure(spec: NativeExecutor): Promise<string> {
-  if (runnable(spec.binary)) return spec.binary;
+async function ensure(spec: NativeExecutor, log: (why: string) => void): Promise<string> {
+  const doubt = distrust(spec.binary);
+  if (doubt === null) return spec.binary;
+  if (doubt !== MISSING) {
+    log(`the sandbox's C executor ${spec.binary} ${doubt}, so it is built again`);
+  }
   const dir = join(spec.binary, '..');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${spec.binary}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
@@ -86,11 +109,7 @@ async function ensure(spec: NativeExecutor): Promise<string> {
       // Static first: nothing then depends on what the sandbox shows of the system's libraries.
       for (const link of [['-static'], []]) {
         const said = await compile(cc, [...FLAGS, ...link, '-o', tmp, spec.source]);
-        if (said === null) {
-          renameSync(tmp, spec.binary);
-          removeOthers(dir, spec.binary);
-          return spec.binary;
-        }
+        if (said === null) return install(tmp, spec.binary);
         tried.push(`${[cc, ...link].join(' ')}: ${said}`);
         // A compiler that is not there has no dynamic build either.
         if (said.startsWith('not found')) break;
@@ -102,6 +121,48 @@ async function ensure(spec: NativeExecutor): Promise<string> {
   throw new Error(
     `the sandbox's C executor could not be built, so node sandboxes run the Node executor (as confined, about 40 MB more each): ${tried.join('; ')}`,
   );
+}
+
+/** Puts the built `tmp` at `binary`, over whatever is there, and checks what it then finds. */
+function install(tmp: string, binary: string): string {
+  // The compiler's mode follows the umask, which may let the group write.
+  chmodSync(tmp, 0o755);
+  let doubt: string | null;
+  try {
+    renameSync(tmp, binary);
+    doubt = distrust(binary);
+  } catch (error) {
+    doubt = `could not be put in place (${(error as Error).message})`;
+  }
+  if (doubt !== null) {
+    throw new Error(
+      `the sandbox's C executor ${binary} ${doubt}, so node sandboxes run the Node executor (as confined, about 40 MB more each)`,
+    );
+  }
+  removeOthers(join(binary, '..'), binary);
+  return binary;
+}
+
+const MISSING = 'is not there';
+
+/**
+ * Why the binary at `path` is not to be run (`null`: it is): anyone but this user able to
+ * change it could run what they like in every node's sandbox.
+ */
+function distrust(path: string): string | null {
+  let stat: Stats;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return MISSING;
+  }
+  if (!stat.isFile()) return 'is not a regular file';
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) return `is owned by uid ${stat.uid}, not ${uid}`;
+  if ((stat.mode & 0o022) !== 0) {
+    return `is writable by its group or others (mode ${(stat.mode & 0o777).toString(8)})`;
+  }
+  return runnable(path) ? null : 'is not executable';
 }
 
 /** `null` once `cc args` built it, else what went wrong, short. */
@@ -127,15 +188,20 @@ function runnable(path: string): boolean {
 }
 
 /**
- * Binaries of earlier sources (a sandbox still running one keeps its inode through its bind),
- * and what builders killed mid-build left.
+ * Binaries of other sources a day old (a sandbox still running one keeps its inode through its
+ * bind), and what builders killed mid-build left.
  */
 function removeOthers(dir: string, keep: string): void {
-  const old = Date.now() - 2 * BUILD_TIMEOUT_MS;
+  const now = Date.now();
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     try {
-      if (BUILT.test(name) ? path !== keep : LEFT.test(name) && statSync(path).mtimeMs < old) {
+      const age = () => now - statSync(path).mtimeMs;
+      if (
+        BUILT.test(name)
+          ? path !== keep && age() > STALE_BINARY_MS
+          : LEFT.test(name) && age() > 2 * BUILD_TIMEOUT_MS
+      ) {
         rmSync(path, { force: true });
       }
     } catch {

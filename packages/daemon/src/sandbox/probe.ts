@@ -10,6 +10,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { type CgroupBase, detectCgroups, sweepGroups } from './cgroup.ts';
 import { type NativeExecutor, nativeExecutorIn } from './executor-build.ts';
+import { executorCacheDir } from './executor-cache.ts';
 import { systemArgs } from './system.ts';
 
 export interface SandboxHost {
@@ -26,8 +27,9 @@ export interface SandboxHost {
   /** `prlimit` for `RLIMIT_NPROC` inside the sandbox, where no group bounds processes. */
   prlimit: string | null;
   /**
-   * The C executor of a node's sandbox, built on first need in the daemon's cache; `null`: the
-   * Node executor (`SVC_SANDBOX_EXECUTOR=node`, or no source to build from).
+   * The C executor of a node's sandbox, built on first need in the user's cache (else the
+   * daemon's: executor-cache.ts); `null`: the Node executor (`SVC_SANDBOX_EXECUTOR=node`, or no
+   * source to build from).
    */
   executor: NativeExecutor | null;
 }
@@ -81,7 +83,7 @@ export function probeSandbox(home: string): SandboxHost {
     cgroup,
     prlimit: cgroup === null && process.getuid?.() !== 0 ? findOnPath('prlimit') : null,
     executor:
-      process.env.SVC_SANDBOX_EXECUTOR === 'node' ? null : nativeExecutorIn(join(home, 'cache')),
+      process.env.SVC_SANDBOX_EXECUTOR === 'node' ? null : nativeExecutorIn(executorCacheDir(home)),
   };
 }
 
