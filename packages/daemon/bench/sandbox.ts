@@ -12,11 +12,13 @@
  *
  * Printed: median and p99 of each, the added latency over bare (target ≤ 5 ms for a node's
  * command), and a node's first command: its sandbox made, then the command (target ≤ 100 ms),
- * beside a fresh process's first bare spawn. Env: BENCH_RUNS (per side, default 300),
- * BENCH_FIRSTS (20).
+ * beside a fresh process's first bare spawn; and what a node's sandbox holds resident while it
+ * waits for a command (bubblewrap and the executor: RSS and PSS, from `smaps_rollup`). Env:
+ * BENCH_RUNS (per side, default 300), BENCH_FIRSTS (20); `SVC_SANDBOX_EXECUTOR=node` measures
+ * the Node executor (the fall-back where the C one cannot be built) instead of the C one.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBash } from '../src/bash/run.ts';
 import { makePlan } from '../src/sandbox/plan.ts';
@@ -54,6 +56,42 @@ function bare(): Promise<void> {
 }
 
 const session = openSession(plan);
+
+/** Every process below this one (here: the idle sandbox's), with its resident kB. */
+function sandboxMemory(): { name: string; rss: number; pss: number }[] {
+  const parent = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
+      parent.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (
+      let p = parent.get(pid), hops = 0;
+      p !== undefined && hops < 64;
+      p = parent.get(p), hops++
+    ) {
+      if (p === process.pid) return true;
+    }
+    return false;
+  };
+  const field = (text: string, name: string) =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+  return [...parent.keys()].filter(below).map((pid) => {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return { name: names.get(pid) ?? '?', rss: field(rollup, 'Rss'), pss: field(rollup, 'Pss') };
+  });
+}
+const opened = await session;
+if (opened === null) throw new Error("the node's sandbox did not start");
+const idle = sandboxMemory();
 const sides = {
   bare,
   runBash: async () => {
@@ -141,6 +179,13 @@ console.log('| first command | median ms | p99 ms | added (median) ms | ÷ bare 
 console.log('|---|---|---|---|---|');
 console.log(row('bare: the first spawn of a fresh process', first.bare, first.bare));
 console.log(row("a node's first: its sandbox made, then the command", first.node, first.bare));
+console.log('');
+console.log("| a node's idle sandbox, per process | RSS MB | PSS MB |");
+console.log('|---|---|---|');
+const mb = (kb: number) => (kb / 1024).toFixed(1);
+for (const p of idle) console.log(`| ${p.name} | ${mb(p.rss)} | ${mb(p.pss)} |`);
+const sum = (key: 'rss' | 'pss') => idle.reduce((total, p) => total + p[key], 0);
+console.log(`| **all** | **${mb(sum('rss'))}** | **${mb(sum('pss'))}** |`);
 const added = q(times.node, 0.5) - q(times.bare, 0.5);
 const addedP99 = q(times.node, 0.99) - q(times.bare, 0.99);
 const firstAdded = q(first.node, 0.5) - q(first.bare, 0.5);

@@ -317,6 +317,12 @@ describe('a node: its bash tool and file tools', () => {
     expect(own).toMatchObject({ status: 'ok' });
   });
 
+  it('runs its commands through the executor its plan names (C, or the Node fall-back)', async () => {
+    const { results } = await nodeRun('sb-executor', [bash('ls /run/svc')]);
+    const expected = process.env.SVC_SANDBOX_EXECUTOR === 'node' ? 'node' : 'executor';
+    expect(out(results[0]!).stdout).toBe(`${expected}\n`);
+  });
+
   it('the owner’s node (no scope list) is confined too: the home hidden, no daemon env', async () => {
     const { results } = await nodeRun('sb-owner-node', [
       bash(`cat ${d.home}/owner.token; cat ${otherWorktree}/mine.txt; env; echo pwd=$(pwd)`),

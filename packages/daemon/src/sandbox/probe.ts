@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { type CgroupBase, detectCgroups, sweepGroups } from './cgroup.ts';
+import { type NativeExecutor, nativeExecutorIn } from './executor-build.ts';
+import { executorCacheDir } from './executor-cache.ts';
 import { systemArgs } from './system.ts';
 
 export interface SandboxHost {
@@ -24,6 +26,12 @@ export interface SandboxHost {
   cgroup: CgroupBase | null;
   /** `prlimit` for `RLIMIT_NPROC` inside the sandbox, where no group bounds processes. */
   prlimit: string | null;
+  /**
+   * The C executor of a node's sandbox, built on first need in the user's cache (else the
+   * daemon's: executor-cache.ts); `null`: the Node executor (`SVC_SANDBOX_EXECUTOR=node`, or no
+   * source to build from).
+   */
+  executor: NativeExecutor | null;
 }
 
 const INSTALL_FIX =
@@ -34,7 +42,7 @@ export function probeSandbox(home: string): SandboxHost {
   // `SVC_BWRAP` names another build (one not on PATH); named but missing is no fall-back.
   const named = process.env.SVC_BWRAP;
   const bwrap = named === undefined || named === '' ? findOnPath('bwrap') : executable(named);
-  const none = { bwrap, version: null, cgroup: null, prlimit: null };
+  const none = { bwrap, version: null, cgroup: null, prlimit: null, executor: null };
   if (bwrap === null) {
     return {
       ...none,
@@ -74,6 +82,8 @@ export function probeSandbox(home: string): SandboxHost {
     fix: null,
     cgroup,
     prlimit: cgroup === null && process.getuid?.() !== 0 ? findOnPath('prlimit') : null,
+    executor:
+      process.env.SVC_SANDBOX_EXECUTOR === 'node' ? null : nativeExecutorIn(executorCacheDir(home)),
   };
 }
 

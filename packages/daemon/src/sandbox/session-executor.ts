@@ -1,28 +1,47 @@
 /**
- * The small program a node's sandbox runs (see session.ts): it spawns each command it is sent in
- * a process group of its own and streams back its output and its end, one JSON line each.
+ * The Node executor of a node's sandbox: the broker's own Node binary, bound read-only, running
+ * this program. It is the fall-back where the C executor (executor.c, the same behaviour in about
+ * 1 MB instead of about 40) cannot be built; it speaks the same wire (executor-wire.ts). Each
+ * command is spawned in a process group of its own, its output and its end streamed back.
  */
+import { CHUNK, HEADER, KEEP, MAX_FRAME } from './executor-wire.ts';
 import { PROXY_PORT } from './proxy.ts';
 
-/** Bytes of each stream a command's result keeps; one more tells it was cut. */
-const KEEP = 1024 * 1024 + 1;
-export const EXECUTOR_PATH = '/run/svc/node';
+export const NODE_EXECUTOR_PATH = '/run/svc/node';
 
-// The executor: JSON lines in (a command, or a kill), JSON lines out (output chunks in base64,
-// then the end). A command whose shell exited while something it left holds the pipes open is
-// given 250 ms for the rest of its output, as `runBash` does.
-export const EXECUTOR = `
+// A command whose shell exited while something it left holds the pipes open is given 250 ms for
+// the rest of its output, as `runBash` does. Frames it cannot read end it (exit 2), as the C one.
+export const NODE_EXECUTOR = `
 const { spawn } = require('node:child_process');
+const { constants } = require('node:os');
 const jobs = new Map();
-const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
-let buf = '';
-process.stdin.setEncoding('utf8');
+const send = (type, id, body) => {
+  const h = Buffer.alloc(${HEADER});
+  h.write(type, 0, 'latin1');
+  h.writeUInt32LE(id, 1);
+  h.writeUInt32LE(body ? body.length : 0, 5);
+  process.stdout.write(body && body.length ? Buffer.concat([h, body]) : h);
+};
+let chunks = [];
+let held = 0;
 process.stdin.on('data', (d) => {
-  buf += d;
-  for (let i = buf.indexOf('\\n'); i >= 0; i = buf.indexOf('\\n')) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    handle(JSON.parse(line));
+  chunks.push(d);
+  held += d.length;
+  while (held >= ${HEADER}) {
+    if (chunks[0].length < ${HEADER}) chunks = [Buffer.concat(chunks, held)];
+    const len = chunks[0].readUInt32LE(5);
+    if (len > ${MAX_FRAME}) process.exit(2);
+    if (held < ${HEADER} + len) return;
+    const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, held);
+    const type = String.fromCharCode(all[0]);
+    const id = all.readUInt32LE(1);
+    const body = all.subarray(${HEADER}, ${HEADER} + len);
+    if (type === 'C') run(id, body);
+    else if (type === 'K' && len === 0) kill(id);
+    else process.exit(2);
+    const rest = all.subarray(${HEADER} + len);
+    chunks = rest.length ? [rest] : [];
+    held = rest.length;
   }
 });
 process.stdin.on('end', () => process.exit(0));
@@ -33,29 +52,51 @@ function killGroup(pid) {
     try { process.kill(-pid, 'SIGKILL'); } catch { return; }
   }
 }
-function handle(m) {
-  if (m.kill !== undefined) {
-    const job = jobs.get(m.kill);
-    if (job) killGroup(job.pid);
-    return;
+function kill(id) {
+  const job = jobs.get(id);
+  if (job) killGroup(job.pid);
+}
+function run(id, body) {
+  if (body.length < 8) process.exit(2);
+  const argc = body.readUInt32LE(0);
+  const envc = body.readUInt32LE(4);
+  const strings = body.subarray(8).toString('utf8').split('\\0');
+  if (argc < 1 || strings.length !== 2 + argc + envc || strings.pop() !== '') process.exit(2);
+  const [cwd, ...rest] = strings;
+  const env = {};
+  for (const kv of rest.slice(argc)) {
+    const at = kv.indexOf('=');
+    env[at < 0 ? kv : kv.slice(0, at)] = at < 0 ? '' : kv.slice(at + 1);
   }
+  const argv = rest.slice(0, argc);
   let child;
   try {
-    child = spawn(m.argv[0], m.argv.slice(1), { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  } catch (e) { send({ id: m.id, error: String(e && e.message) }); return; }
-  jobs.set(m.id, child);
+    child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  } catch (e) { send('F', id, Buffer.from(String(e && e.message))); return; }
+  jobs.set(id, child);
   const sent = [0, 0];
-  const pipe = (stream, key, n) => stream.on('data', (c) => {
-    if (sent[n] >= ${KEEP}) return;
-    const part = c.subarray(0, ${KEEP} - sent[n]);
-    sent[n] += part.length;
-    send({ id: m.id, [key]: part.toString('base64') });
+  const pipe = (stream, type, n) => stream.on('data', (c) => {
+    for (let at = 0; at < c.length && sent[n] < ${KEEP}; ) {
+      const part = c.subarray(at, at + Math.min(${CHUNK}, ${KEEP} - sent[n]));
+      sent[n] += part.length;
+      at += part.length;
+      send(type, id, part);
+    }
   });
-  pipe(child.stdout, 'o', 0);
-  pipe(child.stderr, 'e', 1);
+  pipe(child.stdout, 'O', 0);
+  pipe(child.stderr, 'E', 1);
   let done = false;
-  const finish = (end) => { if (done) return; done = true; jobs.delete(m.id); send({ id: m.id, ...end }); };
-  child.once('error', (e) => finish({ error: String(e && e.message) }));
+  const finish = (end) => {
+    if (done) return;
+    done = true;
+    jobs.delete(id);
+    if (end.error !== undefined) return send('F', id, Buffer.from(String(end.error)));
+    const b = Buffer.alloc(8);
+    b.writeInt32LE(end.code ?? -1, 0);
+    b.writeInt32LE(end.signal ? constants.signals[end.signal] : 0, 4);
+    send('X', id, b);
+  };
+  child.once('error', (e) => finish({ error: e && e.message }));
   child.once('close', (code, signal) => finish({ code, signal }));
   child.once('exit', (code, signal) => {
     // What the command left running in its group ends with it, as in a sandbox of its own.
@@ -64,7 +105,7 @@ function handle(m) {
     child.once('close', () => clearTimeout(late));
   });
 }
-const ready = () => send({ ready: true });
+const ready = () => send('Y', 0);
 if (process.env.SVC_PROXY_SOCKET) {
   // The node's network is a list of domains: 127.0.0.1:${PROXY_PORT} leads to its proxy.
   const net = require('node:net');
@@ -75,17 +116,3 @@ if (process.env.SVC_PROXY_SOCKET) {
   }).listen(${PROXY_PORT}, '127.0.0.1', ready);
 } else ready();
 `;
-
-/** Longer than any line the executor writes (an output chunk of 64 KiB, in base64, and JSON). */
-export const MAX_LINE = 1024 * 1024;
-
-/** One line the executor writes. */
-export interface ExecutorMessage {
-  ready?: true;
-  id?: number;
-  o?: string;
-  e?: string;
-  code?: number | null;
-  signal?: string | null;
-  error?: string;
-}

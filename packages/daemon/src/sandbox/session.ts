@@ -1,8 +1,9 @@
 /**
  * One sandbox per node, reused by its commands. Making a sandbox (namespaces, a few dozen
  * mounts, control groups) costs several milliseconds; a node runs many commands under one plan,
- * so its broker makes the sandbox once, with a small executor inside (the broker's own Node
- * binary, bound read-only), and each command is then a spawn in there: its own process group,
+ * so its broker makes the sandbox once, with a small executor inside (executor.c, built on first
+ * need: executor-build.ts; else the broker's own Node binary running session-executor.ts, both
+ * bound read-only), and each command is then a spawn in there: its own process group,
  * the environment it is given, killed as a group at its timeout or cancel. What a command sees
  * is the same as a sandbox of its own would show, but that `/tmp` lasts the sandbox's life, and
  * a process a command moved to a session of its own (`setsid`) lives until the sandbox ends;
@@ -16,9 +17,14 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../errors.ts';
 import { bwrapSpawn, shellArgv } from './command.ts';
+import { nativeExecutor } from './executor-build.ts';
+import { commandFrame, type ExecutorEvent, frameReader, killFrame } from './executor-wire.ts';
 import type { SandboxPlan } from './plan.ts';
 import { PROXY_SOCKET_IN_SANDBOX, startProxy } from './proxy.ts';
-import { EXECUTOR, EXECUTOR_PATH, type ExecutorMessage, MAX_LINE } from './session-executor.ts';
+import { NODE_EXECUTOR, NODE_EXECUTOR_PATH } from './session-executor.ts';
+
+/** Where the C executor is bound in the sandbox. */
+const NATIVE_EXECUTOR_PATH = '/run/svc/executor';
 
 export interface SessionResult {
   code: number | null;
@@ -35,6 +41,8 @@ interface Pending {
 }
 
 export interface SandboxSession {
+  /** Which executor runs its commands: the C one, or the Node fall-back. */
+  readonly executor: 'native' | 'node';
   /**
    * Whether what the sandbox must hide has changed since it was made (a secret store made since,
    * say): then it is closed and another made, with the hides as they are now.
@@ -81,10 +89,41 @@ export async function openSession(
   plan: SandboxPlan,
   onEnd: () => void = () => {},
 ): Promise<SandboxSession> {
+  const native = plan.host.executor === null ? null : await nativeExecutor(plan.host.executor);
+  if (native === null || unstartable.has(native)) return openWith(plan, onEnd, null);
+  try {
+    return await openWith(plan, onEnd, native);
+  } catch (error) {
+    // A sandbox that starts with the Node executor but not with the C one: the binary cannot
+    // run there (a library the sandbox does not show, say). This process uses Node's from now.
+    const session = await openWith(plan, onEnd, null);
+    unstartable.add(native);
+    warn(
+      `the sandbox's C executor ${native} did not start (${(error as Error).message}), so this process's node sandboxes run the Node executor`,
+    );
+    return session;
+  }
+}
+
+/** C executors that did not start in a sandbox where the Node one did. */
+const unstartable = new Set<string>();
+
+function warn(msg: string): void {
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'warn', pid: process.pid, msg })}\n`,
+  );
+}
+
+/** The sandbox with the C executor at `native` in it, or Node's (`null`). */
+async function openWith(
+  plan: SandboxPlan,
+  onEnd: () => void,
+  native: string | null,
+): Promise<SandboxSession> {
   const proxy = typeof plan.network === 'object' ? await proxyFor(plan.network.allow) : null;
   // Before its mounts are decided: a secret made while it starts makes it stale at once.
   const hidesAtStart = existingHides(plan);
-  const { jail, child } = startExecutor(plan, proxy);
+  const { jail, child } = startExecutor(plan, proxy, native);
   const pending = new Map<number, Pending>();
   let next = 0;
   let dead: Error | null = null;
@@ -93,32 +132,16 @@ export async function openSession(
     onReady = resolve;
   });
 
-  let buf = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (data: string) => {
-    buf += data;
-    // The executor's lines are short (64 KiB of output at most, base64): a longer one is no
-    // line of its, but something in the sandbox writing to its channel. The sandbox goes.
-    if (buf.length > MAX_LINE) {
-      buf = '';
+  const reader = frameReader((event) => {
+    if (event.kind === 'ready') onReady?.(true);
+    else deliver(pending, event);
+  });
+  child.stdout.on('data', (data: Buffer) => {
+    // What is no frame of the executor's is something in the sandbox writing to its channel:
+    // the sandbox goes.
+    if (!reader.push(data)) {
       child.kill('SIGKILL');
       ended('the sandbox of this node wrote what its executor never writes');
-      return;
-    }
-    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      let m: ExecutorMessage;
-      try {
-        m = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (m.ready) {
-        onReady?.(true);
-        continue;
-      }
-      deliver(pending, m);
     }
   });
   let live = false;
@@ -155,6 +178,7 @@ export async function openSession(
   live = true;
   hold(false);
   return {
+    executor: native === null ? 'node' : 'native',
     stale: () => dead !== null || existingHides(plan) !== hidesAtStart,
     close: () => {
       child.kill('SIGKILL');
@@ -162,8 +186,15 @@ export async function openSession(
     run(input, stop) {
       if (dead !== null) return Promise.reject(dead);
       const id = ++next;
+      const argv = shellArgv(plan, input.command);
+      const frame = commandFrame(id, { argv, cwd: input.cwd, env: input.env });
+      if (typeof frame === 'string') {
+        return Promise.reject(
+          new ApiError('invalid_request', `the command could not start: ${frame}`),
+        );
+      }
       return new Promise<SessionResult>((resolve, reject) => {
-        const kill = () => child.stdin.write(`${JSON.stringify({ kill: id })}\n`);
+        const kill = () => child.stdin.write(killFrame(id));
         stop.addEventListener('abort', kill, { once: true });
         const settle = () => {
           stop.removeEventListener('abort', kill);
@@ -182,18 +213,27 @@ export async function openSession(
           },
         });
         hold(true);
-        const argv = shellArgv(plan, input.command);
-        child.stdin.write(`${JSON.stringify({ id, argv, cwd: input.cwd, env: input.env })}\n`);
+        child.stdin.write(frame);
         if (stop.aborted) kill();
       });
     },
   };
 }
 
-/** The sandbox with its executor started in it (and the node's proxy bound in, if any). */
-function startExecutor(plan: SandboxPlan, proxy: { path: string } | null) {
+/**
+ * The sandbox with its executor started in it (the C one at `native`, else Node's), and the
+ * node's proxy bound in, if any.
+ */
+function startExecutor(plan: SandboxPlan, proxy: { path: string } | null, native: string | null) {
+  const executor =
+    native === null
+      ? {
+          argv: [NODE_EXECUTOR_PATH, '--max-old-space-size=64', '-e', NODE_EXECUTOR],
+          bind: { source: realpathSync(process.execPath), dest: NODE_EXECUTOR_PATH },
+        }
+      : { argv: [NATIVE_EXECUTOR_PATH], bind: { source: native, dest: NATIVE_EXECUTOR_PATH } };
   const jail = bwrapSpawn(plan, {
-    argv: [EXECUTOR_PATH, '--max-old-space-size=64', '-e', EXECUTOR],
+    argv: executor.argv,
     cwd: '/',
     // The executor's own: no mark, so what the supervisor finds by it is the commands alone.
     env: {
@@ -204,7 +244,7 @@ function startExecutor(plan: SandboxPlan, proxy: { path: string } | null) {
     launcherEnv: {},
     group: `${process.pid}-session-${++sessions}`,
     extra: [
-      { source: realpathSync(process.execPath), dest: EXECUTOR_PATH },
+      executor.bind,
       ...(proxy === null
         ? []
         : [{ source: proxy.path, dest: PROXY_SOCKET_IN_SANDBOX, writable: true }]),
@@ -220,22 +260,22 @@ function startExecutor(plan: SandboxPlan, proxy: { path: string } | null) {
 }
 
 /** A command's output or end, from the executor, given to the command waiting on it. */
-function deliver(pending: Map<number, Pending>, m: ExecutorMessage): void {
-  const job = m.id === undefined ? undefined : pending.get(m.id);
+function deliver(pending: Map<number, Pending>, event: Exclude<ExecutorEvent, { kind: 'ready' }>) {
+  const job = pending.get(event.id);
   if (job === undefined) return;
-  if (m.o !== undefined) job.out.push(Buffer.from(m.o, 'base64'));
-  else if (m.e !== undefined) job.err.push(Buffer.from(m.e, 'base64'));
-  else {
-    pending.delete(m.id!);
-    if (m.error !== undefined) {
-      job.reject(new ApiError('invalid_request', `the command could not start: ${m.error}`));
-    } else {
-      job.resolve({
-        code: m.code ?? null,
-        signal: m.signal ?? null,
-        stdout: Buffer.concat(job.out),
-        stderr: Buffer.concat(job.err),
-      });
-    }
+  if (event.kind === 'out') {
+    (event.stream === 'stdout' ? job.out : job.err).push(event.data);
+    return;
+  }
+  pending.delete(event.id);
+  if (event.kind === 'failed') {
+    job.reject(new ApiError('invalid_request', `the command could not start: ${event.message}`));
+  } else {
+    job.resolve({
+      code: event.code,
+      signal: event.signal,
+      stdout: Buffer.concat(job.out),
+      stderr: Buffer.concat(job.err),
+    });
   }
 }

@@ -11,6 +11,7 @@ import { join, posix } from 'node:path';
 import { type NetworkPolicy, networkPolicySchema } from '@svc/protocol';
 import { z } from 'zod';
 import { DaemonError } from '../errors.ts';
+import { userExecutorCache } from './executor-cache.ts';
 import type { Layer } from './view.ts';
 
 export type SandboxMode = 'on' | 'off';
@@ -20,7 +21,10 @@ export interface SandboxSettings {
   mode: SandboxMode;
   /** What a node made with the owner's whole vocabulary (no scope list) sees of the host. */
   defaultLayers: Layer[];
-  /** Hidden from every confined command, whatever its scopes bind (secret stores). */
+  /**
+   * Hidden from every confined command, whatever its scopes bind: secret stores, and the user's
+   * cache of the sandbox's executor (no node may swap the binary every sandbox runs).
+   */
   hidden: string[];
   /** The network of a confined command unless its profile allows more. */
   network: NetworkPolicy;
@@ -114,6 +118,7 @@ export function loadSandboxSettings(home: string, mode: SandboxMode = 'on'): San
     defaultLayers,
     hidden: [
       ...SECRET_STORES.map((name) => posix.join(person, name)),
+      userExecutorCache(),
       ...(given.hide ?? []).map((p) => posix.normalize(p)),
     ],
     network: given.network ?? 'none',

@@ -52,6 +52,10 @@ export const sandboxPlanSchema = z.strictObject({
       .strictObject({ kind: z.enum(['v1', 'v2']), pids: z.string(), memory: z.string().nullable() })
       .nullable(),
     prlimit: z.string().nullable(),
+    executor: z
+      .strictObject({ source: z.string(), binary: z.string() })
+      .nullable()
+      .describe("the C executor of the node's sandbox: its source and where it is built"),
   }),
   layers: z.array(z.strictObject({ path: z.string(), kind: z.enum(['rw', 'ro', 'hide']) })),
   network: networkPolicySchema,
