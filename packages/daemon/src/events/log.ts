@@ -26,7 +26,10 @@ export function eventLog(store: Store) {
   const sharedRows = (key: string, read: () => readonly EventRow[]): readonly EventRow[] => {
     const hit = shared.get(key);
     if (hit !== undefined) return hit;
-    const rows = upTo(read(), durableSeq);
+    // Only while a record of ours is on its way to the disk: then every row past `durableSeq` is
+    // one of ours (the daemon is the sole writer). Rows another connection committed (a test's
+    // stand-in broker) are shown as soon as they are there.
+    const rows = recordedSeq > durableSeq ? upTo(read(), durableSeq) : read();
     // Uncommitted rows are never shared: the transaction may yet roll back.
     if (!store.db.sqlite.isTransaction) shared.set(key, rows);
     return rows;
