@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BashResult } from '../src/bash/run.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 let t: TestDaemon;
@@ -10,14 +11,7 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const bash = (body: Record<string, unknown>) => t.call('/v1/bash', json({ cwd: t.home, ...body }));
-type Result = {
-  exit_code: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-  duration_ms: number;
-};
+type Result = BashResult;
 
 /** Running, not a zombie (an orphan waits for a reaper that a container may not have). */
 function alive(pid: number): boolean {
