@@ -42,13 +42,15 @@ function counted(options: { timeout?: number; maxRetries?: number } = {}): Svc {
 
 describe('retries against the daemon', () => {
   it('a POST whose first attempt timed out gets the first answer on retry; it runs once', async () => {
-    // The retry (after 600 ms and a backoff of 375-500 ms) comes while the command still runs,
-    // and waits for it: before, the daemon answered that retry 409 and the client threw.
-    const command = 'echo x >> ran.txt; sleep 1.3; echo ok';
+    // The retry (after 1.5 s and a backoff of 375-500 ms) comes while the command still runs,
+    // and waits for it: before, the daemon answered that retry 409 and the client threw. Its own
+    // 1.5 s leave about 0.9 s past the command's end for a loaded machine (600 ms left 0.3 s, and
+    // a CI run ran past it); a retry that comes late gets the stored answer, the same assertion.
+    const command = 'echo x >> ran.txt; sleep 2.5; echo ok';
     requests.length = 0;
     const client = counted({ maxRetries: 1 });
     // Named per call: bash.run otherwise waits past the command's own bound.
-    const result = await client.bash.run({ command, cwd: home }, { timeout: 600 });
+    const result = await client.bash.run({ command, cwd: home }, { timeout: 1_500 });
     expect(result).toMatchObject({ exit_code: 0, stdout: 'ok\n' });
     expect(requests).toEqual(['POST /v1/bash', 'POST /v1/bash']);
     expect(readFileSync(join(home, 'ran.txt'), 'utf8')).toBe('x\n');
