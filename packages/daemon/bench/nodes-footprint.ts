@@ -7,6 +7,7 @@
  *   (`yield`), the processes it still runs and its CPU while nothing happens.
  */
 import { spawn } from 'node:child_process';
+import { HEAP_RELEASE_QUIET_MS } from '../src/lifecycle/heap-release.ts';
 import { type DaemonHeap, startBenchDaemon } from './nodes-client.ts';
 import {
   cmdlineOf,
@@ -33,6 +34,8 @@ const ACTIVE_SCRIPT = [
 const PARK_SCRIPT = [{ tool_calls: [{ name: 'yield', input: { reason: 'bench: parked' } }] }];
 const DONE_SCRIPT = [{ tool_calls: [{ name: 'submit', input: { summary: 'warm-up' } }] }];
 
+/** Memory is read over the daemon's quiet spell and 2 s more. */
+export const MEM_WINDOW_MS = HEAP_RELEASE_QUIET_MS + 2_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const total = (t: TreeMem, key: keyof Mem) => t.daemon[key] + t.hosts[key] + t.sandboxes[key];
 
@@ -173,10 +176,15 @@ export async function parkedFootprint(
   }
 }
 
-/** The least RSS and PSS of `pid` over 2 s (every 200 ms): what stays once the run is over. */
+/**
+ * The least RSS and PSS of `pid` over `MEM_WINDOW_MS` (every 200 ms): what stays once the run is
+ * over. The window outlasts the daemon's quiet spell, after which it gives back what the run left
+ * resident (`src/lifecycle/heap-release.ts`); the bench's own `gc` line is no request, so it does
+ * not start the spell again.
+ */
 async function leastMem(pid: number): Promise<Mem> {
   const least = memOf(pid);
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < MEM_WINDOW_MS / 200; i++) {
     await pause(200);
     const now = memOf(pid);
     least.rssKb = Math.min(least.rssKb, now.rssKb);

@@ -47,7 +47,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bareMem, insertAndNotify, timedSpawns } from './nodes-baselines.ts';
 import { type BenchDaemon, brokerStarts, startBenchDaemon } from './nodes-client.ts';
-import { type ActiveFootprint, activeFootprint, parkedFootprint } from './nodes-footprint.ts';
+import {
+  type ActiveFootprint,
+  activeFootprint,
+  MEM_WINDOW_MS,
+  parkedFootprint,
+} from './nodes-footprint.ts';
 import { cpuMs, hostsOf, memOf, sampleRss, type TreeMem } from './nodes-rss.ts';
 import { fmt, pct, positive, row, table, target } from './nodes-stats.ts';
 import { idle, runTurns } from './nodes-turns.ts';
@@ -217,7 +222,7 @@ async function footprint() {
   print([
     `# Footprint of parked nodes (${PARKED} nodes parked by \`yield\`, ${CONCURRENCY} brokers at a time; ${fmt(parkedS, 0)} s in all)`,
     '',
-    `${PARKED} nodes created and parked in ${fmt(parked.parkMs / 1000, 1)} s; the daemon's memory read after ${parked.heapNone.gc ? 'a full GC' : 'no GC (none exposed)'}, the least over 2 s.`,
+    `${PARKED} nodes created and parked in ${fmt(parked.parkMs / 1000, 1)} s; the daemon's memory read after ${parked.heapNone.gc ? 'a full GC' : 'no GC (none exposed)'}, the least over ${fmt(MEM_WINDOW_MS / 1000, 0)} s (the daemon's quiet spell, after which it releases what a burst left resident, and 2 s more).`,
     '',
     ...table([
       row('daemon, none parked: PSS (MB)', mb(parked.none.pssKb), mb(bareNode.pssKb), 0),

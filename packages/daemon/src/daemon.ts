@@ -7,6 +7,7 @@ import { prepareHome } from './lifecycle/home.ts';
 import { acquireLock, releaseLock } from './lifecycle/lock.ts';
 import { createLogger } from './lifecycle/logger.ts';
 import { clockPart } from './lifecycle/parts/clock.ts';
+import { heapReleasePart } from './lifecycle/parts/heap-release.ts';
 import { type Listeners, listenersPart } from './lifecycle/parts/listeners.ts';
 import { partList } from './lifecycle/parts/part.ts';
 import { resourcesPart } from './lifecycle/parts/resources.ts';
@@ -199,7 +200,14 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       requestShutdown: () => setImmediate(() => void close()),
       hardStop: listeners.hardStop,
     };
-    listeners.serve(createApp(ctx));
+    const release = parts.add(heapReleasePart(logger));
+    const app = createApp(ctx);
+    listeners.serve({
+      serve: (req, res, listener) => {
+        release.touch();
+        app.serve(req, res, listener);
+      },
+    });
     await parts.start();
     if (opts.tcp) await listeners.enableTcp(opts.tcp);
     events.record('daemon.started', null, { pid: process.pid, version: DAEMON_VERSION });
