@@ -185,7 +185,7 @@ export async function parkedFootprint(
  * resident (`src/lifecycle/heap-release.ts`); the bench's own `gc` line is no request, so it does
  * not start the spell again.
  */
-async function leastMem(pid: number): Promise<Mem> {
+export async function leastMem(pid: number): Promise<Mem> {
   const least = memOf(pid);
   for (let i = 0; i < MEM_WINDOW_MS / 200; i++) {
     await pause(200);

@@ -50,10 +50,11 @@ import { type BenchDaemon, brokerStarts, startBenchDaemon } from './nodes-client
 import {
   type ActiveFootprint,
   activeFootprint,
+  leastMem,
   MEM_WINDOW_MS,
   parkedFootprint,
 } from './nodes-footprint.ts';
-import { cpuMs, hostsOf, memOf, sampleRss, type TreeMem } from './nodes-rss.ts';
+import { cpuMs, hostsOf, sampleRss, type TreeMem } from './nodes-rss.ts';
 import { fmt, pct, positive, row, table, target } from './nodes-stats.ts';
 import { idle, runTurns } from './nodes-turns.ts';
 import { runStartups } from './nodes-wake.ts';
@@ -444,8 +445,8 @@ async function scale() {
 }
 
 /**
- * What a daemon whose nodes are all parked costs while nothing happens: its RSS, its CPU time
- * over `IDLE_S` seconds (from /proc/<pid>/stat) beside a bare waiting Node process's over the
+ * What a daemon whose nodes are all parked costs while nothing happens: its least RSS and PSS
+ * over its quiet spell and 2 s more (`leastMem`), then its CPU time over `IDLE_S` seconds (from /proc/<pid>/stat) beside a bare waiting Node process's over the
  * same seconds, and how many broker processes it still runs (spares), then once the spares'
  * lull (30 s without a launch) has stopped all but one (waited for a minute at most).
  */
@@ -453,12 +454,14 @@ async function idleCost(daemon: BenchDaemon) {
   await idle(daemon);
   await daemon.gc();
   const pid = daemon.child.pid!;
+  // Past the daemon's quiet spell: what it gives back then is the run's tail, not its idle cost.
+  const held = await leastMem(pid);
   const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6)'], { stdio: 'ignore' });
   const before = [cpuMs(pid), cpuMs(bare.pid!)] as const;
   await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
   const cost = {
-    rssKb: memOf(pid).rssKb,
-    pssKb: memOf(pid).pssKb,
+    rssKb: held.rssKb,
+    pssKb: held.pssKb,
     cpuMs: cpuMs(pid) - before[0],
     bareCpuMs: cpuMs(bare.pid!) - before[1],
     brokers: hostsOf(pid).length,
