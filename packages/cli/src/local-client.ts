@@ -5,10 +5,10 @@
  * daemon anything; `node:http` is part of Node (and the bundle imports it without the facade
  * that loads Node's own undici: `lifecycle/node-bundle.ts` of the daemon).
  */
-import { readFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http';
 import { Readable } from 'node:stream';
-import { type Fetch, Svc, SvcError } from '@svc/client';
+import { type Fetch, Svc } from '@svc/client';
+import { readOwnerToken } from '@svc/client/owner-token';
 import type { HomePaths } from '@svc/protocol/home';
 
 /** Statuses whose answers have no body (RFC 9110 §15.2, §15.3.5, §15.3.6, §15.4.5). */
@@ -18,7 +18,7 @@ export function localClient(paths: HomePaths, token: string | undefined): Svc {
   return new Svc({
     // The daemon accepts Host `localhost` on its socket; the host part is otherwise unused.
     baseUrl: 'http://localhost',
-    token: token ?? ownerToken(paths),
+    token: token ?? readOwnerToken(paths),
     fetch: socketFetch(paths.socket),
   });
 }
@@ -101,20 +101,5 @@ class AnswerHeaders {
 
   forEach(callback: (value: string, name: string) => void): void {
     for (const name of Object.keys(this.#headers).sort()) callback(this.get(name)!, name);
-  }
-}
-
-/** As `@svc/client/node` reads it, with the same error when the home has none. */
-function ownerToken(paths: HomePaths): string {
-  try {
-    return readFileSync(paths.ownerToken, 'utf8').trim();
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw cause;
-    throw new SvcError(
-      'daemon_not_found',
-      `No svc daemon home at ${paths.home} (${paths.ownerToken} is missing). ` +
-        'Start one with `svc daemon start`.',
-      { cause },
-    );
   }
 }

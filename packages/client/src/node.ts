@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { homePaths, resolveHome } from '@svc/protocol/home';
 import { Agent, type RequestInit as UndiciRequestInit, fetch as undiciFetch } from 'undici';
 import { Svc as BaseSvc, type ClientOptions } from './client.ts';
-import { SvcError } from './core/errors.ts';
 import { readEnv } from './internal/env.ts';
+import { readOwnerToken } from './owner-token.ts';
 
 export * from './index.ts';
 
@@ -54,25 +53,11 @@ function local(
   return {
     // The daemon accepts Host `localhost` on its socket; the host part is otherwise unused.
     baseUrl: 'http://localhost',
-    token: token ?? ownerToken(paths),
+    token: token ?? readOwnerToken(paths),
     fetch: (url, init) =>
       undiciFetch(url, {
         ...(init as UndiciRequestInit),
         dispatcher,
       }) as unknown as Promise<Response>,
   };
-}
-
-function ownerToken(paths: ReturnType<typeof homePaths>): string {
-  try {
-    return readFileSync(paths.ownerToken, 'utf8').trim();
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw cause;
-    throw new SvcError(
-      'daemon_not_found',
-      `No svc daemon home at ${paths.home} (${paths.ownerToken} is missing). ` +
-        'Start one with `svc daemon start`.',
-      { cause },
-    );
-  }
 }
