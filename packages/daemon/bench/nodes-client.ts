@@ -40,6 +40,8 @@ export interface BenchDaemon {
    * its V8 heap in use and committed and its external memory after it, in bytes.
    */
   gc(): Promise<DaemonHeap>;
+  /** The CPU time (user and system) the daemon process has used so far, in ms. */
+  cpuMs(): Promise<number>;
   /** SIGTERM, and its exit. */
   stop(): Promise<void>;
 }
@@ -50,6 +52,11 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
     [
       '--disable-warning=ExperimentalWarning',
       '--expose-gc',
+      // BENCH_CPU_PROF=DIR: the daemon's CPU profile, written there when it exits (Node refuses
+      // `--cpu-prof` in NODE_OPTIONS).
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
       join(import.meta.dirname, 'nodes-daemon.ts'),
       home,
       String(concurrency),
@@ -104,6 +111,11 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
       const answer = nextLine();
       child.stdin!.write('gc\n');
       return JSON.parse(await answer) as DaemonHeap;
+    },
+    async cpuMs() {
+      const answer = nextLine();
+      child.stdin!.write('cpu\n');
+      return (JSON.parse(await answer) as { cpuMs: number }).cpuMs;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -47,6 +47,8 @@ export async function runTurns(
   await Promise.all(streams.map((s) => s.ready));
 
   const t0 = performance.now();
+  const daemonCpu0 = await daemon.cpuMs();
+  const benchCpu0 = process.cpuUsage();
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const node = await daemon.call('/v1/nodes', {
@@ -60,6 +62,13 @@ export async function runTurns(
   await finished;
   clearTimeout(timeout);
   const wallMs = performance.now() - t0;
+  const benchCpu = process.cpuUsage(benchCpu0);
+  // CPU per node over the run: what the daemon and this process (its watchers and calls) cost,
+  // whatever else the machine runs meanwhile.
+  const cpuPerNode = {
+    daemon: ((await daemon.cpuMs()) - daemonCpu0) / count,
+    bench: (benchCpu.user + benchCpu.system) / 1000 / count,
+  };
   for (const s of streams) s.close();
 
   const overheads: number[] = [];
@@ -75,7 +84,7 @@ export async function runTurns(
       overheads.push(...turnOverheads(events));
     }
   }
-  return { wallMs, lags, overheads, failed, ids };
+  return { wallMs, lags, overheads, failed, ids, cpuPerNode };
 }
 
 /** Until no broker holds a node (a parked node's broker has exited); bounded. */
