@@ -39,9 +39,9 @@ export async function runTurns(
   const streams = Array.from({ length: watchers }, (_, i) =>
     watch(daemon, home, (event, at) => {
       // The backlog (events from before the watchers connected) is not a delivery lag.
-      if (Date.parse(event.created_at) >= watchedFrom) lags.push(at - Date.parse(event.created_at));
-      const ended = event.kind === 'node.state' && event.payload.to === end;
-      if (i === 0 && ended && ++outcomes === count) allDone();
+      if (event.createdAt >= watchedFrom) lags.push(at - event.createdAt);
+      if (i !== 0 || event.kind !== 'node.state') return;
+      if (event.dto().payload.to === end && ++outcomes === count) allDone();
     }),
   );
   await Promise.all(streams.map((s) => s.ready));
