@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
@@ -40,6 +41,8 @@ export interface BenchDaemon {
    * its V8 heap in use and committed and its external memory after it, in bytes.
    */
   gc(): Promise<DaemonHeap>;
+  /** The CPU time (user and system) the daemon process has used so far, in ms. */
+  cpuMs(): Promise<number>;
   /** SIGTERM, and its exit. */
   stop(): Promise<void>;
 }
@@ -50,6 +53,11 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
     [
       '--disable-warning=ExperimentalWarning',
       '--expose-gc',
+      // BENCH_CPU_PROF=DIR: the daemon's CPU profile, written there when it exits (Node refuses
+      // `--cpu-prof` in NODE_OPTIONS).
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
       join(import.meta.dirname, 'nodes-daemon.ts'),
       home,
       String(concurrency),
@@ -105,6 +113,11 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
       child.stdin!.write('gc\n');
       return JSON.parse(await answer) as DaemonHeap;
     },
+    async cpuMs() {
+      const answer = nextLine();
+      child.stdin!.write('cpu\n');
+      return (JSON.parse(await answer) as { cpuMs: number }).cpuMs;
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -115,51 +128,103 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
   };
 }
 
-/** One SSE watcher of `/v1/events`; `onEvent` gets each event and when it arrived. */
+/**
+ * An event as a watcher got it: its kind and `created_at` read off the frame, the rest parsed
+ * only when asked (`dto`), so 50 watchers do not parse every event 50 times.
+ */
+export interface WatchedEvent {
+  kind: string;
+  /** `created_at`, in ms since the epoch. */
+  createdAt: number;
+  dto(): EventDto;
+}
+
+// `created_at` texts already parsed: the watchers read the same events one after another.
+const parsedTimes = new Map<string, number>();
+
+function timeOf(text: string): number {
+  let ms = parsedTimes.get(text);
+  if (ms === undefined) {
+    if (parsedTimes.size > 10_000) parsedTimes.clear();
+    ms = Date.parse(text);
+    parsedTimes.set(text, ms);
+  }
+  return ms;
+}
+
+/** One SSE frame's event (`id:`, `event:`, `data:` the event's JSON), or `null` for a comment. */
+function watchedEvent(frame: string): WatchedEvent | null {
+  const kindAt = frame.indexOf('event: ');
+  const dataAt = frame.indexOf('\ndata: ');
+  if (kindAt === -1 || dataAt === -1) return null;
+  const kind = frame.slice(kindAt + 7, frame.indexOf('\n', kindAt));
+  const data = frame.slice(dataAt + 7);
+  // The daemon writes `created_at` last (`EventDto`'s key order).
+  const timeAt = data.lastIndexOf('"created_at":"') + 14;
+  const createdAt = timeOf(data.slice(timeAt, data.indexOf('"', timeAt)));
+  let dto: EventDto | undefined;
+  return {
+    kind,
+    createdAt,
+    dto: () => {
+      dto ??= JSON.parse(data) as EventDto;
+      return dto;
+    },
+  };
+}
+
+/**
+ * One SSE watcher of `/v1/events`; `onEvent` gets each event and when its bytes arrived. Over
+ * `node:http` on a connection of its own, its frames cut from the text as it comes: a light
+ * instrument on the same 2 cores as the daemon it measures (undici and a web stream per
+ * watcher cost the bench about as much CPU as the daemon's fan-out to them).
+ */
 export function watch(
   daemon: BenchDaemon,
   home: string,
-  onEvent: (e: EventDto, at: number) => void,
+  onEvent: (e: WatchedEvent, at: number) => void,
 ): { ready: Promise<unknown>; close(): void } {
   const token = readFileSync(join(home, 'owner.token'), 'utf8').trim();
-  const controller = new AbortController();
-  const dispatcher = new Agent({ connect: { socketPath: daemon.socketPath } });
-  const ready = (async () => {
-    const res = await fetch('http://localhost/v1/events', {
-      headers: { authorization: `Bearer ${token}` },
-      signal: controller.signal,
-      dispatcher,
-    });
-    if (!res.ok || res.body === null) throw new Error(`GET /v1/events answered ${res.status}`);
-    return res.body;
-  })();
-  void ready.then(async (body) => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of body) {
-        const at = Date.now();
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let cut = buffer.indexOf('\n\n');
-        while (cut !== -1) {
-          const data = buffer
-            .slice(0, cut)
-            .split('\n')
-            .find((l) => l.startsWith('data: '));
-          if (data !== undefined) onEvent(JSON.parse(data.slice(6)) as EventDto, at);
-          buffer = buffer.slice(cut + 2);
-          cut = buffer.indexOf('\n\n');
-        }
-      }
-    } catch {
-      // Closed by the bench.
-    }
+  let closed = false;
+  const req = request({
+    socketPath: daemon.socketPath,
+    path: '/v1/events',
+    headers: { authorization: `Bearer ${token}` },
+    agent: false,
   });
+  const ready = new Promise<void>((resolve, reject) => {
+    req.once('error', (error) => {
+      if (!closed) reject(error);
+    });
+    req.once('response', (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new Error(`GET /v1/events answered ${res.statusCode}`));
+        return;
+      }
+      res.setEncoding('utf8');
+      res.on('error', () => {}); // closed by the bench
+      let buffer = '';
+      res.on('data', (text: string) => {
+        const at = Date.now();
+        buffer += text;
+        let from = 0;
+        for (let cut = buffer.indexOf('\n\n'); cut !== -1; cut = buffer.indexOf('\n\n', from)) {
+          const event = watchedEvent(buffer.slice(from, cut));
+          if (event !== null) onEvent(event, at);
+          from = cut + 2;
+        }
+        buffer = buffer.slice(from);
+      });
+      resolve();
+    });
+  });
+  req.end();
   return {
     ready,
     close: () => {
-      controller.abort();
-      void dispatcher.close();
+      closed = true;
+      req.destroy();
     },
   };
 }

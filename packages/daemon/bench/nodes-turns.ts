@@ -39,14 +39,16 @@ export async function runTurns(
   const streams = Array.from({ length: watchers }, (_, i) =>
     watch(daemon, home, (event, at) => {
       // The backlog (events from before the watchers connected) is not a delivery lag.
-      if (Date.parse(event.created_at) >= watchedFrom) lags.push(at - Date.parse(event.created_at));
-      const ended = event.kind === 'node.state' && event.payload.to === end;
-      if (i === 0 && ended && ++outcomes === count) allDone();
+      if (event.createdAt >= watchedFrom) lags.push(at - event.createdAt);
+      if (i !== 0 || event.kind !== 'node.state') return;
+      if (event.dto().payload.to === end && ++outcomes === count) allDone();
     }),
   );
   await Promise.all(streams.map((s) => s.ready));
 
   const t0 = performance.now();
+  const daemonCpu0 = await daemon.cpuMs();
+  const benchCpu0 = process.cpuUsage();
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const node = await daemon.call('/v1/nodes', {
@@ -60,6 +62,13 @@ export async function runTurns(
   await finished;
   clearTimeout(timeout);
   const wallMs = performance.now() - t0;
+  const benchCpu = process.cpuUsage(benchCpu0);
+  // CPU per node over the run: what the daemon and this process (its watchers and calls) cost,
+  // whatever else the machine runs meanwhile.
+  const cpuPerNode = {
+    daemon: ((await daemon.cpuMs()) - daemonCpu0) / count,
+    bench: (benchCpu.user + benchCpu.system) / 1000 / count,
+  };
   for (const s of streams) s.close();
 
   const overheads: number[] = [];
@@ -75,7 +84,7 @@ export async function runTurns(
       overheads.push(...turnOverheads(events));
     }
   }
-  return { wallMs, lags, overheads, failed, ids };
+  return { wallMs, lags, overheads, failed, ids, cpuPerNode };
 }
 
 /** Until no broker holds a node (a parked node's broker has exited); bounded. */

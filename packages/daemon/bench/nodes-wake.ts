@@ -57,7 +57,8 @@ export async function runStartups(
   // Every event since the round began, so one that came before its waiter is found too.
   const seen: EventDto[] = [];
   const waiters = new Set<(e: EventDto) => void>();
-  const stream = watch(daemon, home, (event) => {
+  const stream = watch(daemon, home, (watched) => {
+    const event = watched.dto();
     seen.push(event);
     for (const waiter of waiters) waiter(event);
   });

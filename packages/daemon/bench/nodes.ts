@@ -195,6 +195,8 @@ try {
       ),
     ]),
     '',
+    `CPU per node during the turns (ms): daemon ${turns.cpuPerNode.daemon.toFixed(1)}, this bench process (its ${WATCHERS} watchers and its calls) ${turns.cpuPerNode.bench.toFixed(1)}.`,
+    '',
     ...(env.BENCH_VERBOSE ? [`Broker starts in launch order (ms): ${starts.join(' ')}`, ''] : []),
     "Baselines: wall time, broker start, first turn and wakes ↔ bare `node -e ''` spawns (the same number, as many at a time; median);",
     'overhead per turn and event lag ↔ one durable SQLite insert (WAL, synchronous=FULL) plus an in-process notify.',

@@ -77,6 +77,7 @@ const HTTP_FRAMEWORK = [
   'request-target',
   'route',
   'sse',
+  'sse-socket',
   'viewer-auth',
   'viewer-live',
   'viewer-pages',

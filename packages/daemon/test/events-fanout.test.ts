@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventLog } from '../src/events/log.ts';
-import { eventStream, sseRegistry } from '../src/http/sse.ts';
+import { eventStream, readable, sseRegistry } from '../src/http/sse.ts';
 import { openStore, type Store } from '../src/store/index.ts';
 import { tempHome } from './helpers.ts';
 
@@ -33,12 +33,14 @@ function watched() {
   const log = eventLog(store);
   const abort = new AbortController();
   const readers = Array.from({ length: WATCHERS }, () =>
-    eventStream(log, sseRegistry(), {
-      after: 0,
-      kinds: undefined,
-      keepaliveMs: 60_000,
-      signal: abort.signal,
-    }).getReader(),
+    readable(
+      eventStream(log, sseRegistry(), {
+        after: 0,
+        kinds: undefined,
+        keepaliveMs: 60_000,
+        signal: abort.signal,
+      }),
+    ).getReader(),
   );
   return { log, reads, readers, close: () => abort.abort() };
 }

@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventLog } from '../src/events/log.ts';
-import { eventStream, sseRegistry } from '../src/http/sse.ts';
+import { eventStream, readable, sseRegistry } from '../src/http/sse.ts';
 import { openStore } from '../src/store/index.ts';
 import { tempHome } from './helpers.ts';
 
@@ -55,7 +55,7 @@ describe('a backlog replayed to many streams', () => {
     const decoder = new TextDecoder();
     const counts = await Promise.all(
       streams.map(async (stream) => {
-        const reader = stream.getReader();
+        const reader = readable(stream).getReader();
         let events = 0;
         for (let next = await reader.read(); !next.done; next = await reader.read()) {
           events += decoder.decode(next.value).split('\nevent: ').length - 1;

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { NODE_STATES, type NodeAction, type NodeState, transition } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node } from '../src/nodes/store/nodes.ts';
+import { openStore } from '../src/store/index.ts';
 import { type Answer, type NodesDaemon, startNodesDaemon } from './nodes-fixture.ts';
 
 let t: NodesDaemon;
@@ -108,5 +110,22 @@ describe('the node state machine over HTTP', () => {
       ['queued', 'cancelled', 'cancel'],
     ]);
     expect(events[2]!.payload.reason).toBe('stop');
+  });
+});
+
+describe("the supervisor's next launches", () => {
+  it('are the oldest queued nodes, read no further than asked', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 4; i++) made.push((await nodeIn('queued')).id);
+    const store = openStore(join(t.home, 'svc.db'));
+    try {
+      const queued = store.nodes.inStates(['queued']).map((n) => n.id);
+      expect(queued).toEqual(expect.arrayContaining(made));
+      const oldest = store.nodes.oldestInState('queued', 2);
+      expect(oldest.map((n) => n.id)).toEqual(queued.slice(0, 2));
+      expect(oldest.every((n) => n.state === 'queued')).toBe(true);
+    } finally {
+      store.db.close();
+    }
   });
 });

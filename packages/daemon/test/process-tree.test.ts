@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BROKER_TAG_ENV } from '../src/supervisor/broker-tag.ts';
-import { marked, markedInTurns } from '../src/supervisor/process-tree.ts';
+import { marked, markedInTurns, pidWindow } from '../src/supervisor/process-tree.ts';
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -42,5 +42,24 @@ describe('marked', () => {
   it('finds nothing for a mark no process carries', async () => {
     expect(marked('node_none', 1)).toEqual([]);
     expect(await markedInTurns('node_none', 1)).toEqual([]);
+  });
+
+  it('reads only the processes forked since a launch, unless the pid ring may have come round', async () => {
+    const before = sleeper({ [BROKER_TAG_ENV]: 'node_w/77' });
+    const window = pidWindow();
+    expect(window).not.toBeNull();
+    const after = sleeper({ [BROKER_TAG_ENV]: 'node_w/77' });
+    const pids = (found: { pid: number }[]) => found.map((p) => p.pid).sort();
+    // Forked before the launch, it cannot be the node's: not read, so not found.
+    expect(pids(marked('node_w', 77, window))).toEqual([after]);
+    expect(pids(await markedInTurns('node_w', 77, window))).toEqual([after]);
+    // Without a window, every process is read.
+    expect(pids(marked('node_w', 77, null))).toEqual([before, after].sort());
+    // The ring wrapped since (the last pid then is past the last pid now): the arc goes round.
+    const wrapped = { ...window!, lastPid: pidWindow()!.lastPid + 1 };
+    expect(pids(marked('node_w', 77, wrapped))).toEqual([before, after].sort());
+    // So many forks since that the ring may have come round past the launch: all are read.
+    const lapped = { ...window!, forks: window!.forks - 1_000_000_000 };
+    expect(pids(marked('node_w', 77, lapped))).toEqual([before, after].sort());
   });
 });

@@ -4,9 +4,10 @@ import { type Sight, sightOf } from '../access/visibility.ts';
 import type { Logger } from '../lifecycle/logger.ts';
 import type { Principal } from '../ports.ts';
 import { DEFAULT_LIMIT, page } from './page.ts';
+import type { SseBody } from './sse.ts';
 
-/** An answer's body: JSON text (or other text), bytes (a viewer asset), a stream (SSE), or none. */
-type ReplyBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
+/** An answer's body: JSON text (or other text), bytes (a viewer asset), a stream, SSE, or none. */
+type ReplyBody = string | Uint8Array | ReadableStream<Uint8Array> | SseBody | null;
 
 /** A request's validated parts, read before its handler runs. */
 export interface RouteInput {

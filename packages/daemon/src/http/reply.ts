@@ -1,10 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { Reply } from './call.ts';
+import { SseBody } from './sse.ts';
+import { responseSink } from './sse-socket.ts';
 
 /**
  * Writes `reply` to node's response with `extra` headers (request id, CORS). Text goes out in
  * one write with its `Content-Length`; a stream is written chunk by chunk, waiting for `drain`
- * when the socket's buffer is full, and cancelled once the client is gone. Settles when done.
+ * when the socket's buffer is full, and cancelled once the client is gone (an event stream,
+ * `SseBody`, writes to the socket itself). Settles when done.
  * `reply.headers` is extended in place: a reply is written once, and a copy per request costs.
  */
 export function writeReply(
@@ -31,6 +34,19 @@ export function writeReply(
     headers['Content-Length'] = String(body.byteLength);
     res.writeHead(status, headers);
     res.end(body);
+    return undefined;
+  }
+  if (body instanceof SseBody) {
+    res.writeHead(status, headers);
+    if (res.req.method !== 'HEAD') {
+      // An event stream's first event may be minutes away; the client learns the status now.
+      res.flushHeaders();
+      res.once('close', () => body.cancel());
+      body.start(responseSink(res));
+      return undefined;
+    }
+    body.cancel(); // as for a stream below: a HEAD gets the head only
+    res.end();
     return undefined;
   }
   res.writeHead(status, headers);

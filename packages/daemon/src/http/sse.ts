@@ -82,101 +82,226 @@ export function sseHeaders(keepaliveMs: number): Record<string, string> {
 }
 
 /**
+ * Where a stream's bytes go: the socket under its answer (`sse-socket.ts`), or a test's reader
+ * (`readable`). The stream hands it the same bytes for every watcher of a page, so a sink may
+ * keep what it makes of them (its framing) with them.
+ */
+export interface SseSink {
+  /** Sends `bytes`; `false` once the sink holds as much as it should: wait for `onDrain`. */
+  write(bytes: Uint8Array): boolean;
+  /** Calls `resume` once, when the sink has room again. */
+  onDrain(resume: () => void): void;
+  /** The end of the answer, after what was written. */
+  end(): void;
+  /** Cuts the answer short: the stream failed. */
+  destroy(): void;
+}
+
+/**
+ * An SSE answer: written straight to its response's socket by `writeReply` (`reply.ts`), one
+ * write per page, with no web stream in between (a `ReadableStream` per watcher, its promises
+ * and its pipe cost more than the page's bytes did, for 50 watchers of every event).
+ */
+export class SseBody {
+  readonly #start: (sink: SseSink) => void;
+  readonly #cancel: () => void;
+  constructor(start: (sink: SseSink) => void, cancel: () => void) {
+    this.#start = start;
+    this.#cancel = cancel;
+  }
+  /** Starts sending to `sink`; once only. */
+  start(sink: SseSink): void {
+    this.#start(sink);
+  }
+  /** The client is gone (or never wanted the body): stop, write nothing more. */
+  cancel(): void {
+    this.#cancel();
+  }
+}
+
+const bytesOf = (text: string) => new TextEncoder().encode(text);
+// The same bytes each time: a sink keeps its framing of them once for all streams.
+const OPEN = bytesOf(': open\n\n');
+const KEEPALIVE = bytesOf(': keepalive\n\n');
+const RETRY_AT_ONCE = bytesOf('retry: 1\n\n');
+
+/**
  * The event log from `after` on as SSE (WHATWG HTML §9.2): `id:` seq, `event:` kind, `data:` the
  * event. The stream subscribes before it reads anything and always reads the table by `seq >
  * last sent`, so the backlog flows into live events with no gap and no duplicate, and a reader
- * that falls behind just reads more rows instead of growing a buffer.
+ * that falls behind just reads more rows instead of growing a buffer: a page is read only when
+ * its sink has room (a slow watcher holds at most a page beyond its socket's buffer).
  */
 export function eventStream(
   log: EventSource,
   registry: SseRegistry,
   { after, kinds, keepaliveMs, signal, read, follow = true, alive, settled }: EventStreamOptions,
-): ReadableStream<Uint8Array> {
+): SseBody {
   const readLog = read ?? ((from: number, max: number) => log.rows(from, max, kinds));
   const backlogEnd = follow ? Number.POSITIVE_INFINITY : log.lastSeq();
   const readPage = follow
     ? readLog
     : (from: number, max: number) => readLog(from, max).filter((event) => event.seq <= backlogEnd);
-  const encoder = new TextEncoder();
+  let sink: SseSink | null = null;
   let last = after;
   let closed = false;
+  let started = false;
   // Whether the log may hold rows past `last`: a commit came since the last read, or that read
-  // filled its page. Not, the stream waits without reading again.
+  // filled its page. Not, the stream waits for the next commit without reading again.
   let behind = true;
-  let wake: (() => void) | null = null;
-  const resume = () => wake?.();
+  // Whether the sink is full: nothing is read until it drains.
+  let blocked = false;
+  // Whether `pump` runs, or waits its turn to replay: a wake-up meanwhile finds it going.
+  let pumping = false;
+  let waitingTurn = false;
   let cleanup = () => {};
-  let abort = () => {};
-  /** Enqueues up to `max` events after `last`; returns how many. */
-  const send = (controller: ReadableStreamDefaultController<Uint8Array>, max: number) => {
+
+  const write = (bytes: Uint8Array) => {
+    if (!sink!.write(bytes) && !closed) {
+      blocked = true;
+      sink!.onDrain(() => {
+        blocked = false;
+        pump();
+      });
+    }
+  };
+  const end = () => {
+    if (closed) return;
+    cleanup();
+    sink?.end();
+  };
+  /** Writes up to `max` events after `last`; returns how many. */
+  const send = (max: number) => {
     if (alive !== undefined && !alive()) {
-      abort();
+      end();
       return 0;
     }
     behind = false;
     const page = readPage(last, max);
     if (page.length === max) behind = true;
     if (page.length > 0) {
-      controller.enqueue(frames(page, encoder));
       last = page.at(-1)!.seq;
+      write(frames(page));
     }
     return page.length;
   };
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const unsubscribe = log.subscribe(() => {
-        behind = true;
-        onNextTurn(resume);
-      });
-      const keepalive = setInterval(() => {
-        if (alive !== undefined && !alive()) abort();
-        else controller.enqueue(encoder.encode(': keepalive\n\n'));
-      }, keepaliveMs);
-      abort = () => {
-        if (closed) return;
-        cleanup();
-        controller.close();
-      };
-      // Shutdown: what was committed before it (`daemon.stopping` included) is sent, then the end.
-      const finish = () => {
-        if (!closed) send(controller, FINAL_FLUSH_MAX);
-        abort();
-      };
-      const unregister = registry.add(finish);
-      // A first byte at once: a proxy that holds the answer's head until the body starts (Vite's
-      // dev server does) would otherwise keep the client waiting for the first event or keepalive.
-      controller.enqueue(encoder.encode(': open\n\n'));
-      cleanup = () => {
-        closed = true;
-        clearInterval(keepalive);
-        unsubscribe();
-        unregister();
-        signal.removeEventListener('abort', abort);
-        wake?.();
-      };
-      signal.addEventListener('abort', abort);
-    },
-    async pull(controller) {
-      // Every page waits its turn: a long backlog never holds the daemon (`./replay-turns.ts`).
-      while (!mayReplay()) await nextTurn();
-      while (!closed && (!behind || send(controller, PAGE) === 0)) {
-        if (closed) return; // `send` ended it: the caller's token or session no longer holds
-        // Not with events still on their way to the disk: they may be this stream's last.
+  /**
+   * Sends what there is to send, page by page while the sink has room, each page in its turn
+   * (`./replay-turns.ts`: a long backlog never holds the daemon); then ends the stream if it is
+   * done, or waits for the next commit (`subscribe`) or the sink's drain.
+   */
+  const pump = (): void => {
+    if (pumping || waitingTurn || closed || sink === null) return;
+    pumping = true;
+    try {
+      while (!closed && !blocked) {
+        if (behind) {
+          if (!mayReplay()) {
+            waitingTurn = true;
+            void nextTurn().then(() => {
+              waitingTurn = false;
+              pump();
+            });
+            return;
+          }
+          if (send(PAGE) > 0) continue;
+          if (closed) return; // `send` ended it: the caller's token or session no longer holds
+        }
+        // All sent. Not ended with events still on their way to the disk: they may be this
+        // stream's last, and their commit's wake-up comes after the flush.
         if (!log.pending()) {
-          if (!follow) return abort();
-          if (settled?.()) {
-            controller.enqueue(encoder.encode('retry: 1\n\n'));
-            return abort();
+          if (!follow) {
+            end();
+          } else if (settled?.()) {
+            write(RETRY_AT_ONCE);
+            end();
           }
         }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = null;
+        return;
       }
+    } catch {
+      // A read failed: the status is sent, so all that is left is to cut the answer short.
+      cleanup();
+      sink.destroy();
+    } finally {
+      pumping = false;
+    }
+  };
+
+  const start = (to: SseSink) => {
+    if (started || closed) return;
+    started = true;
+    sink = to;
+    const unsubscribe = log.subscribe(() => {
+      behind = true;
+      onNextTurn(pump);
+    });
+    const keepalive = setInterval(() => {
+      if (alive !== undefined && !alive()) end();
+      else if (!blocked) write(KEEPALIVE); // a full socket shows the client a live connection
+    }, keepaliveMs);
+    // Shutdown: what was committed before it (`daemon.stopping` included) is sent, then the end.
+    const finish = () => {
+      if (!closed) send(FINAL_FLUSH_MAX);
+      end();
+    };
+    const unregister = registry.add(finish);
+    cleanup = () => {
+      closed = true;
+      clearInterval(keepalive);
+      unsubscribe();
+      unregister();
+      signal.removeEventListener('abort', end);
+    };
+    signal.addEventListener('abort', end);
+    // A first byte at once: a proxy that holds the answer's head until the body starts (Vite's
+    // dev server does) would otherwise keep the client waiting for the first event or keepalive.
+    write(OPEN);
+    pump();
+  };
+  return new SseBody(start, () => {
+    if (!closed) cleanup();
+    closed = true;
+  });
+}
+
+/**
+ * `body` as a web stream, for a reader in-process (a test): its sink is full while the reader
+ * has not taken the last chunk, as a socket is while its client does not read.
+ */
+export function readable(body: SseBody): ReadableStream<Uint8Array> {
+  let resume: (() => void) | null = null;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let done = false;
+      body.start({
+        write(bytes) {
+          if (done) return false;
+          controller.enqueue(bytes);
+          return (controller.desiredSize ?? 0) > 0;
+        },
+        onDrain(cb) {
+          resume = cb;
+        },
+        end() {
+          if (done) return;
+          done = true;
+          controller.close();
+        },
+        destroy() {
+          if (done) return;
+          done = true;
+          controller.error(new Error('the event stream failed'));
+        },
+      });
+    },
+    pull() {
+      const cb = resume;
+      resume = null;
+      cb?.();
     },
     cancel() {
-      cleanup();
+      body.cancel();
     },
   });
 }
@@ -204,7 +329,9 @@ function wakeAll(): void {
  */
 const encoded = new WeakMap<readonly (EventRow | MadeEvent)[], Uint8Array>();
 
-function frames(page: readonly (EventRow | MadeEvent)[], encoder: TextEncoder): Uint8Array {
+const encoder = new TextEncoder();
+
+function frames(page: readonly (EventRow | MadeEvent)[]): Uint8Array {
   let bytes = encoded.get(page);
   if (bytes === undefined) {
     bytes = encoder.encode(page.map(frame).join(''));

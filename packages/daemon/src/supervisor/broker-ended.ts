@@ -20,8 +20,12 @@ export async function brokerEnded(
   // turns of the event loop (the node stays active, with no second loop, until it is done); one
   // stopped on purpose at once, before `stopNode` goes on. What the host left of sandboxes and
   // writes goes when the host itself exits (`./spares.ts`): it may run other nodes still.
-  const pid = broker.process.pid;
-  signalAll(broker.stopped ? marked(nodeId, pid) : await markedInTurns(nodeId, pid), 'SIGKILL');
+  // Only the processes forked since its launch can carry its mark: those are read, not all.
+  const { pid } = broker.process;
+  const found = broker.stopped
+    ? marked(nodeId, pid, broker.pids)
+    : await markedInTurns(nodeId, pid, broker.pids);
+  signalAll(found, 'SIGKILL');
   state.active.delete(nodeId);
   rmSync(broker.viewerSocket, { force: true });
   const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;

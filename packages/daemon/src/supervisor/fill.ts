@@ -17,7 +17,9 @@ export function schedule(state: SupervisorState): void {
 function fill(state: SupervisorState): void {
   if (state.closed) return;
   if (busy(state) < state.concurrency) {
-    for (const row of state.deps.store.nodes.inStates(['queued'])) {
+    // Of the oldest queued, at most `busy` are skipped below (theirs is active or preparing):
+    // the first `concurrency` hold every one a free slot takes, and the rest are not read.
+    for (const row of state.deps.store.nodes.oldestInState('queued', state.concurrency)) {
       if (busy(state) >= state.concurrency) break;
       // A node woken while its previous broker still exits waits for that exit.
       if (!state.active.has(row.id) && !state.preparing.has(row.id)) launch(state, row);

@@ -10,6 +10,7 @@ import { addGitWorktree } from '../worktrees/git-worktree.ts';
 import { worktreePath } from '../worktrees/worktrees.ts';
 import { brokerEnded } from './broker-ended.ts';
 import type { BrokerProcess } from './broker-process.ts';
+import { pidWindow } from './process-tree.ts';
 import { launched, takeBroker, warmUp } from './spares.ts';
 import type { Active, SupervisorState } from './supervisor-state.ts';
 import { viewerSocketPath } from './viewers.ts';
@@ -87,6 +88,8 @@ function startBroker(state: SupervisorState, row: NodeRow, workspace: Workspace 
     store.brokers.insert(minted.dto.id, row.id, child.pid, new Date().toISOString());
     return minted;
   });
+  // Before the host hears of the node: every process of its commands is forked after.
+  const pids = pidWindow();
   try {
     child.launch(
       {
@@ -110,7 +113,13 @@ function startBroker(state: SupervisorState, row: NodeRow, workspace: Workspace 
     hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
     return;
   }
-  const broker: Active = { tokenId: dto.id, process: child, stopped: false, viewerSocket };
+  const broker: Active = {
+    tokenId: dto.id,
+    process: child,
+    stopped: false,
+    viewerSocket,
+    pids,
+  };
   state.active.set(row.id, broker);
   logger.info({ node_id: row.id, pid: child.pid }, 'broker started');
   void child.exited.then((exit) => brokerEnded(state, row.id, broker, exit));

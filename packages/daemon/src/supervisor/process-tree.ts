@@ -35,13 +35,74 @@ export function descendants(root: number): ProcessInfo[] {
 }
 
 /**
+ * Where the pids handed out from now on begin, read at a node's launch: the last pid given in
+ * the daemon's pid namespace and the tasks that hold one (`/proc/loadavg`), and the forks made so
+ * far on the whole machine (`/proc/stat`). Every process that carries the node's mark is forked
+ * after its launch, so a scan for the mark at the node's end reads only the processes whose pid
+ * was handed out since (`sinceWindow`), not every process of the machine. `null` where Linux
+ * does not tell.
+ */
+export interface PidWindow {
+  lastPid: number;
+  tasks: number;
+  forks: number;
+}
+
+export function pidWindow(): PidWindow | null {
+  try {
+    // `0.91 1.79 1.82 2/300 8313`: runnable/all tasks (threads hold pids too), the last pid.
+    const load = /\d+\/(\d+) (\d+)\s*$/.exec(readFileSync('/proc/loadavg', 'latin1'));
+    const forks = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
+    if (load === null || forks === null) return null;
+    return { lastPid: Number(load[2]), tasks: Number(load[1]), forks: Number(forks[1]) };
+  } catch {
+    return null;
+  }
+}
+
+let pidMax: number | null | undefined;
+
+function readPidMax(): number | null {
+  try {
+    const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'latin1'));
+    return Number.isSafeInteger(max) && max > 0 ? max : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Of `names` (the pids `/proc` lists), those handed out after `from` was read. Pids are handed
+ * out in a ring, upwards from the last one given and skipping those in use, wrapping at
+ * `pid_max`: they are the ring's arc from `from`'s last pid to the last pid now, as long as the
+ * ring cannot have come round past `from` again. It moves at most one place per fork plus one
+ * per pid skipped, and a skipped pid was held by a task of then or one forked since: so only
+ * while twice the forks since (the whole machine's, more than this namespace's) and the tasks
+ * then stay under half the ring. Else, and without a window, all of `names`.
+ */
+function sinceWindow(names: string[], from: PidWindow | null | undefined): string[] {
+  if (from == null) return names;
+  const now = pidWindow();
+  if (pidMax === undefined) pidMax = readPidMax();
+  if (now === null || pidMax === null) return names;
+  if (2 * (now.forks - from.forks) + from.tasks >= pidMax / 2) return names;
+  const after = from.lastPid;
+  const upTo = now.lastPid;
+  return names.filter((name) => {
+    const pid = Number(name);
+    return upTo >= after ? pid > after && pid <= upTo : pid > after || pid <= upTo;
+  });
+}
+
+/**
  * Every process whose environment holds the mark of the broker `pid` of `nodeId` (`broker-tag.ts`),
  * wherever it now hangs in the tree. Read from `/proc`; without it, none: there `descendants`
- * is all there is.
+ * is all there is. With `since` (the window read at the node's launch), only the processes
+ * forked after it are read.
  */
-export function marked(nodeId: string, pid: number): ProcessInfo[] {
+export function marked(nodeId: string, pid: number, since?: PidWindow | null): ProcessInfo[] {
   const entry = markEntry(nodeId, pid);
-  return (procPids() ?? []).flatMap((name) => {
+  return sinceWindow(procPids() ?? [], since).flatMap((name) => {
     if (Number(name) === process.pid) return [];
     try {
       return markedOne(name, readFileSync(`/proc/${name}/environ`), entry);
@@ -61,9 +122,13 @@ const READS_A_TURN = 32;
  * 120 ms a broker exit. In slices the reads cost what they did (the thread pool's round trips
  * cost more), and the loop turns between them.
  */
-export async function markedInTurns(nodeId: string, pid: number): Promise<ProcessInfo[]> {
+export async function markedInTurns(
+  nodeId: string,
+  pid: number,
+  since?: PidWindow | null,
+): Promise<ProcessInfo[]> {
   const entry = markEntry(nodeId, pid);
-  const names = (procPids() ?? []).filter((name) => Number(name) !== process.pid);
+  const names = sinceWindow(procPids() ?? [], since).filter((name) => Number(name) !== process.pid);
   const found: ProcessInfo[] = [];
   // Bounded: each turn reads the next slice of a list read once.
   for (let i = 0; i < names.length; i += READS_A_TURN) {

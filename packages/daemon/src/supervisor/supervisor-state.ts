@@ -12,6 +12,7 @@ import type { Store } from '../store/index.ts';
 import type { TokenService } from '../tokens/service.ts';
 import type { AgentHost } from './agent-host.ts';
 import type { BrokerProcess } from './broker-process.ts';
+import type { PidWindow } from './process-tree.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
 /** SIGTERM → SIGKILL: with the kill itself, everything is gone well within a second. */
@@ -63,6 +64,8 @@ export interface Active {
   stopped: boolean;
   /** Where it serves viewers once it holds the node. */
   viewerSocket: string;
+  /** The pids handed out from its launch on: its end scans only those for its mark. */
+  pids: PidWindow | null;
 }
 
 export interface SupervisorState {

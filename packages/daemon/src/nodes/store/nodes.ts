@@ -205,6 +205,7 @@ function prepare(db: Db) {
     ),
     // One state, so the count is read from the `nodes_state` index (`IN (json_each …)` scans).
     countOfState: db.sqlite.prepare(`SELECT count(*) AS n FROM nodes WHERE state = ?`),
+    oldestOfState: db.sqlite.prepare(`SELECT * FROM nodes WHERE state = ? ORDER BY id LIMIT ?`),
     ofStates: db.sqlite.prepare(
       `SELECT * FROM nodes WHERE state IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR root_id = ?) ORDER BY id`,
@@ -303,6 +304,13 @@ export function nodeStore(db: Db) {
     /** Nodes in one of `states`, optionally of one tree, oldest first. */
     inStates(states: readonly NodeState[], rootId: string | null = null): NodeRow[] {
       return parsed(q.ofStates.all(JSON.stringify(states), rootId, rootId));
+    },
+    /**
+     * The oldest `limit` nodes in `state`: the supervisor's next launches, read without the
+     * rest of a long queue (each row's JSON columns parsed costs).
+     */
+    oldestInState(state: NodeState, limit: number): NodeRow[] {
+      return parsed(q.oldestOfState.all(state, limit));
     },
     /** How many nodes are in `state`: a count, without reading or building the rows. */
     countInState(state: NodeState): number {
