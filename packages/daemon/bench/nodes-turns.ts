@@ -17,7 +17,8 @@ export function scriptedNode(task: string, script: readonly unknown[]) {
 
 /**
  * Creates `count` nodes of `script` and waits until each has reached `end` (its state); then,
- * unless `readBack` is false, reads back their turns (the gaps between them).
+ * unless `readBack` is false, reads back their turns (the gaps between them). `serial`: each
+ * node is created once the one before has reached `end`, so one node is active at a time.
  */
 export async function runTurns(
   daemon: BenchDaemon,
@@ -27,13 +28,28 @@ export async function runTurns(
   script: readonly unknown[],
   end: 'done' | 'waiting',
   readBack = true,
+  serial = false,
 ) {
   const lags: number[] = [];
-  let outcomes = 0;
-  let allDone: () => void = () => {};
-  const finished = new Promise<void>((resolve) => {
-    allDone = resolve;
-  });
+  const ids: string[] = [];
+  // Nodes seen reaching `end`: this run's, and any other's still ending (a node of an earlier
+  // run on the same daemon), which `reached` does not count.
+  const ended = new Set<string>();
+  const reached = () => ids.filter((id) => ended.has(id)).length;
+  // The wait for `reached()` to come to a count (each node's end when serial, else all of them).
+  let goal: { count: number; reached: () => void } | null = null;
+  const until = (target: number) =>
+    new Promise<void>((resolve) => {
+      if (reached() >= target) return resolve();
+      const timeout = setTimeout(resolve, TIMEOUT_MS);
+      goal = {
+        count: target,
+        reached: () => {
+          clearTimeout(timeout);
+          resolve();
+        },
+      };
+    });
   const watchedFrom = Date.now();
   // Watchers first: every event of the run reaches each of them.
   const streams = Array.from({ length: watchers }, (_, i) =>
@@ -41,7 +57,13 @@ export async function runTurns(
       // The backlog (events from before the watchers connected) is not a delivery lag.
       if (event.createdAt >= watchedFrom) lags.push(at - event.createdAt);
       if (i !== 0 || event.kind !== 'node.state') return;
-      if (event.dto().payload.to === end && ++outcomes === count) allDone();
+      const dto = event.dto();
+      if (dto.payload.to !== end || dto.subject_id === null) return;
+      ended.add(dto.subject_id);
+      if (goal !== null && reached() >= goal.count) {
+        goal.reached();
+        goal = null;
+      }
     }),
   );
   await Promise.all(streams.map((s) => s.ready));
@@ -49,7 +71,6 @@ export async function runTurns(
   const t0 = performance.now();
   const daemonCpu0 = await daemon.cpuMs();
   const benchCpu0 = process.cpuUsage();
-  const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const node = await daemon.call('/v1/nodes', {
       method: 'POST',
@@ -57,10 +78,9 @@ export async function runTurns(
       retry: true,
     });
     ids.push(node.id as string);
+    if (serial) await until(i + 1);
   }
-  const timeout = setTimeout(() => allDone(), TIMEOUT_MS);
-  await finished;
-  clearTimeout(timeout);
+  await until(count);
   const wallMs = performance.now() - t0;
   const benchCpu = process.cpuUsage(benchCpu0);
   // CPU per node over the run: what the daemon and this process (its watchers and calls) cost,
@@ -72,7 +92,7 @@ export async function runTurns(
   for (const s of streams) s.close();
 
   const overheads: number[] = [];
-  let failed = count - outcomes;
+  let failed = count - reached();
   if (readBack) {
     failed = 0;
     for (const id of ids) {

@@ -16,6 +16,10 @@
  * - event delivery lag to every stream watcher (`created_at` → received) ↔ the same insert and
  *   notify to as many in-process listeners.
  *
+ * One active node, on the same daemon: BENCH_ONE_NODES (default 30) nodes of the same script,
+ * each created once the one before is done, watched as above: overhead per turn (median, p99)
+ * and event lag, against the issue's one-active-node targets.
+ *
  * Start-up, on the same daemon once it is idle (its spares warm), BENCH_STARTS nodes (default
  * 20) one after the other, each ↔ one bare `node -e ''` spawn (what a process of its own costs):
  * - first turn: create → the first turn started;
@@ -64,6 +68,7 @@ const NODES = positive(env.BENCH_NODES, 200);
 const CONCURRENCY = positive(env.BENCH_CONCURRENCY, 8);
 const WATCHERS = positive(env.BENCH_WATCHERS, 50);
 const STARTS = positive(env.BENCH_STARTS, 20);
+const ONE_NODES = positive(env.BENCH_ONE_NODES, 30);
 const WAKES = positive(env.BENCH_WAKES, 5);
 const FOOTPRINT = env.BENCH_FOOTPRINT === '1';
 const ACTIVE = Math.max(2, positive(env.BENCH_ACTIVE, 50));
@@ -122,6 +127,9 @@ try {
   daemons.push(daemon);
   const turns = await runTurns(daemon, home, NODES, WATCHERS, SCRIPT, 'done');
   const startup = await runStartups(daemon, home, STARTS, WAKES);
+  // The issue's one-active-node targets, on the same daemon: each node created once the one
+  // before is done, watched as the run above.
+  const one = await runTurns(daemon, home, ONE_NODES, WATCHERS, SCRIPT, 'done', true, true);
   await daemon.stop();
   const starts = brokerStarts(join(home, 'svc.db'));
 
@@ -136,7 +144,7 @@ try {
   print([
     `# svc nodes benchmark (${NODES} nodes × 3 scripted turns, ${CONCURRENCY} brokers at a time, ${WATCHERS} stream watchers, Node ${process.versions.node})`,
     '',
-    `${NODES - turns.failed} of ${NODES} nodes done; ${turns.overheads.length} turn gaps, ${turns.lags.length} event deliveries measured; ${startup.first.length} first turns, ${startup.wake.length} wakes by a message, ${startup.child.length} by a child's outcome, ${startup.human.length} by an answer.`,
+    `${NODES - turns.failed} of ${NODES} nodes done; ${turns.overheads.length} turn gaps, ${turns.lags.length} event deliveries measured; then ${ONE_NODES - one.failed} of ${ONE_NODES} one at a time (${one.overheads.length} gaps); ${startup.first.length} first turns, ${startup.wake.length} wakes by a message, ${startup.child.length} by a child's outcome, ${startup.human.length} by an answer.`,
     '',
     ...table([
       row('total wall time (s)', turns.wallMs / 1000, bareWallMs / 1000, 1),
@@ -159,6 +167,27 @@ try {
       row(
         `event lag to ${WATCHERS} watchers, p99 (ms)`,
         pct(turns.lags, 99),
+        pct(bareNotify.lag, 99),
+        1,
+        lagMax,
+      ),
+      row(
+        'one active node: overhead per turn, median (ms)',
+        pct(one.overheads, 50),
+        pct(bareNotify.step, 50),
+        1,
+        TARGET.overhead1,
+      ),
+      row(
+        'one active node: overhead per turn, p99 (ms)',
+        pct(one.overheads, 99),
+        pct(bareNotify.step, 99),
+        1,
+        TARGET.overhead1p99,
+      ),
+      row(
+        `one active node: event lag to ${WATCHERS} watchers, p99 (ms)`,
+        pct(one.lags, 99),
         pct(bareNotify.lag, 99),
         1,
         lagMax,
