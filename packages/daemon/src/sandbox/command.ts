@@ -241,6 +241,7 @@ export function bwrapSpawn(
     };
   }
   // The shell joins the groups, then becomes bwrap: nothing of the command runs outside them.
+  // It writes `0`, itself (`CommandGroups.join`), not its pid: in v1 a pid takes the slow lock.
   const made = groups;
   return {
     file: '/bin/sh',
@@ -248,10 +249,10 @@ export function bwrapSpawn(
     // first process inherits holds nothing of the host's groups.
     args: [
       '-c',
-      'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"',
+      'n=$1; shift; while [ "$n" -gt 0 ]; do echo 0 > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"',
       'svc-sandbox',
-      String(made.procs.length),
-      ...made.procs,
+      String(made.join.length),
+      ...made.join,
       host.bwrap,
       ...bwrapArgs,
     ],
