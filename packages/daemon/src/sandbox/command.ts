@@ -153,11 +153,7 @@ export function bwrapSpawn(
   try {
     for (const layer of plan.layers) {
       if (layer.kind === 'hide') {
-        // Only what a shallower bind shows needs hiding; elsewhere the path is already absent.
-        const under = plan.layers.some(
-          (l) => l.kind !== 'hide' && l.path !== layer.path && isWithin(l.path, layer.path),
-        );
-        if (!under) continue;
+        if (!shownByBind(plan, layer.path)) continue;
         const kind = kindOf(layer.path);
         if (kind === 'dir') {
           mounts.push('--tmpfs', layer.path);
@@ -264,6 +260,14 @@ export function bwrapSpawn(
       await made.remove();
     },
   };
+}
+
+/**
+ * Whether a bind of `plan` shows `path` (a hide's): only what a shallower bind shows needs hiding;
+ * elsewhere the path is absent from the sandbox whether it exists or not.
+ */
+export function shownByBind(plan: SandboxPlan, path: string): boolean {
+  return plan.layers.some((l) => l.kind !== 'hide' && l.path !== path && isWithin(l.path, path));
 }
 
 /** A handle on `path` that is `path` itself (no link followed on the way), or `null`. */
