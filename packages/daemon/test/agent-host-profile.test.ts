@@ -27,7 +27,7 @@ describe('an agent host under SVC_HOST_CPU_PROF', () => {
     });
     await host.kill();
     expect(readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile'))).toHaveLength(1);
-  });
+  }, 30_000);
 
   it('writes none without it', async () => {
     const env = { ...process.env };

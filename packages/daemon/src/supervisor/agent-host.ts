@@ -17,8 +17,12 @@ import type { BrokerExit, BrokerProcess } from './broker-process.ts';
 import { createLease, exitOf, type LeaseSink } from './host-lease.ts';
 import { descendants, signalAll } from './process-tree.ts';
 
-/** How long a profiling host is given to end itself and write its profile before its kill. */
-const PROFILE_EXIT_MS = 2_000;
+/**
+ * How long a profiling host is given to end itself and write its profile before its kill (a
+ * diagnostic mode: a stop may then take this long; a host still loading its modules under load
+ * takes seconds).
+ */
+const PROFILE_EXIT_MS = 10_000;
 
 export interface AgentHost {
   readonly pid: number;
