@@ -4,7 +4,6 @@
  */
 import type { ModelMessage } from 'ai';
 import type { LanguageModelV4 } from '../model-access/providers/index.ts';
-import type { SandboxPlan } from '../sandbox/plan.ts';
 import { assistantMessage, inputMessage } from './loop-messages.ts';
 import { builtin } from './loop-tools.ts';
 import type { BrokerLoad, BrokerPort, Job, Mail, RecordedToolCall, Turn } from './port.ts';
@@ -48,15 +47,10 @@ export interface LoopState {
   claimed: Mail[] | null;
   /** The job the record before call `callId` started for it (`next_job`); taken by that call. */
   started: { callId: string; job: Job } | null;
-  /**
-   * The sandbox to make while the model takes its first turn, so its first command finds it;
-   * not before that turn starts, which would wait for the spawn. Cleared once made.
-   */
-  warm: SandboxPlan | undefined;
 }
 
 export function openLoop(options: AgentLoopOptions, session: BrokerLoad): LoopState {
-  const { node, sandbox } = session;
+  const { node } = session;
   const tools = new Map<string, LoopTool>([
     ...toolsFor(node.scopes, session.tools).map((t) => [t.name, builtin(t)] as const),
     ...pluginTools(session.plugins, options.env ?? {}),
@@ -71,7 +65,6 @@ export function openLoop(options: AgentLoopOptions, session: BrokerLoad): LoopSt
     seenMail: new Set<number>(),
     claimed: session.mail ?? null,
     started: null,
-    warm: sandbox !== undefined && tools.has('bash') ? sandbox : undefined,
   };
 }
 

@@ -17,7 +17,8 @@ import { runAgentLoop } from './agent-loop.ts';
 import { createHttpBrokerPort } from './http-port.ts';
 import type { LoopExit } from './loop-exit.ts';
 import type { BrokerPort } from './port.ts';
-import { closeSandbox } from './tools/bash.ts';
+import { closeSandbox, warmSandbox } from './tools/bash.ts';
+import { toolsFor } from './tools/index.ts';
 import { createViewerSocket } from './viewer-socket.ts';
 
 export type NodeLog = (fields: Record<string, unknown>) => void;
@@ -50,20 +51,29 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
     launch.viewer_socket_path === undefined
       ? null
       : createViewerSocket({ path: launch.viewer_socket_path });
-  // Viewers are served from the claim on, starting with the turns the node resumes from.
-  const loopPort: BrokerPort =
-    viewers === null
-      ? port
-      : {
-          ...port,
-          async load() {
-            const session = await port.load();
-            await viewers.listen(session.turns).catch((error: unknown) => {
-              log({ msg: 'no viewer socket', error: (error as Error).message });
-            });
-            return session;
-          },
-        };
+  const plan = launch.sandbox;
+  // Viewers are served from the claim on, starting with the turns the node resumes from. The
+  // node's sandbox is made while its claim is on the way: opening one waits on the kernel (its
+  // namespaces, mounts and groups) far longer than it works, so its first command finds it made.
+  // Its tools are known only from the claim: a node without `bash` has it closed then.
+  const loopPort: BrokerPort = {
+    ...port,
+    async load() {
+      // The sandbox first: it takes the longer, and its spawn holds this process's loop a moment.
+      if (plan !== undefined) warmSandbox(plan);
+      const session = await port.load();
+      if (
+        plan !== undefined &&
+        !toolsFor(session.node.scopes, session.tools).some((t) => t.name === 'bash')
+      ) {
+        void closeSandbox(plan);
+      }
+      await viewers?.listen(session.turns).catch((error: unknown) => {
+        log({ msg: 'no viewer socket', error: (error as Error).message });
+      });
+      return session;
+    },
+  };
   let closing: Promise<void> | null = null;
   const closeParts = (exit?: LoopExit) => {
     closing ??= Promise.all([

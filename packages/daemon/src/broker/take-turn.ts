@@ -4,7 +4,6 @@ import { inputMessage, mailText } from './loop-messages.ts';
 import type { LoopState } from './loop-state.ts';
 import { inlineResults, jobOf } from './loop-tools.ts';
 import type { Mail, Turn, TurnRecord } from './port.ts';
-import { warmSandbox } from './tools/bash.ts';
 
 type TurnInput = TurnRecord['input'][number];
 
@@ -28,10 +27,6 @@ export async function takeTurn(loop: LoopState, last: Turn | undefined, mail: re
     onTextDelta: (delta) => loop.emit({ type: 'text.delta', index, delta }),
     ...(maxRetries !== undefined && { maxRetries }),
   });
-  if (loop.warm !== undefined) {
-    warmSandbox(loop.warm);
-    loop.warm = undefined;
-  }
   const result = await modelTurn;
   // The turn ends with the model's answer: what the broker does next is the loop's overhead.
   const finishedAt = new Date().toISOString();

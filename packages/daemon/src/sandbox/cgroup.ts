@@ -19,9 +19,16 @@ export interface CgroupBase {
   memory: string | null;
 }
 
-/** A command's own groups: where its first process writes its pid, and how to take them down. */
+/** A command's own groups: where its first process joins them, and how to take them down. */
 export interface CommandGroups {
-  procs: string[];
+  /**
+   * The files the command's first process writes `0` to (itself) to join each group: cgroup v1's
+   * `tasks`, v2's `cgroup.procs`. In v1, moving the writing thread alone (`tasks`, `0`) skips the
+   * kernel's global lock of every thread group, whose writer waits out an RCU grace period (3–9
+   * ms a join here); the process is one thread then, so it is the whole process that moves, and
+   * all it starts is born inside. v2 moves a thread only in threaded groups: `cgroup.procs`.
+   */
+  join: string[];
   /** Kills what is left in them and removes them (best effort: the next start sweeps the rest). */
   remove(): Promise<void>;
 }
@@ -116,7 +123,7 @@ export function makeGroups(
     throw error;
   }
   return {
-    procs: made.map((dir) => join(dir, 'cgroup.procs')),
+    join: made.map((dir) => join(dir, base.kind === 'v1' ? 'tasks' : 'cgroup.procs')),
     remove: () => removeGroups(made),
   };
 }

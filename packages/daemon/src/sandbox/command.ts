@@ -153,11 +153,7 @@ export function bwrapSpawn(
   try {
     for (const layer of plan.layers) {
       if (layer.kind === 'hide') {
-        // Only what a shallower bind shows needs hiding; elsewhere the path is already absent.
-        const under = plan.layers.some(
-          (l) => l.kind !== 'hide' && l.path !== layer.path && isWithin(l.path, layer.path),
-        );
-        if (!under) continue;
+        if (!shownByBind(plan, layer.path)) continue;
         const kind = kindOf(layer.path);
         if (kind === 'dir') {
           mounts.push('--tmpfs', layer.path);
@@ -241,6 +237,7 @@ export function bwrapSpawn(
     };
   }
   // The shell joins the groups, then becomes bwrap: nothing of the command runs outside them.
+  // It writes `0`, itself (`CommandGroups.join`), not its pid: in v1 a pid takes the slow lock.
   const made = groups;
   return {
     file: '/bin/sh',
@@ -248,10 +245,10 @@ export function bwrapSpawn(
     // first process inherits holds nothing of the host's groups.
     args: [
       '-c',
-      'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"',
+      'n=$1; shift; while [ "$n" -gt 0 ]; do echo 0 > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"',
       'svc-sandbox',
-      String(made.procs.length),
-      ...made.procs,
+      String(made.join.length),
+      ...made.join,
       host.bwrap,
       ...bwrapArgs,
     ],
@@ -263,6 +260,14 @@ export function bwrapSpawn(
       await made.remove();
     },
   };
+}
+
+/**
+ * Whether a bind of `plan` shows `path` (a hide's): only what a shallower bind shows needs hiding;
+ * elsewhere the path is absent from the sandbox whether it exists or not.
+ */
+export function shownByBind(plan: SandboxPlan, path: string): boolean {
+  return plan.layers.some((l) => l.kind !== 'hide' && l.path !== path && isWithin(l.path, path));
 }
 
 /** A handle on `path` that is `path` itself (no link followed on the way), or `null`. */

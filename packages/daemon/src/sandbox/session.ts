@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../errors.ts';
-import { bwrapSpawn, shellArgv } from './command.ts';
+import { bwrapSpawn, shellArgv, shownByBind } from './command.ts';
 import { nativeExecutor } from './executor-build.ts';
 import { commandFrame, type ExecutorEvent, frameReader, killFrame } from './executor-wire.ts';
 import type { SandboxPlan } from './plan.ts';
@@ -59,12 +59,12 @@ export interface SandboxSession {
 
 let sessions = 0;
 
-/** The hidden paths that exist now, as one string to compare. */
-function existingHides(plan: SandboxPlan): string {
-  return plan.layers
-    .filter((l) => l.kind === 'hide' && existsSync(l.path))
-    .map((l) => l.path)
-    .join('\0');
+/**
+ * The hidden paths that exist now, as one string to compare: those a bind shows (the rest are
+ * absent from the sandbox whether they exist or not), looked up at each command.
+ */
+function existingHides(hides: readonly string[]): string {
+  return hides.filter((path) => existsSync(path)).join('\0');
 }
 
 /** The node's proxy on a socket in a directory of this process's own (0700). */
@@ -122,7 +122,10 @@ async function openWith(
 ): Promise<SandboxSession> {
   const proxy = typeof plan.network === 'object' ? await proxyFor(plan.network.allow) : null;
   // Before its mounts are decided: a secret made while it starts makes it stale at once.
-  const hidesAtStart = existingHides(plan);
+  const hides = plan.layers
+    .filter((l) => l.kind === 'hide' && shownByBind(plan, l.path))
+    .map((l) => l.path);
+  const hidesAtStart = existingHides(hides);
   const { jail, child } = startExecutor(plan, proxy, native);
   const pending = new Map<number, Pending>();
   let next = 0;
@@ -179,7 +182,7 @@ async function openWith(
   hold(false);
   return {
     executor: native === null ? 'node' : 'native',
-    stale: () => dead !== null || existingHides(plan) !== hidesAtStart,
+    stale: () => dead !== null || existingHides(hides) !== hidesAtStart,
     close: () => {
       child.kill('SIGKILL');
     },

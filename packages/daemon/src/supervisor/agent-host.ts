@@ -10,11 +10,19 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { HOST_CHANNEL_FD, parseObject, readLines } from '../broker/host-protocol.ts';
 import { DaemonError } from '../errors.ts';
 import type { BrokerExit, BrokerProcess } from './broker-process.ts';
 import { createLease, exitOf, type LeaseSink } from './host-lease.ts';
 import { descendants, signalAll } from './process-tree.ts';
+
+/**
+ * How long a profiling host is given to end itself and write its profile before its kill (a
+ * diagnostic mode: a stop may then take this long; a host still loading its modules under load
+ * takes seconds).
+ */
+const PROFILE_EXIT_MS = 10_000;
 
 export interface AgentHost {
   readonly pid: number;
@@ -49,7 +57,15 @@ export interface SpawnHostOptions {
 }
 
 export function spawnHost(opts: SpawnHostOptions): AgentHost {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', opts.entry], {
+  // `SVC_HOST_CPU_PROF=<dir>`: each host writes a V8 CPU profile there when it exits (a lull,
+  // or the daemon's close), to find what a node's loop costs its host.
+  const profileDir = opts.env.SVC_HOST_CPU_PROF;
+  const profile =
+    profileDir === undefined || profileDir === ''
+      ? []
+      : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const args = ['--disable-warning=ExperimentalWarning', ...profile, opts.entry];
+  const child = spawn(process.execPath, args, {
     cwd: opts.cwd,
     env: opts.env,
     detached: true,
@@ -106,6 +122,12 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
   const kill = () => {
     killing ??= (async () => {
       alive = false;
+      // A profiling host first ends itself (its stdin closed: it drops its nodes and exits), so
+      // V8 writes its profile, which a SIGKILL would lose; bounded, then killed all the same.
+      if (profile.length > 0) {
+        child.stdin?.end();
+        await Promise.race([exited, sleep(PROFILE_EXIT_MS)]);
+      }
       signalAll([{ pid, ppid: 0, pgid: pid }, ...descendants(pid)], 'SIGKILL');
       return exited;
     })();

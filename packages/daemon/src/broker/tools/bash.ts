@@ -106,7 +106,7 @@ export const bashTool = defineTool({
  */
 const sessions = new WeakMap<SandboxPlan, Promise<SandboxSession | null>>();
 
-/** Starts the node's sandbox ahead of its first command (while its model thinks). */
+/** Starts the node's sandbox ahead of its first command (at its launch, beside its claim). */
 export function warmSandbox(plan: SandboxPlan): void {
   if (plan.mode === 'on' && plan.host.ready) void sessionOf(plan);
 }
