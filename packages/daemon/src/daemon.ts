@@ -37,7 +37,8 @@ export interface StartDaemonOptions {
   /**
    * Brokers: how many nodes run at once (default `SVC_BROKERS`, else 4), crashes in a row before
    * a node fails (default 3), the agent host entry script (default `src/broker/host.ts`; tests
-   * substitute their own), and nodes per agent host (default `SVC_HOST_CAPACITY`, else 16).
+   * substitute their own), nodes per agent host (default `SVC_HOST_CAPACITY`, else 16), and
+   * the agent hosts' niceness, 0 (off) to 19 (default `SVC_HOST_NICENESS`, else 0).
    */
   brokers?: {
     concurrency?: number;
@@ -45,6 +46,7 @@ export interface StartDaemonOptions {
     entry?: string;
     spareIdleMs?: number;
     hostCapacity?: number;
+    hostNiceness?: number;
   };
   /**
    * Custom objects' url and argv receivers: attempts, backoff and the time one attempt may take

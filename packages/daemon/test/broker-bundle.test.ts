@@ -40,6 +40,20 @@ describe('brokerBundle', () => {
     ]);
   });
 
+  it("checks a current bundle's sources off the event loop", async () => {
+    const cache = join(dir, 'loop');
+    const entry = join(dir, 'loop-entry.ts');
+    writeFileSync(entry, "console.log('loop');\n");
+    const built = await brokerBundle(entry, cache);
+    // An immediate set now runs at the loop's next check phase: only if the check let it turn.
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    expect(await brokerBundle(entry, cache)).toBe(built);
+    expect(turned).toBe(true);
+  });
+
   it('bundles the real agent host entry, which runs from the cache directory', async () => {
     const entry = fileURLToPath(new URL('../src/broker/host.ts', import.meta.url));
     const file = await brokerBundle(entry, join(dir, 'real'));

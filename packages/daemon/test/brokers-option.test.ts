@@ -54,4 +54,12 @@ describe('the broker concurrency limit', () => {
       stderr: 'svc daemon: SVC_BROKERS must be a positive integer; received "many"\n',
     });
   });
+
+  it('refuses a bad SVC_HOST_NICENESS with one line and exit 1', async () => {
+    const env = await runMain(['--home', newHome()], { ...process.env, SVC_HOST_NICENESS: '20' });
+    expect(env).toEqual({
+      code: 1,
+      stderr: 'svc daemon: SVC_HOST_NICENESS must be an integer from 0 to 19; received "20"\n',
+    });
+  });
 });

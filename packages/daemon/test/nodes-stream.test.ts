@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../src/index.ts';
 import { json, socketFetch, tempHome } from './helpers.ts';
 import { type NodesDaemon, ONE_IDLE_SLOT, SCRIPTED, startNodesDaemon } from './nodes-fixture.ts';
-import { readFrames, seqs } from './sse.ts';
+import { eventBacklog, readFrames, seqs } from './sse.ts';
 
 let t: NodesDaemon;
 beforeAll(async () => {
@@ -87,6 +87,28 @@ describe('nodes.stream', () => {
     // follow=false is unchanged: the backlog, then the end, never 204.
     const backlog = await t.call(`/v1/nodes/${node.id}/stream?follow=false&after=${last}`);
     expect(backlog.status).toBe(200);
+  });
+
+  it('a subtree stream of a done root stays open while a node below it works, then is 204', async () => {
+    const root = await t.createNode({ task: 'done root' });
+    const child = await t.createNode({ task: 'still working', parent_id: root.id });
+    const grandchild = await t.createNode({ task: 'deeper', parent_id: child.id });
+    t.broker(root.id, 'start');
+    expect((await t.post(`/v1/nodes/${root.id}/result`, { summary: 'ok' })).status).toBe(200);
+    const caughtUp = async () => {
+      const last = (await eventBacklog(t.call)).at(-1)!.seq;
+      return t.call(`/v1/nodes/${root.id}/stream?subtree=true`, {
+        headers: { 'last-event-id': String(last) },
+      });
+    };
+    // The root is final, a node two levels below is not: more may come.
+    expect((await t.get(`/v1/nodes/${grandchild.id}`)).body.state).toBe('queued');
+    const open = await caughtUp();
+    expect(open.status).toBe(200);
+    await open.body?.cancel();
+    expect((await t.post(`/v1/nodes/${child.id}/cancel`, {})).status).toBe(200);
+    expect((await t.get(`/v1/nodes/${grandchild.id}`)).body.state).toBe('cancelled');
+    expect((await caughtUp()).status).toBe(204);
   });
 
   it("the client's loops over nodes.stream and runs.stream finish with the outcome", async () => {

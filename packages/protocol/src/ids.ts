@@ -22,8 +22,27 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
+/** Random bytes drawn from the system's CSPRNG a pool at a time. */
+const POOL_BYTES = 4096;
+const pool = new Uint8Array(POOL_BYTES);
+let drawn = POOL_BYTES;
+
+/**
+ * A fraction in [0, 1) from one byte of the pool: each of a ULID's 16 random characters takes
+ * `floor(x * 32)`, the byte's top 5 bits, as ulid's own PRNG would. Its own PRNG asks the system
+ * for one byte per character, 16 calls an id, a share of the daemon's CPU on every turn (a
+ * bench:nodes profile); one call per 4 KiB gives the same bytes.
+ */
+function pooledRandom(): number {
+  if (drawn === POOL_BYTES) {
+    globalThis.crypto.getRandomValues(pool);
+    drawn = 0;
+  }
+  return pool[drawn++]! / 256;
+}
+
 // Monotonic so two ids minted in the same millisecond still sort in minting order.
-const nextUlid = monotonicFactory();
+const nextUlid = monotonicFactory(pooledRandom);
 
 // 26 Crockford base32 characters; the first is at most 7 (48-bit timestamp).
 const ULID_BODY = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;

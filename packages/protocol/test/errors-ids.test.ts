@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   assertId,
   assertName,
@@ -118,5 +118,21 @@ describe('ids', () => {
       /^profile must be a profile name .*received "Work"$/,
     );
     expect(() => assertName('provider', 'openai', 'provider')).not.toThrow();
+  });
+});
+
+describe('newId randomness', () => {
+  it('draws its random characters from the system a pool at a time, each id valid and distinct', () => {
+    const spy = vi.spyOn(globalThis.crypto, 'getRandomValues');
+    try {
+      const ids = Array.from({ length: 2_000 }, () => newId('job'));
+      // 2,000 ids × 16 random characters: one call per 4,096 bytes, not one per character.
+      expect(spy.mock.calls.length).toBeLessThanOrEqual(9);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const id of ids) expect(isId('job', id)).toBe(true);
+      expect([...ids].sort()).toEqual(ids);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -95,8 +95,9 @@ export function eventsResponse(
 function settled(ctx: StreamDeps, subjects: EventSubjects): boolean {
   const id =
     'node' in subjects ? subjects.node : 'run' in subjects ? subjects.root : subjects.subtree;
-  const state = ctx.store.nodes.get(id)?.state;
+  // Asked after every commit while the stream is caught up: states only, no row parsed.
+  const state = ctx.store.nodes.stateOf(id);
   if (state !== undefined && !isFinal(state)) return false;
   if ('node' in subjects) return true;
-  return ctx.store.nodes.descendants(id).every((n) => isFinal(n.state));
+  return !ctx.store.nodes.openBelow(id);
 }

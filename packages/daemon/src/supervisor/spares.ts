@@ -8,6 +8,7 @@ import { sweepWrites } from '../nodes/workspace/write-notes.ts';
 import { type AgentHost, spawnHost } from './agent-host.ts';
 import { brokerBundle } from './broker-bundle.ts';
 import type { BrokerProcess } from './broker-process.ts';
+import { deprioritize } from './host-niceness.ts';
 import type { SupervisorState } from './supervisor-state.ts';
 
 /** The first launch: warm room is kept from now on, and the entry's bundle is built. */
@@ -121,6 +122,9 @@ function startHost(
   }
   state.hosts.push(host);
   const { pid } = host;
+  deprioritize(pid, state.hostNiceness, (why) =>
+    state.deps.logger.warn({ pid, why }, "could not lower an agent host's priority"),
+  );
   void host.exited.then(() => {
     // Only now, with every loop of it gone: what its sandboxes and file writes left.
     state.deps.brokerGone?.(pid);

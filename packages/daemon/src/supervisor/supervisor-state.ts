@@ -12,9 +12,12 @@ import type { Store } from '../store/index.ts';
 import type { TokenService } from '../tokens/service.ts';
 import type { AgentHost } from './agent-host.ts';
 import type { BrokerProcess } from './broker-process.ts';
+import { MAX_NICENESS } from './host-niceness.ts';
 import type { PidWindow } from './process-tree.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
+/** Agent hosts' niceness by default (`./host-niceness.ts`): 0, off. */
+export const DEFAULT_HOST_NICENESS = 0;
 /** SIGTERM → SIGKILL: with the kill itself, everything is gone well within a second. */
 export const DEFAULT_GRACE_MS = 500;
 /**
@@ -44,6 +47,8 @@ export interface SupervisorOptions {
   spareIdleMs?: number;
   /** Nodes one agent host runs at most. Default 16. */
   hostCapacity?: number;
+  /** Niceness of each agent host, its sandboxes and commands (`./host-niceness.ts`); 0 = off. */
+  hostNiceness?: number;
 }
 
 export interface SupervisorDeps {
@@ -74,6 +79,7 @@ export interface SupervisorState {
   readonly graceMs: number;
   readonly spareIdleMs: number;
   readonly hostCapacity: number;
+  readonly hostNiceness: number;
   readonly stopMarginMs: number;
   readonly entry: string;
   /** The entry was given: it runs as it is, never bundled. */
@@ -119,6 +125,12 @@ export function createSupervisorState(
   if (!Number.isInteger(hostCapacity) || hostCapacity < 1) {
     throw new TypeError(`hostCapacity must be a positive integer; received ${hostCapacity}`);
   }
+  const hostNiceness = options.hostNiceness ?? DEFAULT_HOST_NICENESS;
+  if (!Number.isInteger(hostNiceness) || hostNiceness < 0 || hostNiceness > MAX_NICENESS) {
+    throw new TypeError(
+      `hostNiceness must be an integer from 0 to ${MAX_NICENESS}; received ${hostNiceness}`,
+    );
+  }
   const entry = options.entry ?? BROKER_ENTRY;
   const cache = join(deps.home, 'cache');
   return {
@@ -127,6 +139,7 @@ export function createSupervisorState(
     graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
     spareIdleMs: options.spareIdleMs ?? DEFAULT_SPARE_IDLE_MS,
     hostCapacity,
+    hostNiceness,
     stopMarginMs: DEFAULT_STOP_MARGIN_MS,
     entry,
     entryGiven: options.entry !== undefined,

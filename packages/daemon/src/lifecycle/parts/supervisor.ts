@@ -1,5 +1,6 @@
 import { brokerPlane } from '../../broker-plane/service.ts';
 import type { SandboxService } from '../../sandbox/service.ts';
+import { parseNiceness } from '../../supervisor/host-niceness.ts';
 import { createSupervisor, parseConcurrency } from '../../supervisor/supervisor.ts';
 import type { Logger } from '../logger.ts';
 import { definePart } from './part.ts';
@@ -13,6 +14,8 @@ export interface BrokerOptions {
   spareIdleMs?: number | undefined;
   /** Nodes one agent host runs at most (`SVC_HOST_CAPACITY`, else 16). */
   hostCapacity?: number | undefined;
+  /** Agent hosts' niceness, 0 (off) to 19 (`SVC_HOST_NICENESS`, else 0). */
+  hostNiceness?: number | undefined;
 }
 
 /**
@@ -46,6 +49,8 @@ export function supervisorPart(opts: {
   const hostCapacity =
     opts.brokers?.hostCapacity ??
     parseConcurrency(process.env.SVC_HOST_CAPACITY, 'SVC_HOST_CAPACITY');
+  const hostNiceness =
+    opts.brokers?.hostNiceness ?? parseNiceness(process.env.SVC_HOST_NICENESS, 'SVC_HOST_NICENESS');
   const supervisor = createSupervisor(
     {
       home: opts.home,
@@ -61,6 +66,7 @@ export function supervisorPart(opts: {
       ...(opts.brokers?.entry !== undefined && { entry: opts.brokers.entry }),
       ...(opts.brokers?.spareIdleMs !== undefined && { spareIdleMs: opts.brokers.spareIdleMs }),
       ...(hostCapacity !== undefined && { hostCapacity }),
+      ...(hostNiceness !== undefined && { hostNiceness }),
     },
   );
   nodes.useRuntime(supervisor);

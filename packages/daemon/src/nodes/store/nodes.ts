@@ -5,7 +5,14 @@
  * `toNode`.
  */
 
-import type { Budgets, NetworkPolicy, Node, NodeState, Usage } from '@svc/protocol';
+import {
+  type Budgets,
+  FINAL_STATES,
+  type NetworkPolicy,
+  type Node,
+  type NodeState,
+  type Usage,
+} from '@svc/protocol';
 import type { Db } from '../../store/db.ts';
 import { fromJson, toJson } from '../../store/json.ts';
 
@@ -175,6 +182,15 @@ function prepare(db: Db) {
          :workspace, :network, :created_at, :updated_at)`,
     ),
     get: db.sqlite.prepare('SELECT * FROM nodes WHERE id = ?'),
+    state: db.sqlite.prepare('SELECT state FROM nodes WHERE id = ?'),
+    // Stops at the first descendant still working: a settled tree is read through once.
+    openBelow: db.sqlite.prepare(
+      `WITH RECURSIVE sub(id) AS (
+         SELECT id FROM nodes WHERE parent_id = ?
+         UNION ALL SELECT n.id FROM nodes n JOIN sub ON n.parent_id = sub.id)
+       SELECT 1 AS open FROM nodes n JOIN sub ON sub.id = n.id
+         WHERE n.state NOT IN (${FINAL_STATES.map((s) => `'${s}'`).join(', ')}) LIMIT 1`,
+    ),
     visible: db.sqlite.prepare(`SELECT * FROM nodes n WHERE n.id = :id AND ${VISIBLE}`),
     save: db.sqlite.prepare(
       `UPDATE nodes SET parent_id = :parent_id, root_id = :root_id, run_id = :run_id,
@@ -252,6 +268,14 @@ export function nodeStore(db: Db) {
     },
     get(id: string): NodeRow | undefined {
       return parsedOne(q.get.get(id));
+    },
+    /** Its state alone, with no JSON column parsed (a stream asks on every commit). */
+    stateOf(id: string): NodeState | undefined {
+      return (q.state.get(id) as { state: NodeState } | undefined)?.state;
+    },
+    /** Whether a node below `id` is not final yet. */
+    openBelow(id: string): boolean {
+      return q.openBelow.get(id) !== undefined;
     },
     /** The node if `vis` may see it, else `undefined` (answered as 404 by the caller). */
     visible(id: string, vis: Visibility): NodeRow | undefined {
