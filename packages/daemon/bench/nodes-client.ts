@@ -234,23 +234,39 @@ export function watch(
  * (what the daemon and broker cost between two model turns).
  */
 export function turnOverheads(events: EventDto[]): number[] {
+  return turnGaps(events).map((gap) => gap.ms);
+}
+
+/**
+ * What a turn called, as `turnGaps` tells the turn before a gap: `bash` if it ran a command (its
+ * gap holds the command's records and the next call), else `report` if it reported (its report
+ * rides with its result), else `other`.
+ */
+export type TurnKind = 'bash' | 'report' | 'other';
+
+/** `turnOverheads`, each gap with the kind of the turn before it. */
+export function turnGaps(events: EventDto[]): { after: TurnKind; ms: number }[] {
   const turns = events
     .filter((e) => e.kind === 'node.turn')
     .map((e) => e.payload.turn as { index: number; started_at: string; finished_at: string });
   const bashMs = new Map<number, number>();
+  const reported = new Set<number>();
   for (const e of events) {
     const call = e.payload.tool_call as
       | { name: string; output: { duration_ms?: number } }
       | undefined;
-    if (e.kind === 'node.tool' && call?.name === 'bash') {
-      bashMs.set(e.payload.turn_index as number, call.output.duration_ms ?? 0);
-    }
+    if (e.kind !== 'node.tool' || call === undefined) continue;
+    const index = e.payload.turn_index as number;
+    if (call.name === 'bash') bashMs.set(index, call.output.duration_ms ?? 0);
+    else if (call.name === 'report') reported.add(index);
   }
-  const gaps: number[] = [];
+  const gaps: { after: TurnKind; ms: number }[] = [];
   for (let i = 1; i < turns.length; i++) {
     const prev = turns[i - 1]!;
     const gap = Date.parse(turns[i]!.started_at) - Date.parse(prev.finished_at);
-    gaps.push(gap - (bashMs.get(prev.index) ?? 0));
+    const bash = bashMs.get(prev.index);
+    const after = bash !== undefined ? 'bash' : reported.has(prev.index) ? 'report' : 'other';
+    gaps.push({ after, ms: gap - (bash ?? 0) });
   }
   return gaps;
 }

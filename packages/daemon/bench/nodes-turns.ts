@@ -3,7 +3,7 @@
  * wait for each to reach a state, read back their turn gaps; and waiting for a daemon whose
  * brokers hold no node.
  */
-import { type BenchDaemon, type EventDto, turnOverheads, watch } from './nodes-client.ts';
+import { type BenchDaemon, type EventDto, turnGaps, watch } from './nodes-client.ts';
 
 /** Bounds every wait of the bench: a run that hangs ends with what it has. */
 export const TIMEOUT_MS = 30 * 60_000;
@@ -92,6 +92,8 @@ export async function runTurns(
   for (const s of streams) s.close();
 
   const overheads: number[] = [];
+  // The same gaps, by the kind of the turn before: a bash turn's (2 requests) and a report's (1).
+  const overheadsAfter = { bash: [] as number[], report: [] as number[] };
   let failed = count - reached();
   if (readBack) {
     failed = 0;
@@ -101,10 +103,13 @@ export async function runTurns(
       );
       const events = page.data as EventDto[];
       if (!events.some((e) => e.kind === 'node.state' && e.payload.to === end)) failed++;
-      overheads.push(...turnOverheads(events));
+      for (const gap of turnGaps(events)) {
+        overheads.push(gap.ms);
+        if (gap.after !== 'other') overheadsAfter[gap.after].push(gap.ms);
+      }
     }
   }
-  return { wallMs, lags, overheads, failed, ids, cpuPerNode };
+  return { wallMs, lags, overheads, overheadsAfter, failed, ids, cpuPerNode };
 }
 
 /** Until no broker holds a node (a parked node's broker has exited); bounded. */

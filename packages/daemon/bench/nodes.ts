@@ -17,8 +17,9 @@
  *   notify to as many in-process listeners.
  *
  * One active node, on the same daemon: BENCH_ONE_NODES (default 30) nodes of the same script,
- * each created once the one before is done, watched as above: overhead per turn (median, p99)
- * and event lag, against the issue's one-active-node targets.
+ * each created once the one before is done, watched as above: overhead per turn (median, p99,
+ * and the median after a bash turn apart from after a report turn) and event lag, against the
+ * issue's one-active-node targets.
  *
  * Start-up, on the same daemon once it is idle (its spares warm), BENCH_STARTS nodes (default
  * 20) one after the other, each ↔ one bare `node -e ''` spawn (what a process of its own costs):
@@ -184,6 +185,18 @@ try {
         pct(bareNotify.step, 99),
         1,
         TARGET.overhead1p99,
+      ),
+      row(
+        'one active node: overhead per turn after a bash turn, median (ms)',
+        pct(one.overheadsAfter.bash, 50),
+        pct(bareNotify.step, 50),
+        1,
+      ),
+      row(
+        'one active node: overhead per turn after a report turn, median (ms)',
+        pct(one.overheadsAfter.report, 50),
+        pct(bareNotify.step, 50),
+        1,
       ),
       row(
         `one active node: event lag to ${WATCHERS} watchers, p99 (ms)`,

@@ -16,6 +16,7 @@ import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { brokerLaunchSchema } from '@svc/protocol';
 import { z } from 'zod';
+import { hostIdleRelease } from './host-idle-release.ts';
 import {
   HOST_CHANNEL_FD,
   type HostEnd,
@@ -52,6 +53,13 @@ channel.on('error', () => {
 });
 const held = new Map<string, Held>();
 let closing = false;
+// Once it has had no node for a while, the host gives back what its nodes' work left resident.
+const release = hostIdleRelease({
+  busy: () => held.size > 0 || closing,
+  onRelease: (ms) => {
+    hostLog({ msg: 'no node: heap released', ms: Math.round(ms), rss: process.memoryUsage.rss() });
+  },
+});
 
 readLines(process.stdin, (line) => {
   const command = parseObject(line);
@@ -111,11 +119,13 @@ function ended(nodeId: string, entry: Held, kind: HostEnd): void {
   clearTimeout(entry.timer);
   if (held.get(nodeId) === entry) held.delete(nodeId);
   report({ ended: nodeId, kind });
+  if (held.size === 0) release.idle();
 }
 
 async function shutDown(): Promise<void> {
   if (closing) return;
   closing = true;
+  release.close();
   await Promise.all([...held].map(([id, entry]) => drop(id, entry)));
   channel.end(() => process.exit(0));
 }

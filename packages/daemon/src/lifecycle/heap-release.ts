@@ -79,7 +79,7 @@ type Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }
  * not in this one: the daemon's own global stays as it was (`globalThis.gc` is used when the
  * process was started with the flag, as the bench's daemon is).
  */
-function lastResortCollection(): () => void {
+export function lastResortCollection(): () => void {
   let gc = (globalThis as { gc?: Gc }).gc;
   if (gc === undefined) {
     setFlagsFromString('--expose-gc');
