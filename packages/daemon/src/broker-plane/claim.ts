@@ -1,5 +1,5 @@
 import { availableTools, isBuiltinTool, pluginToolName } from '@svc/protocol';
-import { toNode } from '../nodes/store/nodes.ts';
+import { toNode } from '../nodes/store/to-node.ts';
 import { offeredPlugins } from '../plugins/offered.ts';
 import { nodeRow, now, type PlaneDeps } from './deps.ts';
 import { directiveOf } from './directive.ts';

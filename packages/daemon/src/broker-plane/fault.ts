@@ -1,7 +1,8 @@
 import type { Directive, FaultBody } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import { refusedCredentials } from '../models/readiness.ts';
-import { type Node, toNode } from '../nodes/store/nodes.ts';
+import type { Node } from '../nodes/store/nodes.ts';
+import { toNode } from '../nodes/store/to-node.ts';
 import { nodeRow, now, type PlaneDeps } from './deps.ts';
 import { directiveOf } from './directive.ts';
 

@@ -1,5 +1,6 @@
 import { exhaustedBudget } from '@svc/protocol';
-import { type NodeRow, toNode } from '../nodes/store/nodes.ts';
+import type { NodeRow } from '../nodes/store/nodes.ts';
+import { toNode } from '../nodes/store/to-node.ts';
 import type { AfterCommit } from '../ports.ts';
 import type { PlaneDeps } from './deps.ts';
 

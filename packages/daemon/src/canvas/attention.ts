@@ -11,7 +11,8 @@ import type { CronService } from '../crons/service.ts';
 import { cronSight } from '../crons/visibility.ts';
 import { ApiError } from '../errors.ts';
 import type { NodeService } from '../nodes/service.ts';
-import { type NodeRow, toNode } from '../nodes/store/nodes.ts';
+import type { NodeRow } from '../nodes/store/nodes.ts';
+import { toNode } from '../nodes/store/to-node.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 

@@ -5,7 +5,8 @@
 import { LIVE_STATES, type rosterEntrySchema } from '@svc/protocol';
 import type { z } from 'zod';
 import type { NodeService } from '../nodes/service.ts';
-import { type NodeRow, toNode } from '../nodes/store/nodes.ts';
+import type { NodeRow } from '../nodes/store/nodes.ts';
+import { toNode } from '../nodes/store/to-node.ts';
 import type { Principal } from '../ports.ts';
 import type { BrokerRow } from '../store/brokers.ts';
 import type { Store } from '../store/index.ts';

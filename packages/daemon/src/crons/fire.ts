@@ -5,7 +5,8 @@
 import { isFinal } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { CreateBody } from '../nodes/create.ts';
-import { type Node, type NodeRow, toNode } from '../nodes/store/nodes.ts';
+import type { Node, NodeRow } from '../nodes/store/nodes.ts';
+import { toNode } from '../nodes/store/to-node.ts';
 import type { AfterCommit } from '../ports.ts';
 import { creatorOf } from './creator.ts';
 import { type CronDeps, iso } from './deps.ts';

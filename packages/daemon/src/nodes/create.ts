@@ -16,7 +16,8 @@ import { grantOf, scopeCeiling } from './ceiling.ts';
 import { type AfterCommit, type NodeDeps, now } from './deps.ts';
 import { chooseModel, creatorNetwork, profileOf } from './model-choice.ts';
 import { compileUsable } from './output-schema.ts';
-import { type Node, type NodeRow, type StoredModel, toNode } from './store/nodes.ts';
+import type { Node, NodeRow, StoredModel } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 import { type Caller, seenNode } from './visibility.ts';
 import { resolveWorkspace } from './workspace/resolve.ts';
 

@@ -5,7 +5,8 @@ import { checkScopes } from '../access/scopes.ts';
 import { grantOf, scopeCeiling } from './ceiling.ts';
 import { type NodeDeps, now } from './deps.ts';
 import { postMail, sender } from './mail.ts';
-import { type Node, type NodeRow, toNode } from './store/nodes.ts';
+import type { Node, NodeRow } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 import { type Caller, seenNode } from './visibility.ts';
 import { forkWorkspace } from './workspace/resolve.ts';
 

@@ -7,7 +7,8 @@ import { isFinal, type NodeAction, transition } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import { type AfterCommit, type NodeDeps, now } from './deps.ts';
 import { interrupted, settleOpenRecords } from './final-records.ts';
-import { type Node, type NodeRow, type Outcome, toNode, type WaitingOn } from './store/nodes.ts';
+import type { Node, NodeRow, Outcome, WaitingOn } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 
 /** What a state change may set besides the state. */
 export interface MoveOptions {

@@ -7,7 +7,8 @@ import { ApiError } from '../errors.ts';
 import type { NodeDeps } from './deps.ts';
 import { type MoveDeps, move } from './move.ts';
 import { compileOutputSchema } from './output-schema.ts';
-import { type Node, type Outcome, toNode } from './store/nodes.ts';
+import type { Node, Outcome } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 import { type Caller, seenNode } from './visibility.ts';
 
 export interface SubmitBody {

@@ -1,6 +1,7 @@
 /** Reading nodes: one (`nodes.retrieve`) or a page of them (`nodes.list`), as the caller sees. */
 import type { NodeDeps } from './deps.ts';
-import { type Node, type NodeFilter, toNode } from './store/nodes.ts';
+import type { Node, NodeFilter } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 import { type Caller, nodeVisibility, seenNode } from './visibility.ts';
 
 export function getNode(

@@ -7,7 +7,8 @@ import { requireWithinCeiling } from './ceiling.ts';
 import type { NodeDeps } from './deps.ts';
 import { postMail, sender } from './mail.ts';
 import { act, type MoveDeps, move } from './move.ts';
-import { type Node, toNode } from './store/nodes.ts';
+import type { Node } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 import { type Caller, seenNode } from './visibility.ts';
 
 type StopReason = 'cancel' | 'interrupt' | 'relaunch';

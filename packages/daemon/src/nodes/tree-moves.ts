@@ -7,7 +7,8 @@ import { ApiError } from '../errors.ts';
 import { grantOf } from './ceiling.ts';
 import { type NodeDeps, now } from './deps.ts';
 import { runOfRoot } from './move.ts';
-import { type Node, type NodeRow, toNode } from './store/nodes.ts';
+import type { Node, NodeRow } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 import { type Caller, seenNode } from './visibility.ts';
 
 type TreeDeps = Pick<NodeDeps, 'store' | 'events'>;

@@ -17,7 +17,8 @@ import { titleOf } from './create.ts';
 import { now } from './deps.ts';
 import { postMail, sender } from './mail.ts';
 import { type MoveDeps, move } from './move.ts';
-import { type Node, toNode } from './store/nodes.ts';
+import type { Node } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 import { type Caller, seenNode } from './visibility.ts';
 
 export type UpdateBody = z.output<typeof nodeUpdateBodySchema>;

@@ -6,7 +6,8 @@ import { isFinal, type nodeWaitBodySchema, transition } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { childrenDone, type MoveDeps, move } from './move.ts';
-import { type Node, toNode, type WaitingOn } from './store/nodes.ts';
+import type { Node, WaitingOn } from './store/nodes.ts';
+import { toNode } from './store/to-node.ts';
 
 export type WaitBody = z.output<typeof nodeWaitBodySchema>;
 

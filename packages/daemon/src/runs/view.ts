@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { requireScope } from '../access/scopes.ts';
 import { ApiError } from '../errors.ts';
 import type { NodeRow } from '../nodes/store/nodes.ts';
-import { toNode } from '../nodes/store/nodes.ts';
+import { toNode } from '../nodes/store/to-node.ts';
 import { type Caller, nodeVisibility } from '../nodes/visibility.ts';
 import type { Store } from '../store/index.ts';
 import type { RunRow } from './store.ts';
