@@ -60,8 +60,10 @@ export function createBrokerCaller(options: {
         new DaemonError('broker_closed', `${path}: the broker's port is closed`),
       );
     }
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([timeout, closed.signal, ...(stop === undefined ? [] : [stop])]);
+    // The port's own end, and the caller's stop only when it gave one (a long poll): a signal
+    // made per call (`AbortSignal.timeout`, `AbortSignal.any`) cost a call 50–70 µs of the
+    // host's CPU, a fifth of its share of a round trip. The time limit is a plain timer instead.
+    const signal = stop === undefined ? closed.signal : AbortSignal.any([closed.signal, stop]);
     return new Promise((resolve, reject) => {
       // `servername: ''`: no TLS here, so the agent need not test the host for an IP address,
       // whose regular expression costs a fresh broker 8–20 ms to compile at its first request.
@@ -74,6 +76,9 @@ export function createBrokerCaller(options: {
           resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
         );
       });
+      // As `AbortSignal.timeout` ended a call: an `AbortError` whose cause is a `TimeoutError`.
+      const timer = setTimeout(() => req.destroy(timedOut(path, timeoutMs)), timeoutMs);
+      req.once('close', () => clearTimeout(timer));
       req.once('error', reject);
       req.end(body);
     });
@@ -121,6 +126,14 @@ export function createBrokerCaller(options: {
       agent.destroy();
     },
   };
+}
+
+function timedOut(path: string, ms: number): Error {
+  const cause = new DOMException(`${path}: no answer within ${ms} ms`, 'TimeoutError');
+  return Object.assign(new Error('The operation was aborted', { cause }), {
+    name: 'AbortError',
+    code: 'ABORT_ERR',
+  });
 }
 
 function parseJson(text: string): unknown {
