@@ -189,7 +189,10 @@ async function openWith(
     run(input, stop) {
       if (dead !== null) return Promise.reject(dead);
       const id = ++next;
-      const argv = shellArgv(plan, input.command);
+      // The C executor sets the process bound itself between fork and exec (SVC_NPROC): one
+      // exec per command, not `prlimit` and then the shell.
+      const argv =
+        native === null ? shellArgv(plan, input.command) : ['/bin/sh', '-c', input.command];
       const frame = commandFrame(id, { argv, cwd: input.cwd, env: input.env });
       if (typeof frame === 'string') {
         return Promise.reject(
@@ -243,6 +246,7 @@ function startExecutor(plan: SandboxPlan, proxy: { path: string } | null, native
       PATH: '/usr/bin:/bin',
       HOME: plan.home,
       ...(proxy !== null && { SVC_PROXY_SOCKET: PROXY_SOCKET_IN_SANDBOX }),
+      ...(native !== null && plan.host.prlimit !== null && { SVC_NPROC: String(plan.pids) }),
     },
     launcherEnv: {},
     group: `${process.pid}-session-${++sessions}`,

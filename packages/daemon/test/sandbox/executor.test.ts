@@ -231,6 +231,30 @@ describe.each(['native', 'node'] as const)('the %s executor', (executor) => {
     }
   });
 
+  it('bounds each command by RLIMIT_NPROC where no group bounds processes', async () => {
+    // The C executor sets the bound itself, so a `prlimit` that is not there is never run.
+    const plan = makePlan({
+      settings,
+      host: {
+        ...host,
+        ...(executor === 'node' && { executor: null }),
+        cgroup: null,
+        prlimit: executor === 'native' ? '/nonexistent/prlimit' : '/usr/bin/prlimit',
+      },
+      svcHome: home,
+      scopes: ['svc:llm', 'svc:act'],
+      worktree,
+    });
+    const s = await openSession(plan);
+    open.push(s);
+    expect(s.executor).toBe(executor);
+    const r = await run(s, 'grep "^Max processes" /proc/self/limits');
+    expect(r.code).toBe(0);
+    expect(r.stdout.toString()).toMatch(
+      new RegExp(`^Max processes +${plan.pids} +${plan.pids} +processes`),
+    );
+  });
+
   it('ends with stdin: a closed session ends its sandbox', async () => {
     const s = await session(executor);
     const mark = `6${Math.floor(Math.random() * 100000)}`;
@@ -245,9 +269,9 @@ describe.each(['native', 'node'] as const)('the %s executor', (executor) => {
 
 describe('the C executor alone (outside a sandbox)', () => {
   /** Starts it; resolves with its exit code once it ends, and what it wrote. */
-  async function start(input: Buffer | null) {
+  async function start(input: Buffer | null, env: Record<string, string> = {}) {
     const binary = await nativeExecutor(host.executor!);
-    const child = spawn(binary!, [], { stdio: ['pipe', 'pipe', 'ignore'], env: {} });
+    const child = spawn(binary!, [], { stdio: ['pipe', 'pipe', 'ignore'], env });
     const out: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));
     const code = new Promise<number | null>((resolve) => child.once('close', resolve));
@@ -261,6 +285,15 @@ describe('the C executor alone (outside a sandbox)', () => {
     expect(code).toBe(0);
     expect(out.subarray(0, 1).toString()).toBe('Y');
     expect(out.length).toBe(HEADER);
+  });
+
+  it('does not start under a process bound it cannot read', async () => {
+    for (const bad of ['', '0', 'many', '12x', '-5', '99999999999']) {
+      const { code, out } = await start(null, { SVC_NPROC: bad });
+      expect(code).toBe(1);
+      expect(out.length).toBe(0);
+    }
+    expect((await start(null, { SVC_NPROC: '64' })).code).toBe(0);
   });
 
   it('ends at once at anything that is no frame of the wire, running nothing', async () => {
