@@ -183,12 +183,14 @@ export function watch(
   daemon: BenchDaemon,
   home: string,
   onEvent: (e: WatchedEvent, at: number) => void,
+  /** From after this seq (`?after=`): the backlog before it is not sent. Default: all of it. */
+  after?: number,
 ): { ready: Promise<unknown>; close(): void } {
   const token = readFileSync(join(home, 'owner.token'), 'utf8').trim();
   let closed = false;
   const req = request({
     socketPath: daemon.socketPath,
-    path: '/v1/events',
+    path: after === undefined ? '/v1/events' : `/v1/events?after=${after}`,
     headers: { authorization: `Bearer ${token}` },
     agent: false,
   });
@@ -269,6 +271,19 @@ export function turnGaps(events: EventDto[]): { after: TurnKind; ms: number }[] 
     gaps.push({ after, ms: gap - (bash ?? 0) });
   }
   return gaps;
+}
+
+/** The seq of the daemon's last recorded event (0 with none), read from its database. */
+export function lastSeq(db: string): number {
+  const sqlite = new DatabaseSync(db, { readOnly: true });
+  try {
+    const row = sqlite.prepare('SELECT max(seq) AS seq FROM events').get() as {
+      seq: number | null;
+    };
+    return row.seq ?? 0;
+  } finally {
+    sqlite.close();
+  }
 }
 
 /** Broker start times from the daemon's record, in launch order: launched → claim answered. */

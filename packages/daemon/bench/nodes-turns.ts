@@ -3,7 +3,8 @@
  * wait for each to reach a state, read back their turn gaps; and waiting for a daemon whose
  * brokers hold no node.
  */
-import { type BenchDaemon, type EventDto, turnGaps, watch } from './nodes-client.ts';
+import { join } from 'node:path';
+import { type BenchDaemon, type EventDto, lastSeq, turnGaps, watch } from './nodes-client.ts';
 
 /** Bounds every wait of the bench: a run that hangs ends with what it has. */
 export const TIMEOUT_MS = 30 * 60_000;
@@ -51,20 +52,28 @@ export async function runTurns(
       };
     });
   const watchedFrom = Date.now();
-  // Watchers first: every event of the run reaches each of them.
+  // Watchers first: every event of the run reaches each of them. They start after the daemon's
+  // last event: replaying an earlier run's backlog to 50 streams would hold up the live events
+  // behind it, a lag of the bench's making.
+  const after = lastSeq(join(home, 'svc.db'));
   const streams = Array.from({ length: watchers }, (_, i) =>
-    watch(daemon, home, (event, at) => {
-      // The backlog (events from before the watchers connected) is not a delivery lag.
-      if (event.createdAt >= watchedFrom) lags.push(at - event.createdAt);
-      if (i !== 0 || event.kind !== 'node.state') return;
-      const dto = event.dto();
-      if (dto.payload.to !== end || dto.subject_id === null) return;
-      ended.add(dto.subject_id);
-      if (goal !== null && reached() >= goal.count) {
-        goal.reached();
-        goal = null;
-      }
-    }),
+    watch(
+      daemon,
+      home,
+      (event, at) => {
+        // The backlog (events from before the watchers connected) is not a delivery lag.
+        if (event.createdAt >= watchedFrom) lags.push(at - event.createdAt);
+        if (i !== 0 || event.kind !== 'node.state') return;
+        const dto = event.dto();
+        if (dto.payload.to !== end || dto.subject_id === null) return;
+        ended.add(dto.subject_id);
+        if (goal !== null && reached() >= goal.count) {
+          goal.reached();
+          goal = null;
+        }
+      },
+      after,
+    ),
   );
   await Promise.all(streams.map((s) => s.ready));
 
