@@ -47,6 +47,10 @@ describe('POST /v1/bash', () => {
     expect(await envelope(missing)).toMatchObject({ code: 'invalid_request', field: 'cwd' });
     const file = await bash({ command: 'true', cwd: '/etc/hostname' });
     expect(file.status).toBe(400);
+    // A file on the way (ENOTDIR, not ENOENT) is the same refusal, never a 500.
+    const under = await bash({ command: 'true', cwd: '/etc/hostname/sub' });
+    expect(under.status).toBe(400);
+    expect(await envelope(under)).toMatchObject({ code: 'invalid_request', field: 'cwd' });
   });
 
   it('a timeout kills the whole process group', async () => {

@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
@@ -78,7 +78,7 @@ export async function runBash(
   if (sandboxed && confine.session !== undefined) {
     assertConfinable(confine.plan);
     assertVisible(confine.plan, input.cwd);
-    await checkCwd(input.cwd);
+    checkCwd(input.cwd);
     const session = await confine.session();
     if (session !== null) return runInSession(session, input, stop, timeout, confine);
   }
@@ -86,7 +86,7 @@ export async function runBash(
   // such, so a confined caller learns nothing of what lies outside it.
   const jail = sandboxed ? sandboxedSpawn(confine.plan, input, confine.tag) : null;
   try {
-    await checkCwd(input.cwd);
+    checkCwd(input.cwd);
   } catch (error) {
     await jail?.done();
     throw error;
@@ -195,9 +195,15 @@ function checkAbsolute(cwd: string): void {
   }
 }
 
-async function checkCwd(cwd: string): Promise<void> {
-  const info = await stat(cwd).catch(() => null);
-  if (info === null || !info.isDirectory()) {
+/** Sync: one stat of a local directory costs less than the thread pool's round trip per command. */
+function checkCwd(cwd: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(cwd).isDirectory();
+  } catch {
+    // Missing, a file on the way, unreadable: not a directory the command can start in.
+  }
+  if (!isDirectory) {
     throw new ApiError(
       'invalid_request',
       `cwd ${JSON.stringify(cwd)} is not an existing directory`,
