@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { Agent, fetch, type Response } from 'undici';
+import { ALLOCATOR_ENV } from '../src/lifecycle/spawn.ts';
 
 export interface EventDto {
   seq: number;
@@ -62,7 +63,8 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
       home,
       String(concurrency),
     ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+    // As `svc daemon start` runs it: the daemon's allocator settings.
+    { stdio: ['pipe', 'pipe', 'inherit'], env: { ...ALLOCATOR_ENV, ...process.env } },
   );
   // Its stdout's lines in order: first where it listens, then one per `gc` asked.
   const lines = createInterface({ input: child.stdout! });

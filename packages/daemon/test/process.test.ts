@@ -69,6 +69,36 @@ describe('daemon processes', () => {
     expect(existsSync(`${home}/daemon.lock`)).toBe(false);
   });
 
+  it("spawnDaemon runs the daemon with glibc's trim threshold fixed, unless the environment sets it", async () => {
+    const environ = (pid: number) =>
+      readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .filter((v) => v.startsWith('MALLOC_TRIM_THRESHOLD_='));
+    const stop = async (home: string) => {
+      await ownerCall(home)('/v1/shutdown', { method: 'POST' });
+      await waitFor('the daemon to exit', () => (readLock(home) === null ? true : undefined));
+    };
+    const given = process.env.MALLOC_TRIM_THRESHOLD_;
+    try {
+      delete process.env.MALLOC_TRIM_THRESHOLD_;
+      const home = newHome();
+      const { pid } = await spawnDaemon({ home });
+      pids.push(pid);
+      expect(environ(pid)).toEqual(['MALLOC_TRIM_THRESHOLD_=131072']);
+      await stop(home);
+
+      process.env.MALLOC_TRIM_THRESHOLD_ = '65536';
+      const mine = newHome();
+      const second = await spawnDaemon({ home: mine });
+      pids.push(second.pid);
+      expect(environ(second.pid)).toEqual(['MALLOC_TRIM_THRESHOLD_=65536']);
+      await stop(mine);
+    } finally {
+      if (given === undefined) delete process.env.MALLOC_TRIM_THRESHOLD_;
+      else process.env.MALLOC_TRIM_THRESHOLD_ = given;
+    }
+  });
+
   it('of two spawnDaemon racing on one home, the loser is refused naming the winner, in one line', async () => {
     const home = newHome();
     const results = await Promise.allSettled([spawnDaemon({ home }), spawnDaemon({ home })]);

@@ -23,6 +23,17 @@ export interface SpawnDaemonOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The C library's allocator settings of the daemon's process, unless the environment sets them.
+ * glibc raises its trim threshold to twice the largest block it ever freed from an mmap (up to
+ * 64 MB), so after a burst the free memory at the top of its heap stays resident: 1,000 nodes
+ * launched and parked left the daemon's C heap 0–28 MB larger (five runs). Set, the threshold
+ * stays at glibc's own default, 128 KiB, and the heap is trimmed: 1 MB larger (two runs).
+ */
+export const ALLOCATOR_ENV: Readonly<Record<string, string>> = {
+  MALLOC_TRIM_THRESHOLD_: String(128 * 1024),
+};
+
 /** The daemon's entry script, run as a process of its own (or its bundle, when it can be had). */
 export const DAEMON_MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 // Every 10 ms: a ready daemon answers within one, and a look costs a file read and a request.
@@ -51,7 +62,11 @@ export async function spawnDaemon(
   try {
     // The compile cache `main.ts` enables, from the process's start: a bundle's dependencies
     // load before any of its code runs.
-    const env = { ...process.env, NODE_COMPILE_CACHE: join(paths.home, 'cache', 'node') };
+    const env = {
+      ...ALLOCATOR_ENV,
+      ...process.env,
+      NODE_COMPILE_CACHE: join(paths.home, 'cache', 'node'),
+    };
     const child = spawn(process.execPath, args, {
       detached: true,
       stdio: ['ignore', log, log],
