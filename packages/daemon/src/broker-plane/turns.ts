@@ -92,7 +92,7 @@ export function recordTurn(
     node.output_tokens += body.usage.output_tokens;
     node.cost_usd += body.cost_usd ?? 0;
     node.updated_at = now();
-    store.nodes.save(node);
+    store.nodes.saveUsage(node);
     // Progress: the relaunch budget starts over.
     store.brokers.resetFaults(id);
     // Its mail is in a recorded turn now: acknowledged with it, not in a request of its own.
