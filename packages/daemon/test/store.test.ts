@@ -3,6 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventLog } from '../src/events/log.ts';
 import { acquireLock, readLock, releaseLock } from '../src/lifecycle/lock.ts';
+import { TO_CANCEL } from '../src/nodes/store/jobs.ts';
 import { openStore, type Store } from '../src/store/index.ts';
 import { migrations } from '../src/store/migrations/index.ts';
 import { tokenService } from '../src/tokens/service.ts';
@@ -37,6 +38,14 @@ describe('store', () => {
     });
     store.db.close();
     expect(() => freshStore(home)).not.toThrow(); // reopening migrates nothing twice
+  });
+
+  it("reads a directive's jobs to cancel by their own index, not by walking the node's jobs", () => {
+    const { store } = freshStore();
+    const plan = store.db.sqlite.prepare(`EXPLAIN QUERY PLAN ${TO_CANCEL}`).all('node_x');
+    expect(plan.map((step) => step.detail)).toEqual([
+      expect.stringContaining('USING INDEX jobs_to_cancel'),
+    ]);
   });
 
   it('refuses a database from a newer daemon', () => {

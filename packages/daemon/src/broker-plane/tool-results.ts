@@ -1,4 +1,4 @@
-import type { ToolResultBody } from '@svc/protocol';
+import type { ToolCall, ToolResultBody } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import { nodeRow, now, type PlaneDeps } from './deps.ts';
 import { directiveOf } from './directive.ts';
@@ -36,17 +36,21 @@ export function recordToolResult(
         { field: 'tool_call_id' },
       );
     }
-    if (body.job_id !== undefined && body.job_end !== undefined) {
-      settleJob(deps, id, body.job_id, body.job_end, 'job_id');
-    }
+    // Settling the job found it (or threw): no second look for it below.
+    const ended = body.job_id !== undefined && body.job_end !== undefined;
+    if (ended) settleJob(deps, id, body.job_id!, body.job_end!, 'job_id');
+    let settled: ToolCall;
     if (call.status === 'pending') {
-      if (body.job_id !== undefined && store.jobs.get(id, body.job_id) === undefined) {
+      if (body.job_id !== undefined && !ended && store.jobs.get(id, body.job_id) === undefined) {
         throw new ApiError('not_found', `${id} has no job ${body.job_id}`, { field: 'job_id' });
       }
-      settlePending(deps, id, body.turn_index, body);
+      settled = settlePending(deps, id, body.turn_index, body);
       parkIfSpent(deps, node, afterCommit);
+    } else {
+      // A repeat: the call as read above is the record.
+      const { turn_index: _, ...recorded } = call;
+      settled = recorded;
     }
-    const { turn_index: _, ...settled } = store.turns.toolCall(id, body.tool_call_id)!;
     const directive = directiveOf(store, node);
     if (directive.action !== 'continue') return { tool_call: settled, directive };
     const job =
@@ -64,14 +68,15 @@ export function recordToolResult(
 
 /**
  * Settles pending call `result.tool_call_id` of turn `turnIndex` with the report it makes and
- * their events, in the caller's transaction (a tool result's record, or a turn's with `results`).
+ * their events, in the caller's transaction (a tool result's record, or a turn's with `results`);
+ * answers the settled call.
  */
 export function settlePending(
   { store, events }: Pick<PlaneDeps, 'store' | 'events'>,
   id: string,
   turnIndex: number,
   result: Pick<ToolResultBody, 'tool_call_id' | 'status' | 'output' | 'job_id' | 'report'>,
-): void {
+): ToolCall {
   store.turns.settleToolCall(id, result.tool_call_id, {
     status: result.status,
     output: result.output ?? null,
@@ -85,4 +90,5 @@ export function settlePending(
   }
   const { turn_index: _, ...tool_call } = store.turns.toolCall(id, result.tool_call_id)!;
   events.record('node.tool', id, { node_id: id, turn_index: turnIndex, tool_call });
+  return tool_call;
 }

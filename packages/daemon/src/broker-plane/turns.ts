@@ -32,7 +32,14 @@ export function recordTurn(
   const fingerprint = createHash('sha256').update(JSON.stringify(turnBody)).digest('hex');
   return store.db.transaction((afterCommit) => {
     const node = nodeRow(store, id);
-    const recorded = store.turns.fingerprint(id, body.index);
+    // One read for the usual record (the next index); an earlier one's retry reads its own.
+    const last = store.turns.last(id);
+    const recorded =
+      body.index === last.index
+        ? last.fingerprint
+        : body.index < last.index
+          ? store.turns.fingerprint(id, body.index)
+          : undefined;
     if (recorded !== undefined) {
       if (recorded !== fingerprint) {
         throw new ApiError('conflict', `turn ${body.index} is already recorded with another body`, {
@@ -47,7 +54,7 @@ export function recordTurn(
         `node is '${node.state}'; turns are recorded only while it runs`,
       );
     }
-    const next = store.turns.lastIndex(id) + 1;
+    const next = last.index + 1;
     if (body.index !== next) {
       throw new ApiError('conflict', `the next turn of ${id} is ${next}, not ${body.index}`, {
         field: 'index',
@@ -85,7 +92,7 @@ export function recordTurn(
     node.output_tokens += body.usage.output_tokens;
     node.cost_usd += body.cost_usd ?? 0;
     node.updated_at = now();
-    store.nodes.save(node);
+    store.nodes.saveUsage(node);
     // Progress: the relaunch budget starts over.
     store.brokers.resetFaults(id);
     // Its mail is in a recorded turn now: acknowledged with it, not in a request of its own.

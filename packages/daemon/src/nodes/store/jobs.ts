@@ -7,6 +7,10 @@ export type JobState = Job['state'];
 
 const COLUMNS = 'id, node_id, kind, title, state, exit_code, started_at, finished_at';
 
+/** A directive's `cancel_jobs`, read on each record a broker makes: one seek of `jobs_to_cancel`. */
+export const TO_CANCEL = `SELECT id FROM jobs WHERE node_id = ? AND state = 'running'
+  AND cancel_requested_at IS NOT NULL ORDER BY id`;
+
 export function jobStore(db: Db) {
   const q = {
     insert: db.sqlite.prepare(
@@ -27,10 +31,7 @@ export function jobStore(db: Db) {
     ),
     running: db.sqlite.prepare(`SELECT id FROM jobs WHERE node_id = ? AND state = 'running'`),
     runningNodes: db.sqlite.prepare(`SELECT DISTINCT node_id FROM jobs WHERE state = 'running'`),
-    toCancel: db.sqlite.prepare(
-      `SELECT id FROM jobs WHERE node_id = ? AND state = 'running'
-       AND cancel_requested_at IS NOT NULL ORDER BY id`,
-    ),
+    toCancel: db.sqlite.prepare(TO_CANCEL),
   };
   return {
     /** A new running job. Call in the transaction that records `node.job`. */

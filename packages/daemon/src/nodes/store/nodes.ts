@@ -201,6 +201,11 @@ function prepare(db: Db) {
          started_at = :started_at, finished_at = :finished_at
        WHERE id = :id`,
     ),
+    saveUsage: db.sqlite.prepare(
+      `UPDATE nodes SET turns = :turns, input_tokens = :input_tokens,
+         output_tokens = :output_tokens, cost_usd = :cost_usd, updated_at = :updated_at
+       WHERE id = :id`,
+    ),
     list: db.sqlite.prepare(
       `SELECT * FROM nodes n WHERE ${VISIBLE}
          AND (:states IS NULL OR n.state IN (SELECT value FROM json_each(:states)))
@@ -296,6 +301,11 @@ export function nodeStore(db: Db) {
         ...mutable
       } = columnsOf(row);
       q.save.run({ ...mutable });
+    },
+    /** Writes just the row's usage and `updated_at`: a turn's record changes nothing else. */
+    saveUsage(row: NodeRow): void {
+      const { id, turns, input_tokens, output_tokens, cost_usd, updated_at } = row;
+      q.saveUsage.run({ id, turns, input_tokens, output_tokens, cost_usd, updated_at });
     },
     list(vis: Visibility, f: NodeFilter): NodeRow[] {
       const rows = q.list.all({

@@ -130,8 +130,18 @@ export function turnStore(db: Db) {
         finished_at: turn.finished_at,
         fingerprint: turn.fingerprint,
       });
+      const calls: ToolCall[] = [];
       for (const [position, call] of turn.tool_calls.entries()) {
         const failed = call.error !== undefined;
+        calls.push({
+          id: call.id,
+          name: call.name,
+          input: call.input ?? null,
+          status: failed ? 'error' : 'pending',
+          output: failed ? call.error : null,
+          job_id: null,
+          finished_at: failed ? turn.finished_at : null,
+        });
         q.insertCall.run({
           node_id: turn.node_id,
           id: call.id,
@@ -145,7 +155,21 @@ export function turnStore(db: Db) {
           finished_at: failed ? turn.finished_at : null,
         });
       }
-      return this.get(turn.node_id, turn.index)!;
+      // What `get` would read back, without reading it: the rows hold just these values.
+      return {
+        node_id: turn.node_id,
+        index: turn.index,
+        // As `get` reads it: the column holds whatever provider name was recorded.
+        model: { provider: turn.model.provider, model: turn.model.model } as Turn['model'],
+        input: turn.input,
+        text: turn.text,
+        tool_calls: calls,
+        usage: { input_tokens: turn.usage.input_tokens, output_tokens: turn.usage.output_tokens },
+        cost_usd: turn.cost_usd,
+        finish_reason: turn.finish_reason,
+        started_at: turn.started_at,
+        finished_at: turn.finished_at,
+      };
     },
     get(nodeId: string, index: number): Turn | undefined {
       const row = q.get.get(nodeId, index) as TurnRow | undefined;
@@ -158,6 +182,11 @@ export function turnStore(db: Db) {
     /** The newest turn's index; 0 when the node has none. */
     lastIndex(nodeId: string): number {
       return (q.last.get(nodeId) as TurnRow | undefined)?.idx ?? 0;
+    },
+    /** The newest turn's index (0 when none) and fingerprint: a record's checks in one read. */
+    last(nodeId: string): { index: number; fingerprint: string | undefined } {
+      const row = q.last.get(nodeId) as TurnRow | undefined;
+      return { index: row?.idx ?? 0, fingerprint: row?.fingerprint };
     },
     /** The node's turns `1..through` (default all), oldest first: what a broker resumes from. */
     list(nodeId: string, through = Number.MAX_SAFE_INTEGER): Turn[] {

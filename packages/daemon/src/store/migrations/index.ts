@@ -17,6 +17,7 @@ import { sql as idempotencyMade } from './016-idempotency-made.ts';
 import { sql as workspaces } from './017-workspaces.ts';
 import { sql as profileNetwork } from './018-profile-network.ts';
 import { sql as nodeNetwork } from './019-node-network.ts';
+import { sql as jobsToCancel } from './020-jobs-to-cancel.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -42,4 +43,5 @@ export const migrations: readonly string[] = [
   workspaces,
   profileNetwork,
   nodeNetwork,
+  jobsToCancel,
 ];
