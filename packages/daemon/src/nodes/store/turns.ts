@@ -62,8 +62,9 @@ interface ToolCallRow {
   finished_at: string | null;
 }
 
-export function turnStore(db: Db) {
-  const q = {
+/** The statements of `turnStore`, prepared once per database. */
+function prepare(db: Db) {
+  return {
     insert: db.sqlite.prepare(
       `INSERT INTO turns (node_id, idx, model, input, text, input_tokens, output_tokens, cost_usd,
          finish_reason, started_at, finished_at, fingerprint)
@@ -95,6 +96,10 @@ export function turnStore(db: Db) {
        ORDER BY t.rowid LIMIT :limit`,
     ),
   };
+}
+
+export function turnStore(db: Db) {
+  const q = prepare(db);
 
   const toTurn = (row: TurnRow): Turn => ({
     node_id: row.node_id,
