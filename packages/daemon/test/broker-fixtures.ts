@@ -137,11 +137,10 @@ export function expectOnceEach(indexes: number[], count: number) {
 }
 
 /**
- * The agent hosts of the daemon on `home` (the `.ts` entry, or its bundle in the home's cache;
- * each runs in `<home>/worktrees`) and the nodes each holds by the `brokers` record: one entry
- * per node running, `pid` its host's (shared by the host's nodes).
+ * The live agent hosts of the daemon on `home` (the `.ts` entry, or its bundle in the home's
+ * cache; each runs in `<home>/worktrees`), each with its parent's pid.
  */
-export function brokerProcesses(home: string): { pid: number; ppid: number; nodeId: string }[] {
+export function agentHosts(home: string): Map<number, number> {
   const worktrees = `${realpathSync(home)}/worktrees`;
   const hosts = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
@@ -157,6 +156,15 @@ export function brokerProcesses(home: string): { pid: number; ppid: number; node
       // gone, or another user's
     }
   }
+  return hosts;
+}
+
+/**
+ * The agent hosts of the daemon on `home` (`agentHosts`) and the nodes each holds by the
+ * `brokers` record: one entry per node running, `pid` its host's (shared by the host's nodes).
+ */
+export function brokerProcesses(home: string): { pid: number; ppid: number; nodeId: string }[] {
+  const hosts = agentHosts(home);
   if (hosts.size === 0) return [];
   const db = new DatabaseSync(join(home, 'svc.db'), { readOnly: true });
   try {

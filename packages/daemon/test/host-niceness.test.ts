@@ -3,12 +3,19 @@
  * the commands of its nodes (their sandboxes inherit it), while the daemon keeps its own; where
  * the kernel shares the CPU by session (autogroup), the host's session gets it too.
  */
-import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNiceness } from '../src/supervisor/host-niceness.ts';
-import { bash, createNode, scripted, submit, toolResults, waitForNode } from './broker-fixtures.ts';
+import {
+  agentHosts,
+  bash,
+  createNode,
+  scripted,
+  submit,
+  toolResults,
+  waitForNode,
+} from './broker-fixtures.ts';
 import { startTestDaemon, type TestDaemon } from './helpers.ts';
 
 const NICENESS = 7;
@@ -21,20 +28,8 @@ afterAll(async () => {
   await t?.stop();
 });
 
-/** The agent host processes of this daemon: they run in the worktrees directory. */
-function hosts(): number[] {
-  const dir = realpathSync(join(t.home, 'worktrees'));
-  return readdirSync('/proc').flatMap((name) => {
-    if (!/^\d+$/.test(name)) return [];
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (!cmdline.includes('broker/host.ts') && !cmdline.includes('/cache/broker-')) return [];
-      return readlinkSync(`/proc/${name}/cwd`) === dir ? [Number(name)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
+/** The agent host processes of this daemon. */
+const hosts = (): number[] => [...agentHosts(t.home).keys()];
 
 describe('agent hosts at a lower priority', () => {
   it("run the nodes' commands at the hosts' niceness, the daemon at its own", async () => {

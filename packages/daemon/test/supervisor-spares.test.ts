@@ -4,10 +4,9 @@
  * no node exits unless it is the one kept warm; the next launch lands on that one, and the room
  * is made again.
  */
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  agentHosts,
   brokerProcesses,
   createNode,
   eventually,
@@ -29,22 +28,8 @@ afterAll(async () => {
   await t?.stop();
 });
 
-/** The agent host processes of this daemon: they run in the worktrees directory. */
-function hosts(): number[] {
-  const dir = realpathSync(join(t.home, 'worktrees'));
-  return readdirSync('/proc').flatMap((name) => {
-    if (!/^\d+$/.test(name)) return [];
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (!cmdline.includes('broker/host.ts') && !cmdline.includes('/cache/broker-')) return [];
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const zombie = stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z';
-      return !zombie && readlinkSync(`/proc/${name}/cwd`) === dir ? [Number(name)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
+/** The agent host processes of this daemon. */
+const hosts = (): number[] => [...agentHosts(t.home).keys()];
 
 async function runOne(name: string): Promise<string> {
   const node = await createNode(t.call, {
