@@ -9,7 +9,7 @@
  * cap of `../supervisor/agent-host.ts`). Never while a node runs here: a full collection would
  * stall that node's loop.
  */
-import { heapRelease, lastResortCollection } from '../lifecycle/heap-release.ts';
+import { heapRelease } from '../lifecycle/heap-release.ts';
 
 /**
  * As the daemon's own (`HEAP_RELEASE_QUIET_MS`): past the gap between one node's end and the next
@@ -37,20 +37,7 @@ export interface HostIdleReleaseOptions {
 }
 
 export function hostIdleRelease(options: HostIdleReleaseOptions): HostIdleRelease {
-  let collect = options.collect;
-  let ran = false;
-  const release = heapRelease({
-    quietMs: options.quietMs ?? HOST_RELEASE_QUIET_MS,
-    collect: () => {
-      // A node launched during the spell: its own end starts the next one.
-      ran = !options.busy();
-      if (!ran) return;
-      collect ??= lastResortCollection();
-      collect();
-    },
-    onRelease: (ms) => {
-      if (ran) options.onRelease?.(ms);
-    },
-  });
+  // A node launched during the spell: its own end starts the next one.
+  const release = heapRelease({ ...options, quietMs: options.quietMs ?? HOST_RELEASE_QUIET_MS });
   return { idle: release.touch, close: release.close };
 }

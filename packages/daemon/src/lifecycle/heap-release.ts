@@ -30,6 +30,8 @@ export interface HeapReleaseOptions {
   collect?: () => void;
   /** After each release, with how long it took (ms). */
   onRelease?: (ms: number) => void;
+  /** True while a release must not run (an agent host's node would stall): skipped, not delayed. */
+  busy?: () => boolean;
 }
 
 export function heapRelease(options: HeapReleaseOptions = {}): HeapRelease {
@@ -52,6 +54,7 @@ export function heapRelease(options: HeapReleaseOptions = {}): HeapRelease {
     if (closed) return;
     const quietFor = performance.now() - last;
     if (quietFor < quietMs) return arm(quietMs - quietFor);
+    if (options.busy?.() === true) return;
     collect ??= lastResortCollection();
     const from = performance.now();
     collect();
@@ -79,7 +82,7 @@ type Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }
  * not in this one: the daemon's own global stays as it was (`globalThis.gc` is used when the
  * process was started with the flag, as the bench's daemon is).
  */
-export function lastResortCollection(): () => void {
+function lastResortCollection(): () => void {
   let gc = (globalThis as { gc?: Gc }).gc;
   if (gc === undefined) {
     setFlagsFromString('--expose-gc');
