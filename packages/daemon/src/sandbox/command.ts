@@ -152,7 +152,15 @@ export function bwrapSpawn(
   const fds: number[] = [];
   const mounts: string[] = [];
   const remounts: string[] = [];
+  const give = (fd: number) => {
+    fds.push(fd);
+    return String(fds.length + 2);
+  };
+  let system: { mounts: string[]; remounts: string[] };
   try {
+    system = systemArgs(give, (path) =>
+      plan.layers.some((l) => l.kind !== 'hide' && isWithin(l.path, path)),
+    );
     for (const layer of plan.layers) {
       if (layer.kind === 'hide') {
         if (!shownByBind(plan, layer.path)) continue;
@@ -167,12 +175,7 @@ export function bwrapSpawn(
       }
       const fd = openPath(layer.path);
       if (fd === null) continue;
-      fds.push(fd);
-      mounts.push(
-        layer.kind === 'rw' ? '--bind-fd' : '--ro-bind-fd',
-        String(fds.length + 2),
-        layer.path,
-      );
+      mounts.push(layer.kind === 'rw' ? '--bind-fd' : '--ro-bind-fd', give(fd), layer.path);
     }
   } catch (error) {
     for (const fd of fds) closeSync(fd);
@@ -182,10 +185,7 @@ export function bwrapSpawn(
     mounts.push(bind.writable === true ? '--bind' : '--ro-bind', bind.source, bind.dest);
   }
   const filter = seccompFd();
-  if (filter !== null) {
-    fds.push(filter);
-    mounts.push('--seccomp', String(fds.length + 2));
-  }
+  if (filter !== null) mounts.push('--seccomp', give(filter));
 
   const setenv = Object.entries(run.env).flatMap(([k, v]) => ['--setenv', k, v]);
   const bwrapArgs = [
@@ -197,8 +197,9 @@ export function bwrapSpawn(
     'ALL',
     '--clearenv',
     ...setenv,
-    ...systemArgs(),
+    ...system.mounts,
     ...mounts,
+    ...system.remounts,
     ...remounts,
     '--chdir',
     run.cwd,

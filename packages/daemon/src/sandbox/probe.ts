@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, closeSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { type CgroupBase, detectCgroups, sweepGroups } from './cgroup.ts';
 import { type NativeExecutor, nativeExecutorIn } from './executor-build.ts';
@@ -55,11 +55,25 @@ export function probeSandbox(home: string): SandboxHost {
     };
   }
   const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5_000 });
+  const fds: number[] = [];
+  const system = systemArgs(
+    (fd) => String(fds.push(fd) + 2),
+    () => false,
+  );
   const trial = spawnSync(
     bwrap,
-    ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', ...systemArgs(), '/bin/true'],
-    { encoding: 'utf8', timeout: 10_000, env: {} },
+    [
+      '--unshare-all',
+      '--die-with-parent',
+      '--cap-drop',
+      'ALL',
+      ...system.mounts,
+      ...system.remounts,
+      '/bin/true',
+    ],
+    { encoding: 'utf8', timeout: 10_000, env: {}, stdio: ['ignore', 'pipe', 'pipe', ...fds] },
   );
+  for (const fd of fds) closeSync(fd);
   if (trial.status !== 0) {
     const said = (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim();
     return {

@@ -5,8 +5,14 @@
  * resolution, certificates, shells' and tools' system-wide settings), a `/proc` of its own PID
  * namespace, a minimal `/dev` and a private `/tmp`. Not `/etc` whole: `/etc/shadow` and SSH host
  * keys are files a root daemon could otherwise hand its agents.
+ *
+ * `/etc` is a tmpfs of its own, read-only once filled: its files copied in (`--file`), its
+ * directories bound. bwrap reads the whole mount table again after every bind (to find what lies
+ * under it), so each bind costs more than the last: 30-odd file binds were half of a sandbox's
+ * start (`npm run bench:nodes`, perf). A copy reads as the bind did: a file replaced by a rename
+ * (how `/etc` files are updated) was not seen through the bind either, which held the old inode.
  */
-import { lstatSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs';
 
 const ETC = [
   'alternatives',
@@ -49,28 +55,57 @@ const ETC = [
 
 const TOP = ['bin', 'lib', 'lib32', 'lib64', 'libx32', 'sbin'];
 
-let cached: string[] | undefined;
+let cached: { head: string[]; tail: string[] } | undefined;
 
-/** bwrap arguments for the system part of every sandbox (the host's layout, read once). */
-export function systemArgs(): string[] {
-  if (cached !== undefined) return cached;
-  const args = ['--ro-bind', '/usr', '/usr'];
-  for (const name of TOP) {
-    const path = `/${name}`;
-    const link = linkTarget(path);
-    if (link !== null) args.push('--symlink', link, path);
-    else args.push('--ro-bind-try', path, path);
-  }
-  args.push('--ro-bind-try', '/opt', '/opt');
+/**
+ * bwrap arguments for the system part of every sandbox (the host's layout, read once; `/etc`
+ * looked at each time, so a file made since shows): `mounts` first, `remounts` after every other
+ * mount (a bind under `/etc` needs its mount point made there first). `give` takes a descriptor
+ * the launcher must inherit and answers the number bwrap knows it by; `boundOver` says whether a
+ * bind of the plan covers a path (then what it shows there is the plan's, not `/etc`'s).
+ */
+export function systemArgs(
+  give: (fd: number) => string,
+  boundOver: (path: string) => boolean,
+): { mounts: string[]; remounts: string[] } {
+  cached ??= layout();
+  const files: string[] = [];
+  const dirs: string[] = [];
   for (const name of ETC) {
     const path = `/etc/${name}`;
     // A link (`/etc/os-release` → `../usr/lib/os-release`, `resolv.conf` → a resolver's file)
-    // is bound by what it names, so it reads the same inside.
-    args.push('--ro-bind-try', path, path);
+    // is copied or bound as what it names, so it reads the same inside.
+    let fd: number;
+    try {
+      // Not blocking: a FIFO there would hold the open until someone wrote to it.
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch {
+      continue; // not on this host
+    }
+    const info = fstatSync(fd);
+    // No `--perms` (bwrap 0.5): copies read as mode 0666, on a mount no one may write.
+    if (info.isFile()) files.push('--file', give(fd), path);
+    else {
+      closeSync(fd);
+      if (info.isDirectory()) dirs.push('--ro-bind-try', path, path);
+    }
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  cached = args;
-  return args;
+  return {
+    mounts: [...cached.head, '--tmpfs', '/etc', ...files, ...dirs, ...cached.tail],
+    remounts: boundOver('/etc') ? [] : ['--remount-ro', '/etc'],
+  };
+}
+
+function layout() {
+  const head = ['--ro-bind', '/usr', '/usr'];
+  for (const name of TOP) {
+    const path = `/${name}`;
+    const link = linkTarget(path);
+    if (link !== null) head.push('--symlink', link, path);
+    else head.push('--ro-bind-try', path, path);
+  }
+  head.push('--ro-bind-try', '/opt', '/opt');
+  return { head, tail: ['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'] };
 }
 
 function linkTarget(path: string): string | null {
