@@ -25,6 +25,7 @@ import { makePlan } from '../src/sandbox/plan.ts';
 import { probeSandbox } from '../src/sandbox/probe.ts';
 import { openSession } from '../src/sandbox/session.ts';
 import { loadSandboxSettings } from '../src/sandbox/settings.ts';
+import { BALLAST_MB, loopHeld } from './sandbox-launch.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
 const FIRSTS = Number(process.env.BENCH_FIRSTS ?? 20);
@@ -154,6 +155,11 @@ for (let i = 0; i < FIRSTS; i++) {
   first.bare.push(fresh('bare'));
   first.node.push(fresh('node'));
 }
+const held = {
+  bare: loopHeld('bare', plan, FIRSTS),
+  spawn: loopHeld('spawn', plan, FIRSTS),
+  launcher: loopHeld('launcher', plan, FIRSTS),
+};
 
 const q = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -179,6 +185,14 @@ console.log('| first command | median ms | p99 ms | added (median) ms | ÷ bare 
 console.log('|---|---|---|---|---|');
 console.log(row('bare: the first spawn of a fresh process', first.bare, first.bare));
 console.log(row("a node's first: its sandbox made, then the command", first.node, first.bare));
+console.log('');
+console.log(
+  `| a sandbox started by an agent host (${BALLAST_MB} MB of heap): its event loop held | median ms | p99 ms | added (median) ms | ÷ bare |`,
+);
+console.log('|---|---|---|---|---|');
+console.log(row('bare: a `spawn` of `/bin/sh -c true`', held.bare, held.bare));
+console.log(row("started by the host's own `spawn`", held.spawn, held.bare));
+console.log(row("started by the host's launcher", held.launcher, held.bare));
 console.log('');
 console.log("| a node's idle sandbox, per process | RSS MB | PSS MB |");
 console.log('|---|---|---|');

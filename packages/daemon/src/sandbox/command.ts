@@ -34,10 +34,22 @@ export interface SandboxedSpawn {
   env: Record<string, string>;
   /** Descriptors the launcher inherits as fd 3, 4, … */
   fds: number[];
+  /**
+   * The same start for a launcher of its own (launcher.ts): bwrap's argv, what each of `fds` is
+   * (opened again there: `p` a handle on the path itself, `r` for reading) and the control group
+   * files it joins before its exec, where `file` is a shell that joins them.
+   */
+  direct: { argv: string[]; opens: Opened[]; joins: string[] };
   /** After the command ended: its groups killed and removed. */
   done(): Promise<void>;
   /** Right after the spawn: the descriptors are the child's now. */
   spawned(): void;
+}
+
+/** How a descriptor bwrap inherits was opened, so another process can open it the same way. */
+export interface Opened {
+  mode: 'p' | 'r';
+  path: string;
 }
 
 let counter = 0;
@@ -150,10 +162,12 @@ export function bwrapSpawn(
   assertConfinable(plan);
   const { host } = plan;
   const fds: number[] = [];
+  const opens: Opened[] = [];
   const mounts: string[] = [];
   const remounts: string[] = [];
-  const give = (fd: number) => {
+  const give = (fd: number, opened: Opened) => {
     fds.push(fd);
+    opens.push(opened);
     return String(fds.length + 2);
   };
   let system: { mounts: string[]; remounts: string[] };
@@ -175,7 +189,8 @@ export function bwrapSpawn(
       }
       const fd = openPath(layer.path);
       if (fd === null) continue;
-      mounts.push(layer.kind === 'rw' ? '--bind-fd' : '--ro-bind-fd', give(fd), layer.path);
+      const at = give(fd, { mode: 'p', path: layer.path });
+      mounts.push(layer.kind === 'rw' ? '--bind-fd' : '--ro-bind-fd', at, layer.path);
     }
   } catch (error) {
     for (const fd of fds) closeSync(fd);
@@ -185,7 +200,7 @@ export function bwrapSpawn(
     mounts.push(bind.writable === true ? '--bind' : '--ro-bind', bind.source, bind.dest);
   }
   const filter = seccompFd();
-  if (filter !== null) mounts.push('--seccomp', give(filter));
+  if (filter !== null) mounts.push('--seccomp', give(filter.fd, { mode: 'r', path: filter.path }));
 
   const setenv = Object.entries(run.env).flatMap(([k, v]) => ['--setenv', k, v]);
   const bwrapArgs = [
@@ -229,12 +244,14 @@ export function bwrapSpawn(
       }
     }
   };
+  const direct = (joins: string[]) => ({ argv: [host.bwrap, ...bwrapArgs], opens, joins });
   if (groups === null) {
     return {
       file: host.bwrap,
       args: bwrapArgs,
       env: launcherEnv,
       fds,
+      direct: direct([]),
       spawned: closeFds,
       done: async () => closeFds(),
     };
@@ -257,6 +274,7 @@ export function bwrapSpawn(
     ],
     env: launcherEnv,
     fds,
+    direct: direct(made.join),
     spawned: closeFds,
     done: async () => {
       closeFds();

@@ -9,6 +9,9 @@
  * user owns that no group or other may write; one that is not is built again over it, why
  * logged. Where no compiler works, sessions run the Node executor instead: as confined, only
  * heavier; why is logged once per process.
+ *
+ * The agent host's sandbox launcher (launcher.c) is built the same way, beside it, as
+ * `<cache>/sandbox-launcher-<hash>`; without it a host spawns its sandboxes itself.
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -25,7 +28,7 @@ import {
   type Stats,
   statSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where the daemon's plan says the source is and its binary belongs (the plan's `host`). */
@@ -37,8 +40,8 @@ export interface NativeExecutor {
 const SOURCE = fileURLToPath(new URL('./executor.c', import.meta.url));
 const FLAGS = ['-O2', '-std=gnu11'];
 const COMPILERS = ['cc', 'gcc'];
-const BUILT = /^sandbox-executor-[0-9a-f]{16}$/;
-const LEFT = /^sandbox-executor-[0-9a-f]{16}\.\d+-[0-9a-f]{8}\.tmp$/;
+const BUILT = /^sandbox-(executor|launcher)-[0-9a-f]{16}$/;
+const LEFT = /^sandbox-(executor|launcher)-[0-9a-f]{16}\.\d+-[0-9a-f]{8}\.tmp$/;
 const BUILD_TIMEOUT_MS = 120_000;
 /**
  * Another source's binary is removed once this old: a daemon of another version sharing the
@@ -51,9 +54,22 @@ const STALE_BINARY_MS = 24 * 60 * 60 * 1000;
  * read (an install without it): sessions then run the Node executor.
  */
 export function nativeExecutorIn(cacheDir: string): NativeExecutor | null {
+  return nativeIn(cacheDir, SOURCE, 'sandbox-executor');
+}
+
+/** The sandbox launcher's build beside `executor`'s (same cache, its own source and hash). */
+export function nativeLauncherOf(executor: NativeExecutor): NativeExecutor | null {
+  return nativeIn(
+    join(executor.binary, '..'),
+    join(executor.source, '..', 'launcher.c'),
+    'sandbox-launcher',
+  );
+}
+
+function nativeIn(cacheDir: string, source: string, name: string): NativeExecutor | null {
   let text: Buffer;
   try {
-    text = readFileSync(SOURCE);
+    text = readFileSync(source);
   } catch {
     return null;
   }
@@ -62,7 +78,17 @@ export function nativeExecutorIn(cacheDir: string): NativeExecutor | null {
     .update(text)
     .digest('hex')
     .slice(0, 16);
-  return { source: SOURCE, binary: join(cacheDir, `sandbox-executor-${hash}`) };
+  return { source, binary: join(cacheDir, `${name}-${hash}`) };
+}
+
+/** What a log line calls the binary of `spec`, and what runs in its stead. */
+function named(binary: string): { what: string; instead: string } {
+  return binary.includes('sandbox-launcher-')
+    ? { what: "the sandboxes' C launcher", instead: 'agent hosts start their sandboxes themselves' }
+    : {
+        what: "the sandbox's C executor",
+        instead: 'node sandboxes run the Node executor (as confined, about 40 MB more each)',
+      };
 }
 
 const builds = new Map<string, Promise<string | null>>();
@@ -98,7 +124,7 @@ async function ensure(spec: NativeExecutor, log: (why: string) => void): Promise
   const doubt = distrust(spec.binary);
   if (doubt === null) return spec.binary;
   if (doubt !== MISSING) {
-    log(`the sandbox's C executor ${spec.binary} ${doubt}, so it is built again`);
+    log(`${named(spec.binary).what} ${spec.binary} ${doubt}, so it is built again`);
   }
   const dir = join(spec.binary, '..');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -119,7 +145,7 @@ async function ensure(spec: NativeExecutor, log: (why: string) => void): Promise
     rmSync(tmp, { force: true });
   }
   throw new Error(
-    `the sandbox's C executor could not be built, so node sandboxes run the Node executor (as confined, about 40 MB more each): ${tried.join('; ')}`,
+    `${named(spec.binary).what} could not be built, so ${named(spec.binary).instead}: ${tried.join('; ')}`,
   );
 }
 
@@ -135,9 +161,7 @@ function install(tmp: string, binary: string): string {
     doubt = `could not be put in place (${(error as Error).message})`;
   }
   if (doubt !== null) {
-    throw new Error(
-      `the sandbox's C executor ${binary} ${doubt}, so node sandboxes run the Node executor (as confined, about 40 MB more each)`,
-    );
+    throw new Error(`${named(binary).what} ${binary} ${doubt}, so ${named(binary).instead}`);
   }
   removeOthers(join(binary, '..'), binary);
   return binary;
@@ -193,7 +217,10 @@ function runnable(path: string): boolean {
  */
 function removeOthers(dir: string, keep: string): void {
   const now = Date.now();
+  // Of its own kind only: an executor's build leaves the launcher alone, and the other way round.
+  const kind = `${basename(keep).replace(/-[0-9a-f]{16}$/, '')}-`;
   for (const name of readdirSync(dir)) {
+    if (!name.startsWith(kind)) continue;
     const path = join(dir, name);
     try {
       const age = () => now - statSync(path).mtimeMs;

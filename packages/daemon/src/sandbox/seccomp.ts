@@ -52,8 +52,8 @@ export function seccompProgram(arch = process.arch): Buffer | null {
 
 let file: string | null | undefined;
 
-/** A descriptor of the filter for one `bwrap` (which reads it whole), or `null`. */
-export function seccompFd(): number | null {
+/** A descriptor of the filter for one `bwrap` (which reads it whole), and its file, or `null`. */
+export function seccompFd(): { fd: number; path: string } | null {
   if (file === undefined) {
     const program = seccompProgram();
     if (program === null) file = null;
@@ -65,5 +65,5 @@ export function seccompFd(): number | null {
       process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     }
   }
-  return file === null ? null : openSync(file, 'r');
+  return file === null ? null : { fd: openSync(file, 'r'), path: file };
 }

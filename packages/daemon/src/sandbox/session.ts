@@ -16,11 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../errors.ts';
-import { bwrapSpawn, shellArgv, shownByBind } from './command.ts';
-import { nativeExecutor } from './executor-build.ts';
+import { bwrapSpawn, type SandboxedSpawn, shellArgv, shownByBind } from './command.ts';
+import { nativeExecutor, nativeLauncherOf } from './executor-build.ts';
 import { commandFrame, type ExecutorEvent, frameReader, killFrame } from './executor-wire.ts';
+import { launcherAt } from './launcher.ts';
 import type { SandboxPlan } from './plan.ts';
 import { PROXY_SOCKET_IN_SANDBOX, startProxy } from './proxy.ts';
+import { childChannel, launchedChannel, type SessionChannel } from './session-channel.ts';
 import { NODE_EXECUTOR, NODE_EXECUTOR_PATH } from './session-executor.ts';
 
 /** Where the C executor is bound in the sandbox. */
@@ -90,13 +92,14 @@ export async function openSession(
   onEnd: () => void = () => {},
 ): Promise<SandboxSession> {
   const native = plan.host.executor === null ? null : await nativeExecutor(plan.host.executor);
-  if (native === null || unstartable.has(native)) return openWith(plan, onEnd, null);
+  const launcher = await nativeLauncher(plan);
+  if (native === null || unstartable.has(native)) return openWith(plan, onEnd, null, launcher);
   try {
-    return await openWith(plan, onEnd, native);
+    return await openWith(plan, onEnd, native, launcher);
   } catch (error) {
     // A sandbox that starts with the Node executor but not with the C one: the binary cannot
     // run there (a library the sandbox does not show, say). This process uses Node's from now.
-    const session = await openWith(plan, onEnd, null);
+    const session = await openWith(plan, onEnd, null, launcher);
     unstartable.add(native);
     warn(
       `the sandbox's C executor ${native} did not start (${(error as Error).message}), so this process's node sandboxes run the Node executor`,
@@ -114,11 +117,22 @@ function warn(msg: string): void {
   );
 }
 
+/**
+ * The launcher's binary, built on first need beside the executor's; `null` (this process then
+ * starts its sandboxes itself) with no compiler, or with `SVC_SANDBOX_LAUNCHER=none`.
+ */
+async function nativeLauncher(plan: SandboxPlan): Promise<string | null> {
+  if (plan.host.executor === null || process.env.SVC_SANDBOX_LAUNCHER === 'none') return null;
+  const spec = nativeLauncherOf(plan.host.executor);
+  return spec === null ? null : nativeExecutor(spec);
+}
+
 /** The sandbox with the C executor at `native` in it, or Node's (`null`). */
 async function openWith(
   plan: SandboxPlan,
   onEnd: () => void,
   native: string | null,
+  launcher: string | null,
 ): Promise<SandboxSession> {
   const proxy = typeof plan.network === 'object' ? await proxyFor(plan.network.allow) : null;
   // Before its mounts are decided: a secret made while it starts makes it stale at once.
@@ -126,7 +140,7 @@ async function openWith(
     .filter((l) => l.kind === 'hide' && shownByBind(plan, l.path))
     .map((l) => l.path);
   const hidesAtStart = existingHides(hides);
-  const { jail, child } = startExecutor(plan, proxy, native);
+  const { jail, channel } = startExecutor(plan, proxy, native, launcher);
   const pending = new Map<number, Pending>();
   let next = 0;
   let dead: Error | null = null;
@@ -139,11 +153,11 @@ async function openWith(
     if (event.kind === 'ready') onReady?.(true);
     else deliver(pending, event);
   });
-  child.stdout.on('data', (data: Buffer) => {
+  channel.onData((data) => {
     // What is no frame of the executor's is something in the sandbox writing to its channel:
     // the sandbox goes.
     if (!reader.push(data)) {
-      child.kill('SIGKILL');
+      channel.kill();
       ended('the sandbox of this node wrote what its executor never writes');
     }
   });
@@ -161,21 +175,10 @@ async function openWith(
     pending.clear();
     void jail.done();
   };
-  child.once('close', () => ended('the sandbox of this node ended'));
-  child.once('error', (error) => ended(error.message));
-  child.stdin.on('error', () => ended('the sandbox of this node ended'));
+  channel.onEnd(ended);
   // Idle, the session holds no process open (the broker may exit, and the sandbox dies with
   // it: --die-with-parent); while a command runs, it does.
-  const stdout = child.stdout as Readable & { ref(): void; unref(): void };
-  const hold = (on: boolean) => {
-    if (on) {
-      child.ref();
-      stdout.ref();
-    } else {
-      child.unref();
-      stdout.unref();
-    }
-  };
+  const hold = (on: boolean) => channel.hold(on);
 
   if (!(await ready)) throw dead ?? new Error('the sandbox did not start');
   live = true;
@@ -183,9 +186,7 @@ async function openWith(
   return {
     executor: native === null ? 'node' : 'native',
     stale: () => dead !== null || existingHides(hides) !== hidesAtStart,
-    close: () => {
-      child.kill('SIGKILL');
-    },
+    close: () => channel.kill(),
     run(input, stop) {
       if (dead !== null) return Promise.reject(dead);
       const id = ++next;
@@ -200,7 +201,7 @@ async function openWith(
         );
       }
       return new Promise<SessionResult>((resolve, reject) => {
-        const kill = () => child.stdin.write(killFrame(id));
+        const kill = () => channel.write(killFrame(id));
         stop.addEventListener('abort', kill, { once: true });
         const settle = () => {
           stop.removeEventListener('abort', kill);
@@ -219,7 +220,7 @@ async function openWith(
           },
         });
         hold(true);
-        child.stdin.write(frame);
+        channel.write(frame);
         if (stop.aborted) kill();
       });
     },
@@ -228,9 +229,15 @@ async function openWith(
 
 /**
  * The sandbox with its executor started in it (the C one at `native`, else Node's), and the
- * node's proxy bound in, if any.
+ * node's proxy bound in, if any: by the host's launcher at `launcher` when there is one (no fork
+ * of this process), else by this process.
  */
-function startExecutor(plan: SandboxPlan, proxy: { path: string } | null, native: string | null) {
+function startExecutor(
+  plan: SandboxPlan,
+  proxy: { path: string } | null,
+  native: string | null,
+  launcher: string | null,
+): { jail: SandboxedSpawn; channel: SessionChannel } {
   const executor =
     native === null
       ? {
@@ -257,13 +264,19 @@ function startExecutor(plan: SandboxPlan, proxy: { path: string } | null, native
         : [{ source: proxy.path, dest: PROXY_SOCKET_IN_SANDBOX, writable: true }]),
     ],
   });
+  if (launcher !== null) {
+    // The launcher opens what bwrap reads again, as this process did: these are not needed.
+    jail.spawned();
+    const launched = launcherAt(launcher).start({ ...jail.direct, env: jail.env });
+    return { jail, channel: launchedChannel(launched) };
+  }
   const child = spawn(jail.file, jail.args, {
     cwd: '/',
     env: jail.env,
     stdio: ['pipe', 'pipe', 'ignore', ...jail.fds],
   }) as unknown as ChildProcessByStdio<Writable, Readable, null>;
   jail.spawned();
-  return { jail, child };
+  return { jail, channel: childChannel(child) };
 }
 
 /** A command's output or end, from the executor, given to the command waiting on it. */

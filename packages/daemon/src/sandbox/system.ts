@@ -65,7 +65,7 @@ let cached: { head: string[]; tail: string[] } | undefined;
  * bind of the plan covers a path (then what it shows there is the plan's, not `/etc`'s).
  */
 export function systemArgs(
-  give: (fd: number) => string,
+  give: (fd: number, opened: { mode: 'r'; path: string }) => string,
   boundOver: (path: string) => boolean,
 ): { mounts: string[]; remounts: string[] } {
   cached ??= layout();
@@ -84,7 +84,7 @@ export function systemArgs(
     }
     const info = fstatSync(fd);
     // No `--perms` (bwrap 0.5): copies read as mode 0666, on a mount no one may write.
-    if (info.isFile()) files.push('--file', give(fd), path);
+    if (info.isFile()) files.push('--file', give(fd, { mode: 'r', path }), path);
     else {
       closeSync(fd);
       if (info.isDirectory()) dirs.push('--ro-bind-try', path, path);

@@ -27,7 +27,11 @@ let token: string;
 
 beforeAll(async () => {
   d = await startTestDaemon();
-  const scopes = ['svc:llm', 'svc:act', ...(scoped === undefined ? [] : [`svc:files:read:user:${scoped}`])];
+  const scopes = [
+    'svc:llm',
+    'svc:act',
+    ...(scoped === undefined ? [] : [`svc:files:read:user:${scoped}`]),
+  ];
   ({ token } = await d.appToken(scopes));
 });
 
