@@ -221,9 +221,14 @@ async function memOfAsync(pid: number): Promise<Mem> {
   }
 }
 
-/** The processes left below the daemon (hosts, sandboxes, commands), esbuild's service aside. */
+/**
+ * The processes left below the daemon (hosts, sandboxes, commands), esbuild's service aside, and
+ * a host's sandbox launcher (a part of its host: src/sandbox/launcher.ts), which outlives no host.
+ */
 export function processesBelow(daemonPid: number): number {
-  return descendants(daemonPid, childrenMap()).filter((pid) => commOf(pid) !== 'esbuild').length;
+  return descendants(daemonPid, childrenMap()).filter(
+    (pid) => commOf(pid) !== 'esbuild' && !commOf(pid).startsWith('sandbox-launch'),
+  ).length;
 }
 
 /** The processes below the daemon whose command line `match` picks. */

@@ -1,10 +1,10 @@
 /**
  * The C executor of a node's sandbox (executor.c), compiled on first need with the host's `cc`
  * into the user's cache (executor-cache.ts: `~/.cache/svc`, else the daemon home's), as
- * `<cache>/sandbox-executor-<hash>`, `<hash>` covering the source, the flags and the
- * architecture: built once per change for every daemon of this user, atomically (a temporary
- * name, then a rename), so processes that race build the same file and every one finds a whole
- * binary. Static where the C library allows it, else dynamic (the sandbox binds the system
+ * `<cache>/sandbox-executor-<hash>`, `<hash>` covering the source (and native-common.h, the
+ * header it shares with the launcher), the flags and the architecture: built once per change for
+ * every daemon of this user, atomically (a temporary name, then a rename), so processes that race
+ * build the same file and every one finds a whole binary. Static where the C library allows it, else dynamic (the sandbox binds the system
  * read-only, so the library is there). A binary is used only while it is a regular file this
  * user owns that no group or other may write; one that is not is built again over it, why
  * logged. Where no compiler works, sessions run the Node executor instead: as confined, only
@@ -68,14 +68,18 @@ export function nativeLauncherOf(executor: NativeExecutor): NativeExecutor | nul
 
 function nativeIn(cacheDir: string, source: string, name: string): NativeExecutor | null {
   let text: Buffer;
+  let common: Buffer;
   try {
     text = readFileSync(source);
+    // The header both programs include (`#include "native-common.h"`, beside them).
+    common = readFileSync(join(source, '..', 'native-common.h'));
   } catch {
     return null;
   }
   const hash = createHash('sha256')
     .update(`${process.platform}\0${process.arch}\0${FLAGS.join(' ')}\0`)
     .update(text)
+    .update(common)
     .digest('hex')
     .slice(0, 16);
   return { source, binary: join(cacheDir, `${name}-${hash}`) };

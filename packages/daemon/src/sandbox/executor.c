@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "native-common.h"
+
 /* Kept equal to executor-wire.ts. */
 #define KEEP (1024 * 1024 + 1)
 #define CHUNK 65536
@@ -82,17 +84,6 @@ static int64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void put32(unsigned char *p, uint32_t v) {
-  p[0] = v & 0xff;
-  p[1] = (v >> 8) & 0xff;
-  p[2] = (v >> 16) & 0xff;
-  p[3] = (v >> 24) & 0xff;
-}
-
-static uint32_t get32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* The channel blocks: a broker slow to read slows the commands' output, never loses it. */
@@ -444,18 +435,8 @@ static void read_input(void) {
 
 int main(void) {
   /* Nothing it inherited reaches a command. */
-#ifdef SYS_close_range
-  if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
-#endif
-  {
-    for (int fd = 3; fd < 1024; fd++) close(fd);
-  }
-  signal(SIGPIPE, SIG_IGN);
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, NULL);
-  int sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+  close_inherited();
+  int sfd = child_signals();
   if (sfd < 0) return 1;
 
   /* A bound that cannot be read is no bound to drop silently: the executor does not start. */

@@ -41,6 +41,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "native-common.h"
+
 #define HEADER 9
 #define MAX_FRAME (16 * 1024 * 1024)
 #define MAX_MESSAGE 1024
@@ -57,17 +59,6 @@ struct session {
 
 static struct session *sessions;
 static struct sockaddr_un address;
-
-static void put32(unsigned char *p, uint32_t v) {
-  p[0] = v & 0xff;
-  p[1] = (v >> 8) & 0xff;
-  p[2] = (v >> 16) & 0xff;
-  p[3] = (v >> 24) & 0xff;
-}
-
-static uint32_t get32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* One write: a frame under PIPE_BUF reaches the host whole, whoever else writes to the pipe. */
 static void send_frame(int fd, char type, uint32_t id, const void *body, uint32_t len) {
@@ -272,18 +263,8 @@ int main(int argc, char **argv) {
   address.sun_family = AF_UNIX;
   strcpy(address.sun_path, argv[1]);
   /* Nothing it inherited reaches a sandbox (a test runner's pipe, say). */
-#ifdef SYS_close_range
-  if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
-#endif
-  {
-    for (int fd = 3; fd < 1024; fd++) close(fd);
-  }
-  signal(SIGPIPE, SIG_IGN);
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, NULL);
-  int sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+  close_inherited();
+  int sfd = child_signals();
   if (sfd < 0) return 1;
   fcntl(0, F_SETFD, FD_CLOEXEC);
   fcntl(1, F_SETFD, FD_CLOEXEC);

@@ -23,6 +23,11 @@ const HEADER = 9;
 const TOKEN_BYTES = 16;
 /** A connection that has not said its token by then is not a sandbox's. */
 const TOKEN_WAIT_MS = 10_000;
+/**
+ * A launcher with no sandbox this long ends (its host's next start begins another): a host
+ * whose nodes all wait holds no process but itself, as its spares' lull is also 30 s.
+ */
+export const LAUNCHER_IDLE_MS = 30_000;
 
 export interface LaunchStart {
   argv: string[];
@@ -52,16 +57,19 @@ export interface Launcher {
 const launchers = new Map<string, Launcher>();
 
 /** The launcher at `binary` of this process, started now unless running. */
-export function launcherAt(binary: string): Launcher {
+export function launcherAt(binary: string, idleMs = LAUNCHER_IDLE_MS): Launcher {
   let launcher = launchers.get(binary);
   if (launcher === undefined) {
-    launcher = startLauncher(binary, () => launchers.delete(binary));
+    const made = startLauncher(binary, idleMs, () => {
+      if (launchers.get(binary) === made) launchers.delete(binary);
+    });
+    launcher = made;
     launchers.set(binary, launcher);
   }
   return launcher;
 }
 
-function startLauncher(binary: string, onExit: () => void): Launcher {
+function startLauncher(binary: string, idleMs: number, onExit: () => void): Launcher {
   const dir = mkdtempSync(join(tmpdir(), 'svc-launch-'));
   const path = join(dir, 'launch.sock');
   const pending = new Map<number, Pending>();
@@ -79,9 +87,23 @@ function startLauncher(binary: string, onExit: () => void): Launcher {
   stdout.unref();
   (child.stdin as unknown as { unref?(): void }).unref?.();
 
+  // With no sandbox left (every start's `X` heard), it ends after `idleMs`: its stdin closed,
+  // and this process's next start makes another, taken out of the way at once.
+  let idle: NodeJS.Timeout | null = null;
+  const idleCheck = () => {
+    if (idle !== null) clearTimeout(idle);
+    idle = null;
+    if (pending.size > 0 || dead !== null) return;
+    idle = setTimeout(() => {
+      onExit();
+      child.stdin?.end();
+    }, idleMs);
+    idle.unref();
+  };
   const end = (why: string) => {
     if (dead !== null) return;
     dead = new Error(why);
+    if (idle !== null) clearTimeout(idle);
     onExit();
     server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -116,6 +138,7 @@ function startLauncher(binary: string, onExit: () => void): Launcher {
       if (type === 'F' || type === 'X') {
         pending.delete(id);
         byToken.delete(p.token);
+        idleCheck();
       }
     }
   });
@@ -154,6 +177,7 @@ function startLauncher(binary: string, onExit: () => void): Launcher {
       }
       pending.set(id, entry);
       byToken.set(token, entry);
+      idleCheck();
       child.stdin?.write(request);
       return {
         channel,

@@ -9,6 +9,8 @@
  */
 import { spawn } from 'node:child_process';
 import {
+  chmodSync,
+  copyFileSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -54,6 +56,14 @@ function readAll(socket: Socket): Promise<string> {
 }
 
 const sh = (script: string) => ['/bin/sh', '-c', script];
+
+function cmdlineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
 
 /** Parent pid and name of every process, from /proc. */
 function processes(): Map<number, { ppid: number; name: string }> {
@@ -145,6 +155,36 @@ describe('the sandbox launcher', () => {
     const closed = readAll(stranger);
     stranger.write('0'.repeat(32));
     expect(await closed).toBe('');
+  });
+
+  it('ends once it has had no sandbox for its idle time, and the next start makes another', async () => {
+    const copy = join(scratch, 'launcher-copy');
+    copyFileSync(binary, copy);
+    chmodSync(copy, 0o755);
+    const mine = () =>
+      [...processes()]
+        .filter(([pid, p]) => p.ppid === process.pid && cmdlineOf(pid).startsWith(copy))
+        .map(([pid]) => pid);
+    const short = launcherAt(copy, 20);
+    expect(
+      await readAll(
+        await short.start({ argv: sh('echo one'), env: {}, opens: [], joins: [] }).channel,
+      ),
+    ).toBe('one\n');
+    const first = mine();
+    expect(first).toHaveLength(1);
+    // Bounded, event by event: its exit follows its idle time.
+    for (let i = 0; i < 500 && mine().length > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(mine()).toEqual([]);
+    const again = launcherAt(copy, 20).start({
+      argv: sh('echo two'),
+      env: {},
+      opens: [],
+      joins: [],
+    });
+    expect(await readAll(await again.channel)).toBe('two\n');
   });
 
   it('ends with the process that runs it', async () => {
