@@ -85,8 +85,10 @@ export async function runBash(
   // Before the host is asked whether `cwd` exists: a path outside the sandbox is refused as
   // such, so a confined caller learns nothing of what lies outside it.
   const jail = sandboxed ? sandboxedSpawn(confine.plan, input, confine.tag) : null;
+  let fds: number[] = [];
   try {
     checkCwd(input.cwd);
+    if (jail !== null) fds = jail.open();
   } catch (error) {
     await jail?.done();
     throw error;
@@ -109,7 +111,7 @@ export async function runBash(
           // Not the daemon's directory: the launcher's PWD is what the sandbox's init inherits.
           cwd: '/',
           env: jail.env,
-          stdio: ['ignore', 'pipe', 'pipe', ...jail.fds],
+          stdio: ['ignore', 'pipe', 'pipe', ...fds],
           detached: true,
         }) as ChildProcessByStdio<null, Readable, Readable>);
   jail?.spawned();

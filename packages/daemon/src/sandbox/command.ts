@@ -1,55 +1,44 @@
 /**
  * One confined command: the `bwrap` invocation a plan makes for it. Every bind is made from a
- * descriptor opened here and checked to be the directory the plan named (`--bind-fd`), so a
- * directory swapped for a link between the plan and the mount leads nowhere; the command's first
- * process joins its control groups before `bwrap` starts anything.
+ * descriptor opened just before the start and checked to be the directory the plan named
+ * (`--bind-fd`, descriptors.ts), so a directory swapped for a link between the plan and the
+ * mount leads nowhere; the command's first process joins its control groups before `bwrap`
+ * starts anything.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readlinkSync,
-  realpathSync,
-} from 'node:fs';
+import { closeSync, lstatSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { isWithin } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import { type CommandGroups, makeGroups } from './cgroup.ts';
+import { type Opened, openDescriptors } from './descriptors.ts';
 import type { SandboxPlan } from './plan.ts';
 import { unavailableMessage } from './probe.ts';
 import { PROXY_ENV } from './proxy.ts';
-import { seccompFd } from './seccomp.ts';
+import { seccompFile } from './seccomp.ts';
 import { systemArgs } from './system.ts';
 import { viewAllows } from './view.ts';
-
-/** Linux `O_PATH` (the same on every architecture Node runs on): a handle, not an open for I/O. */
-const O_PATH = 0o10000000;
 
 export interface SandboxedSpawn {
   file: string;
   args: string[];
   /** The environment of the launcher (`bwrap` clears it for the command). */
   env: Record<string, string>;
-  /** Descriptors the launcher inherits as fd 3, 4, … */
-  fds: number[];
   /**
-   * The same start for a launcher of its own (launcher.ts): bwrap's argv, what each of `fds` is
-   * (opened again there: `p` a handle on the path itself, `r` for reading) and the control group
-   * files it joins before its exec, where `file` is a shell that joins them.
+   * What bwrap inherits as fd 3, 4, …, opened by whoever starts it, just before: this process
+   * (`open`), or a launcher of its own (launcher.ts), the same way (`openDescriptor`).
    */
-  direct: { argv: string[]; opens: Opened[]; joins: string[] };
+  opens: Opened[];
+  /** `opens` opened here, for this process's own spawn; throws when one cannot be (see `openDescriptor`). */
+  open(): number[];
+  /**
+   * The same start for a launcher: bwrap's argv, and the control group files it joins before its
+   * exec, where `file` is a shell that joins them.
+   */
+  direct: { argv: string[]; joins: string[] };
   /** After the command ended: its groups killed and removed. */
   done(): Promise<void>;
-  /** Right after the spawn: the descriptors are the child's now. */
+  /** Right after the spawn: what `open` opened is the child's now. */
   spawned(): void;
-}
-
-/** How a descriptor bwrap inherits was opened, so another process can open it the same way. */
-export interface Opened {
-  mode: 'p' | 'r';
-  path: string;
 }
 
 let counter = 0;
@@ -161,46 +150,35 @@ export function bwrapSpawn(
 ): SandboxedSpawn {
   assertConfinable(plan);
   const { host } = plan;
-  const fds: number[] = [];
   const opens: Opened[] = [];
   const mounts: string[] = [];
   const remounts: string[] = [];
-  const give = (fd: number, opened: Opened) => {
-    fds.push(fd);
-    opens.push(opened);
-    return String(fds.length + 2);
-  };
-  let system: { mounts: string[]; remounts: string[] };
-  try {
-    system = systemArgs(give, (path) =>
-      plan.layers.some((l) => l.kind !== 'hide' && isWithin(l.path, path)),
-    );
-    for (const layer of plan.layers) {
-      if (layer.kind === 'hide') {
-        if (!shownByBind(plan, layer.path)) continue;
-        const kind = kindOf(layer.path);
-        if (kind === 'dir') {
-          mounts.push('--tmpfs', layer.path);
-          remounts.push('--remount-ro', layer.path);
-        } else if (kind === 'file') {
-          mounts.push('--ro-bind', '/dev/null', layer.path);
-        }
-        continue;
+  const give = (opened: Opened) => String(opens.push(opened) + 2);
+  const system = systemArgs(give, (path) =>
+    plan.layers.some((l) => l.kind !== 'hide' && isWithin(l.path, path)),
+  );
+  for (const layer of plan.layers) {
+    const kind = kindOf(layer.path);
+    if (layer.kind === 'hide') {
+      if (!shownByBind(plan, layer.path)) continue;
+      if (kind === 'dir') {
+        mounts.push('--tmpfs', layer.path);
+        remounts.push('--remount-ro', layer.path);
+      } else if (kind === 'file') {
+        mounts.push('--ro-bind', '/dev/null', layer.path);
       }
-      const fd = openPath(layer.path);
-      if (fd === null) continue;
-      const at = give(fd, { mode: 'p', path: layer.path });
-      mounts.push(layer.kind === 'rw' ? '--bind-fd' : '--ro-bind-fd', at, layer.path);
+      continue;
     }
-  } catch (error) {
-    for (const fd of fds) closeSync(fd);
-    throw error;
+    // Gone since the plan, or a link now: nothing to bind. Checked again as it is opened.
+    if (kind === null || kind === 'link') continue;
+    const at = give({ mode: 'p', path: layer.path });
+    mounts.push(layer.kind === 'rw' ? '--bind-fd' : '--ro-bind-fd', at, layer.path);
   }
   for (const bind of run.extra ?? []) {
     mounts.push(bind.writable === true ? '--bind' : '--ro-bind', bind.source, bind.dest);
   }
-  const filter = seccompFd();
-  if (filter !== null) mounts.push('--seccomp', give(filter.fd, { mode: 'r', path: filter.path }));
+  const filter = seccompFile();
+  if (filter !== null) mounts.push('--seccomp', give({ mode: 'r', path: filter }));
 
   const setenv = Object.entries(run.env).flatMap(([k, v]) => ['--setenv', k, v]);
   const bwrapArgs = [
@@ -227,7 +205,6 @@ export function bwrapSpawn(
     try {
       groups = makeGroups(host.cgroup, run.group, plan);
     } catch (error) {
-      for (const fd of fds) closeSync(fd);
       throw new ApiError(
         'sandbox_unavailable',
         `the command's control group could not be made: ${(error as Error).message}`,
@@ -235,6 +212,11 @@ export function bwrapSpawn(
     }
   }
   const launcherEnv: Record<string, string> = { PATH: '/usr/bin:/bin', ...run.launcherEnv };
+  const fds: number[] = [];
+  const open = () => {
+    fds.push(...openDescriptors(opens));
+    return fds;
+  };
   const closeFds = () => {
     for (const fd of fds.splice(0)) {
       try {
@@ -244,13 +226,14 @@ export function bwrapSpawn(
       }
     }
   };
-  const direct = (joins: string[]) => ({ argv: [host.bwrap, ...bwrapArgs], opens, joins });
+  const direct = (joins: string[]) => ({ argv: [host.bwrap, ...bwrapArgs], joins });
   if (groups === null) {
     return {
       file: host.bwrap,
       args: bwrapArgs,
       env: launcherEnv,
-      fds,
+      opens,
+      open,
       direct: direct([]),
       spawned: closeFds,
       done: async () => closeFds(),
@@ -273,7 +256,8 @@ export function bwrapSpawn(
       ...bwrapArgs,
     ],
     env: launcherEnv,
-    fds,
+    opens,
+    open,
     direct: direct(made.join),
     spawned: closeFds,
     done: async () => {
@@ -291,30 +275,10 @@ export function shownByBind(plan: SandboxPlan, path: string): boolean {
   return plan.layers.some((l) => l.kind !== 'hide' && l.path !== path && isWithin(l.path, path));
 }
 
-/** A handle on `path` that is `path` itself (no link followed on the way), or `null`. */
-function openPath(path: string): number | null {
-  let fd: number;
-  try {
-    fd = openSync(path, O_PATH | constants.O_NOFOLLOW);
-  } catch {
-    return null; // gone since the plan: nothing to bind
-  }
-  try {
-    // O_NOFOLLOW with O_PATH opens a link itself rather than failing: refused here.
-    if (!fstatSync(fd).isSymbolicLink() && readlinkSync(`/proc/self/fd/${fd}`) === path) {
-      return fd;
-    }
-  } catch {
-    // Cannot be named back: refused below.
-  }
-  closeSync(fd);
-  return null;
-}
-
-function kindOf(path: string): 'dir' | 'file' | null {
+function kindOf(path: string): 'dir' | 'file' | 'link' | null {
   try {
     const info = lstatSync(path);
-    return info.isDirectory() ? 'dir' : 'file';
+    return info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'link' : 'file';
   } catch {
     return null;
   }

@@ -83,7 +83,7 @@ static void refuse(int report, uint32_t id, const char *what, const char *path, 
   _exit(127);
 }
 
-/* A handle on `path` itself that names `path` back (as command.ts's `openPath`), or -1. */
+/* A handle on `path` itself that names `path` back (as descriptors.ts's `openPath`), or -1. */
 static int open_path(const char *path) {
   int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return -1;

@@ -7,9 +7,10 @@
  * listens on, in a directory of its own (0700), saying first the random token of its start.
  *
  * What starts there is what `bwrapSpawn` makes, in its `direct` form: the same bwrap argv, each
- * descriptor bwrap reads opened again by the launcher's child as the host opened it (a bind's
- * handle checked to name its path), the command's control groups joined before the exec. A start
- * that fails (a bind's path changed meanwhile, say) is refused, never run another way.
+ * descriptor bwrap reads opened by the launcher's child as this process would open it for a
+ * spawn of its own (descriptors.ts: a bind's handle checked to name its path), the command's
+ * control groups joined before the exec. A start that fails (a bind's path changed meanwhile,
+ * say) is refused, never run another way; the host opens none of them itself.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Opened } from './command.ts';
+import type { Opened } from './descriptors.ts';
 
 const HEADER = 9;
 const TOKEN_BYTES = 16;

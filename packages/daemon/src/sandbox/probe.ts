@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, closeSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { type CgroupBase, detectCgroups, sweepGroups } from './cgroup.ts';
+import { type Opened, openDescriptors } from './descriptors.ts';
 import { type NativeExecutor, nativeExecutorIn } from './executor-build.ts';
 import { executorCacheDir } from './executor-cache.ts';
 import { systemArgs } from './system.ts';
@@ -55,11 +56,12 @@ export function probeSandbox(home: string): SandboxHost {
     };
   }
   const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5_000 });
-  const fds: number[] = [];
+  const opens: Opened[] = [];
   const system = systemArgs(
-    (fd) => String(fds.push(fd) + 2),
+    (opened) => String(opens.push(opened) + 2),
     () => false,
   );
+  const fds = openDescriptors(opens);
   const trial = spawnSync(
     bwrap,
     [

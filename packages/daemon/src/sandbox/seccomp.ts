@@ -5,7 +5,7 @@
  * secrets from its memory. Every other call is allowed. Calls of another architecture's ABI
  * (32-bit, x32) are refused whole: their numbers differ and would slip past the list.
  */
-import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,8 +52,8 @@ export function seccompProgram(arch = process.arch): Buffer | null {
 
 let file: string | null | undefined;
 
-/** A descriptor of the filter for one `bwrap` (which reads it whole), and its file, or `null`. */
-export function seccompFd(): { fd: number; path: string } | null {
+/** The file of the filter, which each `bwrap` is handed opened (it reads it whole), or `null`. */
+export function seccompFile(): string | null {
   if (file === undefined) {
     const program = seccompProgram();
     if (program === null) file = null;
@@ -65,5 +65,5 @@ export function seccompFd(): { fd: number; path: string } | null {
       process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     }
   }
-  return file === null ? null : { fd: openSync(file, 'r'), path: file };
+  return file;
 }

@@ -265,15 +265,24 @@ function startExecutor(
     ],
   });
   if (launcher !== null) {
-    // The launcher opens what bwrap reads again, as this process did: these are not needed.
-    jail.spawned();
-    const launched = launcherAt(launcher).start({ ...jail.direct, env: jail.env });
+    const launched = launcherAt(launcher).start({
+      ...jail.direct,
+      opens: jail.opens,
+      env: jail.env,
+    });
     return { jail, channel: launchedChannel(launched) };
+  }
+  let fds: number[];
+  try {
+    fds = jail.open();
+  } catch (error) {
+    void jail.done();
+    throw error;
   }
   const child = spawn(jail.file, jail.args, {
     cwd: '/',
     env: jail.env,
-    stdio: ['pipe', 'pipe', 'ignore', ...jail.fds],
+    stdio: ['pipe', 'pipe', 'ignore', ...fds],
   }) as unknown as ChildProcessByStdio<Writable, Readable, null>;
   jail.spawned();
   return { jail, channel: childChannel(child) };

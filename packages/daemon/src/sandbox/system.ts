@@ -12,7 +12,7 @@
  * start (`npm run bench:nodes`, perf). A copy reads as the bind did: a file replaced by a rename
  * (how `/etc` files are updated) was not seen through the bind either, which held the old inode.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs';
+import { lstatSync, readlinkSync, statSync } from 'node:fs';
 
 const ETC = [
   'alternatives',
@@ -60,12 +60,12 @@ let cached: { head: string[]; tail: string[] } | undefined;
 /**
  * bwrap arguments for the system part of every sandbox (the host's layout, read once; `/etc`
  * looked at each time, so a file made since shows): `mounts` first, `remounts` after every other
- * mount (a bind under `/etc` needs its mount point made there first). `give` takes a descriptor
- * the launcher must inherit and answers the number bwrap knows it by; `boundOver` says whether a
- * bind of the plan covers a path (then what it shows there is the plan's, not `/etc`'s).
+ * mount (a bind under `/etc` needs its mount point made there first). `give` takes a file bwrap
+ * must inherit opened and answers the descriptor number bwrap knows it by; `boundOver` says
+ * whether a bind of the plan covers a path (then what it shows there is the plan's, not `/etc`'s).
  */
 export function systemArgs(
-  give: (fd: number, opened: { mode: 'r'; path: string }) => string,
+  give: (opened: { mode: 'r'; path: string }) => string,
   boundOver: (path: string) => boolean,
 ): { mounts: string[]; remounts: string[] } {
   cached ??= layout();
@@ -75,20 +75,10 @@ export function systemArgs(
     const path = `/etc/${name}`;
     // A link (`/etc/os-release` → `../usr/lib/os-release`, `resolv.conf` → a resolver's file)
     // is copied or bound as what it names, so it reads the same inside.
-    let fd: number;
-    try {
-      // Not blocking: a FIFO there would hold the open until someone wrote to it.
-      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    } catch {
-      continue; // not on this host
-    }
-    const info = fstatSync(fd);
+    const info = statSync(path, { throwIfNoEntry: false });
     // No `--perms` (bwrap 0.5): copies read as mode 0666, on a mount no one may write.
-    if (info.isFile()) files.push('--file', give(fd, { mode: 'r', path }), path);
-    else {
-      closeSync(fd);
-      if (info.isDirectory()) dirs.push('--ro-bind-try', path, path);
-    }
+    if (info?.isFile()) files.push('--file', give({ mode: 'r', path }), path);
+    else if (info?.isDirectory()) dirs.push('--ro-bind-try', path, path);
   }
   return {
     mounts: [...cached.head, '--tmpfs', '/etc', ...files, ...dirs, ...cached.tail],
