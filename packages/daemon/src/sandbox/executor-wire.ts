@@ -26,7 +26,8 @@ export type ExecutorEvent =
   | { kind: 'end'; id: number; code: number | null; signal: string | null }
   | { kind: 'failed'; id: number; message: string };
 
-function frame(type: string, id: number, body: Buffer): Buffer {
+/** A frame of this wire's shape (the launcher's, launcher.ts, has it too). */
+export function frame(type: string, id: number, body: Buffer): Buffer {
   const header = Buffer.alloc(HEADER);
   header.write(type, 0, 'latin1');
   header.writeUInt32LE(id, 1);

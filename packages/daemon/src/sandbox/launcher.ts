@@ -19,8 +19,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Opened } from './descriptors.ts';
+import { frame, HEADER, killFrame } from './executor-wire.ts';
 
-const HEADER = 9;
 const TOKEN_BYTES = 16;
 /** A connection that has not said its token by then is not a sandbox's. */
 const TOKEN_WAIT_MS = 10_000;
@@ -73,6 +73,7 @@ export function launcherAt(binary: string, idleMs = LAUNCHER_IDLE_MS): Launcher 
 function startLauncher(binary: string, idleMs: number, onExit: () => void): Launcher {
   const dir = mkdtempSync(join(tmpdir(), 'svc-launch-'));
   const path = join(dir, 'launch.sock');
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
   const pending = new Map<number, Pending>();
   const byToken = new Map<string, Pending>();
   let next = 0;
@@ -107,7 +108,9 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
     if (idle !== null) clearTimeout(idle);
     onExit();
     server.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
+    // One listener per launcher this process ran: a host's launchers come and go (idle exits).
+    process.off('exit', removeDir);
     for (const p of pending.values()) p.reject(dead);
     pending.clear();
     byToken.clear();
@@ -117,7 +120,7 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
     end(`the sandbox launcher ended (${signal ?? `exit ${code}`})`),
   );
   child.stdin?.on('error', () => end('the sandbox launcher ended'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  process.once('exit', removeDir);
 
   let held: Buffer = Buffer.alloc(0);
   stdout.on('data', (data: Buffer) => {
@@ -183,7 +186,7 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
       return {
         channel,
         kill: () => {
-          if (dead === null) child.stdin?.write(frame('K', id, Buffer.alloc(0)));
+          if (dead === null) child.stdin?.write(killFrame(id));
         },
       };
     },
@@ -214,14 +217,6 @@ function accept(socket: Socket, byToken: Map<string, Pending>) {
   };
   socket.on('data', onData);
   socket.on('error', () => socket.destroy());
-}
-
-function frame(type: string, id: number, body: Buffer): Buffer {
-  const header = Buffer.alloc(HEADER);
-  header.write(type, 0, 'latin1');
-  header.writeUInt32LE(id, 1);
-  header.writeUInt32LE(body.length, 5);
-  return Buffer.concat([header, body]);
 }
 
 /**

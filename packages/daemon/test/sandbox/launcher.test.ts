@@ -165,6 +165,7 @@ describe('the sandbox launcher', () => {
       [...processes()]
         .filter(([pid, p]) => p.ppid === process.pid && cmdlineOf(pid).startsWith(copy))
         .map(([pid]) => pid);
+    const exitListeners = process.listenerCount('exit');
     const short = launcherAt(copy, 20);
     expect(
       await readAll(
@@ -178,6 +179,11 @@ describe('the sandbox launcher', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(mine()).toEqual([]);
+    // Its cleanup at this process's exit went with it: launchers that come and go add none.
+    for (let i = 0; i < 500 && process.listenerCount('exit') > exitListeners; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(process.listenerCount('exit')).toBe(exitListeners);
     const again = launcherAt(copy, 20).start({
       argv: sh('echo two'),
       env: {},
