@@ -4,10 +4,10 @@
  * `<cache>/sandbox-executor-<hash>`, `<hash>` covering the source (and native-common.h, the
  * header it shares with the launcher), the flags and the architecture: built once per change for
  * every daemon of this user, atomically (a temporary name, then a rename), so processes that race
- * build the same file and every one finds a whole binary. Static where the C library allows it, else dynamic (the sandbox binds the system
- * read-only, so the library is there). A binary is used only while it is a regular file this
- * user owns that no group or other may write; one that is not is built again over it, why
- * logged. Where no compiler works, sessions run the Node executor instead: as confined, only
+ * build the same file and every one finds a whole binary. Static where the C library allows it,
+ * else dynamic (the sandbox binds the system read-only, so the library is there). A binary is
+ * used only while it is a regular file this user owns that no group or other may write; one that
+ * is not is built again over it, why logged. Where no compiler works, sessions run the Node executor instead: as confined, only
  * heavier; why is logged once per process.
  *
  * The agent host's sandbox launcher (launcher.c) is built the same way, beside it, as
