@@ -277,7 +277,10 @@ export function shownByBind(plan: SandboxPlan, path: string): boolean {
 
 function kindOf(path: string): 'dir' | 'file' | 'link' | null {
   try {
-    const info = lstatSync(path);
+    // A missing path answers `undefined`, not a thrown error: most names asked about are absent
+    // on a given system, and an error's stack cost more than the lstat.
+    const info = lstatSync(path, { throwIfNoEntry: false });
+    if (info === undefined) return null;
     return info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'link' : 'file';
   } catch {
     return null;

@@ -100,7 +100,9 @@ function layout() {
 
 function linkTarget(path: string): string | null {
   try {
-    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
+    return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true
+      ? readlinkSync(path)
+      : null;
   } catch {
     return null;
   }
