@@ -8,7 +8,6 @@
  * call's result (`job_end`, one record), so a person sees what the node is running and can stop
  * just that command (`nodes.jobs.cancel`) without stopping the node.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BASH_TIMEOUT_MAX_MS } from '@svc/protocol';
 import { z } from 'zod';
 import { type BashResult, runBash } from '../../bash/run.ts';
@@ -155,7 +154,7 @@ async function watchCancel(
   done: AbortSignal,
 ): Promise<void> {
   try {
-    await sleep(WATCH_AFTER_MS, undefined, { signal: done });
+    if (!(await pause(WATCH_AFTER_MS, done))) return;
     while (!done.aborted) {
       const asked = Date.now();
       const directive = await port.directive(WATCH_HOLD_S, done);
@@ -166,11 +165,30 @@ async function watchCancel(
       // The node is being stopped or parked: its signal, not this loop, ends the command.
       if (directive.action !== 'continue') return;
       const gap = WATCH_MIN_GAP_MS - (Date.now() - asked);
-      if (gap > 0) await sleep(gap, undefined, { signal: done });
+      if (gap > 0 && !(await pause(gap, done))) return;
     }
   } catch {
     // `done` (the command ended), or the daemon unreachable: the command runs on regardless.
   }
+}
+
+/**
+ * Waits `ms`; `false` at once when `done` aborts first. Not `timers/promises`: its rejection on
+ * an abort makes an error with its stack, and nearly every command ends within the first wait.
+ */
+function pause(ms: number, done: AbortSignal): Promise<boolean> {
+  if (done.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const stop = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      done.removeEventListener('abort', stop);
+      resolve(true);
+    }, ms);
+    done.addEventListener('abort', stop, { once: true });
+  });
 }
 
 /** Records how the job ended; a node being stopped may no longer be heard, which changes nothing. */
