@@ -307,13 +307,17 @@ export function readable(body: SseBody): ReadableStream<Uint8Array> {
 }
 
 /**
- * The streams to wake on the event loop's next turn. The commits of one turn then go out
- * together: one read of the log and one write per stream, however many there were.
+ * The streams to wake once the code that woke them is done: the commits one flush made durable
+ * (`store/group-commit.ts` tells them all in one callback) then go out together, one read of the
+ * log and one write per stream, however many there were. A microtask, not the loop's next
+ * check phase: under load the other I/O callbacks of the same turn (every request that came in
+ * meanwhile) ran first, holding the events back by their whole run (p99 about 11 ms with 8
+ * active nodes on 2 cores).
  */
 const woken = new Set<() => void>();
 
 function onNextTurn(resume: () => void): void {
-  if (woken.size === 0) setImmediate(wakeAll);
+  if (woken.size === 0) queueMicrotask(wakeAll);
   woken.add(resume);
 }
 
