@@ -4,7 +4,10 @@
  *
  * Turns: BENCH_NODES nodes (default 200), each three scripted turns (a bash call, a report, a
  * submit), BENCH_CONCURRENCY brokers at a time (default 8), watched by BENCH_WATCHERS event
- * streams (default 50):
+ * streams (default 50), on a daemon that has run BENCH_WARMUP nodes (default 200) the same way
+ * first: a daemon's first seconds also pay what it pays once (V8 compiling its code and its
+ * host's, esbuild building the host bundle, the first host loading TypeScript), which its
+ * figures while it runs do not; those first nodes' own overhead is printed apart (cold);
  * - total wall time, create to the last outcome ↔ BENCH_NODES bare `node -e ''` spawns, the
  *   same number at a time;
  * - broker start (launch → `broker.claim` answered: a warm spare started before it is handed
@@ -67,6 +70,8 @@ import { runStartups } from './nodes-wake.ts';
 
 const env = process.env;
 const NODES = positive(env.BENCH_NODES, 200);
+/** `BENCH_WARMUP=0`: none, the figures then those of a fresh daemon's first nodes. */
+const WARMUP = env.BENCH_WARMUP === '0' ? 0 : positive(env.BENCH_WARMUP, 200);
 const CONCURRENCY = positive(env.BENCH_CONCURRENCY, 8);
 const WATCHERS = positive(env.BENCH_WATCHERS, 50);
 const STARTS = positive(env.BENCH_STARTS, 20);
@@ -127,6 +132,7 @@ try {
   const home = newHome();
   const daemon = await startBenchDaemon(home, CONCURRENCY);
   daemons.push(daemon);
+  const cold = WARMUP > 0 ? await runTurns(daemon, home, WARMUP, WATCHERS, SCRIPT, 'done') : null;
   const turns = await runTurns(daemon, home, NODES, WATCHERS, SCRIPT, 'done');
   const startup = await runStartups(daemon, home, STARTS, WAKES);
   // The issue's one-active-node targets, on the same daemon: each node created once the one
@@ -146,6 +152,11 @@ try {
   print([
     `# svc nodes benchmark (${NODES} nodes × 3 scripted turns, ${CONCURRENCY} brokers at a time, ${WATCHERS} stream watchers, Node ${process.versions.node})`,
     '',
+    ...(cold === null
+      ? []
+      : [
+          `First ${WARMUP - cold.failed} of ${WARMUP} nodes done on the fresh daemon (its warm-up, measured apart: cold); then:`,
+        ]),
     `${NODES - turns.failed} of ${NODES} nodes done; ${turns.overheads.length} turn gaps, ${turns.lags.length} event deliveries measured; then ${ONE_NODES - one.failed} of ${ONE_NODES} one at a time (${one.overheads.length} gaps); ${startup.first.length} first turns, ${startup.wake.length} wakes by a message, ${startup.child.length} by a child's outcome, ${startup.human.length} by an answer.`,
     '',
     ...table([
@@ -173,6 +184,22 @@ try {
         1,
         lagMax,
       ),
+      ...(cold === null
+        ? []
+        : [
+            row(
+              "cold: a fresh daemon's first nodes, overhead per turn, median (ms)",
+              pct(cold.overheads, 50),
+              pct(bareNotify.step, 50),
+              1,
+            ),
+            row(
+              `cold: a fresh daemon's first nodes, event lag to ${WATCHERS} watchers, p99 (ms)`,
+              pct(cold.lags, 99),
+              pct(bareNotify.lag, 99),
+              1,
+            ),
+          ]),
       row(
         'one active node: overhead per turn, median (ms)',
         pct(one.overheads, 50),
