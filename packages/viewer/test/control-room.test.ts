@@ -413,6 +413,9 @@ describe.skipIf(!present && !onCi)('the control room in Chromium', () => {
       await page.getByRole('status').filter({ hasText: 'Budgets saved' }).waitFor();
       expect((await get(n.budget.id)).budgets.max_turns).toBe(3);
       await page.locator('h2 .badge', { hasText: 'done' }).waitFor({ timeout: 10_000 });
+      // Done, the node has no budgets form any more: what the save said stays all the same.
+      expect(await page.getByRole('form', { name: 'Budgets' }).count()).toBe(0);
+      await page.getByRole('status').filter({ hasText: 'Budgets saved' }).waitFor();
     });
 
     it('forks a node with models-only scopes and opens the fork', async () => {

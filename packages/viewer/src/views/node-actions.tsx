@@ -50,7 +50,7 @@ export function NodeActions({ node, onChange }: { node: SvcNode; onChange: () =>
       </div>
       <StatusLine status={action.status} />
       {can('message') && <Message busy={action.busy} post={post} />}
-      {can('budgets') && <Budgets node={node} onChange={onChange} />}
+      {can('budgets') && <Budgets node={node} action={action} onChange={onChange} />}
       {can('fork') && <Fork node={node} />}
     </section>
   );
@@ -120,8 +120,20 @@ const BUDGETS = [
   ['max_cost_usd', 'Max cost (USD)', '0.01'],
 ] as const;
 
-function Budgets({ node, onChange }: { node: SvcNode; onChange: () => void }) {
-  const action = useAction();
+/**
+ * The node's budgets. Its answer shows in the section's status line, not in a line of its own:
+ * a raised budget can wake the node and finish it at once, and this form leaves with the state
+ * that allowed it, which took its line (and what it said) along.
+ */
+function Budgets({
+  node,
+  action,
+  onChange,
+}: {
+  node: SvcNode;
+  action: ReturnType<typeof useAction>;
+  onChange: () => void;
+}) {
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(BUDGETS.map(([key]) => [key, String(node.budgets[key] ?? '')])),
   );
@@ -144,30 +156,27 @@ function Budgets({ node, onChange }: { node: SvcNode; onChange: () => void }) {
       .then(onChange);
   }
   return (
-    <>
-      <details open={open}>
-        <summary>Budgets{parked && ' (parked at one: raise it to go on)'}</summary>
-        <form class="inline" aria-label="Budgets" onSubmit={save}>
-          {BUDGETS.map(([key, label, step]) => (
-            <label key={key} class="field">
-              {label}
-              <input
-                type="number"
-                min={step}
-                step={step}
-                value={values[key]}
-                placeholder="no limit"
-                onInput={(e) => setValues({ ...values, [key]: e.currentTarget.value })}
-              />
-            </label>
-          ))}
-          <button type="submit" disabled={action.busy}>
-            Save budgets
-          </button>
-        </form>
-      </details>
-      <StatusLine status={action.status} />
-    </>
+    <details open={open}>
+      <summary>Budgets{parked && ' (parked at one: raise it to go on)'}</summary>
+      <form class="inline" aria-label="Budgets" onSubmit={save}>
+        {BUDGETS.map(([key, label, step]) => (
+          <label key={key} class="field">
+            {label}
+            <input
+              type="number"
+              min={step}
+              step={step}
+              value={values[key]}
+              placeholder="no limit"
+              onInput={(e) => setValues({ ...values, [key]: e.currentTarget.value })}
+            />
+          </label>
+        ))}
+        <button type="submit" disabled={action.busy}>
+          Save budgets
+        </button>
+      </form>
+    </details>
   );
 }
 
