@@ -1,7 +1,8 @@
 /**
  * Many watchers of the log cost about one: the streams a commit wakes share one read of the
- * table and one encoding of the page, the commits of one turn of the event loop go out in one
- * write per stream, and a stream that has sent everything reads nothing until the next commit.
+ * table and one encoding of the page, the commits one flush made durable go out in one write per
+ * stream, before the loop runs anything else, and a stream that has sent everything reads
+ * nothing until the next commit.
  */
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -91,6 +92,42 @@ describe('event streams to many watchers', () => {
     expect((await nextChunks(readers)).map((c) => /event: (\S+)/.exec(text(c))?.[1])).toEqual(
       Array(WATCHERS).fill('test.d'),
     );
+    close();
+  });
+
+  it('write the events a flush made durable before the loop runs anything else', async () => {
+    const { log, readers, close } = watched();
+    await nextChunks(readers);
+    const store = stores.at(-1)!;
+    const sent: string[] = [];
+    const sink = {
+      write: (bytes: Uint8Array) => sent.push(text(bytes)) > 0,
+      onDrain: () => {},
+      end: () => {},
+      destroy: () => {},
+    };
+    const abort = new AbortController();
+    eventStream(log, sseRegistry(), {
+      after: log.lastSeq(),
+      kinds: undefined,
+      keepaliveMs: 60_000,
+      signal: abort.signal,
+    }).start(sink);
+    // What else the loop has to do once the flush is in: queued by the flush's first callback,
+    // so ahead of anything the streams' wake-up could put on the loop after it.
+    let writtenBeforeNext: boolean | undefined;
+    store.db.transaction((afterCommit) => {
+      afterCommit(() =>
+        setImmediate(() => {
+          writtenBeforeNext = sent.some((chunk) => chunk.includes('event: test.first'));
+        }),
+      );
+      log.record('test.first', null, {});
+    });
+    await nextChunks(readers);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writtenBeforeNext).toBe(true);
+    abort.abort();
     close();
   });
 
