@@ -16,8 +16,9 @@
  *   `cgroup.procs`), connects to <socket> and writes the token, makes the connection its stdin
  *   and stdout and /dev/null its stderr, and execs argv. Nothing else it holds is inherited.
  * - `K` kill: SIGKILL to the session's process (bwrap: its sandbox ends with it).
- * It writes on stdout `F` (id, a message) when a start failed before its exec, and `X` (id, i32
- * code or -1, i32 signal or 0) when a session's process ended.
+ * It writes on stdout `R` (id, no body) once a start's child has said its token on its
+ * connection, `F` (id, a message) when a start failed before its exec, and `X` (id, i32 code or
+ * -1, i32 signal or 0) when a session's process ended.
  *
  * It ends when its stdin ends or its parent dies (the sandboxes then end too: bwrap's
  * --die-with-parent). One poll loop, no threads; children reaped through a signalfd.
@@ -130,6 +131,9 @@ static void start_child(uint32_t id, char *token, char **argv, char **env, char 
     refuse(report, id, "could not reach its host at", address.sun_path, errno);
   if (write(sock, token, TOKEN_LEN) != TOKEN_LEN)
     refuse(report, id, "could not reach its host at", address.sun_path, errno);
+  /* Before the `X` its end brings (one pipe, in order): the host then waits for the connection,
+   * already queued at its socket, even when it reads the `X` first. */
+  send_frame(report, 'R', id, NULL, 0);
   int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (null < 0 || dup2(sock, 0) < 0 || dup2(sock, 1) < 0 || dup2(null, 2) < 0)
     refuse(report, id, "could not set up the stdio of", argv[0], errno);

@@ -47,6 +47,10 @@ export interface Launched {
 interface Pending {
   token: string;
   connected: boolean;
+  /** Its child said its token (`R`): the connection is queued at the socket, if not yet read. */
+  reached: boolean;
+  /** Its process ended (`X`) before this process read its connection. */
+  ended: boolean;
   resolve(socket: Socket): void;
   reject(error: Error): void;
 }
@@ -122,6 +126,12 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
   child.stdin?.on('error', () => end('the sandbox launcher ended'));
   process.once('exit', removeDir);
 
+  const forget = (id: number, p: Pending) => {
+    pending.delete(id);
+    byToken.delete(p.token);
+    idleCheck();
+  };
+
   let held: Buffer = Buffer.alloc(0);
   stdout.on('data', (data: Buffer) => {
     held = held.length === 0 ? data : Buffer.concat([held, data]);
@@ -134,16 +144,21 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
       held = held.subarray(HEADER + length);
       const p = pending.get(id);
       if (p === undefined) continue;
+      if (type === 'R') {
+        p.reached = true;
+        continue;
+      }
       if (type === 'F') {
         p.reject(new Error(`the sandbox could not start: ${body.toString('utf8')}`));
+      } else if (type === 'X' && !p.connected && p.reached) {
+        // A quick command can end before this loop has read its connection (the two come on
+        // different descriptors): what it said waits there, so its channel still opens.
+        p.ended = true;
+        continue;
       } else if (type === 'X' && !p.connected) {
         p.reject(new Error('the sandbox ended before it reached its host'));
       }
-      if (type === 'F' || type === 'X') {
-        pending.delete(id);
-        byToken.delete(p.token);
-        idleCheck();
-      }
+      if (type === 'F' || type === 'X') forget(id, p);
     }
   });
 
@@ -155,16 +170,22 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
       // While a start waits for its sandbox, it keeps this process running (as a spawned child
       // does); once it answered, its session says whether it does.
       if (starting++ === 0) server.ref();
+      let answered = false;
       const settled = () => {
+        if (answered) return;
+        answered = true;
         if (--starting === 0) server.unref();
       };
       const channel = new Promise<Socket>((resolve, reject) => {
         entry = {
           token,
           connected: false,
+          reached: false,
+          ended: false,
           resolve: (socket) => {
             settled();
             resolve(socket);
+            if (entry.ended) forget(id, entry);
           },
           reject: (error) => {
             settled();

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -134,6 +135,30 @@ describe('the sandbox launcher', () => {
     const socket = await started.channel;
     expect(await readAll(socket)).toBe('started\n');
     expect(readFileSync(tasks, 'utf8')).toBe('0');
+  });
+
+  it('opens the channel of a command that ended before its connection was read', async () => {
+    const pidFile = join(scratch, 'quick.pid');
+    const started = launcher.start({
+      argv: sh(`echo quick; echo $$ > ${pidFile}`),
+      env: {},
+      opens: [],
+      joins: [],
+    });
+    // This loop held until the command has ended and the launcher reaped it (its `X` then sent):
+    // the `X` and the queued connection are read in one turn of the loop, the `X` first.
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const reaped = () => {
+      try {
+        const pid = readFileSync(pidFile, 'utf8').trim();
+        return pid !== '' && !existsSync(`/proc/${pid}`);
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 10_000 && !reaped(); i++) Atomics.wait(pause, 0, 0, 1);
+    expect(reaped()).toBe(true);
+    expect(await readAll(await started.channel)).toBe('quick\n');
   });
 
   it('kills what it started when asked', async () => {
