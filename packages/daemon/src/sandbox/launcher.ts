@@ -152,8 +152,14 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
         p.reject(new Error(`the sandbox could not start: ${body.toString('utf8')}`));
       } else if (type === 'X' && !p.connected && p.reached) {
         // A quick command can end before this loop has read its connection (the two come on
-        // different descriptors): what it said waits there, so its channel still opens.
+        // different descriptors): what it said waits there, so its channel still opens. Bounded
+        // as a connection's token is: a connection that never comes is an end after all.
         p.ended = true;
+        setTimeout(() => {
+          if (p.connected || pending.get(id) !== p) return;
+          p.reject(new Error('the sandbox ended before it reached its host'));
+          forget(id, p);
+        }, TOKEN_WAIT_MS).unref();
         continue;
       } else if (type === 'X' && !p.connected) {
         p.reject(new Error('the sandbox ended before it reached its host'));
