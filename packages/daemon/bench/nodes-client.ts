@@ -63,8 +63,14 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
       home,
       String(concurrency),
     ],
-    // As `svc daemon start` runs it: the daemon's allocator settings.
-    { stdio: ['pipe', 'pipe', 'inherit'], env: { ...ALLOCATOR_ENV, ...process.env } },
+    // As `svc daemon start` runs it: the daemon's allocator settings, and a session of its own
+    // (where the kernel shares the CPU by session, autogroup, a daemon in the bench's session
+    // would split one share with the bench's 50 watchers).
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...ALLOCATOR_ENV, ...process.env },
+      detached: true,
+    },
   );
   // Its stdout's lines in order: first where it listens, then one per `gc` asked.
   const lines = createInterface({ input: child.stdout! });

@@ -5,7 +5,7 @@
  * started with `--expose-gc`) and answers `{"gc":true}`, so the bench reads the daemon's memory
  * without the garbage a run left, and without a hook in the daemon's own code. Each `cpu` line
  * answers `{"cpuMs": …}`, the CPU the process has used so far: a measure load distorts less than
- * a wall time.
+ * a wall time. It closes when its stdin ends (the bench gone).
  */
 import { createInterface } from 'node:readline';
 import { startDaemon } from '../src/index.ts';
@@ -19,6 +19,8 @@ const daemon = await startDaemon({
 });
 process.stdout.write(`${JSON.stringify({ pid: process.pid, socketPath: daemon.socketPath })}\n`);
 const collect = (globalThis as { gc?: () => void }).gc;
+// Its bench gone (its stdin ended), it goes too: a session of its own has no hang-up to hear.
+process.stdin.once('end', () => void daemon.close());
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() === 'cpu') {
     const { user, system } = process.cpuUsage();
