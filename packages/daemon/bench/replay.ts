@@ -54,7 +54,9 @@ try {
       token,
       String(READERS),
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    // Its stdin held open: the bench daemon ends with it (nodes-daemon.ts). A session of its own,
+    // as `svc daemon start` runs it.
+    { stdio: ['pipe', 'pipe', 'inherit'], detached: true },
   );
   children.push(reading);
   const lines = createInterface({ input: reading.stdout! });
@@ -120,7 +122,9 @@ function startDaemon(): Promise<{ child: ChildProcess; socketPath: string }> {
   const child = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', join(here, 'nodes-daemon.ts'), home, '1'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    // Its stdin held open: the bench daemon ends with it (nodes-daemon.ts). A session of its own,
+    // as `svc daemon start` runs it.
+    { stdio: ['pipe', 'pipe', 'inherit'], detached: true },
   );
   children.push(child);
   return new Promise((resolve, reject) => {
