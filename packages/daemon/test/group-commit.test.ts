@@ -87,6 +87,26 @@ describe('group commit', () => {
     db.close();
   });
 
+  it("a flush's answers go out before the events its commits wake", async () => {
+    const hold = heldFlush();
+    const db = openDb(dbPath(), { flush: hold.flush });
+    const order: string[] = [];
+    // As `sse.ts` wakes its streams (a microtask), and as an answer waits (`request-path.ts`).
+    db.transaction((afterCommit) => {
+      db.sqlite
+        .prepare('INSERT INTO events (kind, subject, payload, created_at) VALUES (?, ?, ?, ?)')
+        .run('t', null, '{}', '1');
+      afterCommit(() => queueMicrotask(() => order.push('events')));
+    });
+    const answered = db.durable()!.then(() => order.push('answer'));
+    await hold.started();
+    hold.release();
+    await answered;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['answer', 'events']);
+    db.close();
+  });
+
   it('a rolled-back transaction has no callbacks and asks no flush', async () => {
     const hold = heldFlush();
     const db = openDb(dbPath(), { flush: hold.flush });
