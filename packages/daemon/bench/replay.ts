@@ -54,9 +54,7 @@ try {
       token,
       String(READERS),
     ],
-    // Its stdin held open: the bench daemon ends with it (nodes-daemon.ts). A session of its own,
-    // as `svc daemon start` runs it.
-    { stdio: ['pipe', 'pipe', 'inherit'], detached: true },
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   children.push(reading);
   const lines = createInterface({ input: reading.stdout! });
