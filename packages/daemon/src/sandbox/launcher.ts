@@ -157,12 +157,12 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
         p.ended = true;
         setTimeout(() => {
           if (p.connected || pending.get(id) !== p) return;
-          p.reject(new Error('the sandbox ended before it reached its host'));
+          p.reject(unreached());
           forget(id, p);
         }, TOKEN_WAIT_MS).unref();
         continue;
       } else if (type === 'X' && !p.connected) {
-        p.reject(new Error('the sandbox ended before it reached its host'));
+        p.reject(unreached());
       }
       if (type === 'F' || type === 'X') forget(id, p);
     }
@@ -219,6 +219,8 @@ function startLauncher(binary: string, idleMs: number, onExit: () => void): Laun
     },
   };
 }
+
+const unreached = () => new Error('the sandbox ended before it reached its host');
 
 /** A connection to the launcher's socket: the sandbox whose token it says first, or none. */
 function accept(socket: Socket, byToken: Map<string, Pending>) {
