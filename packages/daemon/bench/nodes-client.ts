@@ -42,8 +42,6 @@ export interface BenchDaemon {
    * its V8 heap in use and committed and its external memory after it, in bytes.
    */
   gc(): Promise<DaemonHeap>;
-  /** The CPU time (user and system) the daemon process has used so far, in ms. */
-  cpuMs(): Promise<number>;
   /** SIGTERM, and its exit. */
   stop(): Promise<void>;
 }
@@ -120,11 +118,6 @@ export async function startBenchDaemon(home: string, concurrency: number): Promi
       const answer = nextLine();
       child.stdin!.write('gc\n');
       return JSON.parse(await answer) as DaemonHeap;
-    },
-    async cpuMs() {
-      const answer = nextLine();
-      child.stdin!.write('cpu\n');
-      return (JSON.parse(await answer) as { cpuMs: number }).cpuMs;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -3,9 +3,8 @@
  * `node --expose-gc bench/nodes-daemon.ts HOME CONCURRENCY`. Prints one JSON line once it
  * listens; SIGTERM closes it. Each `gc` line on its stdin runs a full garbage collection (when
  * started with `--expose-gc`) and answers `{"gc":true}`, so the bench reads the daemon's memory
- * without the garbage a run left, and without a hook in the daemon's own code. Each `cpu` line
- * answers `{"cpuMs": …}`, the CPU the process has used so far: a measure load distorts less than
- * a wall time. It closes when its stdin ends (the bench gone).
+ * without the garbage a run left, and without a hook in the daemon's own code. It closes when its
+ * stdin ends (the bench gone).
  */
 import { createInterface } from 'node:readline';
 import { startDaemon } from '../src/index.ts';
@@ -22,11 +21,6 @@ const collect = (globalThis as { gc?: () => void }).gc;
 // Its bench gone (its stdin ended), it goes too: a session of its own has no hang-up to hear.
 process.stdin.once('end', () => void daemon.close());
 createInterface({ input: process.stdin }).on('line', (line) => {
-  if (line.trim() === 'cpu') {
-    const { user, system } = process.cpuUsage();
-    process.stdout.write(`${JSON.stringify({ cpuMs: (user + system) / 1000 })}\n`);
-    return;
-  }
   if (line.trim() !== 'gc') return;
   collect?.();
   // What the collection left: the V8 heap in use, and what lives outside it (SQLite, buffers).

@@ -311,7 +311,7 @@ function commOf(pid: number): string {
 }
 
 /** The fields of /proc/<pid>/stat after the command name: state is [0], ppid [1]. */
-function statFields(pid: number): string[] | null {
+export function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses: the fields start after the last ')'.

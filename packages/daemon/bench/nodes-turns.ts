@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { type BenchDaemon, type EventDto, lastSeq, turnGaps, watch } from './nodes-client.ts';
+import { cpuSnapshot, cpuSplit } from './nodes-cpu.ts';
 
 /** Bounds every wait of the bench: a run that hangs ends with what it has. */
 export const TIMEOUT_MS = 30 * 60_000;
@@ -78,7 +79,7 @@ export async function runTurns(
   await Promise.all(streams.map((s) => s.ready));
 
   const t0 = performance.now();
-  const daemonCpu0 = await daemon.cpuMs();
+  const cpu0 = cpuSnapshot(daemon.child.pid!);
   const benchCpu0 = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const node = await daemon.call('/v1/nodes', {
@@ -91,12 +92,20 @@ export async function runTurns(
   }
   await until(count);
   const wallMs = performance.now() - t0;
+  const split = cpuSplit(cpu0, cpuSnapshot(daemon.child.pid!));
   const benchCpu = process.cpuUsage(benchCpu0);
-  // CPU per node over the run: what the daemon and this process (its watchers and calls) cost,
-  // whatever else the machine runs meanwhile.
+  const bench = (benchCpu.user + benchCpu.system) / 1000;
+  // CPU per node over the run, by whom: a measure load distorts less than a wall time.
   const cpuPerNode = {
-    daemon: ((await daemon.cpuMs()) - daemonCpu0) / count,
-    bench: (benchCpu.user + benchCpu.system) / 1000 / count,
+    machine: split.machine / count,
+    daemon: split.daemon / count,
+    hosts: split.hosts / count,
+    /** This process: its watchers and its calls. */
+    bench: bench / count,
+    /** The sandboxes, kernel threads, anything else running. */
+    rest: (split.machine - split.daemon - split.hosts - bench) / count,
+    daemonWait: split.daemonWait / count,
+    hostsWait: split.hostsWait / count,
   };
   for (const s of streams) s.close();
 

@@ -25,6 +25,10 @@
  * and the median after a bash turn apart from after a report turn) and event lag, against the
  * issue's one-active-node targets.
  *
+ * For both runs, the CPU each node cost the machine, by whom (`nodes-cpu.ts`: the daemon, its
+ * agent hosts, this bench, the rest), and how long the daemon's and the hosts' main threads were
+ * ready to run but waited for a CPU: on 2 cores, what the gaps of 8 active nodes are made of.
+ *
  * Start-up, on the same daemon once it is idle (its spares warm), BENCH_STARTS nodes (default
  * 20) one after the other, each ↔ one bare `node -e ''` spawn (what a process of its own costs):
  * - first turn: create → the first turn started;
@@ -265,8 +269,8 @@ try {
       ),
     ]),
     '',
-    `CPU per node during the turns (ms): daemon ${turns.cpuPerNode.daemon.toFixed(1)}, this bench process (its ${WATCHERS} watchers and its calls) ${turns.cpuPerNode.bench.toFixed(1)}.`,
-    '',
+    ...cpuLines(`the ${NODES} nodes, ${CONCURRENCY} at a time`, turns.cpuPerNode),
+    ...cpuLines(`the ${ONE_NODES} nodes one at a time`, one.cpuPerNode),
     ...(env.BENCH_VERBOSE ? [`Broker starts in launch order (ms): ${starts.join(' ')}`, ''] : []),
     "Baselines: wall time, broker start, first turn and wakes ↔ bare `node -e ''` spawns (the same number, as many at a time; median);",
     'overhead per turn and event lag ↔ one durable SQLite insert (WAL, synchronous=FULL) plus an in-process notify.',
@@ -279,6 +283,18 @@ try {
 } finally {
   for (const d of daemons) if (d.child.exitCode === null) d.child.kill('SIGKILL');
   for (const home of homes) rmSync(home, { recursive: true, force: true });
+}
+
+/**
+ * Where the machine's CPU went during a run, per node (`nodes-cpu.ts`): the turns' gaps are
+ * mostly the waits of the last sentence, behind the CPU of the first.
+ */
+function cpuLines(run: string, c: Awaited<ReturnType<typeof runTurns>>['cpuPerNode']): string[] {
+  const ms = (v: number) => fmt(v, 1);
+  return [
+    `CPU per node during ${run} (ms): the machine ${ms(c.machine)} = daemon ${ms(c.daemon)} + agent hosts ${ms(c.hosts)} + this bench ${ms(c.bench)} (its ${WATCHERS} watchers and its calls) + the rest ${ms(c.rest)} (the sandboxes: bubblewrap, executors, commands; kernel threads). Main threads ready to run but waiting for a CPU, per node (ms): the daemon's ${ms(c.daemonWait)}, the hosts' ${ms(c.hostsWait)}.`,
+    '',
+  ];
 }
 
 /**
