@@ -286,8 +286,9 @@ try {
 }
 
 /**
- * Where the machine's CPU went during a run, per node (`nodes-cpu.ts`): the turns' gaps are
- * mostly the waits of the last sentence, behind the CPU of the first.
+ * Where the machine's CPU went during a run, per node (`nodes-cpu.ts`), and how long the main
+ * threads waited for a CPU: with 8 active nodes, most of a gap is such a wait, queued behind the
+ * CPU the first sentence splits.
  */
 function cpuLines(run: string, c: Awaited<ReturnType<typeof runTurns>>['cpuPerNode']): string[] {
   const ms = (v: number) => fmt(v, 1);
