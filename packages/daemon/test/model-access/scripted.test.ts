@@ -137,6 +137,43 @@ describe('scripted provider', () => {
     ]);
   });
 
+  it("takes a turn's delay_ms before its first part, as a remote model takes time", async () => {
+    const deltas: number[] = [];
+    const started = performance.now();
+    const result = await runModelTurn({
+      model: scripted([{ text: 'late', delay_ms: 80 }]),
+      messages: USER,
+      tools: {},
+      signal: new AbortController().signal,
+      onTextDelta: () => deltas.push(performance.now() - started),
+    });
+    expect(result.text).toBe('late');
+    // At least the delay (a loaded machine only adds to it); a timer may round 1 ms down.
+    expect(deltas[0]).toBeGreaterThanOrEqual(79);
+  });
+
+  it('ends a turn waiting out its delay as soon as it is aborted', async () => {
+    // The provider itself, not `runModelTurn`: the SDK ends an aborted turn whatever its
+    // provider does, so only the provider's own promise shows a delay that would not stop.
+    const model = scripted([{ text: 'never', delay_ms: 600_000 }]);
+    const controller = new AbortController();
+    const options = { prompt: [], abortSignal: controller.signal } as unknown as Parameters<
+      typeof model.doStream
+    >[0];
+    const playing = model.doStream(options).catch((e: unknown) => e);
+    controller.abort();
+    expect(await playing).toMatchObject({ name: 'AbortError' });
+  });
+
+  it('rejects a delay_ms that is not a whole number of ms up to ten minutes', () => {
+    for (const delay_ms of [-1, 1.5, 600_001, '10']) {
+      expect(() => scripted([{ text: 'ok', delay_ms }])).toThrow(
+        new TypeError('script[0].delay_ms: expected an integer of 0 to 600000'),
+      );
+    }
+    expect(() => scripted([{ text: 'ok', delay_ms: 0 }])).not.toThrow();
+  });
+
   it('rejects a malformed script with a TypeError naming the place', () => {
     expect(() => scripted('nope')).toThrow(new TypeError('script: expected an array of turns'));
     expect(() => scripted([{}])).toThrow(

@@ -8,6 +8,7 @@
  * already holds k assistant messages. So the same model can serve many calls, and a broker
  * relaunched from its recorded history resumes the script where it left off.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LanguageModel } from 'ai';
 import { ModelError } from '../model-error.ts';
 
@@ -24,7 +25,15 @@ export interface ScriptedTurn {
   tool_calls?: { name: string; input: unknown }[];
   /** Reported token usage; zero when omitted (nothing was really spent). */
   usage?: { input_tokens: number; output_tokens: number };
+  /**
+   * How long the turn takes before its first part (ms; 0 when omitted), as a remote model's time
+   * to its first token: a run whose models take time, without a model.
+   */
+  delay_ms?: number;
 }
+
+/** A turn's longest `delay_ms`: ten minutes, beyond any model's first token. */
+const MAX_DELAY_MS = 600_000;
 
 /** Text streams in this many deltas (fewer when it is shorter), like a real provider's chunks. */
 const TEXT_DELTAS = 3;
@@ -47,6 +56,10 @@ function checkScript(script: unknown): asserts script is ScriptedTurn[] {
           throw new TypeError(`${where}.tool_calls[${j}].name: expected a non-empty string`);
         }
       });
+    }
+    const delay = (turn as ScriptedTurn).delay_ms;
+    if (delay !== undefined && !(Number.isInteger(delay) && delay >= 0 && delay <= MAX_DELAY_MS)) {
+      throw new TypeError(`${where}.delay_ms: expected an integer of 0 to ${MAX_DELAY_MS}`);
     }
     if (!text && !calls?.length) {
       throw new TypeError(`${where}: a turn needs text or at least one tool call`);
@@ -111,6 +124,7 @@ export function createScriptedModel(modelId: string, script: unknown): LanguageM
 
     async doGenerate(options): Promise<GenerateResult> {
       const { index, turn } = turnFor(options);
+      if (turn.delay_ms) await sleep(turn.delay_ms, undefined, { signal: options.abortSignal });
       const { calls, usage, finishReason } = outcome(index, turn);
       return {
         content: [...(turn.text ? [{ type: 'text' as const, text: turn.text }] : []), ...calls],
@@ -122,6 +136,7 @@ export function createScriptedModel(modelId: string, script: unknown): LanguageM
 
     async doStream(options): Promise<StreamResult> {
       const { index, turn } = turnFor(options);
+      if (turn.delay_ms) await sleep(turn.delay_ms, undefined, { signal: options.abortSignal });
       const { calls, usage, finishReason } = outcome(index, turn);
       const parts: StreamPart[] = [
         { type: 'stream-start', warnings: [] },
