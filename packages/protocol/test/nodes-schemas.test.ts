@@ -127,6 +127,18 @@ describe('node create body', () => {
     expect(ok(modelChoiceSchema, { provider: 'gemini', model: 'x' })).toBe(false);
   });
 
+  it("takes a scripted turn's delay_ms as whole ms up to ten minutes", () => {
+    const choice = (delay_ms: unknown) => ({
+      provider: 'scripted',
+      model: 'demo',
+      script: [{ text: 'hi', delay_ms }],
+    });
+    for (const good of [0, 100, 600_000]) expect(ok(modelChoiceSchema, choice(good))).toBe(true);
+    for (const bad of [-1, 1.5, 600_001, '100']) {
+      expect(ok(modelChoiceSchema, choice(bad))).toBe(false);
+    }
+  });
+
   it('run start is a root create: no parent_id; parse needs an output_schema', () => {
     expect(ok(runStartBodySchema, { task: 'x' })).toBe(true);
     expect(ok(runStartBodySchema, { task: 'x', parent_id: newId('node') })).toBe(false);

@@ -56,6 +56,15 @@ export const scriptedTurnSchema = z
         output_tokens: z.number().int().nonnegative(),
       })
       .optional(),
+    delay_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .optional()
+      .describe(
+        "how long the turn takes before its first part, as a remote model's time to first token; 0 when omitted",
+      ),
   })
   .refine((t) => (t.text ?? '') !== '' || (t.tool_calls?.length ?? 0) > 0, {
     message: 'a scripted turn needs text or at least one tool call',
