@@ -19,6 +19,13 @@
  * - event delivery lag to every stream watcher (`created_at` → received) ↔ the same insert and
  *   notify to as many in-process listeners.
  *
+ * Paced, on the same daemon (BENCH_MODEL_MS, default 100; 0: none): the same BENCH_NODES nodes,
+ * BENCH_CONCURRENCY at a time, their scripted model taking BENCH_MODEL_MS before each answer
+ * (`delay_ms`), as a remote model takes its time to a first token (real ones take several times
+ * that): overhead per turn (median, p99) and event lag. The run above has no model time at all,
+ * so its 8 nodes keep 2 cores about 87% busy and each gap queues behind the others' work; here
+ * the machine has room, and the gap is what svc costs a turn with 8 agents at work.
+ *
  * One active node, on the same daemon: BENCH_ONE_NODES (default 100: 200 gaps, so a p99 is not
  * simply the largest of them) nodes of the same script,
  * each created once the one before is done, watched as above: overhead per turn (median, p99,
@@ -80,6 +87,8 @@ const CONCURRENCY = positive(env.BENCH_CONCURRENCY, 8);
 const WATCHERS = positive(env.BENCH_WATCHERS, 50);
 const STARTS = positive(env.BENCH_STARTS, 20);
 const ONE_NODES = positive(env.BENCH_ONE_NODES, 100);
+/** The paced run's model time per turn (ms); `BENCH_MODEL_MS=0`: no paced run. */
+const MODEL_MS = env.BENCH_MODEL_MS === '0' ? 0 : positive(env.BENCH_MODEL_MS, 100);
 const WAKES = positive(env.BENCH_WAKES, 5);
 const FOOTPRINT = env.BENCH_FOOTPRINT === '1';
 const ACTIVE = Math.max(2, positive(env.BENCH_ACTIVE, 50));
@@ -114,6 +123,8 @@ const SCRIPT = [
   { tool_calls: [{ name: 'report', input: { text: 'half way' } }] },
   { tool_calls: [{ name: 'submit', input: { summary: 'done' } }] },
 ];
+/** The same turns from a model that takes MODEL_MS before each answer, as a remote one does. */
+const PACED_SCRIPT = SCRIPT.map((turn) => ({ ...turn, delay_ms: MODEL_MS }));
 /** The scale run's nodes end parked, so the daemon then holds 1,000 waiting nodes. */
 const SCALE_SCRIPT = [
   SCRIPT[0]!,
@@ -138,6 +149,8 @@ try {
   daemons.push(daemon);
   const cold = WARMUP > 0 ? await runTurns(daemon, home, WARMUP, WATCHERS, SCRIPT, 'done') : null;
   const turns = await runTurns(daemon, home, NODES, WATCHERS, SCRIPT, 'done');
+  const paced =
+    MODEL_MS > 0 ? await runTurns(daemon, home, NODES, WATCHERS, PACED_SCRIPT, 'done') : null;
   const startup = await runStartups(daemon, home, STARTS, WAKES);
   // The issue's one-active-node targets, on the same daemon: each node created once the one
   // before is done, watched as the run above.
@@ -161,7 +174,7 @@ try {
       : [
           `First ${WARMUP - cold.failed} of ${WARMUP} nodes done on the fresh daemon (its warm-up, measured apart: cold); then:`,
         ]),
-    `${NODES - turns.failed} of ${NODES} nodes done; ${turns.overheads.length} turn gaps, ${turns.lags.length} event deliveries measured; then ${ONE_NODES - one.failed} of ${ONE_NODES} one at a time (${one.overheads.length} gaps); ${startup.first.length} first turns, ${startup.wake.length} wakes by a message, ${startup.child.length} by a child's outcome, ${startup.human.length} by an answer.`,
+    `${NODES - turns.failed} of ${NODES} nodes done; ${turns.overheads.length} turn gaps, ${turns.lags.length} event deliveries measured;${paced === null ? '' : ` then ${NODES - paced.failed} of ${NODES} paced (their model ${MODEL_MS} ms a turn);`} then ${ONE_NODES - one.failed} of ${ONE_NODES} one at a time (${one.overheads.length} gaps); ${startup.first.length} first turns, ${startup.wake.length} wakes by a message, ${startup.child.length} by a child's outcome, ${startup.human.length} by an answer.`,
     '',
     ...table([
       row('total wall time (s)', turns.wallMs / 1000, bareWallMs / 1000, 1),
@@ -188,6 +201,30 @@ try {
         1,
         lagMax,
       ),
+      ...(paced === null
+        ? []
+        : [
+            row(
+              `paced (the model ${MODEL_MS} ms a turn): overhead per turn, median (ms)`,
+              pct(paced.overheads, 50),
+              pct(bareNotify.step, 50),
+              1,
+              overheadMax,
+            ),
+            row(
+              `paced (the model ${MODEL_MS} ms a turn): overhead per turn, p99 (ms)`,
+              pct(paced.overheads, 99),
+              pct(bareNotify.step, 99),
+              1,
+            ),
+            row(
+              `paced (the model ${MODEL_MS} ms a turn): event lag to ${WATCHERS} watchers, p99 (ms)`,
+              pct(paced.lags, 99),
+              pct(bareNotify.lag, 99),
+              1,
+              lagMax,
+            ),
+          ]),
       ...(cold === null
         ? []
         : [
@@ -270,6 +307,9 @@ try {
     ]),
     '',
     ...cpuLines(`the ${NODES} nodes, ${CONCURRENCY} at a time`, turns.cpuPerNode),
+    ...(paced === null
+      ? []
+      : cpuLines(`the ${NODES} paced nodes, ${CONCURRENCY} at a time`, paced.cpuPerNode)),
     ...cpuLines(`the ${ONE_NODES} nodes one at a time`, one.cpuPerNode),
     ...(env.BENCH_VERBOSE ? [`Broker starts in launch order (ms): ${starts.join(' ')}`, ''] : []),
     "Baselines: wall time, broker start, first turn and wakes ↔ bare `node -e ''` spawns (the same number, as many at a time; median);",

@@ -160,7 +160,7 @@ describe('scripted provider', () => {
     const options = { prompt: [], abortSignal: controller.signal } as unknown as Parameters<
       typeof model.doStream
     >[0];
-    const playing = model.doStream(options).catch((e: unknown) => e);
+    const playing = Promise.resolve(model.doStream(options)).catch((e: unknown) => e);
     controller.abort();
     expect(await playing).toMatchObject({ name: 'AbortError' });
   });
