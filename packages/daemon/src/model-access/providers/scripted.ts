@@ -27,7 +27,7 @@ export interface ScriptedTurn {
   usage?: { input_tokens: number; output_tokens: number };
   /**
    * How long the turn takes before its first part (ms; 0 when omitted), as a remote model's time
-   * to its first token: a run whose models take time, without a model.
+   * to its first token: a scripted run then keeps the pace of one against a real provider.
    */
   delay_ms?: number;
 }
