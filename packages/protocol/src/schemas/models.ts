@@ -60,7 +60,7 @@ export const scriptedTurnSchema = z
       .number()
       .int()
       .min(0)
-      .max(600_000)
+      .max(1_000)
       .optional()
       .describe(
         "how long the turn takes before its first part, as a remote model's time to first token; 0 when omitted",

@@ -32,8 +32,11 @@ export interface ScriptedTurn {
   delay_ms?: number;
 }
 
-/** A turn's longest `delay_ms`: ten minutes, beyond any model's first token. */
-const MAX_DELAY_MS = 600_000;
+/**
+ * A turn's longest `delay_ms`: a second, about a real model's time to first token. Longer, a
+ * one-shot `llm.create` would hold its request past what a client takes for a hang.
+ */
+const MAX_DELAY_MS = 1_000;
 
 /** Text streams in this many deltas (fewer when it is shorter), like a real provider's chunks. */
 const TEXT_DELTAS = 3;
