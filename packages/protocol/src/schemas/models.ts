@@ -33,6 +33,11 @@ export type ModelRef = z.output<typeof modelRefSchema>;
 export const modelRefBodySchema = z.strictObject(modelRefShape);
 
 export const SCRIPT_MAX_TURNS = 1000;
+/**
+ * A scripted turn's longest `delay_ms`: a second, about a real model's time to first token.
+ * Longer, a one-shot `llm.create` would hold its request past what a client takes for a hang.
+ */
+export const SCRIPT_MAX_DELAY_MS = 1_000;
 
 /**
  * One turn a `scripted` model plays: text, tool calls, or both (the daemon's broker reads this
@@ -60,7 +65,7 @@ export const scriptedTurnSchema = z
       .number()
       .int()
       .min(0)
-      .max(1_000)
+      .max(SCRIPT_MAX_DELAY_MS)
       .optional()
       .describe(
         "how long the turn takes before its first part, as a remote model's time to first token; 0 when omitted",

@@ -9,6 +9,7 @@
  * relaunched from its recorded history resumes the script where it left off.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SCRIPT_MAX_DELAY_MS } from '@svc/protocol';
 import type { LanguageModel } from 'ai';
 import { ModelError } from '../model-error.ts';
 
@@ -31,12 +32,6 @@ export interface ScriptedTurn {
    */
   delay_ms?: number;
 }
-
-/**
- * A turn's longest `delay_ms`: a second, about a real model's time to first token. Longer, a
- * one-shot `llm.create` would hold its request past what a client takes for a hang.
- */
-const MAX_DELAY_MS = 1_000;
 
 /** Text streams in this many deltas (fewer when it is shorter), like a real provider's chunks. */
 const TEXT_DELTAS = 3;
@@ -61,8 +56,11 @@ function checkScript(script: unknown): asserts script is ScriptedTurn[] {
       });
     }
     const delay = (turn as ScriptedTurn).delay_ms;
-    if (delay !== undefined && !(Number.isInteger(delay) && delay >= 0 && delay <= MAX_DELAY_MS)) {
-      throw new TypeError(`${where}.delay_ms: expected an integer of 0 to ${MAX_DELAY_MS}`);
+    if (
+      delay !== undefined &&
+      !(Number.isInteger(delay) && delay >= 0 && delay <= SCRIPT_MAX_DELAY_MS)
+    ) {
+      throw new TypeError(`${where}.delay_ms: expected an integer of 0 to ${SCRIPT_MAX_DELAY_MS}`);
     }
     if (!text && !calls?.length) {
       throw new TypeError(`${where}: a turn needs text or at least one tool call`);
@@ -85,7 +83,8 @@ export function createScriptedModel(modelId: string, script: unknown): LanguageM
   checkScript(script);
   const turns: readonly ScriptedTurn[] = structuredClone(script);
 
-  function turnFor(options: CallOptions): { index: number; turn: ScriptedTurn } {
+  /** The turn the prompt asks for, once its `delay_ms` is over. */
+  async function play(options: CallOptions): Promise<{ index: number; turn: ScriptedTurn }> {
     if (options.abortSignal?.aborted) throw abortError(options.abortSignal);
     const index = options.prompt.filter((message) => message.role === 'assistant').length;
     const turn = turns[index];
@@ -95,6 +94,7 @@ export function createScriptedModel(modelId: string, script: unknown): LanguageM
         `scripted model "${modelId}" has ${turns.length} turn(s) and was asked for turn ${index + 1}`,
       );
     }
+    if (turn.delay_ms) await sleep(turn.delay_ms, undefined, { signal: options.abortSignal });
     return { index, turn };
   }
 
@@ -126,8 +126,7 @@ export function createScriptedModel(modelId: string, script: unknown): LanguageM
     supportedUrls: {},
 
     async doGenerate(options): Promise<GenerateResult> {
-      const { index, turn } = turnFor(options);
-      if (turn.delay_ms) await sleep(turn.delay_ms, undefined, { signal: options.abortSignal });
+      const { index, turn } = await play(options);
       const { calls, usage, finishReason } = outcome(index, turn);
       return {
         content: [...(turn.text ? [{ type: 'text' as const, text: turn.text }] : []), ...calls],
@@ -138,8 +137,7 @@ export function createScriptedModel(modelId: string, script: unknown): LanguageM
     },
 
     async doStream(options): Promise<StreamResult> {
-      const { index, turn } = turnFor(options);
-      if (turn.delay_ms) await sleep(turn.delay_ms, undefined, { signal: options.abortSignal });
+      const { index, turn } = await play(options);
       const { calls, usage, finishReason } = outcome(index, turn);
       const parts: StreamPart[] = [
         { type: 'stream-start', warnings: [] },
