@@ -32,7 +32,7 @@
  * and the median after a bash turn apart from after a report turn) and event lag, against the
  * issue's one-active-node targets.
  *
- * For both runs, the CPU each node cost the machine, by whom (`nodes-cpu.ts`: the daemon, its
+ * For each run of nodes, the CPU each node cost the machine, by whom (`nodes-cpu.ts`: the daemon, its
  * agent hosts, this bench, the rest), and how long the daemon's and the hosts' main threads were
  * ready to run but waited for a CPU: on 2 cores, what the gaps of 8 active nodes are made of.
  *
@@ -166,6 +166,39 @@ try {
   const overheadMax =
     CONCURRENCY === 1 ? TARGET.overhead1 : CONCURRENCY <= 8 ? TARGET.overhead8 : undefined;
   const lagMax = WATCHERS <= 50 ? TARGET.lag50p99 : undefined;
+  /** A run's overhead per turn (median, and p99 unless not `withP99`) and event lag p99. */
+  const gapRows = (
+    label: string,
+    run: Awaited<ReturnType<typeof runTurns>>,
+    max: { median?: number | undefined; p99?: number | undefined; lag?: number | undefined },
+    withP99 = true,
+  ) => [
+    row(
+      `${label}overhead per turn, median (ms)`,
+      pct(run.overheads, 50),
+      pct(bareNotify.step, 50),
+      1,
+      max.median,
+    ),
+    ...(withP99
+      ? [
+          row(
+            `${label}overhead per turn, p99 (ms)`,
+            pct(run.overheads, 99),
+            pct(bareNotify.step, 99),
+            1,
+            max.p99,
+          ),
+        ]
+      : []),
+    row(
+      `${label}event lag to ${WATCHERS} watchers, p99 (ms)`,
+      pct(run.lags, 99),
+      pct(bareNotify.lag, 99),
+      1,
+      max.lag,
+    ),
+  ];
   print([
     `# svc nodes benchmark (${NODES} nodes × 3 scripted turns, ${CONCURRENCY} brokers at a time, ${WATCHERS} stream watchers, Node ${process.versions.node})`,
     '',
@@ -180,67 +213,18 @@ try {
       row('total wall time (s)', turns.wallMs / 1000, bareWallMs / 1000, 1),
       row('broker start, median (ms)', pct(starts, 50), spawn50, 0),
       row('broker start, p99 (ms)', pct(starts, 99), pct(bareSpawns.each, 99), 0),
-      row(
-        'overhead per turn, median (ms)',
-        pct(turns.overheads, 50),
-        pct(bareNotify.step, 50),
-        1,
-        overheadMax,
-      ),
-      row(
-        'overhead per turn, p99 (ms)',
-        pct(turns.overheads, 99),
-        pct(bareNotify.step, 99),
-        1,
-        CONCURRENCY === 1 ? TARGET.overhead1p99 : undefined,
-      ),
-      row(
-        `event lag to ${WATCHERS} watchers, p99 (ms)`,
-        pct(turns.lags, 99),
-        pct(bareNotify.lag, 99),
-        1,
-        lagMax,
-      ),
+      ...gapRows('', turns, {
+        median: overheadMax,
+        p99: CONCURRENCY === 1 ? TARGET.overhead1p99 : undefined,
+        lag: lagMax,
+      }),
       ...(paced === null
         ? []
-        : [
-            row(
-              `paced (the model ${MODEL_MS} ms a turn): overhead per turn, median (ms)`,
-              pct(paced.overheads, 50),
-              pct(bareNotify.step, 50),
-              1,
-              overheadMax,
-            ),
-            row(
-              `paced (the model ${MODEL_MS} ms a turn): overhead per turn, p99 (ms)`,
-              pct(paced.overheads, 99),
-              pct(bareNotify.step, 99),
-              1,
-            ),
-            row(
-              `paced (the model ${MODEL_MS} ms a turn): event lag to ${WATCHERS} watchers, p99 (ms)`,
-              pct(paced.lags, 99),
-              pct(bareNotify.lag, 99),
-              1,
-              lagMax,
-            ),
-          ]),
-      ...(cold === null
-        ? []
-        : [
-            row(
-              "cold: a fresh daemon's first nodes, overhead per turn, median (ms)",
-              pct(cold.overheads, 50),
-              pct(bareNotify.step, 50),
-              1,
-            ),
-            row(
-              `cold: a fresh daemon's first nodes, event lag to ${WATCHERS} watchers, p99 (ms)`,
-              pct(cold.lags, 99),
-              pct(bareNotify.lag, 99),
-              1,
-            ),
-          ]),
+        : gapRows(`paced (the model ${MODEL_MS} ms a turn): `, paced, {
+            median: overheadMax,
+            lag: lagMax,
+          })),
+      ...(cold === null ? [] : gapRows("cold: a fresh daemon's first nodes, ", cold, {}, false)),
       row(
         'one active node: overhead per turn, median (ms)',
         pct(one.overheads, 50),
