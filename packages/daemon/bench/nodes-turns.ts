@@ -18,9 +18,30 @@ export function scriptedNode(task: string, script: readonly unknown[]) {
 }
 
 /**
+ * How long `GET /v1/status` takes to be answered (ms), asked every `everyMs` while `running()`
+ * says so, at most `max` times: what a person's `svc status` waits while the daemon is busy.
+ */
+export async function probeStatus(
+  daemon: BenchDaemon,
+  everyMs: number,
+  running: () => boolean,
+  max = 10_000,
+): Promise<number[]> {
+  const took: number[] = [];
+  for (let i = 0; i < max && running(); i++) {
+    const t0 = performance.now();
+    await daemon.call('/v1/status');
+    took.push(performance.now() - t0);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  return took;
+}
+
+/**
  * Creates `count` nodes of `script` and waits until each has reached `end` (its state); then,
  * unless `readBack` is false, reads back their turns (the gaps between them). `serial`: each
  * node is created once the one before has reached `end`, so one node is active at a time.
+ * `probeEveryMs` (0: none): `probeStatus` meanwhile, its answers' times returned as `statusMs`.
  */
 export async function runTurns(
   daemon: BenchDaemon,
@@ -31,6 +52,7 @@ export async function runTurns(
   end: 'done' | 'waiting',
   readBack = true,
   serial = false,
+  probeEveryMs = 0,
 ) {
   const lags: number[] = [];
   const ids: string[] = [];
@@ -78,6 +100,8 @@ export async function runTurns(
   );
   await Promise.all(streams.map((s) => s.ready));
 
+  let running = true;
+  const probing = probeEveryMs > 0 ? probeStatus(daemon, probeEveryMs, () => running) : [];
   const t0 = performance.now();
   const cpu0 = cpuSnapshot(daemon.child.pid!);
   const benchCpu0 = process.cpuUsage();
@@ -92,6 +116,8 @@ export async function runTurns(
   }
   await until(count);
   const wallMs = performance.now() - t0;
+  running = false;
+  const statusMs = await probing;
   const split = cpuSplit(cpu0, cpuSnapshot(daemon.child.pid!));
   const benchCpu = process.cpuUsage(benchCpu0);
   const bench = (benchCpu.user + benchCpu.system) / 1000;
@@ -127,7 +153,7 @@ export async function runTurns(
       }
     }
   }
-  return { wallMs, lags, overheads, overheadsAfter, failed, ids, cpuPerNode };
+  return { wallMs, lags, overheads, overheadsAfter, failed, ids, cpuPerNode, statusMs };
 }
 
 /** Until no broker holds a node (a parked node's broker has exited); bounded. */

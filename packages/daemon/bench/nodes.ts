@@ -24,7 +24,9 @@
  * (`delay_ms`), as a remote model takes its time to a first token (real ones take several times
  * that): overhead per turn (median, p99) and event lag. The run above has no model time at all,
  * so its 8 nodes keep 2 cores about 87% busy and each gap queues behind the others' work; here
- * the machine has room, and the gap is what svc costs a turn with 8 agents at work.
+ * the machine has room, and the gap is what svc costs a turn with 8 agents at work. Meanwhile
+ * `GET /v1/status` is asked every 20 ms (median, p99): what a person's `svc status` waits while
+ * they work ↔ the same asked of the daemon once idle, after the runs.
  *
  * One active node, on the same daemon: BENCH_ONE_NODES (default 100: 200 gaps, so a p99 is not
  * simply the largest of them) nodes of the same script,
@@ -76,7 +78,7 @@ import {
 } from './nodes-footprint.ts';
 import { cpuMs, hostsOf, sampleRss, type TreeMem } from './nodes-rss.ts';
 import { fmt, pct, positive, row, table, target } from './nodes-stats.ts';
-import { idle, runTurns } from './nodes-turns.ts';
+import { idle, probeStatus, runTurns } from './nodes-turns.ts';
 import { runStartups } from './nodes-wake.ts';
 
 const env = process.env;
@@ -97,6 +99,8 @@ const PARKED = positive(env.BENCH_PARKED, FOOTPRINT ? 1000 : 100);
 const SCALE = env.BENCH_SCALE === '1';
 const SCALE_NODES = positive(env.BENCH_SCALE_NODES, 1000);
 const SCALE_CONCURRENCY = positive(env.BENCH_SCALE_CONCURRENCY, 32);
+/** How often the paced run (and then the idle daemon) is asked `GET /v1/status` (ms). */
+const PROBE_MS = 20;
 /** How long a daemon holding parked nodes is watched doing nothing. */
 const IDLE_S = 5;
 /** The issue's targets (ms, MB). */
@@ -150,11 +154,15 @@ try {
   const cold = WARMUP > 0 ? await runTurns(daemon, home, WARMUP, WATCHERS, SCRIPT, 'done') : null;
   const turns = await runTurns(daemon, home, NODES, WATCHERS, SCRIPT, 'done');
   const paced =
-    MODEL_MS > 0 ? await runTurns(daemon, home, NODES, WATCHERS, PACED_SCRIPT, 'done') : null;
+    MODEL_MS > 0
+      ? await runTurns(daemon, home, NODES, WATCHERS, PACED_SCRIPT, 'done', true, false, PROBE_MS)
+      : null;
   const startup = await runStartups(daemon, home, STARTS, WAKES);
   // The issue's one-active-node targets, on the same daemon: each node created once the one
   // before is done, watched as the run above.
   const one = await runTurns(daemon, home, ONE_NODES, WATCHERS, SCRIPT, 'done', true, true);
+  await idle(daemon);
+  const idleStatus = await probeStatus(daemon, PROBE_MS, () => true, 200);
   await daemon.stop();
   const starts = brokerStarts(join(home, 'svc.db'));
 
@@ -224,6 +232,16 @@ try {
             median: overheadMax,
             lag: lagMax,
           })),
+      ...(paced === null
+        ? []
+        : [50, 99].map((p) =>
+            row(
+              `paced: \`GET /v1/status\` meanwhile, p${p} (ms)`,
+              pct(paced.statusMs, p),
+              pct(idleStatus, p),
+              1,
+            ),
+          )),
       ...(cold === null ? [] : gapRows("cold: a fresh daemon's first nodes, ", cold, {}, false)),
       row(
         'one active node: overhead per turn, median (ms)',
@@ -297,7 +315,8 @@ try {
     ...cpuLines(`the ${ONE_NODES} nodes one at a time`, one.cpuPerNode),
     ...(env.BENCH_VERBOSE ? [`Broker starts in launch order (ms): ${starts.join(' ')}`, ''] : []),
     "Baselines: wall time, broker start, first turn and wakes ↔ bare `node -e ''` spawns (the same number, as many at a time; median);",
-    'overhead per turn and event lag ↔ one durable SQLite insert (WAL, synchronous=FULL) plus an in-process notify.',
+    'overhead per turn and event lag ↔ one durable SQLite insert (WAL, synchronous=FULL) plus an in-process notify;',
+    `\`GET /v1/status\` meanwhile (asked every ${PROBE_MS} ms, as a person's \`svc status\` waits) ↔ the same asked of the daemon once idle.`,
     '',
   ]);
 
