@@ -140,14 +140,16 @@ export async function parkedFootprint(
   const daemon = await startBenchDaemon(home, concurrency);
   const pid = daemon.child.pid!;
   try {
-    await runTurns(daemon, home, concurrency, 1, DONE_SCRIPT, 'done', false);
+    await runTurns(daemon, home, concurrency, 1, DONE_SCRIPT, 'done', { readBack: false });
     await idle(daemon);
     await daemon.gc();
     const none = await leastMem(pid);
     // The heap as the window left it (the daemon's release included), after one more GC.
     const heapNone = await daemon.gc();
     const hostsNone = hostsOf(pid).length;
-    const run = await runTurns(daemon, home, parked, 1, PARK_SCRIPT, 'waiting', false);
+    const run = await runTurns(daemon, home, parked, 1, PARK_SCRIPT, 'waiting', {
+      readBack: false,
+    });
     if (run.failed > 0) throw new Error(`${run.failed} of ${parked} nodes did not park in time`);
     await idle(daemon);
     await daemon.gc();

@@ -37,11 +37,18 @@ export async function probeStatus(
   return took;
 }
 
+export interface RunOptions {
+  /** Read back the nodes' turns (the gaps between them); default true. */
+  readBack?: boolean;
+  /** Each node created once the one before has reached `end`: one active at a time. */
+  serial?: boolean;
+  /** `probeStatus` meanwhile, every this many ms (default 0: none), returned as `statusMs`. */
+  probeEveryMs?: number;
+}
+
 /**
- * Creates `count` nodes of `script` and waits until each has reached `end` (its state); then,
- * unless `readBack` is false, reads back their turns (the gaps between them). `serial`: each
- * node is created once the one before has reached `end`, so one node is active at a time.
- * `probeEveryMs` (0: none): `probeStatus` meanwhile, its answers' times returned as `statusMs`.
+ * Creates `count` nodes of `script` and waits until each has reached `end` (its state); then
+ * reads back their turns, as `opts` says.
  */
 export async function runTurns(
   daemon: BenchDaemon,
@@ -50,10 +57,9 @@ export async function runTurns(
   watchers: number,
   script: readonly unknown[],
   end: 'done' | 'waiting',
-  readBack = true,
-  serial = false,
-  probeEveryMs = 0,
+  opts: RunOptions = {},
 ) {
+  const { readBack = true, serial = false, probeEveryMs = 0 } = opts;
   const lags: number[] = [];
   const ids: string[] = [];
   // Nodes seen reaching `end`: this run's, and any other's still ending (a node of an earlier

@@ -155,12 +155,14 @@ try {
   const turns = await runTurns(daemon, home, NODES, WATCHERS, SCRIPT, 'done');
   const paced =
     MODEL_MS > 0
-      ? await runTurns(daemon, home, NODES, WATCHERS, PACED_SCRIPT, 'done', true, false, PROBE_MS)
+      ? await runTurns(daemon, home, NODES, WATCHERS, PACED_SCRIPT, 'done', {
+          probeEveryMs: PROBE_MS,
+        })
       : null;
   const startup = await runStartups(daemon, home, STARTS, WAKES);
   // The one-active-node targets, on the same daemon: each node created once the one
   // before is done, watched as the run above.
-  const one = await runTurns(daemon, home, ONE_NODES, WATCHERS, SCRIPT, 'done', true, true);
+  const one = await runTurns(daemon, home, ONE_NODES, WATCHERS, SCRIPT, 'done', { serial: true });
   await idle(daemon);
   const idleStatus = await probeStatus(daemon, PROBE_MS, () => true, 200);
   await daemon.stop();
