@@ -166,6 +166,19 @@ describe('group commit', () => {
     again.close();
   });
 
+  it('syncs on the event loop by default (a fast disk): the flush ends in the turn it starts', async () => {
+    const db = openDb(dbPath());
+    const told: number[] = [];
+    write(db, 1, told);
+    expect(db.durable()).not.toBeNull();
+    // The flush starts at the loop's check phase; made there, it is over (and its callbacks
+    // run) before the next callback of that phase. Off the loop it would end in a later turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(told).toEqual([1]);
+    expect(db.durable()).toBeNull();
+    db.close();
+  });
+
   it('event readers see no row before its commit is durable', async () => {
     const hold = heldFlush();
     const store = openStore(dbPath(), { flush: hold.flush });

@@ -25,7 +25,7 @@ export interface Db {
 }
 
 export interface DbOptions {
-  /** How the WAL is made durable; default `fdatasync` on the thread pool. Tests hold it. */
+  /** How the WAL is made durable; default `adaptiveFlush()` (`wal-flush.ts`). Tests hold it. */
   flush?: Flush | undefined;
   /** Where a throw of an `afterCommit` callback goes (they run after the commit's flush). */
   onCallbackError?: ((error: unknown) => void) | undefined;
@@ -36,11 +36,12 @@ export function openDb(path: string, opts: DbOptions = {}): Db {
   const sqlite = new DatabaseSync(path, { timeout: 5_000, enableForeignKeyConstraints: true });
   // WAL with synchronous=NORMAL: a COMMIT writes the WAL to the OS page cache and does not wait
   // for the disk, which kept the event loop 1 to 6 ms per commit under synchronous=FULL. Each
-  // commit is made durable instead by an `fdatasync` of the WAL off the loop, one at a time for
-  // every commit made before it started (group commit, `group-commit.ts`), and nothing that shows
-  // a write (an answer, an event, a wake-up) goes out before it. So an acknowledged write still
-  // survives not only `kill -9` but also a power loss or OS crash, as under FULL. SQLite itself
-  // syncs the WAL before each checkpoint and the database after it, so the file stays whole.
+  // commit is made durable instead by an `fdatasync` of the WAL, one at a time for every commit
+  // made before it started (group commit, `group-commit.ts`; on the loop while the disk syncs
+  // fast, off it when not, `wal-flush.ts`), and nothing that shows a write (an answer, an event,
+  // a wake-up) goes out before it. So an acknowledged write still survives not only `kill -9`
+  // but also a power loss or OS crash, as under FULL. SQLite itself syncs the WAL before each
+  // checkpoint and the database after it, so the file stays whole.
   // Migrations run before any of that, under FULL: each is durable as it commits.
   sqlite.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
   migrate(sqlite);

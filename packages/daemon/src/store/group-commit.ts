@@ -1,14 +1,8 @@
-import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { DaemonError } from '../errors.ts';
+import { adaptiveFlush, type Flush } from './wal-flush.ts';
 
-/** Makes what was written to the file behind `fd` durable (its data and size, on the disk). */
-export type Flush = (fd: number) => Promise<void>;
-
-/** `fdatasync(2)` on libuv's thread pool: the event loop goes on meanwhile. */
-const fdatasyncOffLoop: Flush = (fd) =>
-  new Promise((resolve, reject) => {
-    fdatasync(fd, (error) => (error === null ? resolve() : reject(error)));
-  });
+export type { Flush } from './wal-flush.ts';
 
 interface Waiting {
   generation: number;
@@ -25,7 +19,7 @@ export function groupCommit(
   walPath: string,
   /** How many rows the connection has changed so far (SQLite's `total_changes()`). */
   changes: () => number,
-  flush: Flush = fdatasyncOffLoop,
+  flush: Flush = adaptiveFlush(),
   onCallbackError: (error: unknown) => void = (error) => console.error(error),
 ) {
   let fd: number | null = null;
