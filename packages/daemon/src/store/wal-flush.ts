@@ -7,7 +7,7 @@
  * cores (`npm run bench:nodes`, a VM's disk) a flush took 2.3 ms median from its start to its
  * callback against 0.6 ms for the same sync made on the loop, and a commit waited 4.2 ms for its
  * flush against 2.0; with their model taking 100 ms a turn, event lag to 50 watchers (p99) went
- * from 13-29 ms to 9-15, and `GET /v1/status` meanwhile (p99) from 16-28 ms to 13-23. The loop
+ * from 13-29 ms to 9-15 (4 interleaved pairs; lower in 6 of 7 with the earlier ones). The loop
  * is held for the sync instead, so this holds only while syncs are short: a disk whose recent
  * syncs take more than `slowMs` in the median (a spinning disk, a network volume) is synced off
  * the loop, and tried on it again every `probeEvery` flushes, so the loop waits on a slow disk
