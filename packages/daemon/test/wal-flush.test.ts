@@ -48,6 +48,17 @@ describe('adaptiveFlush', () => {
     expect(ran).toEqual({ onLoop: 4, offLoop: 27 });
   });
 
+  it('goes off the loop at once after one sync that stalls, and back once the disk is fast', async () => {
+    let n = 0;
+    const { flush, ran } = disk(() => (++n === 5 ? 500 : 0.5), { probeEvery: 10 });
+    for (let i = 0; i < 5; i++) await flush(3); // the fifth stalls
+    for (let i = 0; i < 9; i++) await flush(3);
+    expect(ran).toEqual({ onLoop: 5, offLoop: 9 });
+    await flush(3); // the probe: fast, and the median of the last ones is fast
+    for (let i = 0; i < 5; i++) await flush(3);
+    expect(ran).toEqual({ onLoop: 11, offLoop: 9 });
+  });
+
   it('comes back to the loop once its probes find the disk fast again', async () => {
     let speed = 10;
     const { flush, ran } = disk(() => speed, { probeEvery: 2 });

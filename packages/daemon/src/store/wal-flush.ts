@@ -13,7 +13,10 @@
  * the loop, and tried on it again every `probeEvery` flushes, so the loop waits on a slow disk
  * once in that many flushes at most. The median, not an average: a sync's time on the loop is
  * its wall time, and on a busy machine the loop is also preempted during some of them (a run of
- * 7 ms ones among 0.5 ms ones), which must not send a fast disk's syncs away.
+ * 7 ms ones among 0.5 ms ones), which must not send a fast disk's syncs away. One sync past
+ * `stallMs` sends the next ones off the loop at once: a disk that stalls (a hung network volume)
+ * holds every answer and stream for as long, and waiting for the median would hold them for
+ * several; a preempted loop that sets it off costs only `probeEvery` flushes off the loop.
  */
 import { fdatasync, fdatasyncSync } from 'node:fs';
 
@@ -22,6 +25,8 @@ export type Flush = (fd: number) => Promise<void>;
 
 /** Syncs on the loop whose recent median is above this (ms) send the next ones off it. */
 export const SLOW_FLUSH_MS = 4;
+/** A sync on the loop longer than this (ms) sends the next ones off it, whatever the median. */
+export const STALL_FLUSH_MS = 20;
 /** How many of the last syncs on the loop the median is of. */
 const RECENT = 9;
 /** While syncs go off the loop, one in this many is tried on it again, to see the disk recover. */
@@ -35,6 +40,7 @@ export const fdatasyncOffLoop: Flush = (fd) =>
 
 export interface AdaptiveFlushOptions {
   slowMs?: number;
+  stallMs?: number;
   probeEvery?: number;
   /** The sync made on the loop; default `fdatasyncSync`. */
   sync?: (fd: number) => void;
@@ -47,6 +53,7 @@ export interface AdaptiveFlushOptions {
 export function adaptiveFlush(opts: AdaptiveFlushOptions = {}): Flush {
   const {
     slowMs = SLOW_FLUSH_MS,
+    stallMs = STALL_FLUSH_MS,
     probeEvery = PROBE_EVERY,
     sync = fdatasyncSync,
     offLoop = fdatasyncOffLoop,
@@ -64,9 +71,10 @@ export function adaptiveFlush(opts: AdaptiveFlushOptions = {}): Flush {
     } catch (error) {
       return Promise.reject(error);
     }
-    recent.push(now() - start);
+    const took = now() - start;
+    recent.push(took);
     if (recent.length > RECENT) recent.shift();
-    slow = median(recent) > slowMs;
+    slow = took > stallMs || median(recent) > slowMs;
     return Promise.resolve();
   };
 }
