@@ -24,16 +24,16 @@ import { fdatasync, fdatasyncSync } from 'node:fs';
 export type Flush = (fd: number) => Promise<void>;
 
 /** Syncs on the loop whose recent median is above this (ms) send the next ones off it. */
-export const SLOW_FLUSH_MS = 4;
+const SLOW_FLUSH_MS = 4;
 /** A sync on the loop longer than this (ms) sends the next ones off it, whatever the median. */
-export const STALL_FLUSH_MS = 20;
+const STALL_FLUSH_MS = 20;
 /** How many of the last syncs on the loop the median is of. */
 const RECENT = 9;
 /** While syncs go off the loop, one in this many is tried on it again, to see the disk recover. */
-export const PROBE_EVERY = 100;
+const PROBE_EVERY = 100;
 
 /** `fdatasync(2)` on libuv's thread pool: the event loop goes on meanwhile. */
-export const fdatasyncOffLoop: Flush = (fd) =>
+const fdatasyncOffLoop: Flush = (fd) =>
   new Promise((resolve, reject) => {
     fdatasync(fd, (error) => (error === null ? resolve() : reject(error)));
   });
