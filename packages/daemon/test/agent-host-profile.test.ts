@@ -24,6 +24,7 @@ describe('an agent host under SVC_HOST_CPU_PROF', () => {
       logDir: dir,
       marginMs: 400,
       capacity: 1,
+      tmpRoot: dir,
     });
     await host.kill();
     expect(readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile'))).toHaveLength(1);
@@ -32,7 +33,15 @@ describe('an agent host under SVC_HOST_CPU_PROF', () => {
   it('writes none without it', async () => {
     const env = { ...process.env };
     delete env.SVC_HOST_CPU_PROF;
-    const host = spawnHost({ entry, cwd: dir, env, logDir: dir, marginMs: 400, capacity: 1 });
+    const host = spawnHost({
+      entry,
+      cwd: dir,
+      env,
+      logDir: dir,
+      marginMs: 400,
+      capacity: 1,
+      tmpRoot: dir,
+    });
     await host.kill();
     expect(readdirSync(dir).some((f) => f.endsWith('.cpuprofile'))).toBe(false);
   });

@@ -5,10 +5,11 @@
  * host; a host killed with SIGKILL relaunches every node it held from its last recorded turn,
  * each charged one relaunch and each on a host of its own.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRIVATE_TMP_ENV } from '../src/sandbox/private-tmp.ts';
 import { marked } from '../src/supervisor/process-tree.ts';
 import {
   bash,
@@ -53,6 +54,15 @@ async function running(nodeId: string): Promise<{ host: number; commands: () => 
     `a command of ${nodeId} running`,
   );
   return { host: host!, commands: () => marked(nodeId, host!).map((p) => p.pid) };
+}
+
+/** The private directory the daemon gave the host `pid` (`SVC_PRIVATE_TMP` in its environment). */
+function hostTmp(pid: number): string {
+  const entry = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .find((e) => e.startsWith(`${PRIVATE_TMP_ENV}=`));
+  expect(entry).toBeDefined();
+  return entry!.slice(PRIVATE_TMP_ENV.length + 1);
 }
 
 /** Every line a viewer of the node reads, and when its socket closes. */
@@ -151,8 +161,14 @@ describe('an agent host killed with SIGKILL', () => {
     const held = await Promise.all(nodes.map((n) => running(n.id)));
     const host = held[0]!.host;
     expect(held.every((h) => h.host === host)).toBe(true);
+    // What it made for its sandboxes (its launcher's socket, its seccomp filter) is in a
+    // directory of its own, which the daemon removes once it is gone: a killed host runs no
+    // exit handler of its own.
+    const tmp = hostTmp(host);
+    expect(readdirSync(tmp).length).toBeGreaterThan(0);
     process.kill(host, 'SIGKILL');
     await eventually(() => !isRunning(host), 5_000, 'the host gone');
+    await eventually(() => !existsSync(tmp), 5_000, "the host's private directory removed");
     // Each is relaunched on a host of its own, where its pending call runs again (it was
     // running when the host died) and waits for its gate: neither can bring the other down again.
     const again = await Promise.all(nodes.map((n) => running(n.id)));

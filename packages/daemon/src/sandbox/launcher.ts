@@ -16,10 +16,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Opened } from './descriptors.ts';
 import { frame, HEADER, killFrame } from './executor-wire.ts';
+import { privateTmp } from './private-tmp.ts';
 
 const TOKEN_BYTES = 16;
 /** A connection that has not said its token by then is not a sandbox's. */
@@ -75,7 +75,7 @@ export function launcherAt(binary: string, idleMs = LAUNCHER_IDLE_MS): Launcher 
 }
 
 function startLauncher(binary: string, idleMs: number, onExit: () => void): Launcher {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-launch-'));
+  const dir = mkdtempSync(join(privateTmp(), 'svc-launch-'));
   const path = join(dir, 'launch.sock');
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   const pending = new Map<number, Pending>();

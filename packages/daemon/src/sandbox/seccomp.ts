@@ -6,8 +6,8 @@
  * (32-bit, x32) are refused whole: their numbers differ and would slip past the list.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { privateTmp } from './private-tmp.ts';
 
 // Linux's audit architectures and the numbers of the refused calls on each.
 const ARCHES: Record<string, { audit: number; calls: number[] }> = {
@@ -59,7 +59,7 @@ export function seccompFile(): string | null {
     if (program === null) file = null;
     else {
       // In a directory of this process's own (0700, made exclusively): nobody else's filter.
-      const dir = mkdtempSync(join(tmpdir(), 'svc-seccomp-'));
+      const dir = mkdtempSync(join(privateTmp(), 'svc-seccomp-'));
       file = join(dir, 'filter.bpf');
       writeFileSync(file, program, { mode: 0o600 });
       process.once('exit', () => rmSync(dir, { recursive: true, force: true }));

@@ -12,7 +12,6 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../errors.ts';
@@ -21,6 +20,7 @@ import { nativeExecutor, nativeLauncherOf } from './executor-build.ts';
 import { commandFrame, type ExecutorEvent, frameReader, killFrame } from './executor-wire.ts';
 import { launcherAt } from './launcher.ts';
 import type { SandboxPlan } from './plan.ts';
+import { privateTmp } from './private-tmp.ts';
 import { PROXY_SOCKET_IN_SANDBOX, startProxy } from './proxy.ts';
 import { childChannel, launchedChannel, type SessionChannel } from './session-channel.ts';
 import { NODE_EXECUTOR, NODE_EXECUTOR_PATH } from './session-executor.ts';
@@ -71,7 +71,7 @@ function existingHides(hides: readonly string[]): string {
 
 /** The node's proxy on a socket in a directory of this process's own (0700). */
 async function proxyFor(allow: readonly string[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-proxy-'));
+  const dir = mkdtempSync(join(privateTmp(), 'svc-proxy-'));
   const path = join(dir, 'proxy.sock');
   const server = await startProxy(path, allow);
   return {

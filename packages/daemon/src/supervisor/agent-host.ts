@@ -7,12 +7,13 @@
  * exits ends every lease it still holds with its exit: to each node, a broker crash.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdtempSync, openSync, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HOST_CHANNEL_FD, parseObject, readLines } from '../broker/host-protocol.ts';
 import { DaemonError } from '../errors.ts';
+import { PRIVATE_TMP_ENV } from '../sandbox/private-tmp.ts';
 import type { BrokerExit, BrokerProcess } from './broker-process.ts';
 import { createLease, exitOf, type LeaseSink } from './host-lease.ts';
 import { descendants, signalAll } from './process-tree.ts';
@@ -57,6 +58,8 @@ export interface SpawnHostOptions {
   marginMs: number;
   /** Nodes it runs at most. */
   capacity: number;
+  /** Where its private directory is made (`../sandbox/private-tmp.ts`). */
+  tmpRoot: string;
 }
 
 export function spawnHost(opts: SpawnHostOptions): AgentHost {
@@ -78,14 +81,20 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
     ...profile,
     opts.entry,
   ];
+  // The host's private directory (`../sandbox/private-tmp.ts`): removed here once it has exited,
+  // however it ended, and with all of `tmpRoot` when a daemon starts (a daemon killed with its
+  // hosts could see to neither).
+  const tmp = mkdtempSync(join(opts.tmpRoot, 'h-'));
+  const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
   const child = spawn(process.execPath, args, {
     cwd: opts.cwd,
-    env: opts.env,
+    env: { ...opts.env, [PRIVATE_TMP_ENV]: tmp },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
   const pid = child.pid;
   if (pid === undefined) {
+    removeTmp();
     throw new DaemonError('broker_spawn_failed', `could not start ${process.execPath}`);
   }
   let alive = true;
@@ -124,6 +133,7 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
   if (channel) readLines(channel, onReport);
   void exited.then((exit) => {
     alive = false;
+    removeTmp();
     // Every node it still held ends with it: a crash, unless that node was being stopped.
     for (const sink of [...sinks.values(), ...unlaunched]) sink.end(exit);
     sinks.clear();

@@ -6,13 +6,17 @@ import type { SupervisorState } from './supervisor-state.ts';
 
 /** Recovers what the previous daemon left, then starts queued nodes. */
 export function startSupervisor(state: SupervisorState): void {
-  const { worktrees, logs, viewers } = state;
+  const { worktrees, logs, viewers, hostsTmp } = state;
   mkdirSync(worktrees, { recursive: true, mode: 0o700 });
   mkdirSync(logs, { recursive: true, mode: 0o700 });
   // Sockets a previous daemon's brokers left are stale: their brokers are killed below.
   rmSync(viewers, { recursive: true, force: true });
   mkdirSync(viewers, { recursive: true, mode: 0o700 });
   chmodSync(viewers, 0o700);
+  // So are the private directories of its hosts (each removed when its host exits, unless the
+  // daemon went first).
+  rmSync(hostsTmp, { recursive: true, force: true });
+  mkdirSync(hostsTmp, { recursive: true, mode: 0o700 });
   recover(state);
   state.schedule();
 }

@@ -113,6 +113,7 @@ function startHost(
       logDir: state.logs,
       marginMs: state.stopMarginMs,
       capacity,
+      tmpRoot: state.hostsTmp,
     });
   } catch (error) {
     // A launch that needs one reports it; warm room is tried again at the next fill.

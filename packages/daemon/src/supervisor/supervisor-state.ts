@@ -88,6 +88,8 @@ export interface SupervisorState {
   readonly logs: string;
   readonly worktrees: string;
   readonly viewers: string;
+  /** Where each agent host's private directory is made (`../sandbox/private-tmp.ts`). */
+  readonly hostsTmp: string;
   readonly writes: string;
   readonly env: NodeJS.ProcessEnv;
   /** What brokers run: `entry`, or its bundle once built. */
@@ -147,6 +149,7 @@ export function createSupervisorState(
     logs: join(deps.home, 'logs', 'brokers'),
     worktrees: join(deps.home, 'worktrees'),
     viewers: join(deps.home, 'run', 'viewers'),
+    hostsTmp: join(deps.home, 'run', 'hosts'),
     writes: writeNotesDir(deps.home),
     // Node caches the type-stripped source and V8 code of the host's modules here, so a host
     // after the first loads them without compiling.
