@@ -1,11 +1,11 @@
 /**
  * Stopping and queueing: cancel ends a node's loop in its agent host and every process it started
  * (a `sleep 600` in the foreground and one that left for a session of its own) within a second,
- * the host living on for other nodes; a host that dies unasked takes them too, its orphans found
- * by their mark; interrupt stops them too and the node resumes on a message; the concurrency
+ * the host living on for other nodes; a node that ends on its own leaves none (its sandbox ends
+ * with its loop); a host that dies unasked takes them too, its orphans found by their mark; interrupt stops them too and the node resumes on a message; the concurrency
  * limit queues nodes beyond it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marked } from '../src/supervisor/process-tree.ts';
@@ -73,6 +73,36 @@ describe('cancel', () => {
     expect(node.state).toBe('cancelled');
     await eventually(() => pids.every((pid) => !isRunning(pid)), 1_000, 'every process gone');
     expect(performance.now() - started).toBeLessThan(1_000);
+    expect(isRunning(host)).toBe(true);
+  });
+});
+
+describe('a node that ends on its own', () => {
+  it('leaves nothing running: its sandbox ends with its loop, a process in a session of its own too', async () => {
+    const node = await createNode(t.call, {
+      task: 'leave a sleeper behind, then finish',
+      model: scripted('leaver', [
+        bash(
+          'setsid sleep 600 > /dev/null 2>&1 & for i in $(seq 1500); do [ -e go ] && exit 0; sleep 0.02; done; exit 1',
+        ),
+        submit({ left: true }, 'left a sleeper'),
+      ]),
+    });
+    let host = 0;
+    await eventually(
+      () => {
+        host = brokerProcesses(t.home).find((b) => b.nodeId === node.id)?.pid ?? 0;
+        return host !== 0;
+      },
+      15_000,
+      'its host',
+    );
+    const sleepers = () => marked(node.id, host).filter((p) => /^sleep 600/.test(commandOf(p.pid)));
+    await eventually(() => sleepers().length === 1, 15_000, 'the sleeper started');
+    const [sleeper] = sleepers();
+    writeFileSync(join(t.home, 'worktrees', node.id, 'go'), '');
+    await waitForNode(t.call, node.id, (n) => n.state === 'done');
+    await eventually(() => !isRunning(sleeper!.pid), 5_000, 'the sleeper gone with its sandbox');
     expect(isRunning(host)).toBe(true);
   });
 });
@@ -167,3 +197,12 @@ describe('the concurrency limit', () => {
     for (const id of ids) expect(isFinal(await getNode(t.call, id))).toBe(true);
   });
 });
+
+/** What `pid` runs (its command line, arguments joined by spaces); '' once it is gone. */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}

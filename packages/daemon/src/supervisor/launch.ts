@@ -119,6 +119,7 @@ function startBroker(state: SupervisorState, row: NodeRow, workspace: Workspace 
     stopped: false,
     viewerSocket,
     pids,
+    confined: parts.sandbox?.mode === 'on',
   };
   state.active.set(row.id, broker);
   logger.info({ node_id: row.id, pid: child.pid }, 'broker started');

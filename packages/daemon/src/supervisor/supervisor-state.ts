@@ -71,6 +71,11 @@ export interface Active {
   viewerSocket: string;
   /** The pids handed out from its launch on: its end scans only those for its mark. */
   pids: PidWindow | null;
+  /**
+   * Its commands run in sandboxes (the plan's mode `on`): each in a PID namespace that ends with
+   * its sandbox, taking every process in it along, so none of them can outlive the loop.
+   */
+  confined: boolean;
 }
 
 export interface SupervisorState {
