@@ -1,9 +1,13 @@
-/** `canvas.history.search`: FTS5 over the recorded turns (migration 013), best first. */
+/**
+ * `canvas.history.search`: FTS5 over the recorded turns (migration 013, written by
+ * `search-index.ts`), best first.
+ */
 import { SEARCH_OFFSET_MAX, type searchHitSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import { checkNode, type HistoryDeps } from './history-deps.ts';
+import type { SearchIndex } from './search-index.ts';
 
 export type SearchHit = z.output<typeof searchHitSchema>;
 
@@ -12,7 +16,7 @@ const SEARCH_TERMS_MAX = 32;
 
 /** Best first; `offset + limit + 1` rows are read so the caller knows whether more exist. */
 export function searchHistory(
-  { store, nodes }: HistoryDeps,
+  { store, nodes, search }: HistoryDeps & { search: Pick<SearchIndex, 'catchUp'> },
   principal: Principal,
   q: { q: string; nodeId?: string | undefined; offset: number; limit: number },
 ) {
@@ -24,6 +28,8 @@ export function searchHistory(
       { field: 'after' },
     );
   }
+  // Every turn recorded before the search is in the index it reads.
+  search.catchUp();
   const rows = store.canvas.search(nodes.readVisibility(principal), {
     match: ftsQuery(q.q),
     nodeId: q.nodeId,

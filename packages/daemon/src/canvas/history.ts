@@ -14,11 +14,14 @@ import { checkNode } from './history-deps.ts';
 import { readHistory } from './history-read.ts';
 import { searchHistory } from './history-search.ts';
 import { historyStats } from './history-stats.ts';
+import type { SearchIndex } from './search-index.ts';
 import type { StatsGroup } from './store.ts';
 
 export interface CanvasHistoryDeps {
   store: Store;
   nodes: Pick<NodeService, 'readVisibility' | 'readableRow'>;
+  /** The search index, caught up before each search. */
+  search: Pick<SearchIndex, 'catchUp'>;
 }
 
 export function canvasHistoryService(deps: CanvasHistoryDeps) {

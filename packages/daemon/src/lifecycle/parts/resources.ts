@@ -1,4 +1,5 @@
 import { canvasHistoryService } from '../../canvas/history.ts';
+import { keepSearchIndex, searchIndex } from '../../canvas/search-index.ts';
 import { canvasService } from '../../canvas/service.ts';
 import { cronService } from '../../crons/service.ts';
 import { customObjectService, type DeliveryPolicy } from '../../custom-objects/service.ts';
@@ -56,6 +57,7 @@ export function resourcesPart(opts: ResourcesOptions) {
   const customObjects = customObjectService({ store, events, policy: opts.objects });
   const uploads = uploadService({ store, events, home });
   const directory = directoryService({ store, keys: directoryKeys(home), tcp, profiles });
+  const search = searchIndex(store.db);
   const services = {
     store,
     tokens,
@@ -69,7 +71,7 @@ export function resourcesPart(opts: ResourcesOptions) {
     crons,
     customObjects,
     canvas: canvasService({ store, events, nodes, crons, home, logger }),
-    canvasHistory: canvasHistoryService({ store, nodes }),
+    canvasHistory: canvasHistoryService({ store, nodes, search }),
     human,
     memory: memoryService({ store, events }),
     directory,
@@ -84,7 +86,17 @@ export function resourcesPart(opts: ResourcesOptions) {
       now: opts.viewer?.now,
     }),
   };
-  return definePart({ name: 'resources', services });
+  let stopIndexing = () => {};
+  return definePart({
+    name: 'resources',
+    services,
+    start() {
+      stopIndexing = keepSearchIndex(search, events.subscribe);
+    },
+    close() {
+      stopIndexing();
+    },
+  });
 }
 
 export type Resources = ReturnType<typeof resourcesPart>['services'];

@@ -6,8 +6,10 @@
  * turns has to know about it, and a tree's deletion drops its documents with its turns.
  */
 
-/** The document of the turn aliased `t`. */
-const DOC = `coalesce((SELECT group_concat(json_extract(m.value, '$.text'), char(10))
+/**
+ * The document of the turn aliased `t`; since 021, `canvas/search-index.ts` writes it (in batches).
+ */
+export const DOC = `coalesce((SELECT group_concat(json_extract(m.value, '$.text'), char(10))
       FROM json_each(t.input) m), '')
   || char(10) || t.text
   || coalesce((SELECT char(10) || group_concat(c.name || ' ' || coalesce(c.input, '') || ' '

@@ -18,6 +18,7 @@ import { sql as workspaces } from './017-workspaces.ts';
 import { sql as profileNetwork } from './018-profile-network.ts';
 import { sql as nodeNetwork } from './019-node-network.ts';
 import { sql as jobsToCancel } from './020-jobs-to-cancel.ts';
+import { sql as searchInBatches } from './021-search-in-batches.ts';
 
 /**
  * Numbered schema migrations, applied in order; `PRAGMA user_version` records how many ran.
@@ -44,4 +45,5 @@ export const migrations: readonly string[] = [
   profileNetwork,
   nodeNetwork,
   jobsToCancel,
+  searchInBatches,
 ];
