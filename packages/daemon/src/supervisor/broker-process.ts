@@ -19,9 +19,9 @@ export interface BrokerProcess {
   readonly alive: boolean;
   /**
    * Hands the broker its node: the launch message; its log lines from now on are appended to
-   * `logFile`. Once only. Throws when the log cannot be opened.
+   * the file open at `log` (a descriptor it takes over, closed when the node ends). Once only.
    */
-  launch(message: BrokerLaunch, logFile: string): void;
+  launch(message: BrokerLaunch, log: number): void;
   /**
    * Aborts the node's loop, then cuts it off (its commands and sandbox killed, nothing more
    * recorded) once `graceMs` passes (`0`: at once); settles when the node has ended.

@@ -6,7 +6,7 @@
  * the host whole when it does not confirm within grace + margin (its other nodes then relaunch
  * as after a crash): a stop never waits on a host that does not answer.
  */
-import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import type { HostCommand } from '../broker/host-protocol.ts';
 import type { BrokerLaunch } from '../ports.ts';
 import type { BrokerExit, BrokerProcess } from './broker-process.ts';
@@ -58,10 +58,9 @@ export function createLease(link: LeaseLink): BrokerProcess {
   link.hold(sink);
 
   let nodeId: string | null = null;
-  const launch = (message: BrokerLaunch, logFile: string) => {
+  const launch = (message: BrokerLaunch, logFd: number) => {
     if (nodeId !== null || ended) throw new TypeError(`a lease on host ${link.pid} was used`);
-    // Opened here, so a log that cannot be written fails the launch rather than losing output.
-    log = createWriteStream('', { fd: openSync(logFile, 'a', 0o600) });
+    log = createWriteStream('', { fd: logFd });
     log.on('error', () => {});
     nodeId = message.node_id;
     link.bind(nodeId, sink);
