@@ -3,7 +3,7 @@
  * (`nodes.jobs.list`), recorded running before the command and ended after it; cancelling one
  * (`nodes.jobs.cancel`) stops just that command, and the node goes on to its next turn.
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createLocalClient } from '@svc/client/node';
@@ -172,6 +172,7 @@ describe('bash jobs across a daemon restart', () => {
       await again.nodes.cancel(node.id);
     } finally {
       await second.close();
+      rmSync(home, { recursive: true, force: true });
     }
   }, 40_000);
 });
