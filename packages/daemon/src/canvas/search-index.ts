@@ -53,34 +53,47 @@ export function searchIndex(db: Db) {
 export type SearchIndex = ReturnType<typeof searchIndex>;
 
 /**
- * Catches `index` up in the background: a batch at a time, the event loop turning between
- * batches, `QUIET_MS` after the records stop (`STALE_MAX_MS` at the latest) and at once when
- * started with stale documents. `touched` is called after each commit that may have marked one
- * (the event log's subscription: every record of a turn appends events). Answers its stop.
+ * Catches `index` up in the background: `QUIET_MS` after the records stop (`STALE_MAX_MS` after
+ * the first at the latest), and soon after its start when a daemon left documents stale; a batch
+ * at a time, the event loop turning between batches. `touched` subscribes a listener called after
+ * each commit that may have marked one (the event log's: every record of a turn appends events);
+ * that listener only notes the time, so the commits of a busy daemon arm no timer each. Answers
+ * its stop.
  */
 export function keepSearchIndex(
   index: SearchIndex,
   touched: (listener: () => void) => () => void,
 ): () => void {
   let timer: NodeJS.Timeout | null = null;
-  let since: number | null = null;
+  // The first and the last record since the last catch-up began; `null`: none.
+  let first: number | null = null;
+  let last = 0;
   let stopped = false;
-  const run = () => {
-    timer = null;
-    if (stopped) return;
-    since = null;
-    if (index.catchUp(BATCH) === BATCH && !stopped) timer = setTimeout(run, 0).unref();
-  };
-  const schedule = () => {
-    if (stopped) return;
-    const now = Date.now();
-    since ??= now;
-    if (timer !== null) clearTimeout(timer);
-    timer = setTimeout(run, Math.max(0, Math.min(QUIET_MS, since + STALE_MAX_MS - now)));
+  const arm = (run: () => void, ms: number) => {
+    timer = setTimeout(run, ms);
     timer.unref();
   };
-  const unsubscribe = touched(schedule);
-  if (index.stale()) schedule();
+  const batch = () => {
+    timer = null;
+    if (stopped) return;
+    if (index.catchUp(BATCH) === BATCH) arm(batch, 0);
+    else if (first !== null) arm(due, QUIET_MS); // records came while it ran
+  };
+  const due = () => {
+    timer = null;
+    if (stopped || first === null) return;
+    const wait = Math.min(last + QUIET_MS, first + STALE_MAX_MS) - Date.now();
+    if (wait > 0) return arm(due, wait);
+    first = null;
+    batch();
+  };
+  const recorded = () => {
+    last = Date.now();
+    first ??= last;
+    if (timer === null && !stopped) arm(due, QUIET_MS);
+  };
+  const unsubscribe = touched(recorded);
+  if (index.stale()) recorded();
   return () => {
     stopped = true;
     unsubscribe();
