@@ -28,55 +28,53 @@ export function launch(state: SupervisorState, row: NodeRow): void {
   const { store, hooks, logger } = state.deps;
   state.preparing.add(row.id);
   prepare(state, row)
-    .then(
-      (logFd) => {
-        state.preparing.delete(row.id);
-        const now = state.closed ? undefined : store.nodes.get(row.id);
-        if (now?.state === 'queued' && !state.active.has(row.id)) {
-          startBroker(state, now, logFd);
-        } else {
-          closeSync(logFd);
-        }
-      },
-      (failed: PrepareFailure) => {
-        state.preparing.delete(row.id);
+    .then((prepared) => {
+      state.preparing.delete(row.id);
+      if ('failed' in prepared) {
         if (state.closed) return;
-        if (failed.step === 'worktree') hooks.unlaunchable(row.id, failed.error, 'worktree_failed');
-        else hooks.crashed(row.id, `the broker could not start: ${errorText(failed.error)}`);
-      },
-    )
+        const { failed, error } = prepared;
+        if (failed === 'worktree') hooks.unlaunchable(row.id, error, 'worktree_failed');
+        else hooks.crashed(row.id, `the broker could not start: ${(error as Error).message}`);
+        return;
+      }
+      const now = state.closed ? undefined : store.nodes.get(row.id);
+      if (now?.state === 'queued' && !state.active.has(row.id)) {
+        startBroker(state, now, prepared.logFd);
+      } else {
+        closeSync(prepared.logFd);
+      }
+    })
     .catch((error: unknown) => {
       logger.error({ err: error, node_id: row.id }, 'could not launch a node');
     })
     .finally(state.schedule);
 }
 
-interface PrepareFailure {
-  step: 'worktree' | 'log';
-  error: unknown;
-}
-
 const openFile = promisify(open);
 
-/** The node's worktree made, and its log file open for appending (0600): its descriptor. */
-async function prepare(state: SupervisorState, row: NodeRow): Promise<number> {
+/**
+ * The node's worktree made, and its log file open for appending (0600): its descriptor, or
+ * which of the two failed.
+ */
+async function prepare(
+  state: SupervisorState,
+  row: NodeRow,
+): Promise<{ logFd: number } | { failed: 'worktree' | 'log'; error: unknown }> {
   const cwd = worktreePath(state.deps.home, row.id);
   try {
     // Before its plan is made: the sandbox binds the worktree that exists (by its realpath).
     if (row.workspace === null) await mkdir(cwd, { recursive: true, mode: 0o700 });
     else await addGitWorktree(row.workspace, cwd);
   } catch (error) {
-    throw { step: 'worktree', error } satisfies PrepareFailure;
+    return { failed: 'worktree', error };
   }
   try {
     // Opened before the launch, so a log that cannot be written fails it rather than losing output.
-    return await openFile(join(state.logs, `${row.id}.log`), 'a', 0o600);
+    return { logFd: await openFile(join(state.logs, `${row.id}.log`), 'a', 0o600) };
   } catch (error) {
-    throw { step: 'log', error } satisfies PrepareFailure;
+    return { failed: 'log', error };
   }
 }
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Mints the node's token and hands a broker its launch; its worktree is there and its log open
