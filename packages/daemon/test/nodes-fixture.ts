@@ -54,7 +54,9 @@ export async function startNodesDaemon(): Promise<NodesDaemon> {
     brokers: ONE_IDLE_SLOT,
     logLevel: 'info',
   });
-  const store = openStore(join(t.home, 'svc.db'));
+  // The stand-in broker's writes: each committed as it ends, so a test's read of the database
+  // right after one sees it (a batch would commit it in the next turn of the event loop).
+  const store = openStore(join(t.home, 'svc.db'), { batch: false });
   const events = eventLog(store);
   const tokens = tokenService(store, events);
   const side = nodeService({

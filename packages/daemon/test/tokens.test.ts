@@ -16,8 +16,9 @@ afterAll(() => {
 function setup() {
   const home = tempHome();
   homes.push(home);
+  // Unbatched: what one connection writes, the other must read at once.
   const open = () => {
-    const store = openStore(`${home}/svc.db`);
+    const store = openStore(`${home}/svc.db`, { batch: false });
     stores.push(store);
     return store;
   };

@@ -31,7 +31,7 @@ export function eventLog(store: Store) {
     // stand-in broker) are shown as soon as they are there.
     const rows = recordedSeq > durableSeq ? upTo(read(), durableSeq) : read();
     // Uncommitted rows are never shared: the transaction may yet roll back.
-    if (!store.db.sqlite.isTransaction) shared.set(key, rows);
+    if (!store.db.inTransaction()) shared.set(key, rows);
     return rows;
   };
   return {

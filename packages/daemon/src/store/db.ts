@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { DaemonError } from '../errors.ts';
+import { commitBatch } from './commit-batch.ts';
 import { type Flush, groupCommit } from './group-commit.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -16,6 +17,12 @@ export interface Db {
    */
   transaction<T>(fn: (afterCommit: (cb: () => void) => void) => T): T;
   /**
+   * Whether a `transaction` runs now (what it wrote may yet be undone). Not SQLite's own
+   * `isTransaction`, which also holds between them, while the commits of a turn of the event
+   * loop wait in one batch for their flush.
+   */
+  inTransaction(): boolean;
+  /**
    * `null` when every commit so far is durable; else a promise that settles once they all are
    * (rejected if the flush failed). An answer that may show a write waits on it.
    */
@@ -29,6 +36,12 @@ export interface DbOptions {
   flush?: Flush | undefined;
   /** Where a throw of an `afterCommit` callback goes (they run after the commit's flush). */
   onCallbackError?: ((error: unknown) => void) | undefined;
+  /**
+   * Whether the transactions of a turn of the event loop share one SQLite commit (default
+   * true); `false` commits each as it ends, for a test's stand-in writer whose rows another
+   * connection must see at once.
+   */
+  batch?: boolean | undefined;
 }
 
 export function openDb(path: string, opts: DbOptions = {}): Db {
@@ -45,13 +58,19 @@ export function openDb(path: string, opts: DbOptions = {}): Db {
   // Migrations run before any of that, under FULL: each is durable as it commits.
   sqlite.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
   migrate(sqlite);
-  sqlite.exec('PRAGMA synchronous = NORMAL;');
+  // `temp_store = MEMORY`: each transaction is a savepoint of a batch (`commit-batch.ts`), and
+  // what a savepoint may have to undo is kept in a sub-journal, spilled past 64 KiB to a temp
+  // file (a `pwrite` per page) unless temp storage is memory.
+  sqlite.exec('PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;');
   const totalChanges = sqlite.prepare('SELECT total_changes() AS n');
+  // One SQLite transaction for the transactions of a turn of the loop (`commit-batch.ts`).
+  const batch = commitBatch(sqlite, opts.batch ?? true);
   const group = groupCommit(
     `${path}-wal`,
     () => (totalChanges.get() as { n: number }).n,
     opts.flush,
     opts.onCallbackError,
+    batch.settle,
   );
 
   let pending: (() => void)[] | null = null;
@@ -62,24 +81,24 @@ export function openDb(path: string, opts: DbOptions = {}): Db {
       group.check();
       const callbacks: (() => void)[] = [];
       pending = callbacks;
-      sqlite.exec('BEGIN IMMEDIATE');
       let result: ReturnType<typeof fn>;
       try {
-        result = fn((cb) => callbacks.push(cb));
-        sqlite.exec('COMMIT');
-      } catch (error) {
-        if (sqlite.isTransaction) sqlite.exec('ROLLBACK');
-        throw error;
+        result = batch.run(
+          () => fn((cb) => callbacks.push(cb)),
+          (error) => group.lost(error),
+        );
       } finally {
         pending = null;
       }
       group.committed(callbacks);
       return result;
     },
+    inTransaction: () => pending !== null,
     durable: () => group.durable(),
     close() {
       if (!sqlite.isOpen) return;
       group.close();
+      batch.forget(); // after a failure, what its batch holds is left to SQLite to roll back
       sqlite.close();
     },
   };

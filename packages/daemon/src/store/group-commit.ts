@@ -21,6 +21,8 @@ export function groupCommit(
   changes: () => number,
   flush: Flush = adaptiveFlush(),
   onCallbackError: (error: unknown) => void = (error) => console.error(error),
+  /** Makes every commit so far reach the WAL (`db.ts` ends its open batch); may throw. */
+  settle: () => void = () => {},
 ) {
   let fd: number | null = null;
   let committed = 0;
@@ -63,6 +65,11 @@ export function groupCommit(
     scheduled = false;
     if (inFlight !== null || closed || failure !== null || durable === committed) return;
     const generation = committed;
+    try {
+      settle();
+    } catch (error) {
+      return fail('db_commit_failed', error);
+    }
     inFlight = flush(walFd()).then(
       () => {
         inFlight = null;
@@ -75,13 +82,17 @@ export function groupCommit(
         if (closed) return;
         // Nothing past `durable` may be told now: SQLite could not make it durable, and a
         // retried fsync may report success over pages the kernel already dropped.
-        failure = new DaemonError('db_sync_failed', 'the database could not be synced to disk', {
-          cause: error,
-        });
-        queue.length = 0;
-        for (const w of waiters.splice(0)) w.settle();
+        fail('db_sync_failed', error);
       },
     );
+  };
+
+  /** Nothing more is told or committed: every waiter hears why, no callback runs. */
+  const fail = (code: 'db_sync_failed' | 'db_commit_failed', cause: unknown) => {
+    const what = code === 'db_sync_failed' ? 'be synced to disk' : 'commit';
+    failure = new DaemonError(code, `the database could not ${what}`, { cause });
+    queue.length = 0;
+    for (const w of waiters.splice(0)) w.settle();
   };
 
   const schedule = () => {
@@ -109,6 +120,8 @@ export function groupCommit(
     check(): void {
       if (failure !== null) throw failure;
     },
+    /** Commits were lost before they reached the WAL: as a failed flush, none is ever told. */
+    lost: (cause: unknown) => fail('db_commit_failed', cause),
     /** A commit landed (in the page cache): its callbacks wait for the flush that covers it. */
     committed(callbacks: (() => void)[]): void {
       changed = changes();
@@ -135,6 +148,7 @@ export function groupCommit(
       if (closed) return;
       autocommitted();
       if (committed > durable && failure === null) {
+        settle();
         fdatasyncSync(walFd());
         reached(committed);
       }

@@ -351,7 +351,7 @@ export function nodeStore(db: Db) {
       const known = counts.get(state);
       if (known !== undefined) return known;
       const n = (q.countOfState.get(state) as { n: number }).n;
-      if (!db.sqlite.isTransaction) counts.set(state, n);
+      if (!db.inTransaction()) counts.set(state, n);
       return n;
     },
     /** Usage summed over a tree (a run's usage). */
