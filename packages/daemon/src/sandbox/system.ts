@@ -3,8 +3,8 @@
  * them: links into `/usr` on a merged-usr system, directories elsewhere), `/opt`, the parts of
  * `/etc` programs read to run (the loader, users and groups by name, locale, time zone, name
  * resolution, certificates, shells' and tools' system-wide settings), a `/proc` of its own PID
- * namespace, a minimal `/dev` and a private `/tmp`. Not `/etc` whole: `/etc/shadow` and SSH host
- * keys are files a root daemon could otherwise hand its agents.
+ * namespace, a minimal `/dev` and a private `/tmp`. Not `/etc` whole: `/etc/shadow`, SSH host
+ * keys and TLS private keys are files a root daemon could otherwise hand its agents.
  *
  * `/etc` is a tmpfs of its own, read-only once filled: its files copied in (`--file`), its
  * directories bound. bwrap reads the whole mount table again after every bind (to find what lies
@@ -12,7 +12,7 @@
  * start (`npm run bench:nodes`, perf). A copy reads as the bind did: a file replaced by a rename
  * (how `/etc` files are updated) was not seen through the bind either, which held the old inode.
  */
-import { lstatSync, readlinkSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 
 const ETC = [
   'alternatives',
@@ -53,6 +53,13 @@ const ETC = [
   'xml',
 ];
 
+/**
+ * Directories of private keys inside directories of the list (Debian's `ssl-cert`, Fedora's
+ * `pki`): left out, as `shadow` is, since a root daemon's sandboxes could read them otherwise.
+ * The directories holding them are shown entry by entry, the rest of them bound whole.
+ */
+const KEYS = ['/etc/ssl/private', '/etc/pki/tls/private', '/etc/pki/CA/private'];
+
 const TOP = ['bin', 'lib', 'lib32', 'lib64', 'libx32', 'sbin'];
 
 let cached: { head: string[]; tail: string[] } | undefined;
@@ -78,12 +85,32 @@ export function systemArgs(
     const info = statSync(path, { throwIfNoEntry: false });
     // No `--perms` (bwrap 0.5): copies read as mode 0666, on a mount no one may write.
     if (info?.isFile()) files.push('--file', give({ mode: 'r', path }), path);
-    else if (info?.isDirectory()) dirs.push('--ro-bind-try', path, path);
+    else if (info?.isDirectory()) showDir(path, dirs, give);
   }
   return {
     mounts: [...cached.head, '--tmpfs', '/etc', ...files, ...dirs, ...cached.tail],
     remounts: boundOver('/etc') ? [] : ['--remount-ro', '/etc'],
   };
+}
+
+/** `path` bound whole, or built of its entries where a key directory (`KEYS`) lies below it. */
+function showDir(
+  path: string,
+  out: string[],
+  give: (opened: { mode: 'r'; path: string }) => string,
+): void {
+  if (!KEYS.some((key) => key.startsWith(`${path}/`))) {
+    out.push('--ro-bind-try', path, path);
+    return;
+  }
+  out.push('--dir', path);
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const child = `${path}/${entry.name}`;
+    if (KEYS.includes(child)) continue;
+    if (entry.isSymbolicLink()) out.push('--symlink', readlinkSync(child), child);
+    else if (entry.isDirectory()) showDir(child, out, give);
+    else if (entry.isFile()) out.push('--file', give({ mode: 'r', path: child }), child);
+  }
 }
 
 function layout() {

@@ -64,6 +64,19 @@ describe("the sandbox's /etc", () => {
     expect(r.stdout.trim()).toBe(String(readFileSync('/etc/passwd').length));
   });
 
+  it.runIf(existsSync('/etc/ssl/private'))(
+    'shows /etc/ssl without its private keys, the rest of it as the host has it',
+    async () => {
+      const r = await run(
+        'test -e /etc/ssl/private && echo KEYS; ls -A /etc/ssl; ls /etc/ssl/certs | wc -l',
+      );
+      expect(r.exit_code).toBe(0);
+      const shown = readdirSync('/etc/ssl').filter((name) => name !== 'private');
+      const certs = readdirSync('/etc/ssl/certs').filter((name) => !name.startsWith('.'));
+      expect(r.stdout).toBe(`${shown.sort().join('\n')}\n${certs.length}\n`);
+    },
+  );
+
   it.runIf(scoped !== undefined)('binds a scope on a directory under it', async () => {
     const r = await run(`ls ${scoped}`);
     expect(r.exit_code).toBe(0);
