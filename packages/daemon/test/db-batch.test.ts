@@ -1,24 +1,15 @@
 /**
  * The transactions of one turn of the event loop share one SQLite transaction, committed just
- * before the flush that makes it durable (`src/store/db.ts`): fewer pages written to the WAL,
+ * before the flush that makes it durable (`src/store/commit-batch.ts`): fewer pages written to the WAL,
  * and each transaction still all or nothing.
  */
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDb } from '../src/store/db.ts';
-import { tempHome } from './helpers.ts';
+import { tempDbPaths } from './temp-db.ts';
 
-const homes: string[] = [];
-afterAll(() => {
-  for (const home of homes) rmSync(home, { recursive: true, force: true });
-});
-
-function dbPath(): string {
-  const home = tempHome();
-  homes.push(home);
-  return `${home}/svc.db`;
-}
+const dbPath = tempDbPaths();
 
 type Db = ReturnType<typeof openDb>;
 

@@ -1,20 +1,11 @@
-import { fdatasync, rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { fdatasync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { eventLog } from '../src/events/log.ts';
 import { type Flush, openDb } from '../src/store/db.ts';
 import { openStore } from '../src/store/index.ts';
-import { tempHome } from './helpers.ts';
+import { tempDbPaths } from './temp-db.ts';
 
-const homes: string[] = [];
-afterAll(() => {
-  for (const home of homes) rmSync(home, { recursive: true, force: true });
-});
-
-function dbPath(): string {
-  const home = tempHome();
-  homes.push(home);
-  return `${home}/svc.db`;
-}
+const dbPath = tempDbPaths();
 
 /** A flush the test lets go of: each call waits for `release()`, then really syncs. */
 function heldFlush() {
