@@ -1,7 +1,7 @@
 /**
  * The transactions of one turn of the event loop share one SQLite transaction, committed just
- * before the flush that makes it durable (`src/store/commit-batch.ts`): fewer pages written to the WAL,
- * and each transaction still all or nothing.
+ * before the flush that makes it durable (`src/store/commit-batch.ts`): fewer pages written to
+ * the WAL, and each transaction still all or nothing.
  */
 import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
