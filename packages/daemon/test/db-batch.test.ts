@@ -116,6 +116,29 @@ describe('transactions batched per turn of the event loop', () => {
     db.close();
   });
 
+  it('a batch whose COMMIT fails is told to no one, and writes stop', async () => {
+    const db = openDb(dbPath());
+    const told: string[] = [];
+    db.transaction((afterCommit) => {
+      insert(db, 'first');
+      afterCommit(() => told.push('first'));
+    });
+    // A foreign key checked at COMMIT (deferred): the batch's COMMIT fails, after both ended well.
+    db.transaction((afterCommit) => {
+      db.sqlite.exec('PRAGMA defer_foreign_keys = ON');
+      db.sqlite
+        .prepare(
+          "INSERT INTO profile_env (profile, name, value, updated_at) VALUES ('none', 'A', 'v', 'now')",
+        )
+        .run();
+      afterCommit(() => told.push('second'));
+    });
+    await expect(db.durable()).rejects.toThrow(/could not commit/);
+    expect(told).toEqual([]);
+    expect(() => db.transaction(() => insert(db, 'later'))).toThrow(/could not commit/);
+    db.close();
+  });
+
   it('a second connection of the same process writes at once, never waiting on a batch', async () => {
     const path = dbPath();
     const first = openDb(path);

@@ -18,20 +18,24 @@ import type { DatabaseSync } from 'node:sqlite';
 const openBatches = new Set<() => void>();
 
 export interface CommitBatch {
-  /**
-   * Runs `fn` in a savepoint of the open batch (opened if none is), undone alone if it throws.
-   * `lost` hears of a throw after which SQLite had rolled the whole batch back (an I/O error, a
-   * full disk): the transactions that ended well in it are gone too.
-   */
-  run<T>(fn: () => T, lost: (error: unknown) => void): T;
-  /** Commits the open batch, if any. */
+  /** Runs `fn` in a savepoint of the open batch (opened if none is), undone alone if it throws. */
+  run<T>(fn: () => T): T;
+  /** Commits the open batch, if any; a COMMIT that fails goes to `lost`. */
   settle(): void;
   /** Forgets the batch of a connection about to close (SQLite rolls back what is left). */
   forget(): void;
 }
 
-/** `batch: false` commits each transaction as it ends (a test's stand-in writer). */
-export function commitBatch(sqlite: DatabaseSync, batch: boolean): CommitBatch {
+/**
+ * `batch: false` commits each transaction as it ends (a test's stand-in writer). `lost` hears of
+ * transactions that ended well and are gone all the same: SQLite rolled their batch back (an I/O
+ * error, a full disk) at a later one's throw, or its COMMIT failed.
+ */
+export function commitBatch(
+  sqlite: DatabaseSync,
+  batch: boolean,
+  lost: (error: unknown) => void,
+): CommitBatch {
   // Prepared once: run as often as transactions are, `exec` would parse them each time.
   const sql = {
     begin: sqlite.prepare('BEGIN IMMEDIATE'),
@@ -45,9 +49,13 @@ export function commitBatch(sqlite: DatabaseSync, batch: boolean): CommitBatch {
   function settle(): void {
     if (!openBatches.delete(settle)) return;
     held = 0;
-    if (sqlite.isTransaction) sql.commit.run();
+    try {
+      if (sqlite.isTransaction) sql.commit.run();
+    } catch (error) {
+      lost(error);
+    }
   }
-  function undo(error: unknown, lost: (error: unknown) => void): void {
+  function undo(error: unknown): void {
     if (!sqlite.isTransaction) {
       openBatches.delete(settle);
       if (held > 0) lost(error);
@@ -61,7 +69,7 @@ export function commitBatch(sqlite: DatabaseSync, batch: boolean): CommitBatch {
     }
   }
   return {
-    run(fn, lost) {
+    run(fn) {
       if (!openBatches.has(settle)) {
         for (const other of openBatches) other();
         sql.begin.run();
@@ -73,7 +81,7 @@ export function commitBatch(sqlite: DatabaseSync, batch: boolean): CommitBatch {
         result = fn();
         sql.release.run();
       } catch (error) {
-        undo(error, lost);
+        undo(error);
         throw error;
       }
       held += 1;

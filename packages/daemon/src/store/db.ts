@@ -64,7 +64,7 @@ export function openDb(path: string, opts: DbOptions = {}): Db {
   sqlite.exec('PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;');
   const totalChanges = sqlite.prepare('SELECT total_changes() AS n');
   // One SQLite transaction for the transactions of a turn of the loop (`commit-batch.ts`).
-  const batch = commitBatch(sqlite, opts.batch ?? true);
+  const batch = commitBatch(sqlite, opts.batch ?? true, (error) => group.lost(error));
   const group = groupCommit(
     `${path}-wal`,
     () => (totalChanges.get() as { n: number }).n,
@@ -83,10 +83,7 @@ export function openDb(path: string, opts: DbOptions = {}): Db {
       pending = callbacks;
       let result: ReturnType<typeof fn>;
       try {
-        result = batch.run(
-          () => fn((cb) => callbacks.push(cb)),
-          (error) => group.lost(error),
-        );
+        result = batch.run(() => fn((cb) => callbacks.push(cb)));
       } finally {
         pending = null;
       }

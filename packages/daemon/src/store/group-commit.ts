@@ -21,7 +21,7 @@ export function groupCommit(
   changes: () => number,
   flush: Flush = adaptiveFlush(),
   onCallbackError: (error: unknown) => void = (error) => console.error(error),
-  /** Makes every commit so far reach the WAL (`db.ts` ends its open batch); may throw. */
+  /** Makes every commit so far reach the WAL (`db.ts` ends its open batch), or calls `lost`. */
   settle: () => void = () => {},
 ) {
   let fd: number | null = null;
@@ -65,11 +65,8 @@ export function groupCommit(
     scheduled = false;
     if (inFlight !== null || closed || failure !== null || durable === committed) return;
     const generation = committed;
-    try {
-      settle();
-    } catch (error) {
-      return fail('db_commit_failed', error);
-    }
+    settle();
+    if (failure !== null) return; // its COMMIT failed (`lost`)
     inFlight = flush(walFd()).then(
       () => {
         inFlight = null;
@@ -147,8 +144,8 @@ export function groupCommit(
     close(): void {
       if (closed) return;
       autocommitted();
+      if (committed > durable && failure === null) settle();
       if (committed > durable && failure === null) {
-        settle();
         fdatasyncSync(walFd());
         reached(committed);
       }
