@@ -144,10 +144,12 @@ export function groupCommit(
     close(): void {
       if (closed) return;
       autocommitted();
-      if (committed > durable && failure === null) settle();
       if (committed > durable && failure === null) {
-        fdatasyncSync(walFd());
-        reached(committed);
+        settle();
+        if (failure === null) {
+          fdatasyncSync(walFd());
+          reached(committed);
+        }
       }
       closed = true;
       if (fd === null) return;
