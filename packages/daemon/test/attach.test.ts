@@ -137,11 +137,19 @@ describe('nodes.attach on a real broker', () => {
     expect(second.lines.slice(0, 2).map((l) => l.type)).toEqual(['turn', 'turn']);
 
     await Promise.all([first.ended, second.ended]);
+    const live = (v: Viewer) => v.lines.filter((l) => l.type !== 'turn').map((l) => l.type);
+    expect(live(first)).toEqual(
+      expect.arrayContaining(['tool.started', 'tool.recorded', 'turn.started', 'turn.recorded']),
+    );
+    // Turn 3's submit was settled with its turn: recorded, never started.
+    expect(live(second)).toEqual([
+      'tool.recorded',
+      'turn.started',
+      'turn.recorded',
+      'tool.recorded',
+      'loop.ended',
+    ]);
     for (const viewer of [first, second]) {
-      const live = viewer.lines.filter((l) => l.type !== 'turn');
-      expect(live.map((l) => l.type)).toEqual(
-        expect.arrayContaining(['tool.started', 'tool.recorded', 'turn.started', 'turn.recorded']),
-      );
       expect(viewer.lines.at(-1)).toMatchObject({ type: 'loop.ended', kind: 'submitted' });
     }
     const recorded = (v: Viewer) =>

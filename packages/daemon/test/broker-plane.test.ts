@@ -456,6 +456,69 @@ describe('what a record brings along (one request, one transaction)', () => {
     expect((await getNode(t.call, n.node_id)).state).toBe('waiting');
   });
 
+  it('a turn whose last call submits is settled with its outcome: one request, the outcome last', async () => {
+    const n = await launched();
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const calls = [
+      { id: 'call_r', name: 'report', input: { text: 'nearly' } },
+      { id: 'call_s', name: 'submit', input: { summary: 'all good' } },
+    ];
+    const results = [
+      { tool_call_id: 'call_r', status: 'ok', output: 1, report: { text: 'nearly' } },
+      { tool_call_id: 'call_s', status: 'ok', output: 'ok', submit: { summary: 'all good' } },
+    ];
+    const body = turn(1, { tool_calls: calls, results, claim_mail: true });
+    const answer = await ok<{ turn: { tool_calls: unknown[] }; directive: { action: string } }>(
+      await t.call(`${at}/turns`, post(body, n.token)),
+    );
+    expect(answer.directive.action).toBe('cancel');
+    expect(answer).not.toHaveProperty('mail');
+    expect(answer.turn.tool_calls).toMatchObject([
+      { id: 'call_r', status: 'ok' },
+      { id: 'call_s', status: 'ok', output: { submitted: true } },
+    ]);
+    const node = await getNode(t.call, n.node_id);
+    expect(node).toMatchObject({ state: 'done', outcome: { summary: 'all good' } });
+    const kinds = ['node.turn', 'node.report', 'node.tool', 'node.state', 'node.outcome'];
+    const events = await nodeEvents(t.call, n.node_id, kinds);
+    const turnOn = events.findIndex((e) => e.kind === 'node.turn');
+    expect(events.slice(turnOn).map((e) => e.kind)).toEqual([
+      'node.turn',
+      'node.report',
+      'node.tool',
+      'node.tool',
+      'node.state',
+      'node.outcome',
+    ]);
+    // A retry answers the turn as it is: the node stays done, no second outcome.
+    const repeat = await ok<{ turn: unknown }>(await t.call(`${at}/turns`, post(body, n.token)));
+    expect(repeat.turn).toEqual(answer.turn);
+    expect(await nodeEvents(t.call, n.node_id, ['node.outcome'])).toHaveLength(1);
+  });
+
+  it('a refused inline submit settles its call as the error the model reads; the node runs on', async () => {
+    const output_schema = { type: 'object', required: ['files'] };
+    const n = await launched({ output_schema });
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const calls = [{ id: 'call_s', name: 'submit', input: { summary: 'no result' } }];
+    const results = [
+      { tool_call_id: 'call_s', status: 'ok', output: 'ok', submit: { summary: 'no result' } },
+    ];
+    const answer = await ok<{ turn: { tool_calls: unknown[] }; directive: { action: string } }>(
+      await t.call(`${at}/turns`, post(turn(1, { tool_calls: calls, results }), n.token)),
+    );
+    expect(answer.directive.action).toBe('continue');
+    expect(answer.turn.tool_calls).toMatchObject([
+      { id: 'call_s', status: 'error', output: expect.stringMatching(/^validation_failed: /) },
+    ]);
+    const node = await getNode(t.call, n.node_id);
+    expect(node).toMatchObject({ state: 'running', outcome: null });
+    const events = await nodeEvents(t.call, n.node_id, ['node.outcome', 'node.state']);
+    expect(events.map((e) => e.payload.to)).toEqual(['queued', 'running']);
+  });
+
   it('the claim answers the mail the first turn reads', async () => {
     const n = await launched();
     const at = `/v1/nodes/${n.node_id}/broker`;

@@ -1,7 +1,14 @@
+import type { TurnRecordBody } from '@svc/protocol';
+import { ApiError } from '../errors.ts';
 import { settleOpenRecords } from '../nodes/final-records.ts';
+import { checkSubmission } from '../nodes/outcome.ts';
 import type { Node } from '../nodes/store/nodes.ts';
 import { SUBMITTED, SUBMITTED_REASON } from '../ports.ts';
-import { now, type PlaneDeps } from './deps.ts';
+import { nodeRow, now, type PlaneDeps } from './deps.ts';
+import { settlePending } from './tool-results.ts';
+
+type SubmitDeps = Pick<PlaneDeps, 'store' | 'events' | 'nodes'>;
+type InlineResult = NonNullable<TurnRecordBody['results']>[number];
 
 /**
  * `broker.result.submit`: the node's submit tool. The submit call's own result (and the calls
@@ -9,11 +16,13 @@ import { now, type PlaneDeps } from './deps.ts';
  * them once answered: the outcome is the node's last event.
  */
 export function submit(
-  { store, events, nodes }: Pick<PlaneDeps, 'store' | 'events' | 'nodes'>,
+  { store, events, nodes }: SubmitDeps,
   id: string,
   body: { result?: unknown; summary?: string | undefined },
 ): Node {
   return store.db.transaction(() => {
+    // Checked before anything is written: a refusal changes nothing.
+    checkSubmission(nodeRow(store, id), body);
     let submitted = false;
     settleOpenRecords(
       store,
@@ -31,4 +40,32 @@ export function submit(
     );
     return nodes.submit(id, body);
   });
+}
+
+/**
+ * A turn's inline `submit` result (`broker.turns.record`), in the turn's transaction: the outcome
+ * as `submit` records it, so the turn, the call's result and the outcome are one commit. Refused
+ * (the node's output_schema), the call settles as the error the model reads, as a refused submit
+ * request reads to it, and the node runs on. True when the node is done.
+ */
+export function submitInline(
+  deps: SubmitDeps,
+  id: string,
+  turnIndex: number,
+  result: InlineResult & { submit: NonNullable<InlineResult['submit']> },
+): boolean {
+  try {
+    checkSubmission(nodeRow(deps.store, id), result.submit);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    const output = `${error.code}: ${error.message}`;
+    settlePending(deps, id, turnIndex, {
+      tool_call_id: result.tool_call_id,
+      status: 'error',
+      output,
+    });
+    return false;
+  }
+  submit(deps, id, result.submit);
+  return true;
 }

@@ -8,6 +8,7 @@ import { directiveOf } from './directive.ts';
 import { startJob } from './jobs.ts';
 import { claimNextMail } from './mail.ts';
 import { parkIfSpent } from './park.ts';
+import { submitInline } from './submit.ts';
 import { settlePending } from './tool-results.ts';
 
 /**
@@ -16,9 +17,11 @@ import { settlePending } from './tool-results.ts';
  * turn, anything else is 409 `conflict`, so a retried record never doubles a turn. A turn without
  * calls that reaches a budget parks the node; one with calls parks it once their results are in.
  * `next_job` starts the job its first call runs as, when that call may run (`continue`); a repeat
- * starts none. `results` settle calls whose whole effect is a record of the daemon's (a report)
- * in the same transaction, so such a turn costs one request: the record and the act are one
- * commit, and `claim_mail` then claims the next turn's mail as a last result would.
+ * starts none. `results` settle calls whose whole effect is a record of the daemon's (a report,
+ * a submit) in the same transaction, so such a turn costs one request: the record and the act
+ * are one commit, and `claim_mail` then claims the next turn's mail as a last result would. An
+ * accepted submit ends the node with its turn: the answer's directive is then `cancel`, and the
+ * submit call's result is how the broker tells that it submitted.
  */
 export function recordTurn(
   deps: Pick<PlaneDeps, 'store' | 'events' | 'nodes'>,
@@ -99,9 +102,16 @@ export function recordTurn(
     const seqs = turn.input.flatMap((m) => (m.mail_seq === null ? [] : [m.mail_seq]));
     if (seqs.length > 0) store.mail.acknowledge(id, seqs, now());
     events.record('node.turn', id, { node_id: id, turn });
-    for (const result of body.results ?? []) settlePending(deps, id, body.index, result);
-    parkIfSpent(deps, node, afterCommit);
-    const directive = directiveOf(store, node);
+    let submitted = false;
+    for (const result of body.results ?? []) {
+      // After an accepted submit the rest are settled, as not run, with the outcome.
+      if (submitted) break;
+      if (result.submit === undefined) settlePending(deps, id, body.index, result);
+      else submitted = submitInline(deps, id, body.index, { ...result, submit: result.submit });
+    }
+    const current = submitted ? nodeRow(store, id) : node;
+    parkIfSpent(deps, current, afterCommit);
+    const directive = directiveOf(store, current);
     const answered = body.results === undefined ? turn : store.turns.get(id, body.index)!;
     if (directive.action !== 'continue') return { turn: answered, directive };
     const settledAll = answered.tool_calls.every((c) => c.status !== 'pending');

@@ -18,6 +18,7 @@
  * group of a running `bash` at once; the calls it cut short are recorded as interrupted, so a
  * relaunch does not run them again.
  */
+import { SUBMITTED_REASON } from '../ports.ts';
 import { redactSecrets } from '../redact.ts';
 import { abortedExit, directiveExit, faultReport } from './loop-directive.ts';
 import type { LoopExit } from './loop-exit.ts';
@@ -78,6 +79,10 @@ async function drive(options: AgentLoopOptions): Promise<LoopExit> {
         loop.emit({ type: 'tool.recorded', index: turn.index, call });
     remember(loop, turn);
     last = turn;
+    // Its submit was taken with it: the node is done (a refused one is an error the model reads).
+    if (inlined && turn.tool_calls.some((c) => c.name === 'submit' && c.status === 'ok')) {
+      return { kind: 'submitted', reason: SUBMITTED_REASON };
+    }
     if (directive.action !== 'continue') {
       // A park leaves the calls pending, to run once the budget is raised.
       if (directive.action !== 'park') return settleStopped(port, turn, directive);

@@ -59,16 +59,19 @@ export function inlineResults(
 ): InlineRecord[] | undefined {
   if (calls.length === 0) return undefined;
   const results: InlineRecord[] = [];
-  for (const call of calls) {
+  for (const [i, call] of calls.entries()) {
     const settled =
       call.error === undefined ? loop.tools.get(call.name)?.inline?.(call.input) : undefined;
     if (settled === undefined) return undefined;
-    const { output, report } = settled;
+    const { output, report, submit } = settled;
+    // A submit ends the node: the calls after it do not run, so only a last one goes inline.
+    if (submit !== undefined && i < calls.length - 1) return undefined;
     results.push({
       tool_call_id: call.id,
       status: 'ok',
       output,
       ...(report !== undefined && { report }),
+      ...(submit !== undefined && { submit }),
     });
   }
   return results;

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.ts';
 import type { NodeDeps } from './deps.ts';
 import { type MoveDeps, move } from './move.ts';
 import { compileOutputSchema } from './output-schema.ts';
-import type { Node, Outcome } from './store/nodes.ts';
+import type { Node, NodeRow, Outcome } from './store/nodes.ts';
 import { toNode } from './store/to-node.ts';
 import { type Caller, seenNode } from './visibility.ts';
 
@@ -32,21 +32,28 @@ export function submitResult(deps: MoveDeps, id: string, body: SubmitBody): Node
   return deps.store.db.transaction((afterCommit) => {
     const row = deps.store.nodes.get(id);
     if (row === undefined) throw new ApiError('not_found', `no node ${id}`, { field: 'id' });
-    const allowed = transition(row.state, 'submit');
-    if (!allowed.ok) throw new ApiError('invalid_state', allowed.message);
-    if (row.output_schema !== null) {
-      if (body.result === undefined) {
-        throw new ApiError(
-          'validation_failed',
-          'this node has an output_schema: submit a result matching it',
-          { field: 'result' },
-        );
-      }
-      compileOutputSchema(row.output_schema)(body.result);
-    }
+    checkSubmission(row, body);
     const outcome = { result: body.result ?? null, summary: body.summary ?? null, error: null };
     return toNode(move(deps, row, 'submit', { outcome }, afterCommit));
   });
+}
+
+/**
+ * Throws why `row` may not take `body` as its outcome: its state, or its `output_schema`. Reads
+ * only, so a caller may check before it writes anything else (a turn's inline submit).
+ */
+export function checkSubmission(row: NodeRow, body: SubmitBody): void {
+  const allowed = transition(row.state, 'submit');
+  if (!allowed.ok) throw new ApiError('invalid_state', allowed.message);
+  if (row.output_schema === null) return;
+  if (body.result === undefined) {
+    throw new ApiError(
+      'validation_failed',
+      'this node has an output_schema: submit a result matching it',
+      { field: 'result' },
+    );
+  }
+  compileOutputSchema(row.output_schema)(body.result);
 }
 
 /**

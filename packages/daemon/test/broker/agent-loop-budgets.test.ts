@@ -68,7 +68,10 @@ describe('budgets', () => {
     parked.node.budgets.max_turns = 3;
     expect(await runBroker(daemon, id)).toMatchObject({ exit: { kind: 'submitted' }, calls: 1 });
     expect(parked.turns).toHaveLength(3);
-    expect(daemon.count('recordToolResult')).toBe(3);
+    // Turn 3's submit was settled with its turn, the outcome in the same record.
+    expect(daemon.count('recordToolResult')).toBe(2);
+    expect(parked.turns[2]!.tool_calls[0]).toMatchObject({ name: 'submit', status: 'ok' });
+    expect(parked.node.state).toBe('done');
   });
 
   it('max_turns: N: the N-th turn submits (its tools run)', async () => {

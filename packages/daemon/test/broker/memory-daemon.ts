@@ -29,9 +29,11 @@ import type {
   JobStart,
   Mail,
   ReportInput,
+  ResultSubmission,
   Turn,
 } from '../../src/broker/port.ts';
 import { ApiError } from '../../src/errors.ts';
+import { SUBMITTED } from '../../src/ports.ts';
 import { makePlan, type SandboxPlan } from '../../src/sandbox/plan.ts';
 import { probeSandbox, type SandboxHost } from '../../src/sandbox/probe.ts';
 import { loadSandboxSettings } from '../../src/sandbox/settings.ts';
@@ -209,6 +211,16 @@ export class MemoryDaemon {
         throw new ApiError('invalid_state', `node is '${node.state}', not 'running'`);
       }
     };
+    const submitted = ({ result, summary }: ResultSubmission) => {
+      node.state = 'done';
+      node.outcome = {
+        state: 'done',
+        result: result ?? null,
+        summary: summary ?? null,
+        error: null,
+        finished_at: now(),
+      };
+    };
     const once = <T>(key: string, make: () => T): T => {
       if (!this.keys.has(key)) this.keys.set(key, make());
       return this.keys.get(key) as T;
@@ -309,7 +321,7 @@ export class MemoryDaemon {
         usage.input_tokens += turn.usage.input_tokens;
         usage.output_tokens += turn.usage.output_tokens;
         usage.cost_usd += turn.cost_usd ?? 0;
-        // As the daemon does: the calls it settles inline, with the reports they make.
+        // As the daemon does: the calls it settles inline, with the reports and outcome they make.
         for (const result of body.results ?? []) {
           const call = turn.tool_calls.find((c) => c.id === result.tool_call_id);
           if (call?.status !== 'pending') {
@@ -318,6 +330,11 @@ export class MemoryDaemon {
           Object.assign(call, { status: result.status, output: result.output ?? null });
           call.finished_at = now();
           if (result.report !== undefined) self.reports.push(result.report);
+          if (result.submit !== undefined) {
+            Object.assign(call, { output: SUBMITTED });
+            submitted(result.submit);
+            break;
+          }
         }
         const directive = directiveAfterRecord();
         if (directive.action !== 'continue') return { turn, directive };
@@ -412,16 +429,9 @@ export class MemoryDaemon {
         });
         return { ready: false, pending };
       },
-      submitResult: async ({ result, summary }) => {
+      submitResult: async (submission) => {
         running();
-        node.state = 'done';
-        node.outcome = {
-          state: 'done',
-          result: result ?? null,
-          summary: summary ?? null,
-          error: null,
-          finished_at: now(),
-        };
+        submitted(submission);
       },
       report: async (report) => {
         self.reports.push(report);

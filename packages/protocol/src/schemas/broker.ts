@@ -17,6 +17,7 @@ import {
   jobSchema,
   mailSchema,
   nodeSchema,
+  resultSubmitBodySchema,
   toolCallSchema,
   turnSchema,
   turnUsageSchema,
@@ -211,12 +212,17 @@ export const turnRecordBodySchema = z.strictObject({
         status: z.enum(['ok', 'error']),
         output: z.unknown(),
         report: reportBodySchema.optional(),
+        submit: resultSubmitBodySchema
+          .optional()
+          .describe(
+            "the outcome the call submits (the `submit` tool), as `broker.result.submit` takes it: the node is done with its turn, in the same transaction, the calls after it not run; refused (the node's output_schema), the call is settled as an error saying why and the node runs on",
+          ),
       }),
     )
     .max(256)
     .optional()
     .describe(
-      "the results of calls whose whole effect is a record of the daemon's (a `report`), settled with the turn as `broker.toolResults.record` would settle them: each names a call of this turn, once",
+      "the results of calls whose whole effect is a record of the daemon's (a `report`, a `submit`), settled with the turn as `broker.toolResults.record` would settle them: each names a call of this turn, once",
     ),
   claim_mail: z
     .boolean()

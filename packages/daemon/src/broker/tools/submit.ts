@@ -19,6 +19,9 @@ export const submitTool = defineTool({
     .refine((b) => b.result !== undefined || b.summary !== undefined, {
       message: 'submit a result, a summary, or both',
     }),
+  // With its turn when it is the turn's last call (`inlineResults`): the turn, its result and
+  // the outcome in one commit, one request.
+  inline: (submission) => ({ output: SUBMITTED, submit: submission }),
   async run(submission, { port }) {
     await port.submitResult(submission);
     return {

@@ -10,7 +10,14 @@ import { z } from 'zod';
 import type { ToolSpec } from '../../model-access/model-turn.ts';
 import type { SandboxPlan } from '../../sandbox/plan.ts';
 import type { LoopExit } from '../loop-exit.ts';
-import type { BrokerNode, BrokerPort, Job, JobStart, ReportInput } from '../port.ts';
+import type {
+  BrokerNode,
+  BrokerPort,
+  Job,
+  JobStart,
+  ReportInput,
+  ResultSubmission,
+} from '../port.ts';
 
 export interface ToolContext {
   node: BrokerNode;
@@ -83,16 +90,18 @@ export interface BrokerTool<S extends z.ZodType = z.ZodType> {
    */
   job?(input: z.output<S>, ctx: Pick<ToolContext, 'sandbox'>): JobStart | undefined;
   /**
-   * The call's result when its whole effect is a record of the daemon's (a report): recorded
-   * with its turn, in one transaction, instead of run (`ToolResultRecord`'s fields).
+   * The call's result when its whole effect is a record of the daemon's (a report, a submit):
+   * recorded with its turn, in one transaction, instead of run (`ToolResultRecord`'s fields).
    */
   inline?(input: z.output<S>): InlineResult;
 }
 
-/** What a call settled with its turn records: its output, and the report it makes. */
+/** What a call settled with its turn records: its output, and the report or outcome it makes. */
 export interface InlineResult {
   output: unknown;
   report?: ReportInput;
+  /** The outcome it submits: the daemon ends the node with the turn, or settles the call as why not. */
+  submit?: ResultSubmission;
 }
 
 /** Identity, for inference: `run` gets the parsed input type of `input`. */
