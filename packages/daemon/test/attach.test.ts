@@ -217,39 +217,6 @@ describe('nodes.attach on a real broker', () => {
     await waitForNode(t.call, node.id, isFinal);
   });
 
-  it('makes no socket for a node nobody watches: the first attach has its broker bind one', async () => {
-    const node = await createNode(t.call, {
-      task: 'be watched late',
-      model: scripted('late', [gated('go'), submit({ ok: true })]),
-    });
-    // Turn 1 recorded: the broker holds the node and runs its command, and no one asked.
-    await eventually(
-      async () => {
-        const res = await t.call(`/v1/nodes/${node.id}/events?kinds=node.turn`);
-        return ((await res.json()) as { data: unknown[] }).data.length > 0;
-      },
-      15_000,
-      'turn 1 recorded',
-    );
-    const viewers = join(t.home, 'run', 'viewers');
-    expect(readdirSync(viewers)).toEqual([]);
-
-    const answer = await t.call(`/v1/nodes/${node.id}/attach`, { method: 'POST' });
-    expect(answer.status).toBe(200);
-    const { socket_path } = (await answer.json()) as { socket_path: string };
-    expect(readdirSync(viewers)).toEqual([`${node.id}.sock`]);
-    const viewer = await view(socket_path);
-    await until(viewer, (l) => l.type === 'turn' && l.index === 1, 'the transcript');
-    // A second attach is handed the same socket; the broker binds nothing more.
-    const again = await t.call(`/v1/nodes/${node.id}/attach`, { method: 'POST' });
-    expect(((await again.json()) as { socket_path: string }).socket_path).toBe(socket_path);
-    open(node.id, 'go');
-    await viewer.ended;
-    expect(viewer.lines.at(-1)).toMatchObject({ type: 'loop.ended', kind: 'submitted' });
-    await waitForNode(t.call, node.id, isFinal);
-    await eventually(() => readdirSync(viewers).length === 0, 5_000, 'the socket file removed');
-  });
-
   it('answers 409 invalid_state on a node without a live broker', async () => {
     const node = await createNode(t.call, {
       task: 'quick',
@@ -322,30 +289,6 @@ describe('the viewer socket', () => {
     await closing;
     // Bound under a name of its own and renamed into place: nothing of that name is left.
     expect(readdirSync(dir).filter((name) => name.startsWith('.'))).toEqual([]);
-  });
-
-  it('binds once: a later listen gets the same socket', async () => {
-    const sockets = createViewerSocket({ path: join(dir, 'once.sock') });
-    const first = sockets.listen([]);
-    expect(sockets.listen()).toBe(first);
-    await first;
-    const viewer = await view(sockets.path);
-    await sockets.close();
-    await viewer.ended;
-    expect(existsSync(sockets.path)).toBe(false);
-  });
-
-  it('closed while it binds, or before: never named, nothing left behind', async () => {
-    const racing = createViewerSocket({ path: join(dir, 'racing.sock') });
-    const binding = racing.listen([]);
-    const closing = racing.close();
-    await expect(binding).rejects.toThrow(/was closed/);
-    await closing;
-    const early = createViewerSocket({ path: join(dir, 'early.sock') });
-    await early.close();
-    await expect(early.listen([])).rejects.toThrow(/was closed/);
-    const left = readdirSync(dir).filter((n) => n.startsWith('.') || /racing|early/.test(n));
-    expect(left).toEqual([]);
   });
 
   it('replaces a stale socket file left by a killed broker', async () => {

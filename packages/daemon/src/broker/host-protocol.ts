@@ -15,9 +15,7 @@ export type HostCommand =
   /** A node to run (`brokerLaunchSchema`); the only way its token and secrets reach the host. */
   | { launch: unknown }
   /** Abort the node's loop; after `grace_ms` (at once for 0) drop it and report it ended. */
-  | { stop: string; grace_ms: number }
-  /** Open the node's viewer socket (`nodes.attach` asked), if not yet; answered by `viewing`. */
-  | { view: string };
+  | { stop: string; grace_ms: number };
 
 /**
  * How a node's loop ended in its host: its own course (`LoopExitKind`), `dropped` (stopped and cut
@@ -30,9 +28,7 @@ export type HostReport =
   /** A log line of the node (`fields` holds `node_id`), for its own log file. */
   | { log: Record<string, unknown>; node_id: string }
   /** The node's loop ended and everything of it is closed: its slot is free. */
-  | { ended: string; kind: HostEnd }
-  /** The answer to `view`: the node's viewer socket listens at its launch's path, or cannot. */
-  | { viewing: string; listening: boolean };
+  | { ended: string; kind: HostEnd };
 
 /**
  * Calls `onLine` with each complete line of `stream` (UTF-8), in order; the last one when the

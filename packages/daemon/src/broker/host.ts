@@ -5,9 +5,8 @@
  * and makes its tools' specs first, then takes commands on stdin, one JSON line each
  * (`./host-protocol.ts`): `{"launch": <brokerLaunchSchema>}` starts a node's loop, `{"stop":
  * "<node id>", "grace_ms": n}` aborts it (what SIGTERM was to a broker process) and drops it
- * when the grace runs out, `{"view": "<node id>"}` opens its viewer socket. Its answers go on
- * fd 3: a node's log lines, tagged with its id, `viewing` once a viewer socket listens (or
- * cannot), and `ended` once a node's loop is over and closed. A daemon that goes away closes its stdin: every
+ * when the grace runs out. Its answers go on fd 3: a node's log lines, tagged with its id, and
+ * `ended` once a node's loop is over and closed. A daemon that goes away closes its stdin: every
  * loop is aborted and dropped, and the host exits.
  *
  * It never changes its working directory or its environment for a node: those are the node's
@@ -67,7 +66,6 @@ readLines(process.stdin, (line) => {
   if (command === null) hostLog({ msg: 'a command on stdin is no JSON object' });
   else if ('launch' in command) launch(command.launch);
   else if (typeof command.stop === 'string') stop(command.stop, Number(command.grace_ms) || 0);
-  else if (typeof command.view === 'string') view(command.view);
   else hostLog({ msg: 'an unknown command on stdin' });
 });
 process.stdin.once('end', () => void shutDown());
@@ -106,13 +104,6 @@ function stop(nodeId: string, graceMs: number): void {
   entry.loop.abort('the node was stopped');
   if (graceMs <= 0) void drop(nodeId, entry);
   else entry.timer = setTimeout(() => void drop(nodeId, entry), graceMs);
-}
-
-function view(nodeId: string): void {
-  const answer = (listening: boolean) => report({ viewing: nodeId, listening });
-  const entry = held.get(nodeId);
-  if (entry === undefined) answer(false);
-  else void entry.loop.view().then(answer);
 }
 
 /** Cut off: nothing more is recorded for the node; its slot is free once its parts are closed. */

@@ -31,11 +31,6 @@ export interface NodeLoop {
   abort(reason: string): void;
   /** The loop is cut off: nothing more is recorded, its sandbox and viewers close now. */
   drop(): Promise<void>;
-  /**
-   * Opens the node's viewer socket, once its conversation is loaded (again and again: the same
-   * socket). True once it listens; false when the node has none, could not bind it, or ended.
-   */
-  view(): Promise<boolean>;
 }
 
 export type ParsedLaunch = z.output<typeof brokerLaunchSchema>;
@@ -57,15 +52,10 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
       ? null
       : createViewerSocket({ path: launch.viewer_socket_path });
   const plan = launch.sandbox;
-  // Settles true with the claim (the transcript viewers get starts there), false if the loop
-  // ends first.
-  let markLoaded: (loaded: boolean) => void = () => {};
-  const loaded = new Promise<boolean>((resolve) => {
-    markLoaded = resolve;
-  });
-  // The node's sandbox is made while its claim is on the way: opening one waits on the kernel
-  // (its namespaces, mounts and groups) far longer than it works, so its first command finds it
-  // made. Its tools are known only from the claim: a node without `bash` has it closed then.
+  // Viewers are served from the claim on, starting with the turns the node resumes from. The
+  // node's sandbox is made while its claim is on the way: opening one waits on the kernel (its
+  // namespaces, mounts and groups) far longer than it works, so its first command finds it made.
+  // Its tools are known only from the claim: a node without `bash` has it closed then.
   const loopPort: BrokerPort = {
     ...port,
     async load() {
@@ -78,14 +68,14 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
       ) {
         void closeSandbox(plan);
       }
-      viewers?.load(session.turns);
-      markLoaded(true);
+      await viewers?.listen(session.turns).catch((error: unknown) => {
+        log({ msg: 'no viewer socket', error: (error as Error).message });
+      });
       return session;
     },
   };
   let closing: Promise<void> | null = null;
   const closeParts = (exit?: LoopExit) => {
-    markLoaded(false);
     closing ??= Promise.all([
       viewers?.close(exit),
       port.close(),
@@ -132,16 +122,6 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
     drop() {
       controller.abort('the node was stopped');
       return closeParts().catch(() => {});
-    },
-    async view() {
-      if (viewers === null || !(await loaded)) return false;
-      try {
-        await viewers.listen();
-        return true;
-      } catch (error) {
-        if (closing === null) log({ msg: 'no viewer socket', error: (error as Error).message });
-        return false;
-      }
     },
   };
 }

@@ -11,11 +11,7 @@
  * The loop never waits for a viewer: a write goes to the socket's buffer, and a viewer whose
  * unsent bytes would pass its bound (what its transcript left unsent, plus `maxBufferedBytes`) is
  * disconnected. The socket is 0600 in a 0700 directory the supervisor made, so only the user
- * running the daemon can attach. It is bound only once someone asks to watch (`listen`, on the
- * supervisor's `view`): a node nobody watches makes no socket file, which was a bind, a rename
- * and an unlink on its host's loop for every node (8 to 11% of a host's busy time with 8 active
- * nodes on 2 cores, in a CPU profile: an inode made and freed, each a scan of the recently freed
- * ones on a disk without a journal). The path names a listening socket only: it is bound under a
+ * running the daemon can attach. The path names a listening socket only: it is bound under a
  * name of its own and renamed into place once it listens, and removed first when the broker
  * closes it (and by the supervisor when a broker dies without doing so).
  */
@@ -42,13 +38,8 @@ export interface ViewerSocketOptions {
 
 export interface ViewerSocket {
   readonly path: string;
-  /** The conversation the node resumed from (its loaded turns): the transcript starts with it. */
-  load(turns: readonly Turn[]): void;
-  /**
-   * Starts serving viewers (`turns`, when given, `load`ed first). Once: a later call gets the
-   * same promise. Rejects when the socket cannot be bound, or was closed first.
-   */
-  listen(turns?: readonly Turn[]): Promise<void>;
+  /** Starts serving viewers, the transcript starting from `turns` (the loaded conversation). */
+  listen(turns: readonly Turn[]): Promise<void>;
   /** A loop event: sent to every viewer, and kept in the transcript when it records something. */
   publish(event: LoopEvent): void;
   /** Sends `loop.ended` (when `exit` is given), disconnects every viewer, removes the file. */
@@ -74,9 +65,7 @@ export function createViewerSocket(options: ViewerSocketOptions): ViewerSocket {
     for (const turn of transcript.values()) socket.write(line({ type: 'turn', ...turn }));
     viewers.set(socket, socket.writableLength + maxBufferedBytes);
   });
-  let listening: Promise<void> | null = null;
-  /** The socket listens at `path` (renamed into place). */
-  let named = false;
+  let opened = false;
   let closed: Promise<void> | null = null;
 
   const send = (text: string) => {
@@ -91,36 +80,25 @@ export function createViewerSocket(options: ViewerSocketOptions): ViewerSocket {
     }
   };
 
-  const load = (turns: readonly Turn[]) => {
-    for (const turn of turns) transcript.set(turn.index, turn);
-  };
-
   return {
     path,
-    load,
-    listen(turns) {
-      if (turns !== undefined) load(turns);
-      listening ??= (async () => {
-        if (closed !== null) throw new Error(`viewer socket ${path} was closed`);
-        // Bound and listening under a name of its own first, then renamed into place: the path
-        // never names a socket nobody listens on yet. Shorter than the path, so within its limit.
-        const staging = join(dirname(path), `.${process.pid}-${++staged}.sock`);
-        rmSync(staging, { force: true });
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(staging, () => {
-            server.off('error', reject);
-            resolve();
-          });
+    async listen(turns) {
+      if (opened || closed !== null) throw new TypeError(`viewer socket ${path} was opened`);
+      opened = true;
+      for (const turn of turns) transcript.set(turn.index, turn);
+      // Bound and listening under a name of its own first, then renamed into place: the path
+      // never names a socket nobody listens on yet. Shorter than the path, so within its limit.
+      const staging = join(dirname(path), `.${process.pid}-${++staged}.sock`);
+      rmSync(staging, { force: true });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(staging, () => {
+          server.off('error', reject);
+          resolve();
         });
-        // Closed meanwhile: never named, and `close` (which waits for this) stops the listener,
-        // which takes its staging name with it.
-        if (closed !== null) throw new Error(`viewer socket ${path} was closed`);
-        chmodSync(staging, 0o600);
-        renameSync(staging, path);
-        named = true;
-      })();
-      return listening;
+      });
+      chmodSync(staging, 0o600);
+      renameSync(staging, path);
     },
     publish(event) {
       if (event.type === 'turn.recorded') {
@@ -132,14 +110,11 @@ export function createViewerSocket(options: ViewerSocketOptions): ViewerSocket {
           transcript.set(event.index, { ...turn, tool_calls: calls });
         }
       }
-      // Nobody watching (no socket yet, or no viewer on it): no line to write.
+      // No viewer: no line to write (a text delta's JSON, say, for nobody).
       if (viewers.size > 0) send(line(event));
     },
     close(exit) {
       closed ??= (async () => {
-        // A bind under way is let finish (it then stops short of naming the socket): a listener
-        // closed before its 'listening' never calls back, and its bind would wait forever.
-        if (listening !== null && !named) await listening.catch(() => {});
         if (!server.listening) return;
         // Withdrawn first: no viewer finds it from now on, nor while the listener stops.
         rmSync(path, { force: true });

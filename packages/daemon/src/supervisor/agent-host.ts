@@ -2,8 +2,7 @@
  * One agent host process (`../broker/host.ts`), spawned in its own process group before it has
  * a node: it loads its modules and then runs the loops of the nodes it is leased for, up to its
  * capacity. Its answers come on fd 3 (`../broker/host-protocol.ts`): a node's log lines, appended
- * to that node's log, whether a node's viewer socket listens, and each node's end, which settles
- * that node's lease (`./host-lease.ts`).
+ * to that node's log, and each node's end, which settles that node's lease (`./host-lease.ts`).
  * Whatever else it prints (stdout, stderr) goes to its own log, `host-<pid>.log`. A host that
  * exits ends every lease it still holds with its exit: to each node, a broker crash.
  */
@@ -123,8 +122,6 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
     if (m === null) return;
     if (typeof m.node_id === 'string' && typeof m.log === 'object' && m.log !== null) {
       sinks.get(m.node_id)?.log(`${JSON.stringify(m.log)}\n`);
-    } else if (typeof m.viewing === 'string') {
-      sinks.get(m.viewing)?.viewing(m.listening === true);
     } else if (typeof m.ended === 'string') {
       const sink = sinks.get(m.ended);
       sinks.delete(m.ended);

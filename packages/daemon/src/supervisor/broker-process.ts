@@ -27,10 +27,4 @@ export interface BrokerProcess {
    * recorded) once `graceMs` passes (`0`: at once); settles when the node has ended.
    */
   stop(graceMs: number): Promise<BrokerExit>;
-  /**
-   * Has the node's viewer socket opened (its loop listens at the launch's path only once asked):
-   * true once it listens; false when it could not, or the node has ended. Asked again after a
-   * false; a true stands (the same socket) until the node ends.
-   */
-  view(): Promise<boolean>;
 }

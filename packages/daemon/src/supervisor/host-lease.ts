@@ -11,11 +11,9 @@ import type { HostCommand } from '../broker/host-protocol.ts';
 import type { BrokerLaunch } from '../ports.ts';
 import type { BrokerExit, BrokerProcess } from './broker-process.ts';
 
-/** What the host does for one lease: its node's log lines, its viewer socket, and its end. */
+/** What the host does for one lease: its node's log lines, and its end. */
 export interface LeaseSink {
   log(text: string): void;
-  /** The host's answer to `view`. */
-  viewing(listening: boolean): void;
   end(exit: BrokerExit): void;
 }
 
@@ -48,20 +46,12 @@ export function createLease(link: LeaseLink): BrokerProcess {
   });
   let ended = false;
   let log: WriteStream | null = null;
-  // The `view` asked and not yet answered, and what it settles.
-  let viewed: Promise<boolean> | null = null;
-  let answerView: (listening: boolean) => void = () => {};
   const sink: LeaseSink = {
     log: (text) => log?.write(text),
-    viewing(listening) {
-      if (!listening) viewed = null; // asked again next time
-      answerView(listening);
-    },
     end(exit) {
       if (ended) return;
       ended = true;
       log?.end();
-      answerView(false);
       settle(exit);
     },
   };
@@ -101,16 +91,6 @@ export function createLease(link: LeaseLink): BrokerProcess {
     return stopping;
   };
 
-  const view = () => {
-    if (nodeId === null || ended) return Promise.resolve(false);
-    const id = nodeId;
-    viewed ??= new Promise<boolean>((resolve) => {
-      answerView = resolve;
-      link.send({ view: id });
-    });
-    return viewed;
-  };
-
   return {
     pid: link.pid,
     exited,
@@ -119,6 +99,5 @@ export function createLease(link: LeaseLink): BrokerProcess {
     },
     launch,
     stop,
-    view,
   };
 }

@@ -6,17 +6,7 @@ import { socketPathProblem } from '@svc/protocol/home';
 import { acceptsConnections } from './socket-probe.ts';
 import type { SupervisorState } from './supervisor-state.ts';
 
-/**
- * How long an attach waits for the node's host to open its viewer socket: a host answers as soon
- * as its loop gets to it, a loaded one within a few ms; one that does not answer is no broker to
- * hand a viewer to.
- */
-const VIEW_WAIT_MS = 5_000;
-
-/**
- * The node's viewer socket while it runs on a broker that accepts a connection there. The broker
- * opens it on the first ask (`BrokerProcess.view`), so a node nobody watches makes none.
- */
+/** The node's viewer socket while it runs on a broker that accepts a connection there. */
 export async function viewerSocket(state: SupervisorState, nodeId: string): Promise<string | null> {
   const live = () => {
     const broker = state.active.get(nodeId);
@@ -24,29 +14,14 @@ export async function viewerSocket(state: SupervisorState, nodeId: string): Prom
     if (broker === undefined || state.deps.store.nodes.get(nodeId)?.state !== 'running') {
       return null;
     }
-    return broker.process.alive ? broker : null;
+    return broker.process.alive && existsSync(broker.viewerSocket) ? broker : null;
   };
   const broker = live();
-  if (broker === null || !(await within(broker.process.view(), VIEW_WAIT_MS))) return null;
-  // The file goes when the broker closes it; only a connect tells that it still listens, and
-  // the node's broker is still that one once it has.
-  if (!existsSync(broker.viewerSocket) || !(await acceptsConnections(broker.viewerSocket))) {
-    return null;
-  }
+  if (broker === null) return null;
+  // The file appears when the broker binds (after its claim) and goes when it closes; only a
+  // connect tells that it listens, and the node's broker is still that one once it has.
+  if (!(await acceptsConnections(broker.viewerSocket))) return null;
   return live() === broker ? broker.viewerSocket : null;
-}
-
-/** What `answer` settles to, or false once `ms` have passed. */
-async function within(answer: Promise<boolean>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([answer, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
