@@ -519,6 +519,19 @@ describe('what a record brings along (one request, one transaction)', () => {
     expect(events.map((e) => e.payload.to)).toEqual(['queued', 'running']);
   });
 
+  it('a refused submit request changes nothing: its call stays pending, the node runs', async () => {
+    const n = await launched({ output_schema: { type: 'object', required: ['files'] } });
+    const at = `/v1/nodes/${n.node_id}/broker`;
+    await ok(await t.call(`${at}/claim`, post(claimBody, n.token)));
+    const calls = [{ id: 'call_s', name: 'submit', input: { summary: 'no result' } }];
+    await ok(await t.call(`${at}/turns`, post(turn(1, { tool_calls: calls }), n.token)));
+    const refused = await t.call(`${at}/result`, post({ summary: 'no result' }, n.token));
+    expect(refused.status).toBe(422);
+    expect((await envelope(refused)).code).toBe('validation_failed');
+    expect(await getNode(t.call, n.node_id)).toMatchObject({ state: 'running', outcome: null });
+    expect(await nodeEvents(t.call, n.node_id, ['node.tool', 'node.outcome'])).toEqual([]);
+  });
+
   it('the claim answers the mail the first turn reads', async () => {
     const n = await launched();
     const at = `/v1/nodes/${n.node_id}/broker`;

@@ -1,4 +1,4 @@
-import type { TurnRecordBody } from '@svc/protocol';
+import type { ResultSubmitBody } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import { settleOpenRecords } from '../nodes/final-records.ts';
 import { checkSubmission } from '../nodes/outcome.ts';
@@ -8,7 +8,6 @@ import { nodeRow, now, type PlaneDeps } from './deps.ts';
 import { settlePending } from './tool-results.ts';
 
 type SubmitDeps = Pick<PlaneDeps, 'store' | 'events' | 'nodes'>;
-type InlineResult = NonNullable<TurnRecordBody['results']>[number];
 
 /**
  * `broker.result.submit`: the node's submit tool. The submit call's own result (and the calls
@@ -21,8 +20,6 @@ export function submit(
   body: { result?: unknown; summary?: string | undefined },
 ): Node {
   return store.db.transaction(() => {
-    // Checked before anything is written: a refusal changes nothing.
-    checkSubmission(nodeRow(store, id), body);
     let submitted = false;
     settleOpenRecords(
       store,
@@ -46,26 +43,24 @@ export function submit(
  * A turn's inline `submit` result (`broker.turns.record`), in the turn's transaction: the outcome
  * as `submit` records it, so the turn, the call's result and the outcome are one commit. Refused
  * (the node's output_schema), the call settles as the error the model reads, as a refused submit
- * request reads to it, and the node runs on. True when the node is done.
+ * request reads to it, and the node runs on. Checked first: inside the turn's transaction a
+ * refusal thrown by `submit` would leave the calls it had settled. True when the node is done.
  */
 export function submitInline(
   deps: SubmitDeps,
   id: string,
   turnIndex: number,
-  result: InlineResult & { submit: NonNullable<InlineResult['submit']> },
+  callId: string,
+  submission: ResultSubmitBody,
 ): boolean {
   try {
-    checkSubmission(nodeRow(deps.store, id), result.submit);
+    checkSubmission(nodeRow(deps.store, id), submission);
   } catch (error) {
     if (!(error instanceof ApiError) || error.status >= 500) throw error;
     const output = `${error.code}: ${error.message}`;
-    settlePending(deps, id, turnIndex, {
-      tool_call_id: result.tool_call_id,
-      status: 'error',
-      output,
-    });
+    settlePending(deps, id, turnIndex, { tool_call_id: callId, status: 'error', output });
     return false;
   }
-  submit(deps, id, result.submit);
+  submit(deps, id, submission);
   return true;
 }

@@ -107,7 +107,7 @@ export function recordTurn(
       // After an accepted submit the rest are settled, as not run, with the outcome.
       if (submitted) break;
       if (result.submit === undefined) settlePending(deps, id, body.index, result);
-      else submitted = submitInline(deps, id, body.index, { ...result, submit: result.submit });
+      else submitted = submitInline(deps, id, body.index, result.tool_call_id, result.submit);
     }
     const current = submitted ? nodeRow(store, id) : node;
     parkIfSpent(deps, current, afterCommit);
