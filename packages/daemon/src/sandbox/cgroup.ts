@@ -8,8 +8,8 @@
  * per user namespace); root is exempt from it, which is why root needs the groups.
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { dirname, join } from 'node:path';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 /** Where a command's groups are made: one directory per controller. */
 export interface CgroupBase {
@@ -105,7 +105,7 @@ export function makeGroups(
 ): CommandGroups {
   const made: string[] = [];
   const pidsDir = join(base.pids, name);
-  mkdirSync(pidsDir);
+  mkdirUnder(base, pidsDir);
   made.push(pidsDir);
   try {
     appendFileSync(join(pidsDir, 'pids.max'), String(limits.pids));
@@ -114,7 +114,7 @@ export function makeGroups(
       appendFileSync(join(pidsDir, 'memory.swap.max'), '0');
     } else if (base.memory !== null) {
       const memDir = join(base.memory, name);
-      mkdirSync(memDir);
+      mkdirUnder(base, memDir);
       made.push(memDir);
       appendFileSync(join(memDir, 'memory.limit_in_bytes'), String(limits.memoryBytes));
     }
@@ -126,6 +126,29 @@ export function makeGroups(
     join: made.map((dir) => join(dir, base.kind === 'v1' ? 'tasks' : 'cgroup.procs')),
     remove: () => removeGroups(made),
   };
+}
+
+const bases = (base: CgroupBase) => new Set([base.pids, base.memory].filter((d) => d !== null));
+
+/**
+ * `mkdir` of a command's group, its parent made again first if it is gone: a daemon of another
+ * home removes the parents it finds empty (`sweepOthers`), this one's too between its commands
+ * (and may again between the two `mkdir`s, hence the few tries).
+ */
+function mkdirUnder(base: CgroupBase, dir: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      mkdirSync(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw error;
+    }
+    for (const parent of bases(base)) mkdirSync(parent, { recursive: true });
+    // v2: a group hands its children only the controllers it is told to.
+    if (base.kind === 'v2') {
+      appendFileSync(join(base.pids, 'cgroup.subtree_control'), '+pids +memory');
+    }
+  }
 }
 
 /**
@@ -169,7 +192,58 @@ function tasks(dir: string): number[] {
 /** Removes this daemon's parent groups (at its close), with whatever is still below them. */
 export async function removeBase(base: CgroupBase): Promise<void> {
   await sweepGroups(base);
-  await removeGroups([...new Set([base.pids, base.memory].filter((d) => d !== null))]);
+  await removeGroups([...bases(base)]);
+}
+
+/**
+ * Removes what daemons of other homes left and will never remove themselves: a daemon killed
+ * before its close leaves its parent group (a test's home, deleted, never starts again), and the
+ * groups of its commands. Only empty groups go (`rmdir` refuses any other, and nothing in them is
+ * killed); a command's group only once the process that made it (`<pid>-`, `probe-<pid>`) is
+ * gone, as a live one may be about to join it. A live daemon's parent, empty between its
+ * commands, may go too: its next command makes it again (`mkdirUnder`). One parent a turn of
+ * the event loop, so a long list holds up nothing.
+ */
+export async function sweepOthers(base: CgroupBase): Promise<void> {
+  const own = bases(base);
+  for (const root of new Set([...own].map((dir) => dirname(dir)))) {
+    for (const key of subgroups(root)) {
+      if (own.has(key)) continue;
+      await nextTurn();
+      for (const group of subgroups(key)) {
+        const maker = /^(?:probe-)?(\d+)/.exec(group.slice(key.length + 1))?.[1];
+        if (maker !== undefined && !alive(Number(maker))) removeEmpty(group);
+      }
+      removeEmpty(key);
+    }
+  }
+}
+
+function subgroups(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
+}
+
+function removeEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // In use (EBUSY), or removed meanwhile.
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -179,7 +253,7 @@ export async function removeBase(base: CgroupBase): Promise<void> {
  */
 export function sweepGroups(base: CgroupBase, prefix = ''): Promise<void> {
   const dirs: string[] = [];
-  for (const parent of new Set([base.pids, base.memory].filter((d) => d !== null))) {
+  for (const parent of bases(base)) {
     try {
       for (const e of readdirSync(parent, { withFileTypes: true })) {
         if (e.isDirectory() && e.name.startsWith(prefix)) dirs.push(join(parent, e.name));

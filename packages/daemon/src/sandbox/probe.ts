@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { accessSync, closeSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { type CgroupBase, detectCgroups, sweepGroups } from './cgroup.ts';
+import { type CgroupBase, detectCgroups, sweepGroups, sweepOthers } from './cgroup.ts';
 import { type Opened, openDescriptors } from './descriptors.ts';
 import { type NativeExecutor, nativeExecutorIn } from './executor-build.ts';
 import { executorCacheDir } from './executor-cache.ts';
@@ -89,7 +89,10 @@ export function probeSandbox(home: string): SandboxHost {
   const key = createHash('sha256').update(home).digest('hex').slice(0, 16);
   const groups = detectCgroups(key);
   const cgroup = 'base' in groups ? groups.base : null;
-  if (cgroup !== null) void sweepGroups(cgroup);
+  if (cgroup !== null) {
+    void sweepGroups(cgroup);
+    void sweepOthers(cgroup);
+  }
   return {
     ready: true,
     bwrap,
