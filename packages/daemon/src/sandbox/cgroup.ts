@@ -73,20 +73,26 @@ export function detectCgroups(key: string): { base: CgroupBase } | { reason: str
   if (unified !== undefined) {
     const parent = join('/sys/fs/cgroup', unified, PARENT);
     const dir = join(parent, key);
-    try {
-      mkdirSync(dir, { recursive: true });
-      appendFileSync(join(parent, 'cgroup.subtree_control'), '+pids +memory');
-      appendFileSync(join(dir, 'cgroup.subtree_control'), '+pids +memory');
-      probeWritable(dir, 'pids.max');
-      return { base: { kind: 'v2', pids: dir, memory: dir } };
-    } catch {
-      // Not delegated to this user: no groups.
+    // A few tries: another daemon's start may remove `dir`, empty, between two steps.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        mkdirSync(dir, { recursive: true });
+        appendFileSync(join(parent, 'cgroup.subtree_control'), '+pids +memory');
+        appendFileSync(join(dir, 'cgroup.subtree_control'), '+pids +memory');
+        probeWritable(dir, 'pids.max');
+        return { base: { kind: 'v2', pids: dir, memory: dir } };
+      } catch {
+        // Not delegated to this user: no groups.
+      }
     }
   }
   return { reason: 'no writable cgroup (pids) for this user' };
 }
 
-/** A throwaway child proves the limit file can be written. */
+/**
+ * A throwaway child proves the limit file can be written. Made with its parent, should another
+ * daemon's start have removed that (empty) since: the probe then keeps it.
+ */
 function probeWritable(dir: string, file: string): void {
   const probe = join(dir, `probe-${process.pid}`);
   mkdirSync(probe, { recursive: true });
