@@ -98,9 +98,14 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
     throw new DaemonError('broker_spawn_failed', `could not start ${process.execPath}`);
   }
   let alive = true;
+  // Its exit was reaped: its pid is free, and may be another process's by the time of a kill.
+  let reaped = false;
   let capacity = opts.capacity;
   const exited = new Promise<BrokerExit>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('exit', (code, signal) => {
+      reaped = true;
+      resolve({ code, signal });
+    });
     child.once('error', () => resolve({ code: null, signal: null }));
   });
   // A host that dies makes a write fail (EPIPE): its exit tells the supervisor.
@@ -151,7 +156,9 @@ export function spawnHost(opts: SpawnHostOptions): AgentHost {
         child.stdin?.end();
         await Promise.race([exited, sleep(PROFILE_EXIT_MS)]);
       }
-      signalAll([{ pid, ppid: 0, pgid: pid }, ...descendants(pid)], 'SIGKILL');
+      // Checked and sent in one synchronous run: no exit is reaped in between. What it started
+      // dies with it (its launcher's parent-death signal, each sandbox's --die-with-parent).
+      if (!reaped) signalAll([{ pid, ppid: 0, pgid: pid }, ...descendants(pid)], 'SIGKILL');
       return exited;
     })();
     return killing;

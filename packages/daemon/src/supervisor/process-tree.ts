@@ -157,13 +157,22 @@ function markedOne(name: string, environ: Buffer, entry: Buffer): ProcessInfo[] 
   return info === null ? [] : [info];
 }
 
-/** Sends `signal` to each process and to each of their process groups; gone ones are skipped. */
+/**
+ * Sends `signal` to each process and to each of their process groups; gone ones are skipped.
+ * Never to this process or its own group, whatever the list says: a pid read long ago may name
+ * another process by now (pids wrap at 32,768 on many machines, within minutes of a busy test
+ * suite), and a process below it may share this one's group, as every child spawned without
+ * `detached` does; a SIGKILL to that group took down a whole CI run with the daemon in it.
+ */
 export function signalAll(processes: readonly ProcessInfo[], signal: NodeJS.Signals): void {
   const targets = new Set<number>();
   for (const p of processes) {
     targets.add(p.pid);
     if (p.pgid > 1) targets.add(-p.pgid);
   }
+  targets.delete(process.pid);
+  const own = ownGroup();
+  if (own !== null) targets.delete(-own);
   for (const target of targets) {
     try {
       process.kill(target, signal);
@@ -171,6 +180,13 @@ export function signalAll(processes: readonly ProcessInfo[], signal: NodeJS.Sign
       // Already gone (ESRCH), or never ours to signal.
     }
   }
+}
+
+let group: number | null | undefined;
+/** This process's group (from `/proc`), or `null` where Linux does not tell. */
+function ownGroup(): number | null {
+  group ??= procStat(String(process.pid))?.pgid ?? null;
+  return group;
 }
 
 export function isAlive(pid: number): boolean {

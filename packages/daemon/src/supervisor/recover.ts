@@ -1,6 +1,7 @@
 /** The supervisor's start: its directories, and what the previous daemon left (supervisor.ts). */
 import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { PRIVATE_TMP_ENV } from '../sandbox/private-tmp.ts';
 import { descendants, isAlive, marked, signalAll } from './process-tree.ts';
 import type { SupervisorState } from './supervisor-state.ts';
 
@@ -26,7 +27,7 @@ function recover(state: SupervisorState): void {
   const { store, tokens, hooks } = state.deps;
   const at = new Date().toISOString();
   for (const row of store.brokers.live()) {
-    if (row.pid !== null && isBroker(row.pid, [state.entry, join(state.cache, 'broker-')])) {
+    if (row.pid !== null && isOurHost(row.pid, state)) {
       signalAll([{ pid: row.pid, ppid: 0, pgid: row.pid }, ...descendants(row.pid)], 'SIGKILL');
     }
     // And what it started that outlived it, had it died with the daemon.
@@ -41,12 +42,23 @@ function recover(state: SupervisorState): void {
   for (const row of store.nodes.inStates(['running'])) hooks.lost(row.id);
 }
 
-/** The pid still runs our broker entry or bundle (not a process that reused the pid since). */
-function isBroker(pid: number, scripts: readonly string[]): boolean {
+/**
+ * The pid still runs an agent host of this home: our entry or bundle, with a private directory
+ * under this home's (`SVC_PRIVATE_TMP`), not a process that reused the pid since. Another home's
+ * daemon runs the same entry: its host, and all below it, must not be taken for this one's.
+ */
+export function isOurHost(
+  pid: number,
+  state: Pick<SupervisorState, 'entry' | 'cache' | 'hostsTmp'>,
+): boolean {
   if (!isAlive(pid)) return false;
+  const scripts = [state.entry, join(state.cache, 'broker-')];
+  const ownTmp = Buffer.from(`\0${PRIVATE_TMP_ENV}=${join(state.hostsTmp, 'h-')}`);
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return scripts.some((s) => cmdline.includes(s));
+    // A NUL before the entry: the first one, or at the start of any other.
+    const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
+    return scripts.some((s) => cmdline.includes(s)) && environ.includes(ownTmp);
   } catch {
     // No /proc: trust the pid, as a stale one is rare and its signal is refused unless it is ours.
     return true;

@@ -1,0 +1,137 @@
+/**
+ * A pid read a while ago may name another process by now: pids wrap (at 32,768 here, within
+ * minutes of this suite), and a process below such a pid may share the daemon's own group. The
+ * daemon never signals its own process or group, a host's kill after its exit signals nothing,
+ * and a start takes for a previous daemon's host only a process of its own home. Real
+ * processes; the kill of a reaped host is watched through `process.kill`.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { PRIVATE_TMP_ENV } from '../src/sandbox/private-tmp.ts';
+import { spawnHost } from '../src/supervisor/agent-host.ts';
+import { isOurHost } from '../src/supervisor/recover.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-stale-pids-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const processTree = fileURLToPath(new URL('../src/supervisor/process-tree.ts', import.meta.url));
+
+describe('signalAll', () => {
+  it("signals a listed process, never its caller's own process or group", async () => {
+    // The caller runs in a group of its own (so a broken guard kills it, not this suite), with
+    // two children in that group, as every child spawned without `detached` is; one is listed.
+    const script = join(dir, 'caller.mjs');
+    writeFileSync(
+      script,
+      `import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+const { signalAll, isAlive } = await import(${JSON.stringify(processTree)});
+const sentinel = spawn('sleep', ['30'], { stdio: 'ignore' });
+const listed = spawn('sleep', ['30'], { stdio: 'ignore' });
+const gone = once(listed, 'exit');
+signalAll([
+  { pid: listed.pid, ppid: process.pid, pgid: process.pid },
+  { pid: process.pid, ppid: 1, pgid: process.pid },
+], 'SIGKILL');
+const [, signal] = await gone;
+const sentinelAlive = isAlive(sentinel.pid);
+sentinel.kill('SIGKILL');
+console.log(JSON.stringify({ signal, sentinelAlive }));
+`,
+    );
+    const caller = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', script], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    caller.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+    });
+    const [code, signal] = (await once(caller, 'exit')) as [number | null, string | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(JSON.parse(out)).toEqual({ signal: 'SIGKILL', sentinelAlive: true });
+  });
+});
+
+describe("an agent host's kill", () => {
+  it('signals nothing once its exit was reaped: its pid may be another process by then', async () => {
+    const entry = join(dir, 'host-exits.mjs');
+    writeFileSync(entry, 'process.exit(0);\n');
+    const host = spawnHost({
+      entry,
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      logDir: dir,
+      marginMs: 1_000,
+      capacity: 1,
+      tmpRoot: dir,
+    });
+    await host.exited;
+    const kill = vi.spyOn(process, 'kill');
+    try {
+      await host.kill();
+      const signalled = kill.mock.calls.filter(([target]) => Math.abs(target) === host.pid);
+      expect(signalled).toEqual([]);
+    } finally {
+      kill.mockRestore();
+    }
+  });
+
+  it('kills a live host', async () => {
+    const entry = join(dir, 'host-waits.mjs');
+    writeFileSync(entry, 'setInterval(() => {}, 1000);\n');
+    const host = spawnHost({
+      entry,
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      logDir: dir,
+      marginMs: 1_000,
+      capacity: 1,
+      tmpRoot: dir,
+    });
+    expect(await host.kill()).toEqual({ code: null, signal: 'SIGKILL' });
+    // Gone, not a zombie left: the same pid answers no signal.
+    expect(spawnSync('kill', ['-0', String(host.pid)]).status).not.toBe(0);
+  });
+});
+
+describe("a previous daemon's host, at the next start", () => {
+  /** A process that looks like a host of `home`: the entry in its command line, its private dir. */
+  function hostLike(home: string) {
+    const entry = join(dir, 'entry', 'host.ts');
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', entry], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        [PRIVATE_TMP_ENV]: join(home, 'run', 'hosts', 'h-abc123'),
+      },
+      stdio: 'ignore',
+    });
+    return { child, entry };
+  }
+
+  it("is taken for this home's only with this home's private directory", async () => {
+    const { child, entry } = hostLike(join(dir, 'home-b'));
+    try {
+      await once(child, 'spawn');
+      const state = (home: string) => ({
+        entry,
+        cache: join(home, 'cache'),
+        hostsTmp: join(home, 'run', 'hosts'),
+      });
+      // Another home's daemon runs the same entry: the pid is not ours to kill.
+      expect(isOurHost(child.pid!, state(join(dir, 'home-a')))).toBe(false);
+      expect(isOurHost(child.pid!, state(join(dir, 'home-b')))).toBe(true);
+      // Nor is a process without the entry, whatever its environment.
+      expect(isOurHost(child.pid!, { ...state(join(dir, 'home-b')), entry: '/nowhere.ts' })).toBe(
+        false,
+      );
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
