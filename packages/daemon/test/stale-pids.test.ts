@@ -14,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { PRIVATE_TMP_ENV } from '../src/sandbox/private-tmp.ts';
 import { spawnHost } from '../src/supervisor/agent-host.ts';
+import { descendants, type ProcessInfo, signalAll } from '../src/supervisor/process-tree.ts';
 import { isOurHost } from '../src/supervisor/recover.ts';
+import { isRunning } from './broker-fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-stale-pids-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,6 +57,41 @@ console.log(JSON.stringify({ signal, sentinelAlive }));
     const [code, signal] = (await once(caller, 'exit')) as [number | null, string | null];
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(JSON.parse(out)).toEqual({ signal: 'SIGKILL', sentinelAlive: true });
+  });
+});
+
+describe('signalAll, a group', () => {
+  it('is signalled only when a listed process leads it', async () => {
+    // A group of someone else's: its leader is not listed, one of its members is.
+    const leader = spawn('sh', ['-c', 'sleep 30 & sleep 30 & wait'], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    try {
+      let members: ProcessInfo[] = [];
+      await vi.waitFor(() => {
+        members = descendants(leader.pid!);
+        expect(members).toHaveLength(2);
+      });
+      const [listed, other] = members as [ProcessInfo, ProcessInfo];
+      expect(listed.pgid).toBe(leader.pid);
+      signalAll([listed], 'SIGKILL');
+      await vi.waitFor(() =>
+        expect(descendants(leader.pid!).map((p) => p.pid)).toEqual([other.pid]),
+      );
+      expect(isRunning(leader.pid!)).toBe(true);
+      // Listed with its leader, the whole group goes.
+      const exited = once(leader, 'exit');
+      signalAll([{ pid: leader.pid!, ppid: process.pid, pgid: leader.pid! }, other], 'SIGKILL');
+      await exited;
+      await vi.waitFor(() => expect(isRunning(other.pid)).toBe(false));
+    } finally {
+      try {
+        process.kill(-leader.pid!, 'SIGKILL');
+      } catch {
+        // Gone.
+      }
+    }
   });
 });
 
