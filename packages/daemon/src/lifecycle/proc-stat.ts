@@ -1,6 +1,7 @@
 /**
  * `/proc/<pid>/stat` (proc(5)), the one place the daemon reads a process's state, parent, group
- * and start time from. Linux only: elsewhere, and for a process that is gone, `null`.
+ * and start time from. Linux only: elsewhere, and for a process that is gone, `null`. And whether
+ * a process exists at all.
  */
 import { readFileSync } from 'node:fs';
 
@@ -29,4 +30,14 @@ export function procStat(pid: number | string): ProcStat | null {
     pgid: Number(fields[2]),
     startTicks: fields[19] ?? '',
   };
+}
+
+/** The process `pid` exists (EPERM: it is another user's), a zombie not yet reaped included. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -10,6 +10,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { isAlive } from '../lifecycle/proc-stat.ts';
 
 /** Where a command's groups are made: one directory per controller. */
 export interface CgroupBase {
@@ -218,7 +219,7 @@ export async function sweepOthers(base: CgroupBase): Promise<void> {
       await nextTurn();
       for (const group of subgroups(key)) {
         const maker = /^(?:probe-)?(\d+)/.exec(group.slice(key.length + 1))?.[1];
-        if (maker !== undefined && !alive(Number(maker))) removeEmpty(group);
+        if (maker !== undefined && !isAlive(Number(maker))) removeEmpty(group);
       }
       removeEmpty(key);
     }
@@ -240,15 +241,6 @@ function removeEmpty(dir: string): void {
     rmdirSync(dir);
   } catch {
     // In use (EBUSY), or removed meanwhile.
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -5,8 +5,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { procStat } from '../lifecycle/proc-stat.ts';
+import { isAlive, procStat } from '../lifecycle/proc-stat.ts';
 import { BROKER_TAG_ENV, brokerTag } from './broker-tag.ts';
+
+export { isAlive };
 
 export interface ProcessInfo {
   pid: number;
@@ -189,15 +191,6 @@ let group: number | null | undefined;
 function ownGroup(): number | null {
   group ??= procStat(String(process.pid))?.pgid ?? null;
   return group;
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function processTable(): ProcessInfo[] {
