@@ -95,19 +95,25 @@ describe('signalAll, a group', () => {
   });
 });
 
+/** An agent host whose entry is `source`. */
+function hostRunning(name: string, source: string) {
+  const entry = join(dir, name);
+  writeFileSync(entry, `${source}\n`);
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  return spawnHost({
+    entry,
+    cwd: dir,
+    env,
+    logDir: dir,
+    marginMs: 1_000,
+    capacity: 1,
+    tmpRoot: dir,
+  });
+}
+
 describe("an agent host's kill", () => {
   it('signals nothing once its exit was reaped: its pid may be another process by then', async () => {
-    const entry = join(dir, 'host-exits.mjs');
-    writeFileSync(entry, 'process.exit(0);\n');
-    const host = spawnHost({
-      entry,
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      logDir: dir,
-      marginMs: 1_000,
-      capacity: 1,
-      tmpRoot: dir,
-    });
+    const host = hostRunning('host-exits.mjs', 'process.exit(0);');
     await host.exited;
     const kill = vi.spyOn(process, 'kill');
     try {
@@ -120,17 +126,7 @@ describe("an agent host's kill", () => {
   });
 
   it('kills a live host', async () => {
-    const entry = join(dir, 'host-waits.mjs');
-    writeFileSync(entry, 'setInterval(() => {}, 1000);\n');
-    const host = spawnHost({
-      entry,
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      logDir: dir,
-      marginMs: 1_000,
-      capacity: 1,
-      tmpRoot: dir,
-    });
+    const host = hostRunning('host-waits.mjs', 'setInterval(() => {}, 1000);');
     expect(await host.kill()).toEqual({ code: null, signal: 'SIGKILL' });
     // Gone, not a zombie left: the same pid answers no signal.
     expect(spawnSync('kill', ['-0', String(host.pid)]).status).not.toBe(0);
