@@ -7,11 +7,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { procStat } from '../src/lifecycle/proc-stat.ts';
 import { PRIVATE_TMP_ENV } from '../src/sandbox/private-tmp.ts';
 import { spawnHost } from '../src/supervisor/agent-host.ts';
 import { descendants, type ProcessInfo, signalAll } from '../src/supervisor/process-tree.ts';
@@ -110,6 +111,39 @@ function hostRunning(name: string, source: string) {
     tmpRoot: dir,
   });
 }
+
+describe('signalAll, a group whose leader is gone', () => {
+  it('is signalled whole: what a command left in it after its shell exited', async () => {
+    const shell = spawn('sh', ['-c', 'sleep 30 & sleep 30 & echo $!'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const group = shell.pid!;
+    let out = '';
+    shell.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+    });
+    await once(shell, 'exit');
+    const last = Number(out.trim());
+    // The first `sleep` started just before the last one; both are in the shell's group.
+    const left = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .filter((pid) => isRunning(pid) && procStat(pid)?.pgid === group);
+    try {
+      expect(left).toContain(last);
+      expect(left).toHaveLength(2);
+      signalAll([{ pid: last, ppid: 1, pgid: group }], 'SIGKILL');
+      await vi.waitFor(() => expect(left.filter(isRunning)).toEqual([]));
+    } finally {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // Gone.
+      }
+    }
+  });
+});
 
 describe("an agent host's kill", () => {
   it('signals nothing once its exit was reaped: its pid may be another process by then', async () => {

@@ -160,19 +160,20 @@ function markedOne(name: string, environ: Buffer, entry: Buffer): ProcessInfo[] 
 }
 
 /**
- * Sends `signal` to each process, and to each group one of them leads; gone ones are skipped.
- * A group led by no process of the list is not theirs to end: a pid read long ago may name
- * another process by now (pids wrap at 32,768 on many machines, within minutes of a busy test
- * suite), whose children share its group, as every child spawned without `detached` does; a
- * SIGKILL to such a group took down a whole CI run. For the same reason, never this process or
- * its own group, whatever the list says.
+ * Sends `signal` to each process, and to each group one of them leads or whose leader is gone
+ * (what a command left in its group after its shell exited); gone ones are skipped. A group led
+ * by a live process not in the list is not theirs to end: a pid read long ago may name another
+ * process by now (pids wrap at 32,768 on many machines, within minutes of a busy test suite),
+ * whose children share its group, as every child spawned without `detached` does; a SIGKILL to
+ * such a group took down a whole CI run. For the same reason, never this process or its own
+ * group, whatever the list says.
  */
 export function signalAll(processes: readonly ProcessInfo[], signal: NodeJS.Signals): void {
   const targets = new Set<number>();
   const listed = new Set(processes.map((p) => p.pid));
   for (const p of processes) {
     targets.add(p.pid);
-    if (p.pgid > 1 && listed.has(p.pgid)) targets.add(-p.pgid);
+    if (p.pgid > 1 && (listed.has(p.pgid) || !isAlive(p.pgid))) targets.add(-p.pgid);
   }
   targets.delete(process.pid);
   const own = ownGroup();
