@@ -31,12 +31,14 @@ describe('marked', () => {
     sleeper({ [BROKER_TAG_ENV]: 'node_b/123' }); // another node's
     sleeper({ [`X${BROKER_TAG_ENV}`]: 'node_a/123' }); // another name ending alike
     sleeper({ NOTE: `${BROKER_TAG_ENV}=node_a/123` }); // inside another entry's value
+    // The same text inside a value first, then the entry itself: found by the entry.
+    const later = sleeper({ NOTE: `${BROKER_TAG_ENV}=node_a/123`, [BROKER_TAG_ENV]: 'node_a/123' });
     const found = marked('node_a', 123).map((p) => p.pid);
-    expect(found.sort()).toEqual([ours, first].sort());
+    expect(found.sort()).toEqual([ours, first, later].sort());
     for (const p of marked('node_a', 123)) expect(p.pgid).toBe(p.pid); // each in its own group
     // In slices, between turns of the event loop: the same processes.
     const offLoop = (await markedInTurns('node_a', 123)).map((p) => p.pid);
-    expect(offLoop.sort()).toEqual([ours, first].sort());
+    expect(offLoop.sort()).toEqual([ours, first, later].sort());
   });
 
   it('finds nothing for a mark no process carries', async () => {

@@ -8,8 +8,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { isAlive, procStat } from '../lifecycle/proc-stat.ts';
 import { BROKER_TAG_ENV, brokerTag } from './broker-tag.ts';
 
-export { isAlive };
-
 export interface ProcessInfo {
   pid: number;
   ppid: number;
@@ -152,11 +150,20 @@ function markEntry(nodeId: string, pid: number): Buffer {
 
 /** The process `name` when its environment holds `entry`, whole. */
 function markedOne(name: string, environ: Buffer, entry: Buffer): ProcessInfo[] {
-  const at = environ.indexOf(entry);
-  // The whole entry: `NAME=value\0` at the start or right after another entry's NUL.
-  if (at < 0 || (at > 0 && environ[at - 1] !== 0)) return [];
+  if (!entryStarts(environ, entry)) return [];
   const info = statOf(name);
   return info === null ? [] : [info];
+}
+
+/**
+ * Whether an entry of `environ` (`/proc/<pid>/environ`: `NAME=value\0` each) starts with `start`:
+ * at the very start, or right after another entry's NUL, never inside another entry's value.
+ */
+export function entryStarts(environ: Buffer, start: Buffer): boolean {
+  for (let at = environ.indexOf(start); at >= 0; at = environ.indexOf(start, at + 1)) {
+    if (at === 0 || environ[at - 1] === 0) return true;
+  }
+  return false;
 }
 
 /**
@@ -173,7 +180,9 @@ export function signalAll(processes: readonly ProcessInfo[], signal: NodeJS.Sign
   const listed = new Set(processes.map((p) => p.pid));
   for (const p of processes) {
     targets.add(p.pid);
-    if (p.pgid > 1 && (listed.has(p.pgid) || !isAlive(p.pgid))) targets.add(-p.pgid);
+    // Decided once a group: its leader is listed, or gone.
+    if (p.pgid <= 1 || targets.has(-p.pgid)) continue;
+    if (listed.has(p.pgid) || !isAlive(p.pgid)) targets.add(-p.pgid);
   }
   targets.delete(process.pid);
   const own = ownGroup();

@@ -1,8 +1,9 @@
 /** The supervisor's start: its directories, and what the previous daemon left (supervisor.ts). */
 import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '../lifecycle/proc-stat.ts';
 import { PRIVATE_TMP_ENV } from '../sandbox/private-tmp.ts';
-import { descendants, isAlive, marked, signalAll } from './process-tree.ts';
+import { descendants, entryStarts, marked, signalAll } from './process-tree.ts';
 import type { SupervisorState } from './supervisor-state.ts';
 
 /** Recovers what the previous daemon left, then starts queued nodes. */
@@ -53,12 +54,11 @@ export function isOurHost(
 ): boolean {
   if (!isAlive(pid)) return false;
   const scripts = [state.entry, join(state.cache, 'broker-')];
-  const ownTmp = Buffer.from(`\0${PRIVATE_TMP_ENV}=${join(state.hostsTmp, 'h-')}`);
+  const ownTmp = Buffer.from(`${PRIVATE_TMP_ENV}=${join(state.hostsTmp, 'h-')}`);
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    // A NUL before the entry: the first one, or at the start of any other.
-    const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
-    return scripts.some((s) => cmdline.includes(s)) && environ.includes(ownTmp);
+    const environ = readFileSync(`/proc/${pid}/environ`);
+    return scripts.some((s) => cmdline.includes(s)) && entryStarts(environ, ownTmp);
   } catch {
     // No /proc: trust the pid, as a stale one is rare and its signal is refused unless it is ours.
     return true;
