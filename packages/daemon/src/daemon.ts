@@ -202,7 +202,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
       requestShutdown: () => setImmediate(() => void close()),
       hardStop: listeners.hardStop,
     };
-    const release = parts.add(heapReleasePart(logger));
+    const release = parts.add(heapReleasePart(logger, paths.home));
     const app = createApp(ctx);
     listeners.serve({
       serve: (req, res, listener) => {
