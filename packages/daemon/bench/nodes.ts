@@ -46,16 +46,17 @@
  * outcome → the parent's next turn; a node parked on `ask_human` → the answer → its next turn.
  *
  * Footprint (`nodes-footprint.ts`; the process tree read from /proc, RSS and PSS):
- * - parked, by default: a daemon of its own, warmed, its memory after a full GC with none
- *   parked and with BENCH_PARKED (default 100, or 1,000 with BENCH_FOOTPRINT=1) parked, the
+ * - parked: a daemon of its own, warmed, its memory after a full GC with none
+ *   parked and with BENCH_PARKED (default 1,000, or 100 with BENCH_FOOTPRINT=0) parked, the
  *   processes it still runs, its CPU over 5 s doing nothing ↔ one bare waiting Node process;
- * - active, with BENCH_FOOTPRINT=1: 1 node, then BENCH_ACTIVE (default 50) at once, each in a
+ * - active (unless BENCH_FOOTPRINT=0): 1 node, then BENCH_ACTIVE (default 50) at once, each in a
  *   long `sleep`, on daemons of concurrency 1 and BENCH_ACTIVE; added memory per additional
  *   active node, the commands apart ↔ as many bare waiting Node processes, and a bare `sleep`.
  *
- * Targets the issue sets are printed beside their figures, checked ✔ or ✘.
+ * Targets the issue sets are printed beside their figures, checked ✔ or ✘. The whole takes about
+ * three minutes here; BENCH_QUICK=1 runs what comes before the footprint, and 100 parked, in one.
  *
- * Scale (BENCH_SCALE=1; slow, so not by default): a daemon of its own runs BENCH_SCALE_NODES
+ * Scale (unless BENCH_SCALE=0): a daemon of its own runs BENCH_SCALE_NODES
  * (default 1,000) nodes of the same three turns, BENCH_SCALE_CONCURRENCY (default 32) at a time,
  * one watcher; total wall time, overhead per turn, and the peak resident memory (RSS and PSS
  * sampled every 100 ms) of the daemon, of its brokers together (spares included) and of what
@@ -92,11 +93,18 @@ const ONE_NODES = positive(env.BENCH_ONE_NODES, 100);
 /** The paced run's model time per turn (ms); `BENCH_MODEL_MS=0`: no paced run. */
 const MODEL_MS = env.BENCH_MODEL_MS === '0' ? 0 : positive(env.BENCH_MODEL_MS, 100);
 const WAKES = positive(env.BENCH_WAKES, 5);
-const FOOTPRINT = env.BENCH_FOOTPRINT === '1';
+/**
+ * `BENCH_QUICK=1`: the runs of 200 nodes, the start-ups and 100 parked nodes only (about a
+ * minute); by default also the active footprint, 1,000 parked and the scale run (about three),
+ * each of which `BENCH_FOOTPRINT` and `BENCH_SCALE` (`1` or `0`) also turn on or off alone.
+ */
+const QUICK = env.BENCH_QUICK === '1';
+const knob = (value: string | undefined) => (value === undefined ? !QUICK : value === '1');
+const FOOTPRINT = knob(env.BENCH_FOOTPRINT);
 const ACTIVE = Math.max(2, positive(env.BENCH_ACTIVE, 50));
-/** Parking a node takes a broker launch and a turn: 1,000 take minutes, so only with the footprint knob. */
+/** Parking a node takes a broker launch and a turn: 1,000 take 15 s or so, so only with the footprint. */
 const PARKED = positive(env.BENCH_PARKED, FOOTPRINT ? 1000 : 100);
-const SCALE = env.BENCH_SCALE === '1';
+const SCALE = knob(env.BENCH_SCALE);
 const SCALE_NODES = positive(env.BENCH_SCALE_NODES, 1000);
 const SCALE_CONCURRENCY = positive(env.BENCH_SCALE_CONCURRENCY, 32);
 /** How often the paced run (and then the idle daemon) is asked `GET /v1/status` (ms). */
@@ -344,7 +352,7 @@ function cpuLines(run: string, c: Awaited<ReturnType<typeof runTurns>>['cpuPerNo
 }
 
 /**
- * Footprint: by default what parked nodes cost the daemon; with BENCH_FOOTPRINT=1 also what
+ * Footprint: what parked nodes cost the daemon; unless BENCH_FOOTPRINT=0, also what
  * each additional active node costs, 1 against BENCH_ACTIVE (50) at once.
  */
 async function footprint() {
@@ -510,7 +518,7 @@ function partCell(t: TreeMem, part: 'daemon' | 'hosts' | 'sandboxes' | 'commands
   return `${fmt(mb(t[part].pssKb), 0)} / ${fmt(mb(t[part].rssKb), 0)}; ${count}`;
 }
 
-/** BENCH_SCALE=1: many nodes, many at a time, on a daemon of their own. */
+/** Unless BENCH_SCALE=0: many nodes, many at a time, on a daemon of their own. */
 async function scale() {
   const scaleHome = newHome();
   const big = await startBenchDaemon(scaleHome, SCALE_CONCURRENCY);

@@ -5,11 +5,11 @@
  * Why: glibc's free() returns memory to the system only from the top of a heap; a free chunk
  * below a live one stays resident. A burst of work leaves the allocator's heaps so: 1,000 nodes
  * run to their end left the daemon holding 11 MB more after its quiet spell, and 1,000 parked
- * ones 9.5 to 14 MB, of which V8's heap was 1.5 MB (`npm run bench:nodes` with
- * `BENCH_FOOTPRINT=1`; the rest lay in glibc's heaps, in free chunks among live ones such as
- * SQLite's page cache, which filled as the database grew during the burst). `malloc_trim(0)`
- * gives back every whole free page wherever it lies, and the daemon then held less than before
- * the burst. `MALLOC_ARENA_MAX` and the trim threshold (`spawn.ts`) do not reach those pages.
+ * ones 9.5 to 14 MB, of which V8's heap was 1.5 MB (`npm run bench:nodes`, its parked
+ * footprint; the rest lay in glibc's heaps, in free chunks among live ones such as SQLite's page
+ * cache, which filled as the database grew during the burst). `malloc_trim(0)` gives back every
+ * whole free page wherever it lies: the 1,000 parked nodes then added 4 MB, and the daemon held
+ * 11 MB less with none parked too. `MALLOC_ARENA_MAX` and the trim threshold (`spawn.ts`) do not reach those pages.
  *
  * The addon is built on first need as the sandbox's programs are (`native-build.ts`), into the
  * same cache, and loaded only from there and only while this user alone may change it. Without a
