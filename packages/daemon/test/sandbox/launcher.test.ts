@@ -233,15 +233,24 @@ describe('the sandbox launcher', () => {
       ([, p]) => p.ppid === host.pid && p.name.startsWith('sandbox-launch'),
     )?.[0];
     expect(launcherPid).toBeDefined();
+    // What it started: a bare `sleep` here, which outlives it (a sandbox's bubblewrap would die
+    // with it, `--die-with-parent`), so the test ends it itself.
+    const sleeper = [...processes()].find(([, p]) => p.ppid === launcherPid)?.[0];
+    expect(sleeper).toBeDefined();
     const gone = new Promise((resolve) => host.once('exit', resolve));
     host.kill('SIGKILL');
     await gone;
-    // PR_SET_PDEATHSIG: the kernel kills it as its parent dies; bounded, event by event.
-    for (let i = 0; i < 500 && processes().has(launcherPid!); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    try {
+      // PR_SET_PDEATHSIG: the kernel kills it as its parent dies; bounded, event by event.
+      for (let i = 0; i < 500 && processes().has(launcherPid!); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const left = processes().get(launcherPid!);
+      expect(left === undefined || left.name !== 'sandbox-launche').toBe(true);
+    } finally {
+      // Only while it is still that sleep: its pid may be another process's by now.
+      if (cmdlineOf(sleeper!).trim() === 'sleep 600') process.kill(sleeper!, 'SIGKILL');
     }
-    const left = processes().get(launcherPid!);
-    expect(left === undefined || left.name !== 'sandbox-launche').toBe(true);
   });
 });
 
