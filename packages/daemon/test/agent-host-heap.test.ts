@@ -32,6 +32,7 @@ function hostLog(pid: number): Record<string, unknown>[] {
 }
 
 const released = (pid: number) => hostLog(pid).filter((l) => l.msg === 'no node: heap released');
+const trimmed = (pid: number) => hostLog(pid).filter((l) => l.msg === 'no node: malloc trimmed');
 
 /** The host pid each of a node's loops ran in (its `brokers` rows). */
 function hostsOf(nodeId: string): number[] {
@@ -59,5 +60,13 @@ describe("an agent host's heap", () => {
     // The host lives on as the daemon's warm spare: with no node, its quiet spell runs out.
     await eventually(() => released(host!).length > 0, HOST_RELEASE_QUIET_MS + 15_000, 'release');
     expect(released(host!)[0]).toMatchObject({ ms: expect.any(Number), rss: expect.any(Number) });
-  }, 40_000);
+    // Then the C library's free pages (`src/lifecycle/malloc-trim.ts`), its addon built in the
+    // cache the node's sandbox plan names, or found there.
+    await eventually(() => trimmed(host!).length > 0, 30_000, 'trim');
+    expect(trimmed(host!)[0]).toMatchObject({
+      released: expect.any(Boolean),
+      rss: expect.any(Number),
+    });
+    expect(hostLog(host!).filter((l) => /could not be/.test(String(l.msg)))).toEqual([]);
+  }, 70_000);
 });
