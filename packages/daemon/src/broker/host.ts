@@ -57,6 +57,7 @@ const held = new Map<string, Held>();
 let closing = false;
 // Where the daemon builds its native programs (a launch's sandbox plan says), for the trim.
 let nativeCache: string | null = null;
+// Called only once a launch has named it (`onRelease` below).
 const trim = mallocTrimmer(
   () => nativeCache ?? '',
   (why) => hostLog({ msg: why }),

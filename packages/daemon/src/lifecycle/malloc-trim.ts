@@ -9,7 +9,8 @@
  * footprint; the rest lay in glibc's heaps, in free chunks among live ones such as SQLite's page
  * cache, which filled as the database grew during the burst). `malloc_trim(0)` gives back every
  * whole free page wherever it lies: the 1,000 parked nodes then added 4 MB, and the daemon held
- * 11 MB less with none parked too. `MALLOC_ARENA_MAX` and the trim threshold (`spawn.ts`) do not reach those pages.
+ * 11 MB less with none parked too. `MALLOC_ARENA_MAX` and the trim threshold (`spawn.ts`) do not
+ * reach those pages.
  *
  * The addon is built on first need as the sandbox's programs are (`native-build.ts`), into the
  * same cache, and loaded only from there and only while this user alone may change it. Without a
