@@ -1,8 +1,8 @@
 /**
  * The daemon's small C programs and libraries (the sandbox's executor and launcher, the
  * allocator's trim), compiled on first need with the host's `cc` into the user's cache
- * (`sandbox/executor-cache.ts`: `~/.cache/svc`, else the daemon home's), as `<cache>/<name>-<hash>`,
- * `<hash>` covering the source (and the headers it includes), the flags and the architecture:
+ * (`sandbox/executor-cache.ts`: `~/.cache/svc`, else the daemon home's), as
+ * `<cache>/<name>-<hash>`, `<hash>` covering the source (and the headers it includes), the flags and the architecture:
  * built once per change for every daemon of this user, atomically (a temporary name, then a
  * rename), so processes that race build the same file and every one finds a whole file. A file is
  * used only while it is a regular file this user owns that no group or other may write; one that
