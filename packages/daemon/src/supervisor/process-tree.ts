@@ -178,10 +178,12 @@ export function entryStarts(environ: Buffer, start: Buffer): boolean {
 export function signalAll(processes: readonly ProcessInfo[], signal: NodeJS.Signals): void {
   const targets = new Set<number>();
   const listed = new Set(processes.map((p) => p.pid));
+  const decided = new Set<number>();
   for (const p of processes) {
     targets.add(p.pid);
-    // Decided once a group: its leader is listed, or gone.
-    if (p.pgid <= 1 || targets.has(-p.pgid)) continue;
+    // Decided once a group, either way: its leader is listed, or gone.
+    if (p.pgid <= 1 || decided.has(p.pgid)) continue;
+    decided.add(p.pgid);
     if (listed.has(p.pgid) || !isAlive(p.pgid)) targets.add(-p.pgid);
   }
   targets.delete(process.pid);
