@@ -2,7 +2,7 @@
  * Custom objects' pushed receivers against a real daemon: a url receiver is a real local HTTP
  * server that checks the Standard Webhooks signature (and fails before it succeeds), an argv
  * receiver a real child process reading its stdin; a delivery in flight when the daemon is killed
- * arrives once the next daemon starts on the same home.
+ * arrives once the next daemon starts on the same home, counted as its second attempt.
  */
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -10,8 +10,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonHandle, startDaemon } from '../src/index.ts';
+import { flushGate } from './flush-gate.ts';
 import {
   DAEMON_MAIN,
   daemonProcesses,
@@ -339,6 +341,45 @@ describe('a restart', () => {
       expect(states.at(-1)).toMatchObject({ state: 'delivered', attempts: 2 });
     } finally {
       await hook.close();
+    }
+  });
+});
+
+describe('a held flush', () => {
+  it('sends no attempt before its take is durable, so a kill -9 cannot lose the count', async () => {
+    const gate = flushGate();
+    const held = await startTestDaemon({ objects: FAST, flush: gate.flush });
+    const hook = await endpoint(() => 200);
+    const db = new DatabaseSync(join(held.home, 'svc.db'), { readOnly: true });
+    try {
+      const obj = await registerWith(held.call, { kind: 'url', url: hook.url });
+      const published = gate.hold();
+      const answer = publishWith(held.call, obj.id, obj.publish_token, null);
+      await published;
+      // The publish's flush goes; the next ones (the dispatcher's take among them) are held.
+      gate.release();
+      void gate.hold();
+      const sent = await answer;
+      // A batch reaches the WAL just before its flush, so another connection sees the take.
+      const attempts = db.prepare('SELECT attempts FROM object_deliveries WHERE id = ?');
+      await eventually(
+        async () => (attempts.get(sent.delivery_id) as { attempts: number }).attempts,
+        (n) => n === 1,
+      );
+      // Only a pass can be false: an attempt sent before its flush would arrive within this.
+      expect(await hook.until(1, 300)).toHaveLength(0);
+      gate.release();
+      expect(await hook.until(1)).toHaveLength(1);
+      const states = await eventually(
+        () => deliveryStates(held.call, sent.delivery_id),
+        (s) => s.at(-1)?.state === 'delivered',
+      );
+      expect(states.at(-1)).toMatchObject({ state: 'delivered', attempts: 1 });
+    } finally {
+      db.close();
+      gate.release();
+      await hook.close();
+      await held.stop();
     }
   });
 });

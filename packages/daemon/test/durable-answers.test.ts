@@ -2,40 +2,10 @@
  * Group commit's promise on the real daemon: no answer and no event goes out before the flush
  * that makes its write durable. The daemon's flush is held here, so the test sees the window.
  */
-import { fdatasync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Flush } from '../src/store/db.ts';
+import { flushGate } from './flush-gate.ts';
 import { json, startTestDaemon, type TestDaemon } from './helpers.ts';
 import { readFrames } from './sse.ts';
-
-/** The daemon's flush, passed through to `fdatasync` until `hold()`; held ones wait for `release()`. */
-function flushGate() {
-  let holding = false;
-  const held: (() => void)[] = [];
-  let onHeld: (() => void) | null = null;
-  const flush: Flush = (fd) =>
-    new Promise((resolve, reject) => {
-      const go = () => fdatasync(fd, (error) => (error === null ? resolve() : reject(error)));
-      if (!holding) return go();
-      held.push(go);
-      onHeld?.();
-    });
-  return {
-    flush,
-    /** Holds the flushes from now on; resolves when the first one is held. */
-    hold(): Promise<void> {
-      holding = true;
-      return new Promise((resolve) => {
-        onHeld = resolve;
-      });
-    },
-    release(): void {
-      holding = false;
-      onHeld = null;
-      for (const go of held.splice(0)) go();
-    },
-  };
-}
 
 /** Long enough for an answer already written to reach the client; only a pass can be false. */
 const WINDOW_MS = 150;

@@ -39,11 +39,21 @@ export function resumeInFlight({ store, signals }: DeliveryDeps): number {
   });
 }
 
-/** Takes up to `limit` due deliveries for one attempt each (attempts + 1, none due meanwhile). */
-export function takeDue({ store }: DeliveryDeps, nowMs: number, limit: number): Attempt[] {
+/**
+ * Takes up to `limit` due deliveries for one attempt each (attempts + 1, none due meanwhile).
+ * They are returned at once, for the dispatcher to count, and handed to `whenTaken` once the
+ * take is durable: an attempt made first and lost with its batch at a `kill -9` would be made
+ * again after the restart and counted once.
+ */
+export function takeDue(
+  { store }: DeliveryDeps,
+  nowMs: number,
+  limit: number,
+  whenTaken: (taken: Attempt[]) => void,
+): Attempt[] {
   if (limit <= 0) return [];
   const objects = store.customObjects;
-  return store.db.transaction(() => {
+  return store.db.transaction((afterCommit) => {
     const taken: Attempt[] = [];
     for (const due of objects.due(iso(nowMs), limit)) {
       const delivery = objects.startAttempt(due.id, iso(nowMs));
@@ -65,6 +75,7 @@ export function takeDue({ store }: DeliveryDeps, nowMs: number, limit: number): 
         body: JSON.stringify(toEventDto(event)),
       });
     }
+    if (taken.length > 0) afterCommit(() => whenTaken(taken));
     return taken;
   });
 }

@@ -3,7 +3,8 @@
  * the soonest due attempt. A url receiver gets a POST signed as Standard Webhooks say (2xx =
  * delivered); an argv receiver's program gets the delivery on stdin (exit 0 = delivered). At
  * most `MAX_IN_FLIGHT` attempts run at once; deliveries are independent, so their order is not
- * kept. What is due is in the database, so a restart resumes where the last daemon stopped.
+ * kept. What is due is in the database, so a restart resumes where the last daemon stopped; an
+ * attempt goes out only once its take is durable, so none is made that the database forgets.
  */
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
@@ -28,15 +29,25 @@ export function objectDispatcher(
     for (const job of inFlight.values()) if (job.objectId === objectId) job.stop.abort();
   });
 
+  /** Holds a taken attempt's place under the cap while its take becomes durable. */
+  function reserve(attempt: Attempt): void {
+    inFlight.set(attempt.delivery.id, { objectId: attempt.objectId, stop: new AbortController() });
+  }
+
   function start(attempt: Attempt): void {
-    const stop = new AbortController();
     const id = attempt.delivery.id;
-    inFlight.set(id, { objectId: attempt.objectId, stop });
+    const job = inFlight.get(id);
+    if (job === undefined) return;
     const signal = AbortSignal.any([
-      stop.signal,
+      job.stop.signal,
       AbortSignal.timeout(service.policy.attemptTimeoutMs),
     ]);
-    const run = attempt.receiver.kind === 'url' ? post : runProgram;
+    // Stopped while its take was being made durable (unregistered, or the daemon stopping).
+    const run = job.stop.signal.aborted
+      ? async () => 'timed out or stopped'
+      : attempt.receiver.kind === 'url'
+        ? post
+        : runProgram;
     void run(attempt, signal)
       .catch((error: unknown) => reasonOf(error))
       .then((error) => {
@@ -147,9 +158,10 @@ export function objectDispatcher(
       try {
         // Deliveries left in flight by the last daemon are due again before anything is taken.
         if (first) service.resumeInFlight();
-        for (const attempt of service.takeDue(Date.now(), MAX_IN_FLIGHT - inFlight.size)) {
-          start(attempt);
-        }
+        const room = MAX_IN_FLIGHT - inFlight.size;
+        // Each goes out once its take is durable (`takeDue`); its place is held meanwhile.
+        const taken = service.takeDue(Date.now(), room, (durable) => durable.forEach(start));
+        taken.forEach(reserve);
         return false;
       } catch (error) {
         logger.error({ err: error }, 'custom object delivery tick failed');

@@ -53,7 +53,8 @@ export function customObjectService({ store, events, policy: given }: CustomObje
     /** The soonest time an attempt is due, or `null`. */
     soonest: (): string | null => objects.soonest(),
     resumeInFlight: () => resumeInFlight(deps),
-    takeDue: (nowMs: number, limit: number): Attempt[] => takeDue(deps, nowMs, limit),
+    takeDue: (nowMs: number, limit: number, whenTaken: (taken: Attempt[]) => void): Attempt[] =>
+      takeDue(deps, nowMs, limit, whenTaken),
     finishAttempt: (deliveryId: string, error: string | null) =>
       finishAttempt(deps, deliveryId, error),
   };
