@@ -48,7 +48,7 @@ export function objectDispatcher(
       : attempt.receiver.kind === 'url'
         ? post
         : runProgram;
-    void run(attempt, signal)
+    void run(attempt, signal, userAgent)
       .catch((error: unknown) => reasonOf(error))
       .then((error) => {
         inFlight.delete(id);
@@ -66,88 +66,6 @@ export function objectDispatcher(
           logger.error({ err: failure, delivery_id: id }, 'custom object delivery not recorded');
         }
       });
-  }
-
-  /** POSTs the delivery; `null` on a 2xx, else why not. Redirects are not followed. */
-  async function post(attempt: Attempt, signal: AbortSignal): Promise<string | null> {
-    if (attempt.receiver.kind !== 'url') return 'not a url receiver';
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': userAgent,
-      'webhook-id': attempt.delivery.id,
-      'webhook-timestamp': String(timestamp),
-    };
-    if (attempt.signingSecret !== null) {
-      headers['webhook-signature'] = webhookSignature(
-        attempt.signingSecret,
-        attempt.delivery.id,
-        timestamp,
-        attempt.body,
-      );
-    }
-    const res = await fetch(attempt.receiver.url, {
-      method: 'POST',
-      headers,
-      body: attempt.body,
-      redirect: 'manual',
-      signal,
-    });
-    await res.body?.cancel().catch(() => {});
-    return res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`;
-  }
-
-  /**
-   * Runs the program (no shell) in its own process group with the delivery on stdin; `null` on
-   * exit 0. Past the attempt's time, or when stopped, the whole group is killed.
-   */
-  function runProgram(attempt: Attempt, signal: AbortSignal): Promise<string | null> {
-    const receiver = attempt.receiver;
-    if (receiver.kind !== 'argv') return Promise.resolve('not an argv receiver');
-    const [program, ...args] = receiver.argv as [string, ...string[]];
-    return new Promise((resolve) => {
-      const child = spawn(program, args, {
-        cwd: receiver.cwd ?? homedir(),
-        env: {
-          ...process.env,
-          SVC_OBJECT_ID: attempt.objectId,
-          SVC_DELIVERY_ID: attempt.delivery.id,
-        },
-        stdio: ['pipe', 'ignore', 'pipe'],
-        detached: true,
-      });
-      let stderr = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
-      });
-      // A program that exits without reading its stdin is no failure of ours.
-      child.stdin?.on('error', () => {});
-      child.stdin?.end(attempt.body);
-      const kill = () => {
-        if (child.pid === undefined) return;
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // The group is gone already.
-        }
-      };
-      signal.addEventListener('abort', kill, { once: true });
-      child.once('error', (error) => {
-        signal.removeEventListener('abort', kill);
-        resolve(`cannot run ${JSON.stringify(program)}: ${reasonOf(error)}`);
-      });
-      child.once('close', (code, killedBy) => {
-        signal.removeEventListener('abort', kill);
-        if (code === 0) return resolve(null);
-        const how = signal.aborted
-          ? 'timed out or stopped'
-          : killedBy !== null
-            ? `killed by ${killedBy}`
-            : `exit code ${code}`;
-        const tail = stderr.trim();
-        resolve(tail === '' ? how : `${how}: ${tail}`);
-      });
-    });
   }
 
   return {
@@ -175,6 +93,92 @@ export function objectDispatcher(
       for (const job of inFlight.values()) job.stop.abort();
     },
   };
+}
+
+/** POSTs the delivery; `null` on a 2xx, else why not. Redirects are not followed. */
+async function post(
+  attempt: Attempt,
+  signal: AbortSignal,
+  userAgent: string,
+): Promise<string | null> {
+  if (attempt.receiver.kind !== 'url') return 'not a url receiver';
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': userAgent,
+    'webhook-id': attempt.delivery.id,
+    'webhook-timestamp': String(timestamp),
+  };
+  if (attempt.signingSecret !== null) {
+    headers['webhook-signature'] = webhookSignature(
+      attempt.signingSecret,
+      attempt.delivery.id,
+      timestamp,
+      attempt.body,
+    );
+  }
+  const res = await fetch(attempt.receiver.url, {
+    method: 'POST',
+    headers,
+    body: attempt.body,
+    redirect: 'manual',
+    signal,
+  });
+  await res.body?.cancel().catch(() => {});
+  return res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`;
+}
+
+/**
+ * Runs the program (no shell) in its own process group with the delivery on stdin; `null` on
+ * exit 0. Past the attempt's time, or when stopped, the whole group is killed.
+ */
+function runProgram(attempt: Attempt, signal: AbortSignal): Promise<string | null> {
+  const receiver = attempt.receiver;
+  if (receiver.kind !== 'argv') return Promise.resolve('not an argv receiver');
+  const [program, ...args] = receiver.argv as [string, ...string[]];
+  return new Promise((resolve) => {
+    const child = spawn(program, args, {
+      cwd: receiver.cwd ?? homedir(),
+      env: {
+        ...process.env,
+        SVC_OBJECT_ID: attempt.objectId,
+        SVC_DELIVERY_ID: attempt.delivery.id,
+      },
+      stdio: ['pipe', 'ignore', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    // A program that exits without reading its stdin is no failure of ours.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(attempt.body);
+    const kill = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+    };
+    signal.addEventListener('abort', kill, { once: true });
+    child.once('error', (error) => {
+      signal.removeEventListener('abort', kill);
+      resolve(`cannot run ${JSON.stringify(program)}: ${reasonOf(error)}`);
+    });
+    child.once('close', (code, killedBy) => {
+      signal.removeEventListener('abort', kill);
+      if (code === 0) return resolve(null);
+      const how = signal.aborted
+        ? 'timed out or stopped'
+        : killedBy !== null
+          ? `killed by ${killedBy}`
+          : `exit code ${code}`;
+      const tail = stderr.trim();
+      resolve(tail === '' ? how : `${how}: ${tail}`);
+    });
+  });
 }
 
 function reasonOf(error: unknown): string {
