@@ -257,6 +257,25 @@ describe('an argv receiver', () => {
     expect(env).toBe(`${sent.delivery_id} ${dir}`);
   });
 
+  it("an app's, registered before only the owner could, is never run: it fails at once, saying why", async () => {
+    const dir = scratch();
+    const out = join(dir, 'out.txt');
+    const obj = await registerWith(t.call, { kind: 'argv', argv: program(out, false) });
+    // As an app's argv receiver was stored when svc:act sufficed (now 403 at register).
+    const raw = new DatabaseSync(join(t.home, 'svc.db'));
+    raw.prepare("UPDATE custom_objects SET app_id = 'old-app' WHERE id = ?").run(obj.id);
+    raw.close();
+    const sent = await publishWith(t.call, obj.id, obj.publish_token, null);
+    const states = await eventually(
+      () => deliveryStates(t.call, sent.delivery_id),
+      (s) => s.at(-1)?.state === 'failed',
+    );
+    expect(states).toMatchObject([
+      { state: 'failed', attempts: 1, error: expect.stringMatching(/^refused: .*unconfined/) },
+    ]);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('fails for good after its attempts; a program that cannot start is a failed attempt', async () => {
     const obj = await registerWith(t.call, { kind: 'argv', argv: ['/no/such/program'] });
     const sent = await publishWith(t.call, obj.id, obj.publish_token, null);

@@ -211,11 +211,26 @@ describe('register', () => {
     }
     expect((await registerAs(plain.token)).status).toBe(200);
     const actor = await t.appToken(['svc:llm', 'svc:act']);
-    for (const body of [argv, url]) {
-      const ok = await registerAs(actor.token, body);
-      expect(ok.status).toBe(200);
-      expect(await ok.json()).toMatchObject({ app_id: 'test-app', receiver: body.receiver });
-    }
+    const ok = await registerAs(actor.token, url);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ app_id: 'test-app', receiver: url.receiver });
+  });
+
+  it("an argv receiver is the owner's alone: its program would run beyond a token's ceiling", async () => {
+    const argv = { receiver: { kind: 'argv', argv: ['/bin/true'] } };
+    const before = (await getJson<Page>('/v1/custom-objects?limit=200')).data.length;
+    // svc:act runs this token's bash in a sandbox of its ceiling; an argv program has none.
+    const actor = await t.appToken(['svc:llm', 'svc:act']);
+    const refused = await registerAs(actor.token, argv);
+    expect(refused.status).toBe(403);
+    expect(await envelope(refused)).toMatchObject({
+      code: 'forbidden',
+      field: 'receiver.kind',
+      received: 'argv',
+      message: expect.stringMatching(/unconfined.*only the owner/),
+    });
+    expect((await getJson<Page>('/v1/custom-objects?limit=200')).data.length).toBe(before);
+    expect((await register(argv)).receiver).toEqual(argv.receiver);
   });
 });
 

@@ -30,6 +30,10 @@ export interface DeliveryDeps {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Why an app's argv receiver gets nothing: its program would run beyond the app's scopes. */
+export const APP_ARGV_REFUSED =
+  "refused: an app's argv receiver would run its program unconfined, beyond the app's scopes; only the owner may register one";
+
 /** Attempts a stopped daemon left in flight are due again: called once at start. */
 export function resumeInFlight({ store, signals }: DeliveryDeps): number {
   return store.db.transaction((afterCommit) => {
@@ -46,13 +50,18 @@ export function resumeInFlight({ store, signals }: DeliveryDeps): number {
  * again after the restart and counted once.
  */
 export function takeDue(
-  { store }: DeliveryDeps,
+  { store, events }: DeliveryDeps,
   nowMs: number,
   limit: number,
   whenTaken: (taken: Attempt[]) => void,
 ): Attempt[] {
   if (limit <= 0) return [];
   const objects = store.customObjects;
+  const failForGood = (delivery: DeliveryRow, error: string) => {
+    if (objects.fail(delivery.id, error, iso(nowMs))) {
+      recordDelivery(events, delivery, 'failed', { error });
+    }
+  };
   return store.db.transaction((afterCommit) => {
     const taken: Attempt[] = [];
     for (const due of objects.due(iso(nowMs), limit)) {
@@ -64,7 +73,12 @@ export function takeDue(
       if (receiver.kind === 'queue') continue;
       if (event === undefined) {
         // The log lost the event (it never should): nothing can be sent, ever.
-        objects.fail(due.id, 'the object.event row is missing', iso(nowMs));
+        failForGood(delivery, 'the object.event row is missing');
+        continue;
+      }
+      if (receiver.kind === 'argv' && object.app_id !== null) {
+        // Registered by an app before only the owner could (`register.ts`): never run.
+        failForGood(delivery, APP_ARGV_REFUSED);
         continue;
       }
       taken.push({

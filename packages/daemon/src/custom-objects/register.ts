@@ -76,6 +76,16 @@ async function checkReceiver(receiver: ObjectReceiver, principal: Principal): Pr
       ? 'an argv receiver runs a program on the host'
       : 'a url receiver makes the host send requests',
   );
+  // A token's bash runs in a sandbox built from its ceiling (`bash/confinement.ts`); an argv
+  // program runs later, outside any request, with no sandbox to run in: under a token with a
+  // ceiling it would run beyond it. Refused rather than run unconfined (docs/security.md).
+  if (receiver.kind === 'argv' && principal.scopes !== null) {
+    throw new ApiError(
+      'forbidden',
+      "an argv receiver's program would run unconfined, beyond this token's scopes: only the owner may register one (an app can read a queue receiver and run its own program)",
+      { field: 'receiver.kind', received: 'argv' },
+    );
+  }
   if (receiver.kind === 'argv' && receiver.cwd !== undefined) {
     const info = await stat(receiver.cwd).catch(() => null);
     if (info === null || !info.isDirectory()) {

@@ -33,7 +33,7 @@ export const customObjectRoutes = [
       'Register a custom object: its event catalog and receiver; answers its publish token (and a url receiver its signing secret) once',
     body: customObjectRegisterBodySchema,
     response: customObjectRegisterResultSchema,
-    errors: ['scope_missing'],
+    errors: ['scope_missing', 'forbidden'],
   },
   {
     id: 'customObjects.list',
