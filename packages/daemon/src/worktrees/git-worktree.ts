@@ -39,7 +39,26 @@ export function worktreeMounts(node: { workspace?: Workspace | null | undefined 
  * git directory that is no longer where the create found it), at every launch. In the
  * background: a checkout may take a while.
  */
-export async function addGitWorktree(workspace: Workspace, path: string): Promise<void> {
+export function addGitWorktree(workspace: Workspace, path: string): Promise<void> {
+  const key = workspace.git_common_dir;
+  const added = (adding.get(key) ?? Promise.resolve()).then(() => addNow(workspace, path));
+  const settled = added.catch(() => {});
+  adding.set(key, settled);
+  void settled.then(() => {
+    if (adding.get(key) === settled) adding.delete(key);
+  });
+  return added;
+}
+
+/**
+ * The adds under way, by common git directory: one at a time on a repository. `git worktree
+ * add` makes its entry under `worktrees/` and only then marks it "initializing"; a prune (the
+ * next add's first step) between the two deletes the entry as stale, and the add dies writing
+ * into it. Two nodes started at once on one repository failed so, in a CI run under load.
+ */
+const adding = new Map<string, Promise<void>>();
+
+async function addNow(workspace: Workspace, path: string): Promise<void> {
   // What the sandbox mounts is the recorded path: a link swapped in for it since the create
   // would have it mount (and git write) wherever the link points.
   if (realOrNull(workspace.git_common_dir) !== workspace.git_common_dir) {

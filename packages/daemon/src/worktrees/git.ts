@@ -30,7 +30,7 @@ export type GitPlace = { cwd: string } | { gitDir: string; workTree?: string };
 export interface GitResult {
   ok: boolean;
   stdout: string;
-  /** git's first line of complaint (or how it ended), for an error message. */
+  /** git's last `fatal:` or `error:` line, else its first line (or how it ended), for a message. */
   error: string;
 }
 
@@ -115,9 +115,11 @@ function runAsync(args: readonly string[], settings: readonly Setting[]): Promis
 }
 
 function resultOf(ok: boolean, stdout: string, stderr: string, killed: boolean): GitResult {
-  const firstLine = stderr.split('\n').find((line) => line.trim() !== '') ?? '';
+  // git says what it is doing before what went wrong ("Preparing worktree …", then "fatal: …").
+  const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+  const complaint = lines.findLast((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? '';
   const ended = killed ? 'git was killed (it ran too long)' : 'git failed';
-  return { ok, stdout, error: firstLine.trim() || ended };
+  return { ok, stdout, error: complaint.trim() || ended };
 }
 
 /**
