@@ -1,13 +1,13 @@
 /**
- * The worktrees of one repository are added one at a time: `git worktree add` makes its entry
- * before marking it "initializing", and the next add's prune in between deletes it. A `git` on
+ * The worktrees of one repository are added (and abandoned) one at a time: `git worktree add`
+ * makes its entry before marking it "initializing", and a prune in between deletes it. A `git` on
  * PATH that logs each call's start and end (and takes a while) shows whether two adds overlap.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { addGitWorktree } from '../src/worktrees/git-worktree.ts';
+import { abandonGitWorktree, addGitWorktree } from '../src/worktrees/git-worktree.ts';
 import { scratchDirs } from './helpers.ts';
 
 const scratch = scratchDirs('svcd-gwserial-');
@@ -37,7 +37,6 @@ it('adds the worktrees of one repository one at a time, each made', async () => 
   writeFileSync(join(repo, 'README'), 'hello\n');
   run('add', 'README');
   run('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'first');
-  writeFileSync(log, '');
   const workspace = (id: string) => ({
     repo,
     git_common_dir: join(repo, '.git'),
@@ -45,7 +44,16 @@ it('adds the worktrees of one repository one at a time, each made', async () => 
     base: null,
   });
   const ids = ['a', 'b', 'c'];
-  await Promise.all(ids.map((id) => addGitWorktree(workspace(id), join(dir, 'wt', id))));
+  await addGitWorktree(workspace('gone'), join(dir, 'wt', 'gone'));
+  writeFileSync(log, '');
+  // Three adds at once, and an abandon (which prunes) while they run.
+  const adds = ids.map((id) => addGitWorktree(workspace(id), join(dir, 'wt', id)));
+  // Once the first add's git runs: an abandon run now would prune beside it.
+  while (!readFileSync(log, 'utf8').includes('S')) await new Promise((r) => setTimeout(r, 5));
+  const abandoned = await abandonGitWorktree(workspace('gone'), join(dir, 'wt', 'gone'));
+  await Promise.all(adds);
+  expect(abandoned).toMatchObject({ removed: true, branch: { kept: false } });
+  expect(existsSync(join(dir, 'wt', 'gone'))).toBe(false);
   for (const id of ids) expect(existsSync(join(dir, 'wt', id, 'README'))).toBe(true);
   let running = 0;
   let most = 0;

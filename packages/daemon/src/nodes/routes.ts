@@ -137,8 +137,8 @@ export function registerNodeRoutes(app: Routes, deps: NodeRouteDeps): void {
   mount(app, 'nodes.worktree.close', (c, { params }) =>
     c.json(closeWorktree(deps.home, nodes.get(params.id, callerIn(c)))),
   );
-  mount(app, 'nodes.worktree.abandon', (c, { params }) =>
-    c.json(abandonWorktree(deps.home, nodes.get(params.id, callerIn(c)))),
+  mount(app, 'nodes.worktree.abandon', async (c, { params }) =>
+    c.json(await abandonWorktree(deps.home, nodes.get(params.id, callerIn(c)))),
   );
   mount(app, 'nodes.result.submit', async (c, { params, body }) =>
     c.json(await nodes.submitFromOutside(params.id, body, callerIn(c))),

@@ -37,14 +37,13 @@ export function removeWorktrees(
   nodes: readonly RemovedNode[],
 ): void {
   for (const node of nodes) {
-    try {
-      // Every node removed was final (its row is gone now, its state with it).
-      abandonWorktree(home, { ...node, state: 'done' });
-    } catch (error) {
+    // Every node removed was final (its row is gone now, its state with it). Done at once,
+    // unless a worktree of the same repository is being made meanwhile.
+    abandonWorktree(home, { ...node, state: 'done' }).catch((error: unknown) => {
       logger.warn(
         { err: error, node_id: node.id },
         'could not remove the worktree of a removed node',
       );
-    }
+    });
   }
 }

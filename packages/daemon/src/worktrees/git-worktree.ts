@@ -40,23 +40,38 @@ export function worktreeMounts(node: { workspace?: Workspace | null | undefined 
  * background: a checkout may take a while.
  */
 export function addGitWorktree(workspace: Workspace, path: string): Promise<void> {
-  const key = workspace.git_common_dir;
-  const added = (adding.get(key) ?? Promise.resolve()).then(() => addNow(workspace, path));
-  const settled = added.catch(() => {});
-  adding.set(key, settled);
-  void settled.then(() => {
-    if (adding.get(key) === settled) adding.delete(key);
-  });
-  return added;
+  return onRepository(workspace, () => addNow(workspace, path));
 }
 
 /**
- * The adds under way, by common git directory: one at a time on a repository. `git worktree
- * add` makes its entry under `worktrees/` and only then marks it "initializing"; a prune (the
- * next add's first step) between the two deletes the entry as stale, and the add dies writing
- * into it. Two nodes started at once on one repository failed so, in a CI run under load.
+ * The git work on each repository that prunes or adds worktree entries, one at a time (keyed by
+ * common git directory). `git worktree add` makes its entry under `worktrees/` and only then
+ * marks it "initializing"; a prune in between (another add's first step, or an abandon)
+ * deletes the entry as stale, and the add dies writing into it. Two nodes started at once on
+ * one repository failed so, in a CI run under load.
  */
-const adding = new Map<string, Promise<void>>();
+const busy = new Map<string, Promise<unknown>>();
+
+/** Runs `fn` at once when nothing is under way on the repository, else after what is. */
+function onRepository<T>(workspace: Workspace, fn: () => T | Promise<T>): Promise<T> {
+  const key = workspace.git_common_dir;
+  const before = busy.get(key);
+  const done = before === undefined ? now(fn) : before.then(fn);
+  const settled = done.catch(() => {});
+  busy.set(key, settled);
+  void settled.then(() => {
+    if (busy.get(key) === settled) busy.delete(key);
+  });
+  return done;
+}
+
+function now<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 async function addNow(workspace: Workspace, path: string): Promise<void> {
   // What the sandbox mounts is the recorded path: a link swapped in for it since the create
@@ -130,9 +145,14 @@ export function closeGitWorktree(workspace: Workspace, path: string): GitRemoval
 /**
  * `git worktree remove --force` and `git branch -D`: everything the node made goes. Whatever git
  * cannot remove (a worktree whose `.git` the node rewrote, a link put in its place) is removed
- * without it, never following a link, and its entry pruned.
+ * without it, never following a link, and its entry pruned: after any add under way on the
+ * repository (`onRepository`), whose entry the prune would take for stale.
  */
-export function abandonGitWorktree(workspace: Workspace, path: string): GitRemoval {
+export function abandonGitWorktree(workspace: Workspace, path: string): Promise<GitRemoval> {
+  return onRepository(workspace, () => abandonNow(workspace, path));
+}
+
+function abandonNow(workspace: Workspace, path: string): GitRemoval {
   const at = { gitDir: workspace.git_common_dir };
   const removed = existsAt(path);
   // Only a real directory is handed to git, which resolves links: a link put in the place of

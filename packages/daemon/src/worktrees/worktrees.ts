@@ -63,11 +63,14 @@ export function closeWorktree(home: string, node: WorktreeNode): Worktree {
   return remove(node.id, path);
 }
 
-/** Removes the worktree of a final node and everything in it; a git node's branch too. */
-export function abandonWorktree(home: string, node: WorktreeNode): Worktree {
+/**
+ * Removes the worktree of a final node and everything in it; a git node's branch too, once no
+ * other worktree of its repository is being made (`abandonGitWorktree`).
+ */
+export async function abandonWorktree(home: string, node: WorktreeNode): Promise<Worktree> {
   const path = finalNodeWorktree(home, node, 'abandoned');
   const { workspace } = node;
-  if (workspace !== null) return answer(node.id, path, abandonGitWorktree(workspace, path));
+  if (workspace !== null) return answer(node.id, path, await abandonGitWorktree(workspace, path));
   return remove(node.id, path);
 }
 
