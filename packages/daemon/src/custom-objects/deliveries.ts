@@ -50,18 +50,14 @@ export function resumeInFlight({ store, signals }: DeliveryDeps): number {
  * again after the restart and counted once.
  */
 export function takeDue(
-  { store, events }: DeliveryDeps,
+  deps: DeliveryDeps,
   nowMs: number,
   limit: number,
   whenTaken: (taken: Attempt[]) => void,
 ): Attempt[] {
   if (limit <= 0) return [];
+  const { store } = deps;
   const objects = store.customObjects;
-  const failForGood = (delivery: DeliveryRow, error: string) => {
-    if (objects.fail(delivery.id, error, iso(nowMs))) {
-      recordDelivery(events, delivery, 'failed', { error });
-    }
-  };
   return store.db.transaction((afterCommit) => {
     const taken: Attempt[] = [];
     for (const due of objects.due(iso(nowMs), limit)) {
@@ -73,12 +69,12 @@ export function takeDue(
       if (receiver.kind === 'queue') continue;
       if (event === undefined) {
         // The log lost the event (it never should): nothing can be sent, ever.
-        failForGood(delivery, 'the object.event row is missing');
+        failForGood(deps, delivery, 'the object.event row is missing', nowMs);
         continue;
       }
       if (receiver.kind === 'argv' && object.app_id !== null) {
         // Registered by an app before only the owner could (`register.ts`): never run.
-        failForGood(delivery, APP_ARGV_REFUSED);
+        failForGood(deps, delivery, APP_ARGV_REFUSED, nowMs);
         continue;
       }
       taken.push({
@@ -111,9 +107,7 @@ export function finishAttempt(deps: DeliveryDeps, deliveryId: string, error: str
         recordDelivery(events, delivery, 'delivered');
       }
     } else if (delivery.attempts >= policy.maxAttempts) {
-      if (objects.fail(deliveryId, error, iso(nowMs))) {
-        recordDelivery(events, delivery, 'failed', { error });
-      }
+      failForGood(deps, delivery, error, nowMs);
     } else {
       const next = iso(nowMs + retryDelayMs(policy, delivery.attempts));
       if (objects.retryLater(deliveryId, next, error, iso(nowMs))) {
@@ -122,4 +116,16 @@ export function finishAttempt(deps: DeliveryDeps, deliveryId: string, error: str
     }
     signals.changed(afterCommit);
   });
+}
+
+/** A delivery failed for good, with its `object.event`, unless it ended already. */
+function failForGood(
+  { store, events }: Pick<DeliveryDeps, 'store' | 'events'>,
+  delivery: DeliveryRow,
+  error: string,
+  nowMs: number,
+): void {
+  if (store.customObjects.fail(delivery.id, error, iso(nowMs))) {
+    recordDelivery(events, delivery, 'failed', { error });
+  }
 }

@@ -56,21 +56,14 @@ const busy = new Map<string, Promise<unknown>>();
 function onRepository<T>(workspace: Workspace, fn: () => T | Promise<T>): Promise<T> {
   const key = workspace.git_common_dir;
   const before = busy.get(key);
-  const done = before === undefined ? now(fn) : before.then(fn);
+  // The constructor runs `fn` now and turns a throw into a rejection.
+  const done = before === undefined ? new Promise<T>((resolve) => resolve(fn())) : before.then(fn);
   const settled = done.catch(() => {});
   busy.set(key, settled);
   void settled.then(() => {
     if (busy.get(key) === settled) busy.delete(key);
   });
   return done;
-}
-
-function now<T>(fn: () => T | Promise<T>): Promise<T> {
-  try {
-    return Promise.resolve(fn());
-  } catch (error) {
-    return Promise.reject(error);
-  }
 }
 
 async function addNow(workspace: Workspace, path: string): Promise<void> {
