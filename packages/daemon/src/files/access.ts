@@ -30,6 +30,14 @@ export interface FilesAccess {
    */
   home?: string | undefined;
   /**
+   * Fenced as the home is, for whoever the home is fenced from, each with what lies below it, as
+   * written and as it resolves: what every sandbox hides (the person's secret stores; svc's
+   * cache, whose binaries the daemon and its agent hosts run unconfined) and the daemon's private
+   * temporary directory (the seccomp filter every sandbox loads). A files scope that reached
+   * them would undo the sandbox from outside it.
+   */
+  hidden?: readonly string[] | undefined;
+  /**
    * Where a write notes its temp file while it exists (`SVC_HOME/run/writes`), for the daemon to
    * remove should the writer be killed outright; none, no note.
    */
@@ -62,16 +70,16 @@ export function permit(given: string, real: string, access: Access, who: FilesAc
   if (who.view !== undefined) {
     // The home and /proc stay fenced whatever the view says, but for the node's own worktree.
     const own = who.roots?.some((root) => isWithin(root, real)) === true;
-    if (viewAllows(who.view, real, access) && (own || !fenced(real, who.home))) return;
+    if (viewAllows(who.view, real, access) && (own || !fenced(real, who))) return;
   } else {
-    // Every scope reaches every path: the owner's everywhere, a viewer session's (fenced,
-    // `home` set) but in the home and /proc.
-    if (who.scopes === null && (who.home === undefined || !fenced(real, who.home))) return;
+    // Every scope reaches every path: the owner's everywhere, a viewer session's or a node's
+    // (fenced, `home` set) but where `fenced` says.
+    if (who.scopes === null && (who.home === undefined || !fenced(real, who))) return;
     if (who.roots?.some((root) => isWithin(root, real)) === true) return;
   }
   const covered = wanted !== null && (who.scopes === null || listCovers(who.scopes, wanted));
-  if (covered || (who.view !== undefined && fenced(real, who.home))) {
-    if (!fenced(real, who.home)) {
+  if (covered || (who.view !== undefined && fenced(real, who))) {
+    if (!fenced(real, who)) {
       if (who.view === undefined) return;
       // Covered by a scope, yet what the sandbox hides (a secret store, another's worktree)
       // or binds read-only: the shell would not reach it either.
@@ -84,7 +92,7 @@ export function permit(given: string, real: string, access: Access, who: FilesAc
     // Named by the path as given: where a link led stays unsaid, as below.
     throw new ApiError(
       'forbidden',
-      `${show(given)} is in svc's own home or /proc, which hold its tokens, keys and the environments of its processes: only the owner's token reaches them`,
+      `${show(given)} is in svc's own home or cache, a secret store or /proc, which hold its tokens and keys, the programs it runs, the person's credentials and the environments of its processes: only the owner's token reaches them`,
       { field: 'path' },
     );
   }
@@ -101,12 +109,17 @@ export function permit(given: string, real: string, access: Access, who: FilesAc
 }
 
 /**
- * Whether `real` is in the daemon's home (outside its worktrees) or in `/proc`, where the
- * daemon's and its brokers' environments and memory are: no files scope reaches either.
+ * Whether `real` is in the daemon's home (outside its worktrees), in `/proc`, where the daemon's
+ * and its brokers' environments and memory are, or in what `who.hidden` fences: no files scope
+ * reaches any of them.
  */
-export function fenced(real: string, home: string | undefined): boolean {
+export function fenced(real: string, who: Pick<FilesAccess, 'home' | 'hidden'>): boolean {
   if (isWithin('/proc', real)) return true;
-  return home !== undefined && isWithin(home, real) && !isWithin(joinReal(home, 'worktrees'), real);
+  const { home, hidden } = who;
+  if (home !== undefined && isWithin(home, real) && !isWithin(joinReal(home, 'worktrees'), real)) {
+    return true;
+  }
+  return hidden?.some((p) => isWithin(p, real)) === true;
 }
 
 /** The path as written, normalized as a scope's directory is: no `.`, `..`, `//`, trailing `/`. */

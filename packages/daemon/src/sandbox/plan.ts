@@ -7,6 +7,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { isWithin, type Scope } from '@svc/protocol';
+import { privateTmp } from './private-tmp.ts';
 import type { SandboxHost } from './probe.ts';
 import type { NetworkPolicy, SandboxMode, SandboxSettings } from './settings.ts';
 import { type Layer, orderLayers, scopeLayers } from './view.ts';
@@ -52,7 +53,8 @@ export function makePlan(input: PlanInput): SandboxPlan {
   const { settings } = input;
   // Hidden: svc's home and the secret stores, at their paths as written and as they resolve,
   // whether or not they exist yet (one made later is hidden from the next sandbox made).
-  const hidden = [input.svcHome, ...settings.hidden].flatMap((path) => {
+  // This process's private directory too: its seccomp filter and sockets (`./private-tmp.ts`).
+  const hidden = [input.svcHome, privateTmp(), ...settings.hidden].flatMap((path) => {
     const at = posix.normalize(path);
     const resolved = real(at);
     return resolved === null || resolved === at ? [at] : [at, resolved];
