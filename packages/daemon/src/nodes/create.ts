@@ -14,7 +14,7 @@ import { checkScopes } from '../access/scopes.ts';
 import { grantNetwork } from '../sandbox/network-grant.ts';
 import { grantOf, scopeCeiling } from './ceiling.ts';
 import { type AfterCommit, type NodeDeps, now } from './deps.ts';
-import { chooseModel, creatorNetwork, profileOf } from './model-choice.ts';
+import { chooseModel, creatorNetwork, networkFromProfile, profileOf } from './model-choice.ts';
 import { compileUsable } from './output-schema.ts';
 import type { Node, NodeRow, StoredModel } from './store/nodes.ts';
 import { toNode } from './store/to-node.ts';
@@ -74,7 +74,10 @@ export function insertNode(
     grant,
   );
   if (body.output_schema !== undefined) compileUsable(body.output_schema);
-  const network = grantNetwork(body.network, creatorNetwork(deps, principal));
+  const creator = creatorNetwork(deps, principal);
+  const network =
+    grantNetwork(body.network, creator) ??
+    networkFromProfile(deps, principal, profileName, creator);
   // Refused now, not failed later: a model that cannot run as things stand.
   const asked = { model: body.model as StoredModel | undefined, profile: body.profile };
   const model = chooseModel(deps, asked, profileName, settings, parent);

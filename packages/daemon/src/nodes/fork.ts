@@ -2,9 +2,11 @@
 import { newId, type nodeForkBodySchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { checkScopes } from '../access/scopes.ts';
+import { profileNetworkWithin } from '../sandbox/network-grant.ts';
 import { grantOf, scopeCeiling } from './ceiling.ts';
 import { type NodeDeps, now } from './deps.ts';
 import { postMail, sender } from './mail.ts';
+import { creatorNetwork, networkFromProfile } from './model-choice.ts';
 import type { Node, NodeRow } from './store/nodes.ts';
 import { toNode } from './store/to-node.ts';
 import { type Caller, seenNode } from './visibility.ts';
@@ -13,7 +15,7 @@ import { forkWorkspace } from './workspace/resolve.ts';
 export type ForkBody = z.output<typeof nodeForkBodySchema>;
 
 export function forkNode(
-  deps: Pick<NodeDeps, 'store' | 'events' | 'home' | 'runtime'>,
+  deps: Pick<NodeDeps, 'store' | 'events' | 'home' | 'runtime' | 'profiles'>,
   id: string,
   body: ForkBody,
   { principal, sight }: Caller,
@@ -35,6 +37,14 @@ export function forkNode(
       ),
       grantOf(store, parent?.run_id),
     );
+    // A copy made by anyone but the owner's token reaches no more than its maker could give,
+    // as a create's: the source's network (or its profile's) capped, else a node without one
+    // could fork an owner's node on a host-network profile and steer the copy by mail.
+    const creator = creatorNetwork(deps, principal);
+    const network =
+      creator === null || source.network === null
+        ? (source.network ?? networkFromProfile(deps, principal, source.profile, creator))
+        : profileNetworkWithin(source.network, creator);
     const forkId = newId('node');
     const workspace =
       source.workspace === null
@@ -48,6 +58,7 @@ export function forkNode(
     const at = now();
     const row: NodeRow = {
       ...source,
+      network,
       workspace,
       id: forkId,
       parent_id: parent?.id ?? null,

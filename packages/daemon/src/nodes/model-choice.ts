@@ -6,6 +6,7 @@ import type { NetworkPolicy } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { ProfileSettings } from '../profiles/types.ts';
+import { profileNetworkWithin } from '../sandbox/network-grant.ts';
 import type { NodeDeps } from './deps.ts';
 import type { NodeRow, StoredModel } from './store/nodes.ts';
 
@@ -79,4 +80,30 @@ export function creatorNetwork(
   } catch {
     return 'none'; // its profile is gone: nothing to give
   }
+}
+
+/**
+ * What a node made by `principal` on profile `name` keeps on its row as its network when its
+ * create names none (`creator`: what `principal` may give, `creatorNetwork`). `null` follows the
+ * profile as it is now (or the daemon's default): for the owner's nodes, where the profile sets
+ * none, and for an app's nodes on the app's own profile, whose network only the person sets
+ * (`PUT /v1/profiles`), for that app's nodes. Else the profile's network cut to `creator`
+ * (`profileNetworkWithin`): an app naming the owner's profile, or a node whatever it names,
+ * reaches no more than naming the network would let it.
+ */
+export function networkFromProfile(
+  deps: Pick<NodeDeps, 'profiles'>,
+  principal: Principal,
+  name: string,
+  creator: NetworkPolicy | null,
+): NetworkPolicy | null {
+  let profile: ProfileSettings;
+  try {
+    profile = deps.profiles.settings(name, null);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') return null;
+    throw error;
+  }
+  if (principal.kind === 'app' && profile.app_id === principal.appId) return null;
+  return profileNetworkWithin(profile.network, creator);
 }

@@ -33,13 +33,14 @@ export type NodeSandboxInput = Pick<
 /** What a node's plan reads of its profile (the profiles service is one). */
 export interface SandboxProfiles {
   /**
-   * Its nodes' network (`null`: the daemon's default) and the names of the env values their
-   * commands get; `null` once the profile was removed.
+   * Its nodes' network (`null`: the daemon's default), the names of the env values their
+   * commands get, and whose it is (`null`: the owner's); `null` once the profile was removed.
    */
   find(name: string): {
     name: string;
     network: NetworkPolicy | null;
     command_env: string[];
+    app_id: string | null;
   } | null;
   /** The values of its env store. */
   envValues(name: string): Record<string, string>;
@@ -72,7 +73,10 @@ export function sandboxService(deps: {
     /** The plan of every command of node `node`: its scopes (or the defaults), its worktree. */
     forNode(node: NodeSandboxInput): SandboxPlan {
       const profile = profiles.find(node.profile);
-      const stored = profile === null ? {} : profiles.envValues(profile.name);
+      // The env store holds the person's secrets for that profile's own: an app's node naming
+      // the owner's profile (or another app's) gets its prompt and tools, not its keys.
+      const entitled = profile !== null && (node.app_id === null || profile.app_id === node.app_id);
+      const stored = entitled ? profiles.envValues(profile.name) : {};
       const env = Object.fromEntries(
         (profile?.command_env ?? []).flatMap((name) =>
           stored[name] === undefined ? [] : [[name, stored[name]] as const],
@@ -89,7 +93,8 @@ export function sandboxService(deps: {
         extra: worktreeMounts({
           workspace: node.workspace,
         }).map((m) => ({ path: m.path, kind: m.writable ? ('rw' as const) : ('ro' as const) })),
-        // Its create's, else its profile's, else the daemon's default.
+        // Its row's (its create's; for a node the owner's token did not make, its profile's as
+        // capped then), else its profile's as it is now, else the daemon's default.
         network: node.network ?? profile?.network ?? undefined,
         env,
       });
