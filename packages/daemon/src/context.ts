@@ -29,6 +29,7 @@ import type { TokenService } from './tokens/service.ts';
 import type { AttachmentService } from './uploads/attachments.ts';
 import type { UploadService } from './uploads/service.ts';
 import type { ViewerService } from './viewer/service.ts';
+import type { GitRunner } from './worktrees/git.ts';
 
 /** What the handlers need from the running daemon. */
 export interface DaemonContext {
@@ -36,6 +37,8 @@ export interface DaemonContext {
   pid: number;
   startedAt: Date;
   home: string;
+  /** How git runs on a git node's repository: confined (`bash/git-runner.ts`). */
+  git: GitRunner;
   socketPath: string;
   ownerTokenFile: string;
   store: Store;

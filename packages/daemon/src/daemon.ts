@@ -1,4 +1,5 @@
 import { LOG_LEVELS, resolveHome } from '@svc/protocol/home';
+import { confinedGit } from './bash/git-runner.ts';
 import type { DaemonContext } from './context.ts';
 import type { DeliveryPolicy } from './custom-objects/service.ts';
 import { createApp } from './http/app.ts';
@@ -16,6 +17,7 @@ import { storePart } from './lifecycle/parts/store.ts';
 import { supervisorPart } from './lifecycle/parts/supervisor.ts';
 import { sweepWrites, writeNotesDir } from './nodes/workspace/write-notes.ts';
 import type { TcpInfo } from './ports.ts';
+import type { SandboxService } from './sandbox/service.ts';
 import type { SandboxMode } from './sandbox/settings.ts';
 import type { Flush } from './store/db.ts';
 import { DAEMON_VERSION } from './version.ts';
@@ -104,6 +106,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
   // The resources name the TCP address before the listeners exist: read when asked, not now.
   let listeners: Listeners | undefined;
   const tcp = () => listeners?.tcp() ?? null;
+  const { git, sandboxIs } = gitInLateSandbox();
   try {
     parts.add({ name: 'lock', close: () => releaseLock(paths.home) });
     const { store } = parts.add(
@@ -119,6 +122,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
         ownerTokenFile: paths.ownerToken,
         logger,
         tcp,
+        git,
         objects: opts.objects,
         viewer: opts.viewer,
       }),
@@ -138,6 +142,7 @@ export async function startDaemon(opts: StartDaemonOptions = {}): Promise<Daemon
     const { sandbox } = parts.add(
       sandboxPart({ home: paths.home, mode: opts.sandbox ?? 'on', profiles, logger }),
     );
+    sandboxIs(sandbox);
     const { brokers, supervisor } = parts.add(
       supervisorPart({
         home: paths.home,
@@ -250,4 +255,21 @@ function installSignalHandlers(
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+}
+
+/**
+ * The daemon's git runner, confined by the sandbox service given once it is made: as with `tcp`,
+ * the resources (which run git on the worktrees they remove) are made before the sandbox, which
+ * reads their profiles.
+ */
+function gitInLateSandbox() {
+  let sandboxed: SandboxService | undefined;
+  const git = confinedGit((call) => {
+    if (sandboxed === undefined) throw new Error('git ran before the sandbox was made');
+    return sandboxed.forGit(call.repository, call.worktree);
+  });
+  const sandboxIs = (sandbox: SandboxService) => {
+    sandboxed = sandbox;
+  };
+  return { git, sandboxIs };
 }

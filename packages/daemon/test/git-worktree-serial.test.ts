@@ -1,12 +1,15 @@
 /**
  * The worktrees of one repository are added (and abandoned) one at a time: `git worktree add`
- * makes its entry before marking it "initializing", and a prune in between deletes it. A `git` on
- * PATH that logs each call's start and end (and takes a while) shows whether two adds overlap.
+ * makes its entry before marking it "initializing", and other git work on the repository's
+ * entries in between could take it for stale. A `git` on PATH that logs each call's start and end
+ * (and takes a while) shows whether two calls overlap; run by `bareGit`, as this is about their
+ * order, not their confinement (`git-confined.test.ts`).
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bareGit } from '../src/worktrees/git.ts';
 import { abandonGitWorktree, addGitWorktree } from '../src/worktrees/git-worktree.ts';
 import { scratchDirs } from './helpers.ts';
 
@@ -44,13 +47,13 @@ it('adds the worktrees of one repository one at a time, each made', async () => 
     base: null,
   });
   const ids = ['a', 'b', 'c'];
-  await addGitWorktree(workspace('gone'), join(dir, 'wt', 'gone'));
+  await addGitWorktree(bareGit, workspace('gone'), join(dir, 'wt', 'gone'));
   writeFileSync(log, '');
   // Three adds at once, and an abandon (which prunes) while they run.
-  const adds = ids.map((id) => addGitWorktree(workspace(id), join(dir, 'wt', id)));
-  // Once the first add's git runs: an abandon run now would prune beside it.
+  const adds = ids.map((id) => addGitWorktree(bareGit, workspace(id), join(dir, 'wt', id)));
+  // Once the first add's git runs: an abandon run now would run git beside it.
   while (!readFileSync(log, 'utf8').includes('S')) await new Promise((r) => setTimeout(r, 5));
-  const abandoned = await abandonGitWorktree(workspace('gone'), join(dir, 'wt', 'gone'));
+  const abandoned = await abandonGitWorktree(bareGit, workspace('gone'), join(dir, 'wt', 'gone'));
   await Promise.all(adds);
   expect(abandoned).toMatchObject({ removed: true, branch: { kept: false } });
   expect(existsSync(join(dir, 'wt', 'gone'))).toBe(false);
@@ -66,6 +69,10 @@ it('adds the worktrees of one repository one at a time, each made', async () => 
   expect(most).toBe(1);
 
   // A failed add says git's complaint, not the "Preparing worktree" line printed before it.
-  const again = addGitWorktree({ ...workspace('a'), branch: 'svc/a' }, join(dir, 'wt', 'a2'));
+  const again = addGitWorktree(
+    bareGit,
+    { ...workspace('a'), branch: 'svc/a' },
+    join(dir, 'wt', 'a2'),
+  );
   await expect(again).rejects.toThrow(/: fatal: .*svc\/a/);
 });

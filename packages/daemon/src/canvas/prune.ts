@@ -6,8 +6,14 @@ import { type canvasPruneResultSchema, PRUNE_DEFAULT_OLDER_THAN_S } from '@svc/p
 import type { z } from 'zod';
 import type { EventLog } from '../events/log.ts';
 import type { Logger } from '../lifecycle/logger.ts';
-import { type RemovedNode, removeTree, removeWorktrees } from '../nodes/tree-removal.ts';
+import {
+  type RemovedNode,
+  removeTree,
+  removeWorktrees,
+  worktreesAfterCommit,
+} from '../nodes/tree-removal.ts';
 import type { Store } from '../store/index.ts';
+import type { GitRunner } from '../worktrees/git.ts';
 
 export type PruneResult = z.output<typeof canvasPruneResultSchema>;
 
@@ -17,6 +23,8 @@ export interface PruneDeps {
   store: Store;
   events: EventLog;
   home: string;
+  /** How git runs on a removed git node's repository (`../worktrees/git.ts`). */
+  git: GitRunner;
   logger: Pick<Logger, 'warn'>;
 }
 
@@ -26,19 +34,20 @@ export interface PruneDeps {
  * memory documents too), then worktrees. The event log loses their events too (as with
  * `runs.delete`); one `canvas.pruned` event records the prune.
  */
-export function prune(
-  { store, events, home, logger }: PruneDeps,
+export async function prune(
+  { store, events, home, git, logger }: PruneDeps,
   opts: {
     olderThanS?: number | undefined;
     dryRun?: boolean | undefined;
     includeRuns?: boolean | undefined;
     limit?: number | undefined;
   },
-): PruneResult {
+): Promise<PruneResult> {
   const olderThanS = opts.olderThanS ?? PRUNE_DEFAULT_OLDER_THAN_S;
   const limit = opts.limit ?? PRUNE_LIMIT_DEFAULT;
   const dryRun = opts.dryRun === true;
   const removed: RemovedNode[] = [];
+  const worktrees = worktreesAfterCommit(store.db);
   const result = store.db.transaction((afterCommit) => {
     const cutoff = new Date(Date.now() - olderThanS * 1000).toISOString();
     const found = store.canvas.pruneCandidates({
@@ -56,7 +65,7 @@ export function prune(
         run_ids: trees.flatMap((t) => (t.run_id === null ? [] : [t.run_id])),
         older_than_s: olderThanS,
       });
-      afterCommit(() => removeWorktrees(home, logger, removed));
+      worktrees.start(afterCommit, () => removeWorktrees({ home, git }, logger, removed));
     }
     return {
       pruned: trees.map((t) => t.id),
@@ -66,5 +75,6 @@ export function prune(
       has_more: found.length > limit,
     };
   });
+  await worktrees.done();
   return result;
 }

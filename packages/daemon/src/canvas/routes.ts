@@ -41,9 +41,9 @@ export function registerCanvasRoutes(app: Routes, deps: CanvasRouteDeps): void {
       canvas.roster(c.principal!, { states: query.state, before: after, limit }),
     ),
   );
-  mount(app, 'canvas.prune', (c, { body }) =>
+  mount(app, 'canvas.prune', async (c, { body }) =>
     c.json(
-      canvas.prune({
+      await canvas.prune({
         olderThanS: body.older_than_s,
         dryRun: body.dry_run,
         includeRuns: body.include_runs,

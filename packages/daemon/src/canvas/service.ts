@@ -11,6 +11,7 @@ import type { Logger } from '../lifecycle/logger.ts';
 import type { NodeService } from '../nodes/service.ts';
 import type { Principal } from '../ports.ts';
 import type { Store } from '../store/index.ts';
+import type { GitRunner } from '../worktrees/git.ts';
 import { type AttentionKind, attention, attentionCounts } from './attention.ts';
 import { prune } from './prune.ts';
 import { roster } from './roster.ts';
@@ -22,6 +23,7 @@ export interface CanvasServiceDeps {
   nodes: Pick<NodeService, 'visibility' | 'readVisibility' | 'readableRow'>;
   crons: Pick<CronService, 'list'>;
   home: string;
+  git: GitRunner;
   logger: Pick<Logger, 'warn'>;
 }
 

@@ -11,6 +11,7 @@ import { numericCursor } from '../http/page.ts';
 import { mount, type Routes } from '../http/route.ts';
 import { screenPatterns } from '../schema-check/pattern-safety.ts';
 import type { Store } from '../store/index.ts';
+import type { GitRunner } from '../worktrees/git.ts';
 import { abandonWorktree, closeWorktree } from '../worktrees/worktrees.ts';
 import { awaitFinal, type PollDeps } from './await-final.ts';
 import type { NodeService } from './service.ts';
@@ -23,6 +24,8 @@ export interface NodeRouteDeps extends StreamDeps, PollDeps {
   store: Pick<Store, 'db' | 'idempotency' | 'nodes' | 'nodeEvents'>;
   /** The daemon's home: where a node's worktree lives. */
   home: string;
+  /** How git runs on a git node's repository (`../worktrees/git.ts`). */
+  git: GitRunner;
 }
 
 /** The caller of a request, with the sight of its route's rule (`RouteDef.visibility`). */
@@ -134,11 +137,11 @@ export function registerNodeRoutes(app: Routes, deps: NodeRouteDeps): void {
   mount(app, 'nodes.jobs.cancel', (c, { params }) =>
     c.json(nodes.cancelJob(params.id, params.job_id, callerIn(c))),
   );
-  mount(app, 'nodes.worktree.close', (c, { params }) =>
-    c.json(closeWorktree(deps.home, nodes.get(params.id, callerIn(c)))),
+  mount(app, 'nodes.worktree.close', async (c, { params }) =>
+    c.json(await closeWorktree(deps, nodes.get(params.id, callerIn(c)))),
   );
   mount(app, 'nodes.worktree.abandon', async (c, { params }) =>
-    c.json(await abandonWorktree(deps.home, nodes.get(params.id, callerIn(c)))),
+    c.json(await abandonWorktree(deps, nodes.get(params.id, callerIn(c)))),
   );
   mount(app, 'nodes.result.submit', async (c, { params, body }) =>
     c.json(await nodes.submitFromOutside(params.id, body, callerIn(c))),

@@ -3,8 +3,9 @@
  * the same things with it.
  */
 import type { Logger } from '../lifecycle/logger.ts';
+import type { Db } from '../store/db.ts';
 import type { Store } from '../store/index.ts';
-import { abandonWorktree } from '../worktrees/worktrees.ts';
+import { abandonWorktree, type WorktreeDeps } from '../worktrees/worktrees.ts';
 import type { NodeRow } from './store/nodes.ts';
 
 /** A removed node whose worktree goes after the commit: a git node's branch with it. */
@@ -30,20 +31,45 @@ export function removeTree(store: Store, rootId: string, runId: string | null): 
   return nodes;
 }
 
-/** After the commit: the removed nodes' worktrees; a failure is logged, the removal stands. */
-export function removeWorktrees(
-  home: string,
+/**
+ * After the commit: the removed nodes' worktrees; a failure is logged, the removal stands.
+ * Settles once each is removed or failed.
+ */
+export async function removeWorktrees(
+  worktrees: WorktreeDeps,
   logger: Pick<Logger, 'warn'>,
   nodes: readonly RemovedNode[],
-): void {
-  for (const node of nodes) {
+): Promise<void> {
+  await Promise.all(
     // Every node removed was final (its row is gone now, its state with it). Done at once,
     // unless a worktree of the same repository is being made meanwhile.
-    abandonWorktree(home, { ...node, state: 'done' }).catch((error: unknown) => {
-      logger.warn(
-        { err: error, node_id: node.id },
-        'could not remove the worktree of a removed node',
-      );
-    });
-  }
+    nodes.map((node) =>
+      abandonWorktree(worktrees, { ...node, state: 'done' }).catch((error: unknown) => {
+        logger.warn(
+          { err: error, node_id: node.id },
+          'could not remove the worktree of a removed node',
+        );
+      }),
+    ),
+  );
+}
+
+/**
+ * The removal of a transaction's removed worktrees, started once that transaction is durable:
+ * call `start` in it, then await `done()` after it, so that a route answers once the worktrees
+ * are gone (a git node's branch goes through git in a sandbox: not at once). `done()` rejects
+ * with the commit's failure instead, when it is lost and `remove` never runs.
+ */
+export function worktreesAfterCommit(db: Pick<Db, 'durable'>) {
+  let removal: Promise<void> = Promise.resolve();
+  return {
+    start(afterCommit: (cb: () => void) => void, remove: () => Promise<void>): void {
+      removal = new Promise((resolve) => afterCommit(() => resolve(remove())));
+    },
+    // The commit's callbacks run as it becomes durable, before `durable()`'s waiters resume.
+    done: async (): Promise<void> => {
+      await db.durable();
+      await removal;
+    },
+  };
 }

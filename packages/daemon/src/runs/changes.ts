@@ -3,7 +3,7 @@
  * operations), renaming it changes its own row, deleting it removes its final tree.
  */
 import { ApiError } from '../errors.ts';
-import { removeTree } from '../nodes/tree-removal.ts';
+import { removeTree, worktreesAfterCommit } from '../nodes/tree-removal.ts';
 import type { Caller } from '../nodes/visibility.ts';
 import type { RunDeps } from './deps.ts';
 import { getRun } from './read.ts';
@@ -46,13 +46,14 @@ export function renameRun(
 }
 
 /** Deletes a final run with its tree, as `removeTree` does, and then its worktrees. */
-export function deleteRun(
+export async function deleteRun(
   deps: Pick<RunDeps, 'store' | 'events' | 'removed'>,
   id: string,
   caller: Caller,
-): { id: string; deleted: true } {
+): Promise<{ id: string; deleted: true }> {
   const { store } = deps;
-  return store.db.transaction((afterCommit) => {
+  const worktrees = worktreesAfterCommit(store.db);
+  const deleted = store.db.transaction((afterCommit) => {
     const { run, root } = changeableRun(store, caller, id, 'deletes');
     if (root.state !== 'done' && root.state !== 'failed' && root.state !== 'cancelled') {
       throw new ApiError(
@@ -72,7 +73,9 @@ export function deleteRun(
     }
     const gone = removeTree(store, root.id, run.id);
     deps.events.record('run.deleted', run.id, { run_id: run.id });
-    afterCommit(() => deps.removed(gone));
+    worktrees.start(afterCommit, () => deps.removed(gone));
     return { id: run.id, deleted: true as const };
   });
+  await worktrees.done();
+  return deleted;
 }

@@ -10,6 +10,9 @@ export interface RunDeps {
   events: EventLog;
   /** The node operations a run's are made of (cancel a run: cancel its root). */
   nodes: NodeService;
-  /** Called after a `runs.delete` commits with the removed nodes (the daemon removes worktrees). */
-  removed(nodes: readonly RemovedNode[]): void;
+  /**
+   * Called after a `runs.delete` commits with the removed nodes (the daemon removes worktrees);
+   * settles once they are gone.
+   */
+  removed(nodes: readonly RemovedNode[]): Promise<void>;
 }

@@ -68,7 +68,9 @@ export function registerRunRoutes(app: Routes, deps: RunRouteDeps): void {
   mount(app, 'runs.cancel', async (c, { params, body }) =>
     c.json(await runs.cancel(params.id, body.reason, callerIn(c))),
   );
-  mount(app, 'runs.delete', (c, { params }) => c.json(runs.delete(params.id, callerIn(c))));
+  mount(app, 'runs.delete', async (c, { params }) =>
+    c.json(await runs.delete(params.id, callerIn(c))),
+  );
   mount(app, 'runs.rename', (c, { params, body }) =>
     c.json(runs.rename(params.id, body.title, callerIn(c))),
   );

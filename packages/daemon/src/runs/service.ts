@@ -17,7 +17,7 @@ export function runService(
   store: RunDeps['store'],
   events: RunDeps['events'],
   nodes: RunDeps['nodes'],
-  removed: RunDeps['removed'] = () => {},
+  removed: RunDeps['removed'] = async () => {},
 ) {
   const deps: RunDeps = { store, events, nodes, removed };
   return {

@@ -100,6 +100,23 @@ export function sandboxService(deps: {
       });
     },
 
+    /**
+     * The plan of a git call on a node's repository (`../bash/git-runner.ts`): no scope, so none
+     * of the person's files but the repository's common git directory and the node's worktree
+     * (read-write, as in the node's own sandbox), and no network.
+     */
+    forGit(repository: string, worktree: string | undefined): SandboxPlan {
+      return makePlan({
+        settings,
+        host,
+        svcHome: home,
+        scopes: [],
+        worktree,
+        extra: [{ path: repository, kind: 'rw' }],
+        network: 'none',
+      });
+    },
+
     /** At the daemon's close: its control groups go (its brokers are gone by then). */
     close(): Promise<void> {
       tokens.close();

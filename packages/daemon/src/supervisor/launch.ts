@@ -64,7 +64,7 @@ async function prepare(
   try {
     // Before its plan is made: the sandbox binds the worktree that exists (by its realpath).
     if (row.workspace === null) await mkdir(cwd, { recursive: true, mode: 0o700 });
-    else await addGitWorktree(row.workspace, cwd);
+    else await addGitWorktree(state.deps.git, row.workspace, cwd);
   } catch (error) {
     return { failed: 'worktree', error };
   }

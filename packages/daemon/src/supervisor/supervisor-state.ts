@@ -10,6 +10,7 @@ import { writeNotesDir } from '../nodes/workspace/write-notes.ts';
 import type { SupervisorHooks } from '../ports.ts';
 import type { Store } from '../store/index.ts';
 import type { TokenService } from '../tokens/service.ts';
+import type { GitRunner } from '../worktrees/git.ts';
 import type { AgentHost } from './agent-host.ts';
 import type { BrokerProcess } from './broker-process.ts';
 import { MAX_NICENESS } from './host-niceness.ts';
@@ -53,6 +54,8 @@ export interface SupervisorOptions {
 
 export interface SupervisorDeps {
   home: string;
+  /** How git makes a git node's worktree: confined (`../bash/git-runner.ts`). */
+  git: GitRunner;
   socketPath: string;
   store: Store;
   tokens: TokenService;

@@ -3,12 +3,23 @@
  * its repository at `SVC_HOME/worktrees/<node id>` on branch `svc/<node id>`. The repository is
  * reached only through the common git directory recorded at create, never through the worktree's
  * `.git` file or the repository's own directory, both of which the node (or anyone since) may
- * have rewritten.
+ * have rewritten. Every git call runs through the daemon's `GitRunner` (`./git.ts`), confined to
+ * the repository's common git directory and the node's worktree.
  */
-import { chmodSync, lstatSync, realpathSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  rmSync,
+} from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { Workspace } from '../nodes/store/nodes.ts';
-import { git, gitAsync } from './git.ts';
+import { type GitResult, type GitRunner, gitOn } from './git.ts';
 
 /** A host path a node's sandbox mounts at its own place. */
 export interface Mount {
@@ -39,16 +50,17 @@ export function worktreeMounts(node: { workspace?: Workspace | null | undefined 
  * git directory that is no longer where the create found it), at every launch. In the
  * background: a checkout may take a while.
  */
-export function addGitWorktree(workspace: Workspace, path: string): Promise<void> {
-  return onRepository(workspace, () => addNow(workspace, path));
+export function addGitWorktree(run: GitRunner, workspace: Workspace, path: string): Promise<void> {
+  return onRepository(workspace, () => addNow(run, workspace, path));
 }
 
 /**
- * The git work on each repository that prunes or adds worktree entries, one at a time (keyed by
+ * The git work on each repository that adds or drops worktree entries, one at a time (keyed by
  * common git directory). `git worktree add` makes its entry under `worktrees/` and only then
- * marks it "initializing"; a prune in between (another add's first step, or an abandon)
- * deletes the entry as stale, and the add dies writing into it. Two nodes started at once on
- * one repository failed so, in a CI run under load.
+ * marks it "initializing"; a prune in between (as adds and abandons once ran) deleted the entry
+ * as stale, and the add died writing into it: two nodes started at once on one repository
+ * failed so, in a CI run under load. None prunes now, but git makes no promise for two of its
+ * writers on one repository's entries and refs at once.
  */
 const busy = new Map<string, Promise<unknown>>();
 
@@ -66,7 +78,7 @@ function onRepository<T>(workspace: Workspace, fn: () => T | Promise<T>): Promis
   return done;
 }
 
-async function addNow(workspace: Workspace, path: string): Promise<void> {
+async function addNow(run: GitRunner, workspace: Workspace, path: string): Promise<void> {
   // What the sandbox mounts is the recorded path: a link swapped in for it since the create
   // would have it mount (and git write) wherever the link points.
   if (realOrNull(workspace.git_common_dir) !== workspace.git_common_dir) {
@@ -74,22 +86,27 @@ async function addNow(workspace: Workspace, path: string): Promise<void> {
       `the git directory of ${workspace.repo} is no longer at ${workspace.git_common_dir} (moved, or replaced by a link)`,
     );
   }
-  if (existsAt(path)) return;
-  const at = { gitDir: workspace.git_common_dir };
-  // An entry left by a worktree removed without git (a pruned tree) would hold the branch.
-  await gitAsync(at, ['worktree', 'prune']);
-  const kept = (await gitAsync(at, branchQuery(workspace))).ok;
-  const added = kept
-    ? await gitAsync(at, ['worktree', 'add', path, workspace.branch])
-    : await gitAsync(at, [
-        'worktree',
-        'add',
-        '-b',
-        workspace.branch,
-        path,
-        workspace.base ?? 'HEAD',
-      ]);
+  if (existsAt(path) && !isEmptyDirectory(path)) return;
+  const repository = onRepo(run, workspace);
+  // An entry left by a worktree removed without git would hold the branch, and its name.
+  if (existsAt(join(workspace.git_common_dir, 'worktrees', basename(path)))) {
+    await forgetEntry(run, workspace, path);
+  }
+  // git adds into an empty directory, and the sandbox binds only one that exists: made here.
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  const kept = (await repository(branchQuery(workspace))).ok;
+  const add = kept
+    ? ['worktree', 'add', path, workspace.branch]
+    : ['worktree', 'add', '-b', workspace.branch, path, workspace.base ?? 'HEAD'];
+  const added = await gitOn(
+    { run, repository: workspace.git_common_dir, worktree: path },
+    gitDirOf(workspace),
+    add,
+    true,
+  );
   if (!added.ok) {
+    // The directory made for it goes too: a failed launch leaves nothing where it would be.
+    if (isEmptyDirectory(path)) rmSync(path, { recursive: true });
     throw new Error(
       `could not make the git worktree of ${workspace.repo} on ${workspace.branch}: ${added.error}`,
     );
@@ -105,18 +122,32 @@ export interface GitRemoval {
 
 /**
  * What keeps a clean close from removing the worktree at `path`: uncommitted changes (what
- * `git status` lists, untracked files included), or git failing to read it. `null` when it may go.
+ * `git status` lists, untracked files included), git failing to read it, a lock (`git worktree
+ * lock`), or a `.git` that no longer leads to its entry. `null` when it may go.
  */
-export function closeRefusal(workspace: Workspace, nodeId: string, path: string): string | null {
+export async function closeRefusal(
+  run: GitRunner,
+  workspace: Workspace,
+  nodeId: string,
+  path: string,
+): Promise<string | null> {
   if (!existsAt(path)) return null;
   if (!isDirectory(path)) {
     return `${path} is no longer the directory git made; abandon it to remove what is there`;
   }
-  const status = git({ gitDir: adminDir(workspace, nodeId), workTree: path }, [
-    'status',
-    '--porcelain',
-    '--untracked-files=all',
-  ]);
+  const admin = adminDir(workspace, nodeId);
+  if (!leadsTo(path, admin)) {
+    return `the .git of the worktree at ${path} no longer leads to its entry in ${workspace.git_common_dir}; abandon it to remove it`;
+  }
+  if (existsAt(join(admin, 'locked'))) {
+    return `the worktree at ${path} is locked (git worktree lock); abandon it to remove it anyway`;
+  }
+  const status = await gitOn(
+    { run, repository: workspace.git_common_dir, worktree: path },
+    { gitDir: admin, workTree: path },
+    ['status', '--porcelain', '--untracked-files=all'],
+    true,
+  );
   if (!status.ok) {
     return `git cannot read the worktree at ${path} (${status.error}); abandon it to discard it`;
   }
@@ -125,49 +156,74 @@ export function closeRefusal(workspace: Workspace, nodeId: string, path: string)
   return `the worktree of ${nodeId} has ${changed} uncommitted ${changed === 1 ? 'change' : 'changes'} (git status); commit what you need to ${workspace.branch}, or abandon it to discard them`;
 }
 
-/** `git worktree remove` of a clean worktree (see `closeRefusal`), keeping the branch. */
-export function closeGitWorktree(workspace: Workspace, path: string): GitRemoval {
-  const removed = existsAt(path);
-  if (removed) {
-    const done = git({ gitDir: workspace.git_common_dir }, ['worktree', 'remove', path]);
-    if (!done.ok) throw new Error(done.error);
-  }
-  return { removed, branch: branchOutcome(workspace) };
+/**
+ * Removes a worktree `closeRefusal` let go, keeping the branch: the tree from here (never
+ * following a link; in git's sandbox it is a mount point, which git cannot delete), then its
+ * entry (`forgetEntry`), after any add under way.
+ */
+export function closeGitWorktree(
+  run: GitRunner,
+  workspace: Workspace,
+  path: string,
+): Promise<GitRemoval> {
+  return onRepository(workspace, async () => {
+    const removed = existsAt(path);
+    if (removed) {
+      rmSync(path, { recursive: true, force: true });
+      await forgetEntry(run, workspace, path);
+    }
+    return { removed, branch: await branchOutcome(run, workspace) };
+  });
 }
 
 /**
- * `git worktree remove --force` and `git branch -D`: everything the node made goes. Whatever git
- * cannot remove (a worktree whose `.git` the node rewrote, a link put in its place) is removed
- * without it, never following a link, and its entry pruned: after any add under way on the
- * repository (`onRepository`), whose entry the prune would take for stale.
+ * Removes the worktree at `path` whatever it holds (a `.git` the node rewrote, a link put in
+ * its place: removed, never followed), its entry, locked or not, and its branch, after any add
+ * under way on the repository (`onRepository`).
  */
-export function abandonGitWorktree(workspace: Workspace, path: string): Promise<GitRemoval> {
-  return onRepository(workspace, () => abandonNow(workspace, path));
+export function abandonGitWorktree(
+  run: GitRunner,
+  workspace: Workspace,
+  path: string,
+): Promise<GitRemoval> {
+  return onRepository(workspace, async () => {
+    const removed = existsAt(path);
+    if (removed) rmSync(path, { recursive: true, force: true });
+    await forgetEntry(run, workspace, path);
+    // A branch checked out elsewhere (the person's own checkout) stays: `kept` says so.
+    if (await branchExists(run, workspace)) {
+      await onRepo(run, workspace)(['branch', '-D', workspace.branch]);
+    }
+    return { removed, branch: await branchOutcome(run, workspace) };
+  });
 }
 
-function abandonNow(workspace: Workspace, path: string): GitRemoval {
-  const at = { gitDir: workspace.git_common_dir };
-  const removed = existsAt(path);
-  // Only a real directory is handed to git, which resolves links: a link put in the place of
-  // the worktree would have it remove where the link points (another node's worktree).
-  if (
-    removed &&
-    !(isDirectory(path) && git(at, ['worktree', 'remove', '--force', '--force', path]).ok)
-  ) {
-    rmSync(path, { recursive: true, force: true });
-  }
-  git(at, ['worktree', 'prune']);
-  // A branch checked out elsewhere (the person's own checkout) stays: `kept` says so.
-  if (branchExists(workspace)) git(at, ['branch', '-D', workspace.branch]);
-  return { removed, branch: branchOutcome(workspace) };
+/**
+ * Drops the entry of the worktree that was at `path` (gone now, or an empty directory the
+ * sandbox does not show), locked or not. Not `git worktree prune`: in the sandbox every other
+ * worktree of the repository is out of sight, and a prune would take each for gone. git's
+ * remove accepts a worktree whose directory is missing (and drops its entry); where no entry
+ * is, it fails, which changes nothing.
+ */
+async function forgetEntry(run: GitRunner, workspace: Workspace, path: string): Promise<void> {
+  await onRepo(run, workspace)(['worktree', 'remove', '--force', '--force', path]);
 }
 
-function branchOutcome(workspace: Workspace): GitRemoval['branch'] {
-  return { name: workspace.branch, repo: workspace.repo, kept: branchExists(workspace) };
+/** git on the repository alone (its refs and entries; no worktree). */
+function onRepo(run: GitRunner, workspace: Workspace): (args: string[]) => Promise<GitResult> {
+  return (args) => gitOn({ run, repository: workspace.git_common_dir }, gitDirOf(workspace), args);
 }
 
-function branchExists(workspace: Workspace): boolean {
-  return git({ gitDir: workspace.git_common_dir }, branchQuery(workspace)).ok;
+function gitDirOf(workspace: Workspace): { gitDir: string } {
+  return { gitDir: workspace.git_common_dir };
+}
+
+async function branchOutcome(run: GitRunner, workspace: Workspace): Promise<GitRemoval['branch']> {
+  return { name: workspace.branch, repo: workspace.repo, kept: await branchExists(run, workspace) };
+}
+
+async function branchExists(run: GitRunner, workspace: Workspace): Promise<boolean> {
+  return (await onRepo(run, workspace)(branchQuery(workspace))).ok;
 }
 
 function branchQuery(workspace: Workspace): string[] {
@@ -177,6 +233,26 @@ function branchQuery(workspace: Workspace): string[] {
 /** git names a worktree's admin directory after the worktree's: the node id (see `addGitWorktree`). */
 function adminDir(workspace: Workspace, nodeId: string): string {
   return join(workspace.git_common_dir, 'worktrees', nodeId);
+}
+
+/** Whether the worktree's `.git` is the file git wrote there: `gitdir: <its entry>`. */
+function leadsTo(path: string, admin: string): boolean {
+  const file = join(path, '.git');
+  if (lstatSync(file, { throwIfNoEntry: false })?.isFile() !== true) return false;
+  const line = head(file).trim();
+  // Absolute as git writes it, or relative to the worktree (`worktree.useRelativePaths`).
+  return line.startsWith('gitdir: ') && resolve(path, line.slice('gitdir: '.length)) === admin;
+}
+
+/** The first bytes of a file: a `.git` line, whatever the node left there. */
+function head(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(4096);
+    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function realOrNull(path: string): string | null {
@@ -189,6 +265,10 @@ function realOrNull(path: string): string | null {
 
 function isDirectory(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+function isEmptyDirectory(path: string): boolean {
+  return isDirectory(path) && readdirSync(path).length === 0;
 }
 
 /** Whether anything is at `path`, a dangling link included (`lstat`, never followed). */

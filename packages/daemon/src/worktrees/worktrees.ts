@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { FINAL_STATES, isFinal, type Worktree } from '@svc/protocol';
 import { ApiError } from '../errors.ts';
 import type { NodeRow } from '../nodes/store/nodes.ts';
+import type { GitRunner } from './git.ts';
 import {
   abandonGitWorktree,
   closeGitWorktree,
@@ -21,6 +22,12 @@ import {
 } from './git-worktree.ts';
 
 export type { Worktree };
+
+/** Where the daemon's worktrees are (its home), and how git runs on them (confined, `./git.ts`). */
+export interface WorktreeDeps {
+  home: string;
+  git: GitRunner;
+}
 
 /** What closing or abandoning reads of a node. */
 export type WorktreeNode = Pick<NodeRow, 'id' | 'state' | 'workspace'>;
@@ -35,16 +42,17 @@ export function worktreePath(home: string, id: string): string {
  * files (a git worktree: uncommitted changes), naming how many, so that nothing a node made is
  * lost by a close. A git node's branch stays, with what it committed.
  */
-export function closeWorktree(home: string, node: WorktreeNode): Worktree {
-  const path = finalNodeWorktree(home, node, 'closed');
+export async function closeWorktree(deps: WorktreeDeps, node: WorktreeNode): Promise<Worktree> {
+  const path = finalNodeWorktree(deps.home, node, 'closed');
   const { workspace } = node;
   if (workspace !== null) {
-    const refusal = closeRefusal(workspace, node.id, path);
+    const refusal = await closeRefusal(deps.git, workspace, node.id, path);
     if (refusal !== null) throw new ApiError('invalid_state', refusal, { field: 'id' });
     try {
-      return answer(node.id, path, closeGitWorktree(workspace, path));
+      return answer(node.id, path, await closeGitWorktree(deps.git, workspace, path));
     } catch (error) {
-      // What git still refuses after the checks (a locked worktree, one whose `.git` changed).
+      // git unable to run confined says so itself (503); else what could not be deleted.
+      if (error instanceof ApiError) throw error;
       throw new ApiError(
         'invalid_state',
         `git could not remove the worktree at ${path} (${(error as Error).message}); abandon it to discard it`,
@@ -67,10 +75,12 @@ export function closeWorktree(home: string, node: WorktreeNode): Worktree {
  * Removes the worktree of a final node and everything in it; a git node's branch too, once no
  * other worktree of its repository is being made (`abandonGitWorktree`).
  */
-export async function abandonWorktree(home: string, node: WorktreeNode): Promise<Worktree> {
-  const path = finalNodeWorktree(home, node, 'abandoned');
+export async function abandonWorktree(deps: WorktreeDeps, node: WorktreeNode): Promise<Worktree> {
+  const path = finalNodeWorktree(deps.home, node, 'abandoned');
   const { workspace } = node;
-  if (workspace !== null) return answer(node.id, path, await abandonGitWorktree(workspace, path));
+  if (workspace !== null) {
+    return answer(node.id, path, await abandonGitWorktree(deps.git, workspace, path));
+  }
   return remove(node.id, path);
 }
 

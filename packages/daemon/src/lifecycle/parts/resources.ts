@@ -25,6 +25,7 @@ import { tokenService } from '../../tokens/service.ts';
 import { attachmentService } from '../../uploads/attachments.ts';
 import { uploadService } from '../../uploads/service.ts';
 import { viewerService } from '../../viewer/service.ts';
+import type { GitRunner } from '../../worktrees/git.ts';
 import type { Logger } from '../logger.ts';
 import { definePart } from './part.ts';
 
@@ -35,6 +36,8 @@ export interface ResourcesOptions {
   logger: Logger;
   /** The TCP listener's address, read when asked (the listeners start after the resources). */
   tcp: () => TcpInfo | null;
+  /** How git runs on a git node's repository: confined (`../../bash/git-runner.ts`). */
+  git: GitRunner;
   objects?: Partial<DeliveryPolicy> | undefined;
   viewer?: { linkTtlMs?: number | undefined; now?: (() => number) | undefined } | undefined;
 }
@@ -44,14 +47,16 @@ export interface ResourcesOptions {
  * the owner token (made when missing).
  */
 export function resourcesPart(opts: ResourcesOptions) {
-  const { store, home, logger, tcp } = opts;
+  const { store, home, logger, tcp, git } = opts;
   const events = eventLog(store);
   const tokens = tokenService(store, events);
   tokens.ensureOwner(opts.ownerTokenFile);
   const models = modelService(store, events);
   const profiles = profileService(store, events);
   const nodes = nodeService({ store, events, profiles, models, home, logger });
-  const runs = runService(store, events, nodes, (ids) => removeWorktrees(home, logger, ids));
+  const runs = runService(store, events, nodes, (ids) =>
+    removeWorktrees({ home, git }, logger, ids),
+  );
   const crons = cronService({ store, events, nodes });
   const human = humanService({ store, events, nodes });
   const customObjects = customObjectService({ store, events, policy: opts.objects });
@@ -60,6 +65,7 @@ export function resourcesPart(opts: ResourcesOptions) {
   const search = searchIndex(store.db);
   const services = {
     store,
+    git,
     tokens,
     events,
     models,
@@ -70,7 +76,7 @@ export function resourcesPart(opts: ResourcesOptions) {
     runs,
     crons,
     customObjects,
-    canvas: canvasService({ store, events, nodes, crons, home, logger }),
+    canvas: canvasService({ store, events, nodes, crons, home, git, logger }),
     canvasHistory: canvasHistoryService({ store, nodes, search }),
     human,
     memory: memoryService({ store, events }),

@@ -26,7 +26,10 @@ export interface BrokerOptions {
 export function supervisorPart(opts: {
   home: string;
   socketPath: string;
-  resources: Pick<Resources, 'store' | 'events' | 'nodes' | 'models' | 'profiles' | 'tokens'>;
+  resources: Pick<
+    Resources,
+    'store' | 'events' | 'nodes' | 'models' | 'profiles' | 'tokens' | 'git'
+  >;
   sandbox: SandboxService;
   logger: Logger;
   brokers?: BrokerOptions | undefined;
@@ -54,6 +57,7 @@ export function supervisorPart(opts: {
   const supervisor = createSupervisor(
     {
       home: opts.home,
+      git: opts.resources.git,
       socketPath: opts.socketPath,
       store,
       tokens,

@@ -12,7 +12,7 @@ import { type Ceiling, isWithin, listCovers, type workspaceInputSchema } from '@
 import type { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import { wantedScope } from '../../files/access.ts';
-import { git } from '../../worktrees/git.ts';
+import { revParse } from '../../worktrees/git.ts';
 import { branchName } from '../../worktrees/git-worktree.ts';
 import type { Workspace } from '../store/nodes.ts';
 
@@ -51,8 +51,7 @@ export function resolveWorkspace(
   requireCovered(given, check);
   const real = realDirectory(given, check);
   requireCovered(real, check);
-  const found = git({ cwd: real }, [
-    'rev-parse',
+  const found = revParse({ cwd: real }, [
     '--is-inside-work-tree',
     '--show-toplevel',
     '--path-format=absolute',
@@ -73,8 +72,7 @@ export function resolveWorkspace(
   requireCovered(gitCommonDir, check);
   const base = input.base ?? null;
   const start = base ?? 'HEAD';
-  const commit = git({ gitDir: gitCommonDir }, [
-    'rev-parse',
+  const commit = revParse({ gitDir: gitCommonDir }, [
     '--verify',
     '--quiet',
     '--end-of-options',
