@@ -5,11 +5,11 @@
  * node's worktree. Each filter below is one the daemon's listing of filters cannot see, so it
  * does run: each test checks that it ran, then that it reached nothing of the person's.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createNode, isFinal, ok, waitForNode } from './broker-fixtures.ts';
+import { git, makeRepo } from './git-repo.ts';
 import { json, scratchDirs, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 const scratch = scratchDirs('svcgc-');
@@ -18,22 +18,6 @@ beforeAll(async () => {
   t = await startTestDaemon();
 });
 afterAll(() => t.stop());
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-function makeRepo(): string {
-  const repo = join(scratch(), 'repo');
-  mkdirSync(repo);
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'config', 'user.name', 'Test');
-  git(repo, 'config', 'user.email', 'test@example.invalid');
-  writeFileSync(join(repo, 'README'), 'hello\n');
-  git(repo, 'add', 'README');
-  git(repo, 'commit', '-q', '-m', 'first');
-  return repo;
-}
 
 const SUBMITS = {
   provider: 'scripted',
@@ -47,7 +31,7 @@ function thief(dir: string): string {
 }
 
 it("a smudge filter included only on the node's branch runs at checkout, reaching no secret", async () => {
-  const repo = makeRepo();
+  const repo = makeRepo(scratch);
   const gitDir = join(repo, '.git');
   // An app with read-write on the repository writes its config through the files routes.
   const app = await t.appToken(['svc:llm', 'svc:act', `svc:files:rw:user:${repo}`]);
@@ -78,7 +62,7 @@ it("a smudge filter included only on the node's branch runs at checkout, reachin
 });
 
 it("a clean filter of a repository nested in the worktree runs at close's status, reaching no secret", async () => {
-  const repo = makeRepo();
+  const repo = makeRepo(scratch);
   const node = await createNode(t.call, { task: 'x', model: SUBMITS, workspace: { repo } });
   expect((await waitForNode(t.call, node.id, isFinal)).state).toBe('done');
   const tree = join(t.home, 'worktrees', node.id);
@@ -106,7 +90,7 @@ it("a clean filter of a repository nested in the worktree runs at close's status
 });
 
 it("keeps the person's own worktrees of the repository through a node's add and abandon", async () => {
-  const repo = makeRepo();
+  const repo = makeRepo(scratch);
   const mine = join(scratch(), 'feature');
   git(repo, 'worktree', 'add', '-q', '-b', 'feature', mine);
   const node = await createNode(t.call, { task: 'x', model: SUBMITS, workspace: { repo } });

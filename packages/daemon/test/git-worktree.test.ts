@@ -3,7 +3,6 @@
  * repository works in a `git worktree` of it on `svc/<node id>`; close keeps the branch, abandon
  * deletes it; what is refused at create is refused with nothing made.
  */
-import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -19,6 +18,7 @@ import { brokerLaunchSchema } from '@svc/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { worktreeMounts } from '../src/worktrees/git-worktree.ts';
 import { createNode, isFinal, type NodeDto, ok, waitForNode } from './broker-fixtures.ts';
+import { git, makeRepo } from './git-repo.ts';
 import { envelope, json, scratchDirs, startTestDaemon, type TestDaemon } from './helpers.ts';
 import { IDLE_BROKER } from './nodes-fixture.ts';
 
@@ -36,23 +36,6 @@ beforeAll(async () => {
   t = await startTestDaemon();
 });
 afterAll(() => t.stop());
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** A repository with one commit (README), its user set locally. */
-function makeRepo(): string {
-  const repo = join(scratch(), 'repo');
-  mkdirSync(repo);
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'config', 'user.name', 'Test');
-  git(repo, 'config', 'user.email', 'test@example.invalid');
-  writeFileSync(join(repo, 'README'), 'hello\n');
-  git(repo, 'add', 'README');
-  git(repo, 'commit', '-q', '-m', 'first');
-  return repo;
-}
 
 const branches = (repo: string) =>
   git(repo, 'branch', '--list', 'svc/*', '--format=%(refname:short)').split('\n').filter(Boolean);
@@ -95,7 +78,7 @@ const COMMIT =
 
 describe('a node with a git workspace', () => {
   it('works in a git worktree of the repository on svc/<node id>', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const node = await ranNode(repo, ['git rev-parse --abbrev-ref HEAD > /dev/null']);
     expect(node.workspace).toEqual({
       repo,
@@ -112,7 +95,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('gives each node on one repository its own branch', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const [a, b] = await Promise.all([ranNode(repo), ranNode(repo)]);
     expect(branches(repo).sort()).toEqual([`svc/${a!.id}`, `svc/${b!.id}`].sort());
     for (const node of [a!, b!]) {
@@ -123,7 +106,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('close removes a clean worktree and keeps the branch with what the node committed', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const node = await ranNode(repo, [COMMIT]);
     const res = await post(node.id, 'close');
     expect(res.status).toBe(200);
@@ -143,7 +126,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('close refuses uncommitted changes (409); abandon removes the worktree and the branch', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const node = await ranNode(repo, ['echo wip > wip.txt && echo changed >> README']);
     const refused = await post(node.id, 'close');
     expect(refused.status).toBe(409);
@@ -168,7 +151,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('a worktree whose .git the node rewrote: close is 409, abandon still removes it', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const node = await ranNode(repo, ['echo "gitdir: /nowhere" > .git']);
     const refused = await post(node.id, 'close');
     expect(refused.status).toBe(409);
@@ -182,7 +165,7 @@ describe('a node with a git workspace', () => {
   });
 
   it("abandon of a link put in the worktree's place never removes where it points", async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const [a, b] = await Promise.all([ranNode(repo), ranNode(repo)]);
     rmSync(worktree(a!.id), { recursive: true });
     symlinkSync(worktree(b!.id), worktree(a!.id));
@@ -194,7 +177,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('a recycled node comes back on its kept branch after a close', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const node = await ranNode(repo, [COMMIT]);
     expect((await post(node.id, 'close')).status).toBe(200);
     const recycled = await t.call(`/v1/nodes/${node.id}/recycle`, json({ task: 'more' }));
@@ -208,7 +191,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('a fork works on a branch of its own, started from the source branch head', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const source = await ranNode(repo, [COMMIT]);
     const res = await t.call(`/v1/nodes/${source.id}/fork`, json({ through_turn: 0 }));
     const fork = await ok<GitNode>(res);
@@ -224,7 +207,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('a node whose worktree git cannot make fails with worktree_failed', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const source = await ranNode(repo);
     expect((await post(source.id, 'abandon')).status).toBe(200);
     // Its base, the source's branch, is gone with the abandon.
@@ -237,7 +220,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('a common git directory replaced by a link since the create fails the launch', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const source = await ranNode(repo);
     renameSync(join(repo, '.git'), join(repo, 'git-real'));
     symlinkSync(join(repo, 'git-real'), join(repo, '.git'));
@@ -249,7 +232,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('starts from a base when one is given', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     git(repo, 'checkout', '-q', '-b', 'feature');
     writeFileSync(join(repo, 'feature.txt'), 'f\n');
     git(repo, 'add', 'feature.txt');
@@ -261,7 +244,7 @@ describe('a node with a git workspace', () => {
   });
 
   it('a run started on a repository, once deleted, leaves neither worktree nor branch', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const run = await ok<{ id: string; node_id: string }>(
       await t.call('/v1/runs', json({ task: 'x', workspace: { repo }, model: SUBMITS })),
     );
@@ -274,7 +257,7 @@ describe('a node with a git workspace', () => {
   });
 
   it("runs none of the repository's hooks or filters in the daemon", async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const marks = scratch();
     writeFileSync(join(repo, '.gitattributes'), '*.txt filter=mark\n');
     writeFileSync(join(repo, 'a.txt'), 'a\n');
@@ -308,7 +291,7 @@ describe('what a create is refused', () => {
   }
 
   it('a repository outside the creator’s read-write files scopes: 403, nothing made', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const before = await t.call('/v1/nodes?limit=200').then((r) => ok<{ data: unknown[] }>(r));
     const reader = await t.appToken(['svc:llm', 'svc:act', `svc:files:read:user:${repo}`]);
     const elsewhere = await t.appToken(['svc:llm', 'svc:act', `svc:files:rw:user:${scratch()}`]);
@@ -350,7 +333,7 @@ describe('what a create is refused', () => {
   });
 
   it('a relative path, or a base naming no commit: 422', async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const relative = await refused(await create({ workspace: { repo: 'repo' } }), 422);
     expect(relative).toMatchObject({ code: 'validation_failed', field: 'workspace.repo' });
     for (const base of ['nope', '--upload-pack=x', 'main..main']) {
@@ -362,7 +345,7 @@ describe('what a create is refused', () => {
 
 describe('a profile workspace', () => {
   it("is its nodes' default, checked against each creator", async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const put = await t.call('/v1/profiles/git-prof', {
       ...json({ workspace: { repo } }),
       method: 'PUT',
@@ -414,7 +397,7 @@ describe('the launch message', () => {
   afterAll(() => idle.stop());
 
   it("names the node's git worktree as cwd and its workspace, for the sandbox", async () => {
-    const repo = makeRepo();
+    const repo = makeRepo(scratch);
     const node = (await createNode(idle.call, {
       task: 'x',
       workspace: { repo },

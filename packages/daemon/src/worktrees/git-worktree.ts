@@ -156,42 +156,44 @@ export async function closeRefusal(
   return `the worktree of ${nodeId} has ${changed} uncommitted ${changed === 1 ? 'change' : 'changes'} (git status); commit what you need to ${workspace.branch}, or abandon it to discard them`;
 }
 
-/**
- * Removes a worktree `closeRefusal` let go, keeping the branch: the tree from here (never
- * following a link; in git's sandbox it is a mount point, which git cannot delete), then its
- * entry (`forgetEntry`), after any add under way.
- */
+/** Removes a worktree `closeRefusal` let go, and its entry, keeping the branch. */
 export function closeGitWorktree(
   run: GitRunner,
   workspace: Workspace,
   path: string,
 ): Promise<GitRemoval> {
-  return onRepository(workspace, async () => {
-    const removed = existsAt(path);
-    if (removed) {
-      rmSync(path, { recursive: true, force: true });
-      await forgetEntry(run, workspace, path);
-    }
-    return { removed, branch: await branchOutcome(run, workspace) };
-  });
+  return removeGitWorktree(run, workspace, path, { keepBranch: true });
 }
 
 /**
  * Removes the worktree at `path` whatever it holds (a `.git` the node rewrote, a link put in
- * its place: removed, never followed), its entry, locked or not, and its branch, after any add
- * under way on the repository (`onRepository`).
+ * its place), its entry, locked or not, and its branch.
  */
 export function abandonGitWorktree(
   run: GitRunner,
   workspace: Workspace,
   path: string,
 ): Promise<GitRemoval> {
+  return removeGitWorktree(run, workspace, path, { keepBranch: false });
+}
+
+/**
+ * The tree from here, never following a link (in git's sandbox it is a mount point, which git
+ * cannot delete), then its entry (`forgetEntry`) and, unless kept, its branch: after any add
+ * under way on the repository (`onRepository`).
+ */
+function removeGitWorktree(
+  run: GitRunner,
+  workspace: Workspace,
+  path: string,
+  { keepBranch }: { keepBranch: boolean },
+): Promise<GitRemoval> {
   return onRepository(workspace, async () => {
     const removed = existsAt(path);
     if (removed) rmSync(path, { recursive: true, force: true });
     await forgetEntry(run, workspace, path);
     // A branch checked out elsewhere (the person's own checkout) stays: `kept` says so.
-    if (await branchExists(run, workspace)) {
+    if (!keepBranch && (await branchExists(run, workspace))) {
       await onRepo(run, workspace)(['branch', '-D', workspace.branch]);
     }
     return { removed, branch: await branchOutcome(run, workspace) };
