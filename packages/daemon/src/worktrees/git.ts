@@ -52,12 +52,8 @@ export interface GitCall {
 /** Starts a `GitCall` and tells how it ended; throws when it cannot be started as asked. */
 export type GitRunner = (call: GitCall) => Promise<GitResult>;
 
-/** A git call on `repository`'s worktree `worktree` (if any), made by `run`. */
-export interface GitOn {
-  run: GitRunner;
-  repository: string;
-  worktree?: string;
-}
+/** A git call on `repository` (and its worktree `worktree`, if any), made by `run`. */
+export type GitOn = Pick<GitCall, 'repository' | 'worktree'> & { run: GitRunner };
 
 /**
  * `git <args>` at `place`. `filtered`: the call may check out or compare files (an add, a
