@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonHandle, startDaemon } from '../src/index.ts';
+import { besideDaemon } from './beside-daemon.ts';
 import { flushGate } from './flush-gate.ts';
 import {
   DAEMON_MAIN,
@@ -262,7 +263,7 @@ describe('an argv receiver', () => {
     const out = join(dir, 'out.txt');
     const obj = await registerWith(t.call, { kind: 'argv', argv: program(out, false) });
     // As an app's argv receiver was stored when svc:act sufficed (now 403 at register).
-    const raw = new DatabaseSync(join(t.home, 'svc.db'));
+    const raw = besideDaemon(t.home);
     raw.prepare("UPDATE custom_objects SET app_id = 'old-app' WHERE id = ?").run(obj.id);
     raw.close();
     const sent = await publishWith(t.call, obj.id, obj.publish_token, null);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { besideDaemon } from './beside-daemon.ts';
 import { daemonLog, envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 import { eventBacklog, readFrames, seqs } from './sse.ts';
 
@@ -239,7 +240,7 @@ describe('publish', () => {
     const obj = await register();
     // As registered before compileSchema refused patterns that repeat a repetition.
     const evil = { 'build.done': { description: null, schema: { pattern: '^(a+)+$' } } };
-    const raw = new DatabaseSync(join(t.home, 'svc.db'));
+    const raw = besideDaemon(t.home);
     raw
       .prepare('UPDATE custom_objects SET events = ? WHERE id = ?')
       .run(JSON.stringify(evil), obj.id);

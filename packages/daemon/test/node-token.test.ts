@@ -6,9 +6,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { besideDaemon } from './beside-daemon.ts';
 import { eventually, ok, scripted } from './broker-fixtures.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 import { readFrames } from './sse.ts';
@@ -33,7 +33,7 @@ async function nodeWithToken(): Promise<{ id: string; token: string }> {
 }
 
 function sql(statement: string, ...params: string[]): void {
-  const db = new DatabaseSync(join(t.home, 'svc.db'));
+  const db = besideDaemon(t.home);
   try {
     db.exec('PRAGMA foreign_keys = OFF');
     db.prepare(statement).run(...params);

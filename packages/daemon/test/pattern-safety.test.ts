@@ -4,10 +4,9 @@
  * check misses (`^(a|a)*b`, `\s+$`) is refused with a 400 naming the field, and a polynomial
  * pattern is refused: a `maxLength` beside it does not stop the validator matching it.
  */
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { compileSchema } from '@svc/plugin-kit/json-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { besideDaemon } from './beside-daemon.ts';
 import { envelope, json, startTestDaemon, type TestDaemon } from './helpers.ts';
 
 let t: TestDaemon;
@@ -82,7 +81,7 @@ describe("a custom object's event schemas", () => {
   it('a schema stored before the screen answers 409 at publish, without matching it', async () => {
     const res = await register({ ev: { schema: { type: 'string' } } });
     const obj = (await res.json()) as { id: string };
-    const raw = new DatabaseSync(join(t.home, 'svc.db'));
+    const raw = besideDaemon(t.home);
     raw
       .prepare('UPDATE custom_objects SET events = ? WHERE id = ?')
       .run(JSON.stringify({ ev: { description: null, schema: { pattern: EXPONENTIAL } } }), obj.id);

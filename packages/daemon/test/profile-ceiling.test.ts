@@ -7,9 +7,9 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonHandle, startDaemon } from '../src/index.ts';
+import { besideDaemon } from './beside-daemon.ts';
 import {
   bash,
   createNode,
@@ -208,7 +208,7 @@ describe("a node on a profile not its creator's to give", () => {
 
 /** A statement on the database beside the daemon: a row as an older daemon left it. */
 function sql(statement: string, ...params: string[]): void {
-  const db = new DatabaseSync(join(home, 'svc.db'));
+  const db = besideDaemon(home);
   try {
     db.prepare(statement).run(...params);
   } finally {

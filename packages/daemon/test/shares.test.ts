@@ -5,8 +5,8 @@
  */
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { besideDaemon } from './beside-daemon.ts';
 import { sleep } from './broker-fixtures.ts';
 import { envelope, json, scratchDirs, startTestDaemon, type TestDaemon } from './helpers.ts';
 import { eventBacklog } from './sse.ts';
@@ -246,7 +246,7 @@ describe('a share made by an app lives no longer than the token that made it', (
 
   it('an app’s share made before its token was recorded (migration 014) grants nothing, and the next create forgets it', async () => {
     const made = await share({ app_id: 'reader', path: sub(), mode: 'read' }, sharer);
-    const db = new DatabaseSync(join(t.home, 'svc.db'));
+    const db = besideDaemon(t.home);
     try {
       db.prepare('UPDATE shares SET creator_token_id = NULL WHERE id = ?').run(made.id);
       expect((await read(file(), reader)).status).toBe(403);

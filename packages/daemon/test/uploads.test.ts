@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../src/index.ts';
+import { besideDaemon } from './beside-daemon.ts';
 import { createNode, eventually, scripted, sleep } from './broker-fixtures.ts';
 import {
   envelope,
@@ -312,7 +312,7 @@ describe('attachment links', () => {
         media_type: 'text/plain',
         content_base64: b64('o'),
       });
-      const db = new DatabaseSync(join(t.home, 'svc.db'));
+      const db = besideDaemon(t.home);
       try {
         db.prepare('UPDATE uploads SET media_type = ? WHERE id = ?').run(
           'text/plain\r\n; a=b; n="中"',
