@@ -3,6 +3,7 @@ import { ApiError } from '../errors.ts';
 import type { Principal } from '../ports.ts';
 import type { SandboxService } from '../sandbox/service.ts';
 import type { Store } from '../store/index.ts';
+import type { TokenService } from '../tokens/service.ts';
 import type { Confinement } from './run.ts';
 
 /** What deciding a caller's sandbox reads. */
@@ -11,6 +12,7 @@ export interface ConfinementDeps {
   sandbox: Pick<SandboxService, 'forNode' | 'forToken' | 'tokenSession'>;
   /** The caller's files scopes with the live shares made to its app (`null`: every path). */
   shares: { filesScopes(principal: Principal): readonly Scope[] | null };
+  tokens: Pick<TokenService, 'stillLive'>;
 }
 
 /**
@@ -25,8 +27,17 @@ export function confinementOf(deps: ConfinementDeps, principal: Principal): Conf
     if (row === undefined) throw new ApiError('unauthorized', 'the node of this token is gone');
     return { plan: deps.sandbox.forNode(row) };
   }
+  const plan = tokenPlan(deps, principal);
+  if (plan === null) return null;
+  const key = JSON.stringify(plan);
+  // Its sandbox outlives the command (what it left running in the background): it ends once
+  // the token is revoked or expires, or a share ending (or expiring) changes what it may see.
+  const holds = () =>
+    deps.tokens.stillLive(principal) && JSON.stringify(tokenPlan(deps, principal)) === key;
+  return { plan, session: () => deps.sandbox.tokenSession(principal.tokenId, plan, holds) };
+}
+
+function tokenPlan(deps: ConfinementDeps, principal: Principal) {
   const scopes = deps.shares.filesScopes(principal);
-  if (scopes === null) return null;
-  const plan = deps.sandbox.forToken(scopes, principal.appId);
-  return { plan, session: () => deps.sandbox.tokenSession(principal.tokenId, plan) };
+  return scopes === null ? null : deps.sandbox.forToken(scopes, principal.appId);
 }

@@ -61,8 +61,12 @@ export function sandboxService(deps: {
     settings,
 
     /** The sandbox a token's commands share while it uses it (`./token-sessions.ts`). */
-    tokenSession(tokenId: string, plan: SandboxPlan): Promise<SandboxSession | null> {
-      return tokens.of(tokenId, plan);
+    tokenSession(
+      tokenId: string,
+      plan: SandboxPlan,
+      holds: () => boolean,
+    ): Promise<SandboxSession | null> {
+      return tokens.of(tokenId, plan, holds);
     },
 
     /** The plan of a token's own command (`POST /v1/bash`): its files scopes, no worktree. */

@@ -1,40 +1,91 @@
 /**
  * A token's sandbox, reused by its next commands (`POST /v1/bash` of a scoped token), as a
  * node's is by its (`./session.ts`): making one costs milliseconds a command need not pay each
- * time. One per token and plan (a share made or ended, or a hidden store appearing, makes
- * another), at most `MAX` at once (the least recently used goes), each ended after `IDLE_MS`
- * without a command: what a command left running in the background ends then, at the latest.
+ * time. One per token and plan, at most `MAX` at once (the least recently used goes).
+ *
+ * A sandbox lives no longer than what it shows is the token's to see: what a command left
+ * running in the background (`setsid … &`) would otherwise keep a revoked token's files, or an
+ * ended share's, for as long as the sandbox lasted. So each is checked every `CHECK_MS` against
+ * its token and plan as they are now (`holds`: the token live and unexpired, its plan unchanged
+ * by a share made, ended or expired), and ended when it no longer matches, or when no command has
+ * run in it for `IDLE_MS`; a token's new plan ends its sandboxes under older ones at once.
  */
 import type { SandboxPlan } from './plan.ts';
 import { openSession, type SandboxSession } from './session.ts';
 
 const MAX = 8;
 const IDLE_MS = 60_000;
+const CHECK_MS = 1_000;
 
 interface Held {
   key: string;
+  tokenId: string;
   session: Promise<SandboxSession | null>;
-  idle?: NodeJS.Timeout;
+  holds: () => boolean;
+  /** Commands running in it: it is idle only when none is. */
+  running: number;
+  /** When its last command started or ended. */
+  used: number;
 }
 
-export function tokenSessions() {
+export function tokenSessions(now: () => number = Date.now) {
   const held = new Map<string, Held>();
+  let checker: NodeJS.Timeout | undefined;
 
   function drop(entry: Held): void {
-    clearTimeout(entry.idle);
     if (held.get(entry.key) === entry) held.delete(entry.key);
     void entry.session.then((s) => s?.close());
+    if (held.size === 0) {
+      clearInterval(checker);
+      checker = undefined;
+    }
   }
 
-  function idle(entry: Held): NodeJS.Timeout {
-    const timer = setTimeout(() => drop(entry), IDLE_MS);
-    timer.unref();
-    return timer;
+  function stillHolds(entry: Held): boolean {
+    try {
+      return entry.holds();
+    } catch {
+      return false;
+    }
+  }
+
+  function check(): void {
+    const at = now();
+    for (const entry of [...held.values()]) {
+      const idle = entry.running === 0 && at - entry.used >= IDLE_MS;
+      if (idle || !stillHolds(entry)) drop(entry);
+    }
+  }
+
+  /** The session, each command counted while it runs (the idle time starts at its end). */
+  function counted(entry: Held, session: SandboxSession): SandboxSession {
+    return {
+      executor: session.executor,
+      stale: () => session.stale(),
+      close: () => session.close(),
+      async run(input, stop) {
+        entry.running++;
+        entry.used = now();
+        try {
+          return await session.run(input, stop);
+        } finally {
+          entry.running--;
+          entry.used = now();
+        }
+      },
+    };
   }
 
   return {
-    /** The sandbox of `tokenId`'s commands under `plan` (made on first use), or `null`. */
-    async of(tokenId: string, plan: SandboxPlan): Promise<SandboxSession | null> {
+    /**
+     * The sandbox of `tokenId`'s commands under `plan` (made on first use), or `null`. `holds`
+     * says whether the token still has that plan (live, and its plan as it is now the same).
+     */
+    async of(
+      tokenId: string,
+      plan: SandboxPlan,
+      holds: () => boolean,
+    ): Promise<SandboxSession | null> {
       const key = `${tokenId}\n${JSON.stringify(plan)}`;
       let entry = held.get(key);
       if (entry !== undefined) {
@@ -45,19 +96,30 @@ export function tokenSessions() {
         }
       }
       if (entry === undefined) {
+        // Its sandboxes under other plans show what it no longer has (a share ended, say).
+        for (const old of [...held.values()]) if (old.tokenId === tokenId) drop(old);
         for (const old of [...held.values()].slice(0, Math.max(0, held.size - MAX + 1))) drop(old);
-        const made: Held = { key, session: Promise.resolve(null) };
+        const made: Held = {
+          key,
+          tokenId,
+          session: Promise.resolve(null),
+          holds,
+          running: 0,
+          used: now(),
+        };
         made.session = openSession(plan, () => {
           if (held.get(key) === made) drop(made);
-        }).catch(() => null);
+        })
+          .then((s) => counted(made, s))
+          .catch(() => null);
         held.set(key, made);
         entry = made;
+        checker ??= setInterval(check, CHECK_MS).unref();
       }
-      // Most recently used last; its idle time starts again.
+      // Most recently used last.
       held.delete(key);
       held.set(key, entry);
-      clearTimeout(entry.idle);
-      entry.idle = idle(entry);
+      entry.used = now();
       return entry.session;
     },
 

@@ -27,6 +27,7 @@ import { makePlan, type SandboxPlan } from '../../src/sandbox/plan.ts';
 import { probeSandbox } from '../../src/sandbox/probe.ts';
 import { openSession, type SandboxSession } from '../../src/sandbox/session.ts';
 import { loadSandboxSettings } from '../../src/sandbox/settings.ts';
+import { escaped, processesWith } from '../processes.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'svc-exec-'));
 const worktree = join(home, 'worktrees', 'nd_exec');
@@ -57,28 +58,6 @@ async function session(executor: 'native' | 'node', network?: SandboxPlan['netwo
 const never = new AbortController().signal;
 const run = (s: SandboxSession, command: string, stop = never, cwd = worktree) =>
   s.run({ command, cwd, env: ENV }, stop);
-
-/** Host pids whose command line holds `mark`. */
-function processesWith(mark: string): number[] {
-  return readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(mark);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-/**
- * A shell's line starting `sleep <seconds>` in a session of its own, echoing its pid once it is
- * there: the shell exits no sooner (else its group's kill could come first).
- */
-const escaped = (seconds: string) =>
-  `f=/tmp/escaped-$$; setsid sh -c "echo \\$\\$ > $f.new && mv $f.new $f; exec sleep ${seconds}" > /dev/null 2>&1 &
-   i=0; while [ ! -s $f ] && [ $i -lt 2000 ]; do sleep 0.005; i=$((i+1)); done; cat $f`;
 
 /** Resolves once `check` holds, trying at most `tries` times a few ms apart. */
 async function until(check: () => boolean, tries = 500): Promise<void> {
