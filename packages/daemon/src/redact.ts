@@ -60,3 +60,16 @@ function blankRuns(text: string, forms: readonly string[]): string {
   }
   return out;
 }
+
+/**
+ * Parsed JSON with `redactSecrets` applied to each of its strings, keys included: JSON's escapes
+ * (`\u0061`) spell a secret that a redaction of the raw text cannot see, and parsing undoes them.
+ */
+export function redactValue(value: unknown, secrets: readonly (string | undefined)[]): unknown {
+  if (typeof value === 'string') return redactSecrets(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [redactSecrets(k, secrets), redactValue(v, secrets)]),
+  );
+}

@@ -66,6 +66,12 @@ const acme = definePlugin({
             throw new PluginError(422, 'validation_failed', `sent ${sent}`, { received: sent });
           },
         },
+        // Answered through `escaping`: a serializer that writes the header's characters as
+        // `\u` escapes, which only parsing turns back into the token.
+        escaped: {
+          description: 'Answer the Authorization header, escaped',
+          handler: (_input, ctx) => ({ sent: ctx.request.headers.get('authorization') }),
+        },
         echoes: {
           description: 'Stream the Authorization header',
           async *handler(_input, ctx) {
@@ -131,13 +137,24 @@ async function served(
   return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/plugins`, server };
 }
 
+/** `handler`, with the token in its `escaped` command's answer spelled in JSON `\u` escapes. */
+function escaping(handler: (request: Request) => Promise<Response>) {
+  const spelled = [...TOKEN].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return async (request: Request): Promise<Response> => {
+    const answer = await handler(request);
+    if (!new URL(request.url).pathname.endsWith('/escaped')) return answer;
+    const text = (await answer.text()).replace(TOKEN, spelled.join(''));
+    return new Response(text, { status: answer.status, headers: answer.headers });
+  };
+}
+
 const close = (server: ReturnType<typeof serve>) => new Promise((resolve) => server.close(resolve));
 
 beforeAll(async () => {
   // Nodes made here stay queued (an idle broker holds the one slot): their tokens act.
   t = await startTestDaemon({ tcp: { host: '127.0.0.1', port: 0 }, brokers: ONE_IDLE_SLOT });
   const acmeHandler = createFetchHandler(acme, { token: TOKEN, logger: { warn() {} } });
-  const acmeAt = await served(() => acmeHandler);
+  const acmeAt = await served(() => escaping(acmeHandler));
   let auditHandler: ((request: Request) => Promise<Response>) | undefined;
   const auditAt = await served(() => auditHandler!);
   auditHandler = createFetchHandler(audit, {
@@ -182,6 +199,7 @@ describe('GET /v1/providers/tools', () => {
       'acme:tickets.close',
       'acme:tickets.crash',
       'acme:tickets.echo',
+      'acme:tickets.escaped',
       'acme:tickets.echoes',
       'acme:admin.purge',
       'audit:log.whoami',
@@ -210,6 +228,7 @@ describe('GET /v1/providers/tools', () => {
       'close',
       'crash',
       'echo',
+      'escaped',
       'echoes',
     ]);
     expect(new Set(data.map((d) => d.scope))).toEqual(new Set(['acme:tickets']));
@@ -436,7 +455,7 @@ describe('POST /v1/provider/call', () => {
   });
 
   it('never hands the shared token on, though the plugin echoes it in an error or a stream', async () => {
-    for (const command of ['echo', 'echoes']) {
+    for (const command of ['echo', 'echoes', 'escaped']) {
       const res = await call(
         { provider: 'acme', group: 'tickets', command, input: {} },
         appTickets,

@@ -15,7 +15,7 @@ import {
 } from '@svc/protocol';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { failureReason, readUpTo } from '../fetch-read.ts';
-import { redactSecrets } from '../redact.ts';
+import { redactSecrets, redactValue } from '../redact.ts';
 
 /** An answer is for a model or an app to read: more than this is cut, and said to be. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -134,9 +134,10 @@ export async function callPluginCommand(call: PluginCall): Promise<PluginAnswer>
     // A plugin may echo what it was sent (a debug error page quoting Authorization), and its
     // answer goes to the model or the calling app, neither of which may hold the token.
     const text = redactSecrets(bytes.toString('utf8'), [token]);
-    if (!response.ok) return { kind: 'refused', status: response.status, body: jsonOr(text) };
+    if (!response.ok)
+      return { kind: 'refused', status: response.status, body: answerOf(text, token) };
     if (cut) return { kind: 'cut', text };
-    const value = jsonOr(text);
+    const value = answerOf(text, token);
     // Parsed JSON never equals its own text (a JSON string keeps its quotes there).
     return { kind: 'result', value, json: value !== text };
   } catch (cause) {
@@ -151,6 +152,12 @@ export function jsonOr(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** `text` (the token already blanked in it) as JSON, the token blanked again once parsed. */
+function answerOf(text: string, token: string | undefined): unknown {
+  const value = jsonOr(text);
+  return value === text ? text : redactValue(value, [token]);
 }
 
 /**
@@ -186,8 +193,8 @@ async function readStream(
       const { event } = next.value;
       const data = redactSecrets(next.value.data, [token]);
       if (event === 'done') return { items, end: { kind: 'done' } };
-      if (event === 'error') return { items, end: { kind: 'error', body: jsonOr(data) } };
-      items.push(jsonOr(data));
+      if (event === 'error') return { items, end: { kind: 'error', body: answerOf(data, token) } };
+      items.push(answerOf(data, token));
     }
   } catch (cause) {
     return { items, end: { kind: 'broken', reason: failureReason(cause) } };
