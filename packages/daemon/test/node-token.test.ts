@@ -49,6 +49,30 @@ const child = (token: string) =>
   });
 
 describe('a node token', () => {
+  it("of an owner's node (no scope list) is not the person: no argv receiver, no profile network", async () => {
+    const { token } = await nodeWithToken();
+    const argv = await t.call('/v1/custom-objects', {
+      ...json({
+        name: 'hooks',
+        events: { done: {} },
+        receiver: { kind: 'argv', argv: ['/bin/true'] },
+      }),
+      token,
+    });
+    expect(argv.status).toBe(403);
+    expect(await envelope(argv)).toMatchObject({ code: 'forbidden', field: 'receiver.kind' });
+    const network = await t.call('/v1/profiles/node-made', {
+      ...json({ network: 'host' }, 'PUT'),
+      token,
+    });
+    expect(network.status).toBe(403);
+    expect(await envelope(network)).toMatchObject({ code: 'forbidden', field: 'network' });
+    expect((await t.call('/v1/profiles/node-made')).status).toBe(404);
+    // The person's own token may do both.
+    const own = await t.call('/v1/profiles/node-made', json({ network: 'host' }, 'PUT'));
+    expect(own.status).toBe(200);
+  });
+
   it('works while its node works', async () => {
     const { token } = await nodeWithToken();
     expect((await t.call('/v1/grant', { token })).status).toBe(200);

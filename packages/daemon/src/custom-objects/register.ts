@@ -78,8 +78,10 @@ async function checkReceiver(receiver: ObjectReceiver, principal: Principal): Pr
   );
   // A token's bash runs in a sandbox built from its ceiling (`bash/confinement.ts`); an argv
   // program runs later, outside any request, with no sandbox to run in: under a token with a
-  // ceiling it would run beyond it. Refused rather than run unconfined (docs/security.md).
-  if (receiver.kind === 'argv' && principal.scopes !== null) {
+  // ceiling it would run beyond it. Refused rather than run unconfined (docs/security.md). A
+  // node's token is not the person either, though an owner's node holds no scope list: its own
+  // bash runs in its sandbox.
+  if (receiver.kind === 'argv' && principal.kind !== 'owner') {
     throw new ApiError(
       'forbidden',
       "an argv receiver's program would run unconfined, beyond this token's scopes: only the owner may register one (an app can read a queue receiver and run its own program)",

@@ -88,12 +88,13 @@ export function ensureProfile(
 /**
  * A profile's network, as its setter may grant it: `host` reaches every service on the machine
  * and beyond, which only the person (the owner's token) hands out; anyone may ask for `none`.
+ * An owner's node holds no scope list, but is not the person: its own network is its ceiling.
  */
 function networkOf(
   network: NetworkPolicy | null | undefined,
   principal: Principal,
 ): NetworkPolicy | null | undefined {
-  if (network != null && network !== 'none' && principal.scopes !== null) {
+  if (network != null && network !== 'none' && principal.kind !== 'owner') {
     throw new ApiError(
       'forbidden',
       "only the owner may give a profile's nodes a network (the host's, or a list of domains)",
