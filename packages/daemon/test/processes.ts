@@ -1,21 +1,24 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
- * Host pids whose command line holds `mark`: a process in a sandbox's own pid namespace is
- * found here too, as the host sees it.
+ * Host pids whose command line (NUL-separated) passes `test`: a process in a sandbox's own pid
+ * namespace is found here too, as the host sees it.
  */
-export function processesWith(mark: string): number[] {
+export function processesWhere(test: (cmdline: string) => boolean): number[] {
   return readdirSync('/proc')
     .filter((e) => /^\d+$/.test(e))
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(mark);
+        return test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
       } catch {
         return false;
       }
     })
     .map(Number);
 }
+
+/** Host pids whose command line holds `mark`. */
+export const processesWith = (mark: string) => processesWhere((line) => line.includes(mark));
 
 /**
  * A shell's line starting `sleep <seconds>` in a session of its own, echoing its pid once it is

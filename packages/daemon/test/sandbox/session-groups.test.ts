@@ -5,7 +5,7 @@
  * the join skips the kernel's slow lock; v2: `cgroup.procs`). Real bubblewrap and executor;
  * where the host gives no writable group, there is nothing to test.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { makePlan } from '../../src/sandbox/plan.ts';
 import { probeSandbox } from '../../src/sandbox/probe.ts';
 import { openSession } from '../../src/sandbox/session.ts';
 import { loadSandboxSettings } from '../../src/sandbox/settings.ts';
+import { processesWhere } from '../processes.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'svc-groups-'));
 const worktree = join(home, 'worktrees', 'nd_groups');
@@ -21,18 +22,7 @@ const host = probeSandbox(home);
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 /** Host pids whose command line starts with `prefix`. */
-function processes(prefix: string): number[] {
-  return readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(prefix);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+const processes = (prefix: string) => processesWhere((line) => line.startsWith(prefix));
 
 /** The groups a process is in, by controller (`pids`, `memory`, `` for v2's). */
 function groupsOf(pid: number): Map<string, string> {
