@@ -98,7 +98,11 @@ export function tokenSessions(now: () => number = Date.now) {
       if (entry === undefined) {
         // Its sandboxes under other plans show what it no longer has (a share ended, say).
         for (const old of [...held.values()]) if (old.tokenId === tokenId) drop(old);
-        for (const old of [...held.values()].slice(0, Math.max(0, held.size - MAX + 1))) drop(old);
+        // Past the cap, the least recently used goes, an idle one before one running a command.
+        const byUse = [...held.values()].sort(
+          (a, b) => Number(a.running > 0) - Number(b.running > 0),
+        );
+        for (const old of byUse.slice(0, Math.max(0, held.size - MAX + 1))) drop(old);
         const made: Held = {
           key,
           tokenId,
