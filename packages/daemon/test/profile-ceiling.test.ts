@@ -4,7 +4,7 @@
  * neither more network than it may give nor the owner's env-store values. Real daemon, real
  * bubblewrap (a node's commands need it: without one they are refused), real brokers.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { besideDaemon } from './beside-daemon.ts';
 import {
   bash,
   createNode,
+  eventually,
   isFinal,
   type NodeDto,
   ok,
@@ -204,6 +205,41 @@ describe("a node on a profile not its creator's to give", () => {
     expect(stdout).not.toContain(OWNER_SECRET);
     expect(connections).toBe(before);
   });
+});
+
+describe('a change to a profile', () => {
+  it('reaches the nodes running on it: the old sandbox ends, the next command goes by the new plan', async () => {
+    const put = (path: string, body: unknown) => call(path, json(body, 'PUT'));
+    await ok(await put('/v1/profiles/live', { network: 'host', command_env: ['LIVE_KEY'] }));
+    await ok(await put('/v1/profiles/live/env/LIVE_KEY', { value: 'first-value-1' }));
+    const node = await createNode(call, {
+      task: 'live',
+      profile: 'live',
+      model: scripted('pc-live', [
+        probe('LIVE_KEY'),
+        // Waits for a gate nobody opens: only its sandbox's end ends it.
+        bash('touch waiting; for i in $(seq 1500); do [ -e go ] && exit 0; sleep 0.02; done'),
+        probe('LIVE_KEY'),
+        submit({}),
+      ]),
+    });
+    const worktree = join(home, 'worktrees', node.id);
+    await eventually(() => existsSync(join(worktree, 'waiting')), 30_000, 'the gate waiting');
+    const [first] = await toolResults(call, node.id, 1);
+    expect((first!.output as BashOut).stdout).toContain('key=[first-value-1]');
+    expect((first!.output as BashOut).stdout).toContain('hello from the host');
+    const before = connections;
+    // The person narrows the profile, and changes its key, while the node runs.
+    await ok(await put('/v1/profiles/live', { network: 'none' }));
+    await ok(await put('/v1/profiles/live/env/LIVE_KEY', { value: 'second-value-2' }));
+    await waitForNode(call, node.id, isFinal, 60_000);
+    const results = await toolResults(call, node.id, 4);
+    expect(results[1]).toMatchObject({ name: 'bash', status: 'error' });
+    const after = (results[2]!.output as BashOut).stdout;
+    expect(after).toContain('key=[second-value-2]');
+    expect(after).toContain('refused');
+    expect(connections).toBe(before);
+  }, 90_000);
 });
 
 /** A statement on the database beside the daemon: a row as an older daemon left it. */

@@ -15,7 +15,9 @@ export type HostCommand =
   /** A node to run (`brokerLaunchSchema`); the only way its token and secrets reach the host. */
   | { launch: unknown }
   /** Abort the node's loop; after `grace_ms` (at once for 0) drop it and report it ended. */
-  | { stop: string; grace_ms: number };
+  | { stop: string; grace_ms: number }
+  /** The node's sandbox plan, made again: its sandbox closes, its next command runs under this. */
+  | { reconfine: string; sandbox: unknown };
 
 /**
  * How a node's loop ended in its host: its own course (`LoopExitKind`), `dropped` (stopped and cut

@@ -15,7 +15,7 @@
 import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { brokerLaunchSchema } from '@svc/protocol';
+import { brokerLaunchSchema, sandboxPlanSchema } from '@svc/protocol';
 import { z } from 'zod';
 import { mallocTrimmer } from '../lifecycle/malloc-trim.ts';
 import { hostIdleRelease } from './host-idle-release.ts';
@@ -79,6 +79,7 @@ readLines(process.stdin, (line) => {
   if (command === null) hostLog({ msg: 'a command on stdin is no JSON object' });
   else if ('launch' in command) launch(command.launch);
   else if (typeof command.stop === 'string') stop(command.stop, Number(command.grace_ms) || 0);
+  else if (typeof command.reconfine === 'string') reconfine(command.reconfine, command.sandbox);
   else hostLog({ msg: 'an unknown command on stdin' });
 });
 process.stdin.once('end', () => void shutDown());
@@ -119,6 +120,16 @@ function stop(nodeId: string, graceMs: number): void {
   entry.loop.abort('the node was stopped');
   if (graceMs <= 0) void drop(nodeId, entry);
   else entry.timer = setTimeout(() => void drop(nodeId, entry), graceMs);
+}
+
+function reconfine(nodeId: string, sandbox: unknown): void {
+  const parsed = sandboxPlanSchema.safeParse(sandbox, JITLESS);
+  const entry = held.get(nodeId);
+  if (!parsed.success) {
+    // Its old sandbox must not serve on: the node's commands stop until it is relaunched.
+    hostLog({ msg: 'bad sandbox plan on stdin', error: z.prettifyError(parsed.error) });
+    entry?.loop.reconfine(null);
+  } else entry?.loop.reconfine(parsed.data);
 }
 
 /** Cut off: nothing more is recorded for the node; its slot is free once its parts are closed. */

@@ -13,10 +13,11 @@
 import type { brokerLaunchSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { createLanguageModel, type ScriptedTurn } from '../model-access/providers/index.ts';
+import type { SandboxPlan } from '../sandbox/plan.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { createHttpBrokerPort } from './http-port.ts';
 import type { LoopExit } from './loop-exit.ts';
-import type { BrokerPort } from './port.ts';
+import type { BrokerLoad, BrokerPort } from './port.ts';
 import { closeSandbox, warmSandbox } from './tools/bash.ts';
 import { toolsFor } from './tools/index.ts';
 import { createViewerSocket } from './viewer-socket.ts';
@@ -31,6 +32,11 @@ export interface NodeLoop {
   abort(reason: string): void;
   /** The loop is cut off: nothing more is recorded, its sandbox and viewers close now. */
   drop(): Promise<void>;
+  /**
+   * Its sandbox plan made again (`null`: none it may use): the sandbox closes, with whatever
+   * runs in it, and the next command and file tool go by the new plan.
+   */
+  reconfine(plan: SandboxPlan | null): void;
 }
 
 export type ParsedLaunch = z.output<typeof brokerLaunchSchema>;
@@ -51,7 +57,8 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
     launch.viewer_socket_path === undefined
       ? null
       : createViewerSocket({ path: launch.viewer_socket_path });
-  const plan = launch.sandbox;
+  // The plan its tools go by now: the launch's, until the daemon sends another.
+  let plan = launch.sandbox;
   // Viewers are served from the claim on, starting with the turns the node resumes from. The
   // node's sandbox is made while its claim is on the way: opening one waits on the kernel (its
   // namespaces, mounts and groups) far longer than it works, so its first command finds it made.
@@ -61,7 +68,13 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
     async load() {
       // The sandbox first: it takes the longer, and its spawn holds this process's loop a moment.
       if (plan !== undefined) warmSandbox(plan);
-      const session = await port.load();
+      const loaded = await port.load();
+      const session: BrokerLoad = {
+        ...loaded,
+        get sandbox() {
+          return plan;
+        },
+      };
       if (
         plan !== undefined &&
         !toolsFor(session.node.scopes, session.tools).some((t) => t.name === 'bash')
@@ -79,7 +92,7 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
     closing ??= Promise.all([
       viewers?.close(exit),
       port.close(),
-      launch.sandbox === undefined ? undefined : closeSandbox(launch.sandbox),
+      plan === undefined ? undefined : closeSandbox(plan),
     ]).then(() => {});
     return closing;
   };
@@ -122,6 +135,15 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
     drop() {
       controller.abort('the node was stopped');
       return closeParts().catch(() => {});
+    },
+    reconfine(next) {
+      const old = plan;
+      if (next !== null && JSON.stringify(next) === JSON.stringify(old)) return;
+      plan = next ?? undefined;
+      if (old !== undefined) void closeSandbox(old);
+      log({
+        msg: 'sandbox closed: its plan changed (its profile), the next command makes it again',
+      });
     },
   };
 }

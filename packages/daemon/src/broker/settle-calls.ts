@@ -26,7 +26,7 @@ export async function settleCalls(
 ): Promise<LoopExit | null> {
   const { emit, tools, messages } = loop;
   const { port, signal } = loop.options;
-  const { node, cwd, home, sandbox } = loop.session;
+  const { node, cwd, home } = loop.session;
   const settled = new Map(calls.filter((c) => c.status !== 'pending').map((c) => [c.id, c]));
   /** The directive of the last record: after a stopping call, it may park at a budget. */
   let directive: Directive | undefined;
@@ -87,7 +87,8 @@ export async function settleCalls(
       port,
       cwd,
       home,
-      sandbox,
+      // As it is now: the daemon may have sent another plan since the turn began.
+      sandbox: loop.session.sandbox,
       signal,
       idempotencyKey: `${node.id}:${index}:${call.id}`,
       ...(started !== undefined && { job: started }),

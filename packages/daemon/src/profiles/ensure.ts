@@ -31,7 +31,7 @@ export function ensureProfile(
 ): Profile {
   const { store, events } = deps;
   const actor = actorOf(principal);
-  return store.db.transaction(() => {
+  return store.db.transaction((afterCommit) => {
     const current = store.profiles.get(name);
     if (current !== undefined && actor !== null && current.app_id !== actor) {
       // Another app's profile is hidden from this one (404 on retrieve): the name is taken,
@@ -77,6 +77,7 @@ export function ensureProfile(
     };
     if (current !== undefined && sameSettings(current, next)) return toDto(deps, current);
     store.profiles.upsert(next);
+    afterCommit(() => deps.changed?.(name));
     const dto = toDto(deps, store.profiles.get(name)!);
     events.record(current === undefined ? 'profile.created' : 'profile.updated', name, {
       profile: dto,

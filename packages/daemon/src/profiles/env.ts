@@ -16,17 +16,18 @@ export function setProfileEnv(
   value: string,
 ): Profile {
   const { store, events } = deps;
-  return store.db.transaction(() => {
+  return store.db.transaction((afterCommit) => {
     visibleRow(deps, name, null);
     store.profiles.setEnv(name, variable, value, new Date().toISOString());
     events.record('profile.env.set', name, { profile: name, name: variable });
+    afterCommit(() => deps.changed?.(name));
     return toDto(deps, visibleRow(deps, name, null));
   });
 }
 
 export function deleteProfileEnv(deps: ProfileDeps, name: string, variable: string): Profile {
   const { store, events } = deps;
-  return store.db.transaction(() => {
+  return store.db.transaction((afterCommit) => {
     visibleRow(deps, name, null);
     if (!store.profiles.deleteEnv(name, variable, new Date().toISOString())) {
       throw new ApiError('not_found', `profile '${name}' has no env variable ${variable}`, {
@@ -34,6 +35,7 @@ export function deleteProfileEnv(deps: ProfileDeps, name: string, variable: stri
       });
     }
     events.record('profile.env.deleted', name, { profile: name, name: variable });
+    afterCommit(() => deps.changed?.(name));
     return toDto(deps, visibleRow(deps, name, null));
   });
 }

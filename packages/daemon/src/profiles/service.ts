@@ -8,8 +8,22 @@ import type { ProfileDeps } from './types.ts';
 
 /** Profiles and their env stores, as the object the rest of the daemon calls. */
 export function profileService(store: Store, events: EventLog) {
-  const deps: ProfileDeps = { store, events };
+  const listeners = new Set<(name: string) => void>();
+  const deps: ProfileDeps = {
+    store,
+    events,
+    changed: (name) => {
+      for (const listener of listeners) listener(name);
+    },
+  };
   return {
+    /**
+     * Calls `listener` after each committed change to a profile's settings or env store (its
+     * name): the supervisor makes its running nodes' sandboxes again (`../supervisor/reconfine.ts`).
+     */
+    onChange(listener: (name: string) => void): void {
+      listeners.add(listener);
+    },
     ensure: withDeps(deps, ensureProfile),
     retrieve: withDeps(deps, retrieveProfile),
     list: withDeps(deps, listProfiles),

@@ -29,4 +29,9 @@ export interface ProfileSettings {
 export interface ProfileDeps {
   store: Pick<Store, 'db' | 'profiles'>;
   events: Pick<EventLog, 'record'>;
+  /**
+   * After the commit of a change to profile `name`'s settings or env store: what its running
+   * nodes were launched with may no longer hold (`ProfileService.onChange`).
+   */
+  changed?: (name: string) => void;
 }

@@ -4,6 +4,7 @@
  * many nodes' loops; the rest of the supervisor sees one broker per node as before.
  */
 import type { BrokerLaunch } from '../ports.ts';
+import type { SandboxPlan } from '../sandbox/plan.ts';
 
 export interface BrokerExit {
   code: number | null;
@@ -27,4 +28,10 @@ export interface BrokerProcess {
    * recorded) once `graceMs` passes (`0`: at once); settles when the node has ended.
    */
   stop(graceMs: number): Promise<BrokerExit>;
+  /**
+   * The node's sandbox plan made again (what it was made from changed): its host closes the
+   * node's sandbox, with whatever runs in it, and its next command runs under `plan`. Nothing
+   * before its launch (the launch's plan is made then) or after its end.
+   */
+  reconfine(plan: SandboxPlan): void;
 }

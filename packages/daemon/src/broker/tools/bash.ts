@@ -104,6 +104,8 @@ export const bashTool = defineTool({
  * that ended (its executor died) is made again at the next command.
  */
 const sessions = new WeakMap<SandboxPlan, Promise<SandboxSession | null>>();
+/** Plans whose sandbox was closed for good (the loop ended, or another plan replaced it). */
+const retired = new WeakSet<SandboxPlan>();
 
 /** Starts the node's sandbox ahead of its first command (at its launch, beside its claim). */
 export function warmSandbox(plan: SandboxPlan): void {
@@ -111,6 +113,7 @@ export function warmSandbox(plan: SandboxPlan): void {
 }
 /** The node's sandbox ends (its loop ended, or was dropped): everything in it is killed. */
 export async function closeSandbox(plan: SandboxPlan): Promise<void> {
+  retired.add(plan);
   const held = sessions.get(plan);
   if (held === undefined) return;
   sessions.delete(plan);
@@ -118,6 +121,14 @@ export async function closeSandbox(plan: SandboxPlan): Promise<void> {
 }
 
 async function sessionOf(plan: SandboxPlan): Promise<SandboxSession | null> {
+  // Never made again: a command still holding a replaced plan must not run under it (and not
+  // in a sandbox of its own either, which `null` would give it).
+  if (retired.has(plan)) {
+    throw new ApiError(
+      'sandbox_unavailable',
+      "this node's sandbox was closed: its plan changed (its profile) or its loop ended; run the command again",
+    );
+  }
   const held = await sessions.get(plan);
   if (held?.stale() === true) {
     held.close();

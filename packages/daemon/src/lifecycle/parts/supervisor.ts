@@ -1,6 +1,7 @@
 import { brokerPlane } from '../../broker-plane/service.ts';
 import type { SandboxService } from '../../sandbox/service.ts';
 import { parseNiceness } from '../../supervisor/host-niceness.ts';
+import { reconfineProfile } from '../../supervisor/reconfine.ts';
 import { createSupervisor, parseConcurrency } from '../../supervisor/supervisor.ts';
 import type { Logger } from '../logger.ts';
 import { definePart } from './part.ts';
@@ -74,6 +75,7 @@ export function supervisorPart(opts: {
     },
   );
   nodes.useRuntime(supervisor);
+  profiles.onChange((name) => reconfineProfile({ store, sandbox, supervisor }, name));
   return definePart({
     name: 'supervisor',
     brokers,
