@@ -54,10 +54,15 @@ export interface NodeRuntime {
   viewerSocket?(nodeId: string): Promise<string | null>;
 }
 
+/** A node's plugin env and sandbox plan, as its launch has them and a profile change remakes. */
+export type NodeConfinement = Pick<BrokerLaunch, 'env' | 'sandbox'>;
+
 /** What the supervisor asks of the nodes' record (implemented by the broker plane service). */
 export interface SupervisorHooks {
   /** The model (with its key) and profile env of `node`'s launch; throws when it cannot run. */
   launchOf(node: NodeRow): Pick<BrokerLaunch, 'model' | 'env' | 'sandbox'>;
+  /** What of `node`'s launch its profile and the sandbox settings make: its env and its plan. */
+  confinementOf(node: NodeRow): NodeConfinement;
   /**
    * The node cannot be launched: a fatal fault, `code` saying what failed (default
    * `model_not_ready`; `worktree_failed` when git could not make its worktree).

@@ -3,12 +3,16 @@
  * 127.0.0.1, installed through `/v1/plugins`, and scripted nodes on real brokers calling its
  * commands, the shared token read from the profile's env store.
  */
+import { existsSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createFetchHandler, definePlugin, PluginError } from '@svc/plugin-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  bash,
   createNode,
+  eventually,
   isFinal,
   nodeEvents,
   scripted,
@@ -203,4 +207,35 @@ describe("installed plugins' commands as tools", () => {
         "plugin acme needs its shared token in the profile's env store: svc profile env set bare --name ACME_TOKEN",
     });
   });
+
+  it('reaches a running node when the person sets the token in its env store, and when they remove it', async () => {
+    await t.call('/v1/profiles/rotating', json({}, 'PUT'));
+    const set = (value: string) =>
+      t.call('/v1/profiles/rotating/env/ACME_TOKEN', json({ value }, 'PUT'));
+    expect((await set('the-wrong-token-0000')).status).toBe(200);
+    const gate = (name: string) =>
+      bash(`touch at-${name}; for i in $(seq 1500); do [ -e ${name} ] && exit 0; sleep 0.02; done`);
+    const create = toolCall('acme_tickets_create', { title: 'rotated' });
+    const node = await createNode(t.call, {
+      task: 'rotate',
+      profile: 'rotating',
+      model: scripted('rotating', [create, gate('one'), create, gate('two'), create, submit({})]),
+    });
+    const worktree = join(t.home, 'worktrees', node.id);
+    const at = async (name: string) => {
+      await eventually(() => existsSync(join(worktree, `at-${name}`)), 30_000, `gate ${name}`);
+    };
+    await at('one');
+    expect((await set(TOKEN)).status).toBe(200);
+    writeFileSync(join(worktree, 'one'), '');
+    await at('two');
+    const removed = await t.call('/v1/profiles/rotating/env/ACME_TOKEN', { method: 'DELETE' });
+    expect(removed.status).toBe(200);
+    writeFileSync(join(worktree, 'two'), '');
+    expect(await waitForNode(t.call, node.id, isFinal, 60_000)).toMatchObject({ state: 'done' });
+    const results = await toolResults(t.call, node.id, 5);
+    expect(results.map((r) => r.status)).toEqual(['error', 'ok', 'ok', 'ok', 'error', 'ok']);
+    expect(results[2]!.output).toMatchObject({ title: 'rotated' });
+    expect(results[4]!.output).toContain('needs its shared token');
+  }, 90_000);
 });

@@ -3,12 +3,17 @@
  * broker or an unlaunchable node does to the node.
  */
 import type { ModelChoice } from '../models/types.ts';
-import type { SupervisorHooks } from '../ports.ts';
+import type { NodeRow } from '../nodes/store/nodes.ts';
+import type { NodeConfinement, SupervisorHooks } from '../ports.ts';
 import { now, type PlaneDeps } from './deps.ts';
 import { fault } from './fault.ts';
 
 export function supervisorHooks(deps: PlaneDeps): SupervisorHooks {
   const { store, events, models, profiles, sandbox } = deps;
+  const confinementOf = (node: NodeRow): NodeConfinement => ({
+    env: profiles.envValues(node.profile),
+    sandbox: sandbox.forNode(node),
+  });
   return {
     launchOf(node) {
       const stored = node.model;
@@ -21,10 +26,10 @@ export function supervisorHooks(deps: PlaneDeps): SupervisorHooks {
           ...(connection.baseUrl !== undefined && { base_url: connection.baseUrl }),
           ...(connection.script !== undefined && { script: connection.script }),
         },
-        env: profiles.envValues(node.profile),
-        sandbox: sandbox.forNode(node),
+        ...confinementOf(node),
       };
     },
+    confinementOf,
     unlaunchable(nodeId, error, code = 'model_not_ready') {
       const message = error instanceof Error ? error.message : String(error);
       fault(deps, nodeId, { code, message, fatal: true }, true);

@@ -16,8 +16,8 @@ export type HostCommand =
   | { launch: unknown }
   /** Abort the node's loop; after `grace_ms` (at once for 0) drop it and report it ended. */
   | { stop: string; grace_ms: number }
-  /** The node's sandbox plan, made again: its sandbox closes, its next command runs under this. */
-  | { reconfine: string; sandbox: unknown };
+  /** The node's env and sandbox plan made again: its sandbox closes; what follows goes by these. */
+  | { reconfine: string; env: unknown; sandbox?: unknown };
 
 /**
  * How a node's loop ended in its host: its own course (`LoopExitKind`), `dropped` (stopped and cut

@@ -15,7 +15,7 @@
 import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { brokerLaunchSchema, sandboxPlanSchema } from '@svc/protocol';
+import { brokerLaunchSchema } from '@svc/protocol';
 import { z } from 'zod';
 import { mallocTrimmer } from '../lifecycle/malloc-trim.ts';
 import { hostIdleRelease } from './host-idle-release.ts';
@@ -79,7 +79,7 @@ readLines(process.stdin, (line) => {
   if (command === null) hostLog({ msg: 'a command on stdin is no JSON object' });
   else if ('launch' in command) launch(command.launch);
   else if (typeof command.stop === 'string') stop(command.stop, Number(command.grace_ms) || 0);
-  else if (typeof command.reconfine === 'string') reconfine(command.reconfine, command.sandbox);
+  else if (typeof command.reconfine === 'string') reconfine(command.reconfine, command);
   else hostLog({ msg: 'an unknown command on stdin' });
 });
 process.stdin.once('end', () => void shutDown());
@@ -122,13 +122,16 @@ function stop(nodeId: string, graceMs: number): void {
   else entry.timer = setTimeout(() => void drop(nodeId, entry), graceMs);
 }
 
-function reconfine(nodeId: string, sandbox: unknown): void {
-  const parsed = sandboxPlanSchema.safeParse(sandbox, JITLESS);
+const reconfineSchema = brokerLaunchSchema.pick({ env: true, sandbox: true });
+
+function reconfine(nodeId: string, command: Record<string, unknown>): void {
+  const parsed = reconfineSchema.safeParse({ env: command.env, sandbox: command.sandbox }, JITLESS);
   const entry = held.get(nodeId);
   if (!parsed.success) {
-    // Its old sandbox must not serve on: the node's commands stop until it is relaunched.
-    hostLog({ msg: 'bad sandbox plan on stdin', error: z.prettifyError(parsed.error) });
-    entry?.loop.reconfine(null);
+    // Never echo it (it holds env values). Its old sandbox must not serve on: its commands are
+    // refused until it is launched again.
+    hostLog({ msg: 'bad reconfine on stdin', error: z.prettifyError(parsed.error) });
+    entry?.loop.reconfine({ env: {} });
   } else entry?.loop.reconfine(parsed.data);
 }
 

@@ -13,7 +13,6 @@
 import type { brokerLaunchSchema } from '@svc/protocol';
 import type { z } from 'zod';
 import { createLanguageModel, type ScriptedTurn } from '../model-access/providers/index.ts';
-import type { SandboxPlan } from '../sandbox/plan.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { createHttpBrokerPort } from './http-port.ts';
 import type { LoopExit } from './loop-exit.ts';
@@ -33,10 +32,10 @@ export interface NodeLoop {
   /** The loop is cut off: nothing more is recorded, its sandbox and viewers close now. */
   drop(): Promise<void>;
   /**
-   * Its sandbox plan made again (`null`: none it may use): the sandbox closes, with whatever
-   * runs in it, and the next command and file tool go by the new plan.
+   * Its env and sandbox plan made again (no plan: none it may use): the sandbox closes, with
+   * whatever runs in it, and the next command, file tool and plugin call go by the new ones.
    */
-  reconfine(plan: SandboxPlan | null): void;
+  reconfine(parts: Pick<ParsedLaunch, 'env' | 'sandbox'>): void;
 }
 
 export type ParsedLaunch = z.output<typeof brokerLaunchSchema>;
@@ -57,8 +56,12 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
     launch.viewer_socket_path === undefined
       ? null
       : createViewerSocket({ path: launch.viewer_socket_path });
-  // The plan its tools go by now: the launch's, until the daemon sends another.
+  // The plan and env its tools go by now: the launch's, until the daemon sends others.
   let plan = launch.sandbox;
+  const env: Record<string, string> = { ...launch.env };
+  // The key, and env values long enough to be secrets (blanking a "1" would garble messages);
+  // a value replaced since stays on it: it may still be in what a tool answered before.
+  const secrets = [...(api_key === undefined ? [] : [api_key]), ...secretsOf(env)];
   // Viewers are served from the claim on, starting with the turns the node resumes from. The
   // node's sandbox is made while its claim is on the way: opening one waits on the kernel (its
   // namespaces, mounts and groups) far longer than it works, so its first command finds it made.
@@ -111,12 +114,8 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
           ...(script !== undefined && { script: script as ScriptedTurn[] }),
         }),
         signal: controller.signal,
-        env: launch.env,
-        // The key, and env values long enough to be secrets (blanking a "1" would garble messages).
-        secrets: [
-          ...(api_key === undefined ? [] : [api_key]),
-          ...Object.values(launch.env ?? {}).filter((value) => value.length >= 8),
-        ],
+        env,
+        secrets,
         ...(viewers !== null && { onEvent: (event) => viewers.publish(event) }),
       });
       log({ msg: 'loop ended', exit: exit.kind, reason: exit.reason });
@@ -137,13 +136,21 @@ export function startNodeLoop(launch: ParsedLaunch, log: NodeLog): NodeLoop {
       return closeParts().catch(() => {});
     },
     reconfine(next) {
+      // In place: the plugin tools hold this object, and the redaction this list.
+      for (const key of Object.keys(env)) delete env[key];
+      Object.assign(env, next.env);
+      secrets.push(...secretsOf(next.env));
       const old = plan;
-      if (next !== null && JSON.stringify(next) === JSON.stringify(old)) return;
-      plan = next ?? undefined;
+      if (JSON.stringify(next.sandbox) === JSON.stringify(old)) return;
+      plan = next.sandbox;
       if (old !== undefined) void closeSandbox(old);
       log({
         msg: 'sandbox closed: its plan changed (its profile), the next command makes it again',
       });
     },
   };
+}
+
+function secretsOf(env: Readonly<Record<string, string>>): string[] {
+  return Object.values(env).filter((value) => value.length >= 8);
 }

@@ -3,8 +3,7 @@
  * launch and a stop. Each is a lease on an agent host (`./host-lease.ts`), one process running
  * many nodes' loops; the rest of the supervisor sees one broker per node as before.
  */
-import type { BrokerLaunch } from '../ports.ts';
-import type { SandboxPlan } from '../sandbox/plan.ts';
+import type { BrokerLaunch, NodeConfinement } from '../ports.ts';
 
 export interface BrokerExit {
   code: number | null;
@@ -29,9 +28,9 @@ export interface BrokerProcess {
    */
   stop(graceMs: number): Promise<BrokerExit>;
   /**
-   * The node's sandbox plan made again (what it was made from changed): its host closes the
-   * node's sandbox, with whatever runs in it, and its next command runs under `plan`. Nothing
-   * before its launch (the launch's plan is made then) or after its end.
+   * The node's env and sandbox plan made again (what they are made from changed): its host
+   * closes the node's sandbox, with whatever runs in it, and its next command runs under the new
+   * plan. Nothing before its launch (the launch's are made then) or after its end.
    */
-  reconfine(plan: SandboxPlan): void;
+  reconfine(parts: NodeConfinement): void;
 }

@@ -99,8 +99,8 @@ export function createLease(link: LeaseLink): BrokerProcess {
     },
     launch,
     stop,
-    reconfine(plan) {
-      if (nodeId !== null && !ended) link.send({ reconfine: nodeId, sandbox: plan });
+    reconfine(parts) {
+      if (nodeId !== null && !ended) link.send({ reconfine: nodeId, ...parts });
     },
   };
 }

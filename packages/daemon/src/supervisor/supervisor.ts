@@ -38,9 +38,9 @@
  *   without removing it has it removed here.
  */
 import type { NodeRuntime } from '../ports.ts';
-import type { SandboxPlan } from '../sandbox/plan.ts';
 import { withDeps } from '../with-deps.ts';
 import { schedule } from './fill.ts';
+import { reconfineNode } from './reconfine.ts';
 import { startSupervisor } from './recover.ts';
 import { closeSupervisor, stopNode } from './stop.ts';
 import {
@@ -81,8 +81,8 @@ export interface Supervisor extends NodeRuntime {
   brokers(): { node_id: string; pid: number }[];
   /** Slots, brokers holding a node, and queued nodes waiting for a slot. */
   stats(): { concurrency: number; active: number; queued: number };
-  /** Hands a running node its sandbox plan made again (`./reconfine.ts`); else nothing. */
-  reconfine(nodeId: string, plan: SandboxPlan): void;
+  /** Hands a running node its env and sandbox plan made again (`./reconfine.ts`). */
+  reconfine(nodeId: string): void;
 }
 
 export function createSupervisor(
@@ -98,7 +98,7 @@ export function createSupervisor(
     close: withDeps(state, closeSupervisor),
     viewerSocket: withDeps(state, viewerSocket),
     brokers: () => [...state.active].map(([node_id, b]) => ({ node_id, pid: b.process.pid })),
-    reconfine: (nodeId, plan) => state.active.get(nodeId)?.process.reconfine(plan),
+    reconfine: withDeps(state, reconfineNode),
     stats: () => ({
       concurrency: state.concurrency,
       active: state.active.size,

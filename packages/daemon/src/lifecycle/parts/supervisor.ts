@@ -75,7 +75,7 @@ export function supervisorPart(opts: {
     },
   );
   nodes.useRuntime(supervisor);
-  profiles.onChange((name) => reconfineProfile({ store, sandbox, supervisor }, name));
+  profiles.onChange((name) => reconfineProfile({ store, supervisor }, name));
   return definePart({
     name: 'supervisor',
     brokers,
