@@ -7,12 +7,15 @@
  */
 import type { NodeConfinement } from '../ports.ts';
 import type { Store } from '../store/index.ts';
-import type { Supervisor } from './supervisor.ts';
 import type { SupervisorState } from './supervisor-state.ts';
 
 /** Profile `name` changed: its running nodes are reconfined. */
 export function reconfineProfile(
-  deps: { store: Pick<Store, 'nodes'>; supervisor: Pick<Supervisor, 'brokers' | 'reconfine'> },
+  deps: {
+    store: Pick<Store, 'nodes'>;
+    // As `Supervisor` has them (`./supervisor.ts`, which imports this file).
+    supervisor: { brokers(): { node_id: string }[]; reconfine(nodeId: string): void };
+  },
   name: string,
 ): void {
   for (const { node_id } of deps.supervisor.brokers()) {
