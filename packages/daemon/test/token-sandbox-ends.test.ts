@@ -39,8 +39,8 @@ async function leaveRunning(token: string, cwd: string): Promise<string> {
   const body = (await res.json()) as { stdout: string; sandbox: string | null };
   expect(res.status, JSON.stringify(body)).toBe(200);
   expect(body).toMatchObject({ stdout: expect.stringMatching(/^\d+\n$/), sandbox: 'bubblewrap' });
-  await eventually(() => processesWith(`sleep\0${mark}`).length === 1, 10_000, 'the sleep');
-  return `sleep\0${mark}`;
+  await eventually(() => processesWith(`sleep\0${mark}\0`).length === 1, 10_000, 'the sleep');
+  return `sleep\0${mark}\0`;
 }
 
 const gone = (mark: string, what: string) =>

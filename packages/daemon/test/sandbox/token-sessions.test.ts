@@ -40,18 +40,18 @@ describe('token sandboxes', () => {
     expect(await long).toMatchObject({ code: 0, stdout: Buffer.from('done\n') });
     const mark = `${process.pid}31`;
     await s.run({ command: escaped(mark), cwd: '/', env: ENV }, never);
-    expect(processesWith(`sleep\0${mark}`)).toHaveLength(1);
+    expect(processesWith(`sleep\0${mark}\0`)).toHaveLength(1);
     clock += 60_000;
-    await eventually(() => processesWith(`sleep\0${mark}`).length === 0, 10_000, 'idle end');
+    await eventually(() => processesWith(`sleep\0${mark}\0`).length === 0, 10_000, 'idle end');
   });
 
   it("a token's new plan ends its sandbox under the old one", async () => {
     const old = (await sessions.of('tok_plan', planOf(['svc:act']), () => true))!;
     const mark = `${process.pid}32`;
     await old.run({ command: escaped(mark), cwd: '/', env: ENV }, never);
-    expect(processesWith(`sleep\0${mark}`)).toHaveLength(1);
+    expect(processesWith(`sleep\0${mark}\0`)).toHaveLength(1);
     const wider = planOf(['svc:act', `svc:files:read:user:${elsewhere}`]);
     expect(await sessions.of('tok_plan', wider, () => true)).not.toBe(old);
-    await eventually(() => processesWith(`sleep\0${mark}`).length === 0, 10_000, 'old plan end');
+    await eventually(() => processesWith(`sleep\0${mark}\0`).length === 0, 10_000, 'old plan end');
   });
 });
