@@ -49,7 +49,7 @@ const child = (token: string) =>
   });
 
 describe('a node token', () => {
-  it("of an owner's node (no scope list) is not the person: no argv receiver, no profile network", async () => {
+  it("of an owner's node (no scope list) is not the person: no argv or url receiver, no profile network", async () => {
     const { token } = await nodeWithToken();
     const argv = await t.call('/v1/custom-objects', {
       ...json({
@@ -61,6 +61,18 @@ describe('a node token', () => {
     });
     expect(argv.status).toBe(403);
     expect(await envelope(argv)).toMatchObject({ code: 'forbidden', field: 'receiver.kind' });
+    const url = await t.call('/v1/custom-objects', {
+      ...json({
+        name: 'hooks',
+        events: { done: {} },
+        receiver: { kind: 'url', url: 'http://127.0.0.1:9/' },
+      }),
+      token,
+    });
+    expect(url.status).toBe(403);
+    expect(await envelope(url)).toMatchObject({ code: 'forbidden', field: 'receiver.kind' });
+    const listed = await t.call('/v1/custom-objects');
+    expect(((await listed.json()) as { data: unknown[] }).data).toEqual([]);
     const network = await t.call('/v1/profiles/node-made', {
       ...json({ network: 'host' }, 'PUT'),
       token,

@@ -88,6 +88,15 @@ async function checkReceiver(receiver: ObjectReceiver, principal: Principal): Pr
       { field: 'receiver.kind', received: 'argv' },
     );
   }
+  // A node's requests leave through its sandbox's network; the daemon's would leave from the
+  // host, past it (a node on `none` reaching the loopback).
+  if (receiver.kind === 'url' && principal.kind === 'node') {
+    throw new ApiError(
+      'forbidden',
+      "a url receiver's requests would leave from the host, past this node's network: a node may register a queue receiver",
+      { field: 'receiver.kind', received: 'url' },
+    );
+  }
   if (receiver.kind === 'argv' && receiver.cwd !== undefined) {
     const info = await stat(receiver.cwd).catch(() => null);
     if (info === null || !info.isDirectory()) {
