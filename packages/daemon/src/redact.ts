@@ -15,13 +15,28 @@ import { Buffer } from 'node:buffer';
 const RUN = 8;
 
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret === undefined || secret === '') continue;
-    out = out.replaceAll(secret, '[redacted]');
-    if (secret.length >= RUN) out = blankRuns(out, formsOf(secret));
-  }
-  return out;
+  return secretRedactor(secrets)(text);
+}
+
+/**
+ * `redactSecrets` for many texts: each secret's forms and the runs to look for are worked out
+ * once (a plugin's answer parsed into thousands of strings paid that per string).
+ */
+export function secretRedactor(secrets: readonly (string | undefined)[]): (text: string) => string {
+  const matchers = secrets
+    .filter((secret): secret is string => secret !== undefined && secret !== '')
+    .map((secret) => {
+      const forms = secret.length >= RUN ? formsOf(secret) : [];
+      return { secret, forms, windows: windowsOf(forms) };
+    });
+  return (text) => {
+    let out = text;
+    for (const { secret, forms, windows } of matchers) {
+      out = out.replaceAll(secret, '[redacted]');
+      if (forms.length > 0) out = blankRuns(out, forms, windows);
+    }
+    return out;
+  };
 }
 
 /** The texts a secret shows up as, in which a shared run of `RUN` characters gives it away. */
@@ -38,27 +53,33 @@ function formsOf(secret: string): string[] {
   return forms.filter((form) => form.length >= RUN);
 }
 
-/** `text` with each stretch of at least `RUN` characters found in one of `forms` blanked. */
-function blankRuns(text: string, forms: readonly string[]): string {
+/** Every run of `RUN` characters of the forms. */
+function windowsOf(forms: readonly string[]): Set<string> {
   const windows = new Set<string>();
   for (const form of forms) {
     for (let i = 0; i + RUN <= form.length; i++) windows.add(form.slice(i, i + RUN));
   }
+  return windows;
+}
+
+/** `text` with each stretch of at least `RUN` characters found in one of `forms` blanked. */
+function blankRuns(text: string, forms: readonly string[], windows: Set<string>): string {
   let out = '';
+  let kept = 0;
   let i = 0;
-  while (i < text.length) {
-    if (i + RUN > text.length || !windows.has(text.slice(i, i + RUN))) {
-      out += text[i];
+  while (i + RUN <= text.length) {
+    if (!windows.has(text.slice(i, i + RUN))) {
       i++;
       continue;
     }
     // Extend the stretch while it still occurs in one of the forms.
     let end = i + RUN;
     while (end < text.length && forms.some((form) => form.includes(text.slice(i, end + 1)))) end++;
-    out += '[redacted]';
+    out += `${text.slice(kept, i)}[redacted]`;
     i = end;
+    kept = end;
   }
-  return out;
+  return out + text.slice(kept);
 }
 
 /**
@@ -66,10 +87,12 @@ function blankRuns(text: string, forms: readonly string[]): string {
  * (`\u0061`) spell a secret that a redaction of the raw text cannot see, and parsing undoes them.
  */
 export function redactValue(value: unknown, secrets: readonly (string | undefined)[]): unknown {
-  if (typeof value === 'string') return redactSecrets(value, secrets);
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets));
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [redactSecrets(k, secrets), redactValue(v, secrets)]),
-  );
+  const redact = secretRedactor(secrets);
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return redact(item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (item === null || typeof item !== 'object') return item;
+    return Object.fromEntries(Object.entries(item).map(([k, v]) => [redact(k), walk(v)]));
+  };
+  return walk(value);
 }

@@ -29,12 +29,10 @@ export function confinementOf(deps: ConfinementDeps, principal: Principal): Conf
   }
   const plan = tokenPlan(deps, principal);
   if (plan === null) return null;
-  const key = JSON.stringify(plan);
   // Its sandbox outlives the command (what it left running in the background): it ends once
   // the token is revoked or expires, or a share ending (or expiring) changes what it may see.
-  const holds = () =>
-    deps.tokens.stillLive(principal) && JSON.stringify(tokenPlan(deps, principal)) === key;
-  return { plan, session: () => deps.sandbox.tokenSession(principal.tokenId, plan, holds) };
+  const current = () => (deps.tokens.stillLive(principal) ? tokenPlan(deps, principal) : null);
+  return { plan, session: () => deps.sandbox.tokenSession(principal.tokenId, plan, current) };
 }
 
 function tokenPlan(deps: ConfinementDeps, principal: Principal) {

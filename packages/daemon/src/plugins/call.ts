@@ -133,13 +133,11 @@ export async function callPluginCommand(call: PluginCall): Promise<PluginAnswer>
     const { bytes, cut } = await readUpTo(response.body, MAX_ANSWER_BYTES);
     // A plugin may echo what it was sent (a debug error page quoting Authorization), and its
     // answer goes to the model or the calling app, neither of which may hold the token.
-    const text = redactSecrets(bytes.toString('utf8'), [token]);
+    const text = bytes.toString('utf8');
     if (!response.ok)
-      return { kind: 'refused', status: response.status, body: answerOf(text, token) };
-    if (cut) return { kind: 'cut', text };
-    const value = answerOf(text, token);
-    // Parsed JSON never equals its own text (a JSON string keeps its quotes there).
-    return { kind: 'result', value, json: value !== text };
+      return { kind: 'refused', status: response.status, body: answerOf(text, token).value };
+    if (cut) return { kind: 'cut', text: redactSecrets(text, [token]) };
+    return { kind: 'result', ...answerOf(text, token) };
   } catch (cause) {
     return failed('broke off its answer', cause);
   }
@@ -154,10 +152,17 @@ export function jsonOr(text: string): unknown {
   }
 }
 
-/** `text` (the token already blanked in it) as JSON, the token blanked again once parsed. */
-function answerOf(text: string, token: string | undefined): unknown {
+/**
+ * `text` as the caller gets it: the JSON value it holds (`json`), else the text itself, with the
+ * token blanked in each string. Blanked once parsed, not before: JSON's escapes (`\u0061`) spell
+ * a token the raw text does not show.
+ */
+function answerOf(text: string, token: string | undefined): { value: unknown; json: boolean } {
   const value = jsonOr(text);
-  return value === text ? text : redactValue(value, [token]);
+  // Parsed JSON never equals its own text (a JSON string keeps its quotes there).
+  return value === text
+    ? { value: redactSecrets(text, [token]), json: false }
+    : { value: redactValue(value, [token]), json: true };
 }
 
 /**
@@ -191,10 +196,10 @@ async function readStream(
         return { items, end: { kind: bytes > MAX_ANSWER_BYTES ? 'cut' : 'closed' } };
       }
       const { event } = next.value;
-      const data = redactSecrets(next.value.data, [token]);
       if (event === 'done') return { items, end: { kind: 'done' } };
-      if (event === 'error') return { items, end: { kind: 'error', body: answerOf(data, token) } };
-      items.push(answerOf(data, token));
+      const { value } = answerOf(next.value.data, token);
+      if (event === 'error') return { items, end: { kind: 'error', body: value } };
+      items.push(value);
     }
   } catch (cause) {
     return { items, end: { kind: 'broken', reason: failureReason(cause) } };

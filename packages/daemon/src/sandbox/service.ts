@@ -64,9 +64,9 @@ export function sandboxService(deps: {
     tokenSession(
       tokenId: string,
       plan: SandboxPlan,
-      holds: () => boolean,
+      current: () => SandboxPlan | null,
     ): Promise<SandboxSession | null> {
-      return tokens.of(tokenId, plan, holds);
+      return tokens.of(tokenId, plan, current);
     },
 
     /** The plan of a token's own command (`POST /v1/bash`): its files scopes, no worktree. */

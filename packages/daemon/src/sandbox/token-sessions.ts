@@ -6,9 +6,10 @@
  * A sandbox lives no longer than what it shows is the token's to see: what a command left
  * running in the background (`setsid … &`) would otherwise keep a revoked token's files, or an
  * ended share's, for as long as the sandbox lasted. So each is checked every `CHECK_MS` against
- * its token and plan as they are now (`holds`: the token live and unexpired, its plan unchanged
- * by a share made, ended or expired), and ended when it no longer matches, or when no command has
- * run in it for `IDLE_MS`; a token's new plan ends its sandboxes under older ones at once.
+ * the token's plan as it is now (`current`: `null` once the token is revoked or expired; another
+ * plan once a share was made, ended or expired), and ended when it no longer matches, or when no
+ * command has run in it for `IDLE_MS`; a token's new plan ends its sandboxes under older ones at
+ * once.
  */
 import type { SandboxPlan } from './plan.ts';
 import { openSession, type SandboxSession } from './session.ts';
@@ -20,8 +21,10 @@ const CHECK_MS = 1_000;
 interface Held {
   key: string;
   tokenId: string;
+  /** Its plan as JSON: what `current` must still give. */
+  plan: string;
   session: Promise<SandboxSession | null>;
-  holds: () => boolean;
+  current: () => SandboxPlan | null;
   /** Commands running in it: it is idle only when none is. */
   running: number;
   /** When its last command started or ended. */
@@ -43,7 +46,7 @@ export function tokenSessions(now: () => number = Date.now) {
 
   function stillHolds(entry: Held): boolean {
     try {
-      return entry.holds();
+      return JSON.stringify(entry.current()) === entry.plan;
     } catch {
       return false;
     }
@@ -60,9 +63,7 @@ export function tokenSessions(now: () => number = Date.now) {
   /** The session, each command counted while it runs (the idle time starts at its end). */
   function counted(entry: Held, session: SandboxSession): SandboxSession {
     return {
-      executor: session.executor,
-      stale: () => session.stale(),
-      close: () => session.close(),
+      ...session,
       async run(input, stop) {
         entry.running++;
         entry.used = now();
@@ -78,15 +79,16 @@ export function tokenSessions(now: () => number = Date.now) {
 
   return {
     /**
-     * The sandbox of `tokenId`'s commands under `plan` (made on first use), or `null`. `holds`
-     * says whether the token still has that plan (live, and its plan as it is now the same).
+     * The sandbox of `tokenId`'s commands under `plan` (made on first use), or `null`. `current`
+     * gives the token's plan as it is now, `null` once the token is revoked or expired.
      */
     async of(
       tokenId: string,
       plan: SandboxPlan,
-      holds: () => boolean,
+      current: () => SandboxPlan | null,
     ): Promise<SandboxSession | null> {
-      const key = `${tokenId}\n${JSON.stringify(plan)}`;
+      const json = JSON.stringify(plan);
+      const key = `${tokenId}\n${json}`;
       let entry = held.get(key);
       if (entry !== undefined) {
         const session = await entry.session;
@@ -106,8 +108,9 @@ export function tokenSessions(now: () => number = Date.now) {
         const made: Held = {
           key,
           tokenId,
+          plan: json,
           session: Promise.resolve(null),
-          holds,
+          current,
           running: 0,
           used: now(),
         };

@@ -32,7 +32,8 @@ afterAll(() => {
 
 describe('token sandboxes', () => {
   it('are never idle while a command runs; idle from its end, they end', async () => {
-    const s = (await sessions.of('tok_long', planOf(['svc:act']), () => true))!;
+    const plan = planOf(['svc:act']);
+    const s = (await sessions.of('tok_long', plan, () => plan))!;
     expect(s).not.toBeNull();
     const long = s.run({ command: 'sleep 2.5; echo done', cwd: '/', env: ENV }, never);
     // Far past the idle limit while it runs: the checks of the next seconds keep it.
@@ -46,12 +47,14 @@ describe('token sandboxes', () => {
   });
 
   it("a token's new plan ends its sandbox under the old one", async () => {
-    const old = (await sessions.of('tok_plan', planOf(['svc:act']), () => true))!;
+    const narrow = planOf(['svc:act']);
+    // As it was: only the new plan's arrival ends the old sandbox here, not the check.
+    const old = (await sessions.of('tok_plan', narrow, () => narrow))!;
     const mark = `${process.pid}32`;
     await old.run({ command: escaped(mark), cwd: '/', env: ENV }, never);
     expect(processesWith(`sleep\0${mark}\0`)).toHaveLength(1);
     const wider = planOf(['svc:act', `svc:files:read:user:${elsewhere}`]);
-    expect(await sessions.of('tok_plan', wider, () => true)).not.toBe(old);
+    expect(await sessions.of('tok_plan', wider, () => wider)).not.toBe(old);
     await eventually(() => processesWith(`sleep\0${mark}\0`).length === 0, 10_000, 'old plan end');
   });
 });
